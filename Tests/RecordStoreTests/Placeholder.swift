@@ -1,0 +1,4 @@
+import Testing
+@testable import RecordStore
+
+@Test func placeholder() {}
