@@ -1,1 +1,32 @@
-print("bench")
+// zonertc-bench: ZoneRTC's benchmarks. Run in release: `swift run -c release zonertc-bench <suite> [--json]`.
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let json = arguments.contains("--json")
+let suites = arguments.filter { !$0.hasPrefix("--") }
+
+let usage = """
+    usage: zonertc-bench <suite>... [--json]
+    suites:
+      digests   SHA-1, SHA-256, MD5, CRC-32 throughput; HMAC-SHA1/HMAC-SHA256 of a 100-byte message
+      store     engine + journal: durable saves/s from 16 writers (fsync batch), zone-change fetch records/s
+      all       every suite above
+    """
+
+if suites.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(suites.isEmpty && !arguments.contains("--help") ? 2 : 0)
+}
+
+for suite in suites {
+    switch suite {
+    case "digests": DigestBench.run(json: json)
+    case "store": await StoreBench.run(json: json)
+    case "all":
+        DigestBench.run(json: json)
+        await StoreBench.run(json: json)
+    default:
+        FileHandle.standardError.write(Data("zonertc-bench: unknown suite '\(suite)'\n\(usage)\n".utf8))
+        exit(2)
+    }
+}

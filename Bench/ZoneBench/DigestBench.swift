@@ -1,0 +1,3 @@
+enum DigestBench {
+    static func run(json: Bool) {}
+}

@@ -1,0 +1,3 @@
+enum StoreBench {
+    static func run(json: Bool) async {}
+}
