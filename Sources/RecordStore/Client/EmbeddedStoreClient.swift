@@ -1,0 +1,87 @@
+import ZoneCore
+
+/// A `StoreClient` that calls an `EmbeddedStore` in-process.
+public struct EmbeddedStoreClient: StoreClient {
+    public let store: EmbeddedStore
+    public let userRecordName: String
+    public let deviceID: String
+
+    private func run<T: Sendable>(_ op: (inout StoreEngine, RequestContext) throws(StoreError) -> T) async throws -> T {
+        try await store.perform(user: userRecordName, deviceID: deviceID, op)
+    }
+
+    public func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope) async throws -> ModifyRecordsResult {
+        try await run { e, c throws(StoreError) in try e.modifyRecords(request, scope: scope, c) }
+    }
+
+    public func lookupRecords(_ ids: [RecordID], scope: DatabaseScope) async throws -> [LookupResult] {
+        try await run { e, c throws(StoreError) in try e.lookupRecords(ids, scope: scope, c) }
+    }
+
+    public func queryRecords(recordType: String, in zone: ZoneID, filters: [String: FieldValue],
+                             scope: DatabaseScope) async throws -> [Record] {
+        try await run { e, c throws(StoreError) in
+            try e.queryRecords(recordType: recordType, in: zone, filters: filters, scope: scope, c)
+        }
+    }
+
+    public func fetchZoneChanges(_ zone: ZoneID, since token: ChangeToken?, resultsLimit: Int?,
+                                 scope: DatabaseScope) async throws -> ZoneChanges {
+        try await run { e, c throws(StoreError) in
+            try e.fetchZoneChanges(zone, since: token, resultsLimit: resultsLimit, scope: scope, c)
+        }
+    }
+
+    public func fetchDatabaseChanges(since token: ChangeToken?, resultsLimit: Int?,
+                                     scope: DatabaseScope) async throws -> DatabaseChanges {
+        try await run { e, c throws(StoreError) in
+            try e.fetchDatabaseChanges(since: token, resultsLimit: resultsLimit, scope: scope, c)
+        }
+    }
+
+    public func modifyZones(save: [ZoneID], delete: [ZoneID], scope: DatabaseScope) async throws -> [ZoneResult] {
+        try await run { e, c throws(StoreError) in try e.modifyZones(save: save, delete: delete, scope: scope, c) }
+    }
+
+    public func listZones(scope: DatabaseScope) async throws -> [ZoneID] {
+        try await run { e, c throws(StoreError) in try e.listZones(scope: scope, c) }
+    }
+
+    public func modifySubscriptions(save: [Subscription], delete: [String],
+                                    scope: DatabaseScope) async throws -> [SubscriptionResult] {
+        try await run { e, c throws(StoreError) in try e.modifySubscriptions(save: save, delete: delete, scope: scope, c) }
+    }
+
+    public func listSubscriptions(scope: DatabaseScope) async throws -> [Subscription] {
+        try await run { e, c throws(StoreError) in try e.listSubscriptions(scope: scope, c) }
+    }
+
+    public func createShare(zone: ZoneID, publicPermission: SharePermission,
+                            participants: [String: SharePermission]) async throws -> ZoneShare {
+        try await run { e, c throws(StoreError) in
+            try e.createShare(zone: zone, publicPermission: publicPermission, participants: participants, c)
+        }
+    }
+
+    public func updateShare(zone: ZoneID, _ update: ShareUpdate) async throws -> ZoneShare {
+        try await run { e, c throws(StoreError) in try e.updateShare(zone: zone, update, c) }
+    }
+
+    public func deleteShare(zone: ZoneID) async throws {
+        try await run { e, c throws(StoreError) in try e.deleteShare(zone: zone, c) }
+    }
+
+    public func acceptShare(zone: ZoneID) async throws -> ZoneShare {
+        try await run { e, c throws(StoreError) in try e.acceptShare(zone: zone, c) }
+    }
+
+    public func fetchShare(zone: ZoneID, scope: DatabaseScope) async throws -> ZoneShare {
+        try await run { e, c throws(StoreError) in try e.fetchShare(zone: zone, scope: scope, c) }
+    }
+
+    public func notifications() async throws -> AsyncStream<PushNotification> {
+        let stream = store.push.listen(user: userRecordName, deviceID: deviceID)
+        try await run { e, c throws(StoreError) in try e.registerDevice(c) }
+        return stream
+    }
+}

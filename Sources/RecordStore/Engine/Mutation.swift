@@ -1,0 +1,100 @@
+/// One effect on the store's state: the unit the journal records and replays.
+///
+/// Operations validate, then express their effect as mutations; `StoreState.apply` is the
+/// only code that changes state, and it does the same thing live and on replay.
+enum Mutation: Hashable, Sendable {
+    case createZone(ZoneID, incarnation: UInt64, atMs: Int64)
+    case deleteZone(ZoneID, purged: Bool)
+    /// A complete record as saved: new change tag and stamps included.
+    case putRecord(Record)
+    case deleteRecord(RecordID, recordType: String, atMs: Int64)
+    /// A zone-wide share as it now stands (created, participants changed or accepted).
+    case putShare(ZoneShare)
+    case deleteShare(ZoneID)
+    case putSubscription(user: String, scope: DatabaseScope, Subscription)
+    case deleteSubscription(user: String, scope: DatabaseScope, subscriptionID: String)
+    case registerDevice(user: String, deviceID: String)
+}
+
+extension StoreState {
+    /// Applies a mutation. Never fails: mutations were validated before they were made.
+    mutating func apply(_ m: Mutation) {
+        switch m {
+        case let .createZone(id, incarnation, atMs):
+            guard zones[id] == nil else { return }
+            zones[id] = ZoneState(id: id, incarnation: incarnation, createdAtMs: atMs)
+            nextIncarnation = max(nextIncarnation, incarnation + 1)
+            if !id.isDefaultZone {
+                databases[DatabaseKey(user: id.ownerName, scope: .private), default: .init()].zoneChanged(id, .changed)
+            }
+        case let .deleteZone(id, purged):
+            guard let zone = zones.removeValue(forKey: id) else { return }
+            databases[DatabaseKey(user: id.ownerName, scope: .private), default: .init()]
+                .zoneChanged(id, purged ? .purged : .deleted)
+            for user in zone.share?.acceptedUsers ?? [] {
+                databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(id, .deleted)
+            }
+        case let .putRecord(record):
+            if let tag = record.recordChangeTag, let n = UInt64(tag, radix: 16) {
+                nextChangeTag = max(nextChangeTag, n + 1)
+            }
+            let zoneID = record.id.zoneID
+            if zones[zoneID] == nil, zoneID.isDefaultZone {
+                zones[zoneID] = ZoneState(id: zoneID, incarnation: 0, createdAtMs: 0)
+            }
+            guard zones[zoneID] != nil else { return }
+            zones[zoneID]!.sequence += 1
+            let seq = zones[zoneID]!.sequence
+            zones[zoneID]!.records[record.id.recordName] = record
+            zones[zoneID]!.tombstones[record.id.recordName] = nil
+            zones[zoneID]!.log.record(record.id.recordName, at: seq)
+            zoneContentChanged(zoneID)
+        case let .deleteRecord(id, recordType, atMs):
+            guard zones[id.zoneID]?.records[id.recordName] != nil else { return }
+            zones[id.zoneID]!.sequence += 1
+            let seq = zones[id.zoneID]!.sequence
+            zones[id.zoneID]!.records[id.recordName] = nil
+            zones[id.zoneID]!.tombstones[id.recordName] = Tombstone(recordType: recordType, deletedAtMs: atMs)
+            zones[id.zoneID]!.log.record(id.recordName, at: seq)
+            zoneContentChanged(id.zoneID)
+        case let .putShare(share):
+            guard zones[share.zoneID] != nil else { return }
+            if let n = UInt64(share.changeTag, radix: 16) { nextChangeTag = max(nextChangeTag, n + 1) }
+            let before = Set(zones[share.zoneID]!.share?.acceptedUsers ?? [])
+            zones[share.zoneID]!.share = share
+            sharedAccessChanged(share.zoneID, before: before, after: Set(share.acceptedUsers))
+        case let .deleteShare(zoneID):
+            guard let old = zones[zoneID]?.share else { return }
+            zones[zoneID]!.share = nil
+            sharedAccessChanged(zoneID, before: Set(old.acceptedUsers), after: [])
+        case let .putSubscription(user, scope, subscription):
+            databases[DatabaseKey(user: user, scope: scope), default: .init()]
+                .subscriptions[subscription.subscriptionID] = subscription
+        case let .deleteSubscription(user, scope, id):
+            databases[DatabaseKey(user: user, scope: scope)]?.subscriptions[id] = nil
+        case let .registerDevice(user, deviceID):
+            devices[user, default: []].insert(deviceID)
+        }
+    }
+
+    /// A record in `zoneID` changed: the owner's private database and every accepted
+    /// participant's shared database report the zone as changed.
+    private mutating func zoneContentChanged(_ zoneID: ZoneID) {
+        guard !zoneID.isDefaultZone else { return }
+        databases[DatabaseKey(user: zoneID.ownerName, scope: .private), default: .init()].zoneChanged(zoneID, .changed)
+        for user in zones[zoneID]?.share?.acceptedUsers ?? [] {
+            databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .changed)
+        }
+    }
+
+    /// Users who gained access see the zone appear in their shared database; users who lost it
+    /// see it deleted there.
+    private mutating func sharedAccessChanged(_ zoneID: ZoneID, before: Set<String>, after: Set<String>) {
+        for user in after.subtracting(before).sorted() {
+            databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .changed)
+        }
+        for user in before.subtracting(after).sorted() {
+            databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .deleted)
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import ZoneCore
+
+extension StoreEngine {
+    /// Saves and deletes records (CloudKit's `CKModifyRecordsOperation`).
+    ///
+    /// Request-wide problems (more than 400 items, more than 2 MB, an item named twice) throw;
+    /// everything else is reported per item, as CloudKit's partial failures are.
+    public mutating func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope,
+                                       _ ctx: RequestContext) throws(StoreError) -> ModifyRecordsResult {
+        try admit(ctx, touchesZone: true)
+        let items = request.saves.count + request.deletes.count
+        if items > configuration.maxItemsPerRequest {
+            throw StoreError(.limitExceeded,
+                             "\(items) items in one request; the limit is \(configuration.maxItemsPerRequest): split it")
+        }
+        let size = request.dataSize
+        if size > configuration.maxRequestBytes {
+            throw StoreError(.limitExceeded,
+                             "request carries \(size) bytes; the limit is \(configuration.maxRequestBytes): split it")
+        }
+        var seen = Set<RecordID>()
+        for id in request.saves.map(\.id) + request.deletes {
+            let resolved = RecordID(recordName: id.recordName, zoneID: scope == .private
+                                    ? id.zoneID.resolvingOwner(ctx.user) : id.zoneID)
+            if !seen.insert(resolved).inserted {
+                throw StoreError(.invalidArguments, "record \(id) appears more than once in one request")
+            }
+        }
+
+        // Plan every item against the current state; nothing is applied yet.
+        var plans: [ItemPlan] = []
+        for record in request.saves { plans.append(planSave(record, policy: request.savePolicy, scope: scope, ctx)) }
+        for id in request.deletes { plans.append(planDelete(id, scope: scope, ctx)) }
+
+        // Atomic batches fail whole per custom zone.
+        if request.atomic {
+            var failedZones = Set<ZoneID>()
+            for plan in plans where plan.error != nil {
+                if let zone = plan.zone, !zone.isDefaultZone { failedZones.insert(zone) }
+            }
+            for i in plans.indices where plans[i].error == nil {
+                if let zone = plans[i].zone, failedZones.contains(zone) {
+                    plans[i].outcome = .failed(StoreError(
+                        .batchRequestFailed, "not applied: another item of this atomic batch in zone \(zone) failed"))
+                }
+            }
+        }
+
+        var results: [RecordResult] = []
+        var changedTypes: [ZoneID: Set<String>] = [:]
+        var zoneOrder: [ZoneID] = []
+        for plan in plans {
+            switch plan.outcome {
+            case .failed(let error):
+                results.append(.failed(plan.id, error))
+            case .save(var record):
+                record.recordChangeTag = newChangeTag()
+                commit(.putRecord(record))
+                results.append(.saved(record))
+                if changedTypes[record.id.zoneID] == nil { zoneOrder.append(record.id.zoneID) }
+                changedTypes[record.id.zoneID, default: []].insert(record.recordType)
+            case .delete(let id, let type):
+                commit(.deleteRecord(id, recordType: type, atMs: ctx.now.millisecondsSinceEpoch))
+                results.append(.deleted(id))
+                if changedTypes[id.zoneID] == nil { zoneOrder.append(id.zoneID) }
+                changedTypes[id.zoneID, default: []].insert(type)
+            }
+        }
+        for zone in zoneOrder { notifyZoneChanged(zone, recordTypes: changedTypes[zone]!, ctx) }
+        return ModifyRecordsResult(results: results)
+    }
+
+    /// Fetches records by ID; a missing one is `unknownItem` for that item alone.
+    public mutating func lookupRecords(_ ids: [RecordID], scope: DatabaseScope,
+                                       _ ctx: RequestContext) throws(StoreError) -> [LookupResult] {
+        try admit(ctx, touchesZone: true)
+        if ids.count > configuration.maxItemsPerRequest {
+            throw StoreError(.limitExceeded,
+                             "\(ids.count) records in one lookup; the limit is \(configuration.maxItemsPerRequest)")
+        }
+        return ids.map { id in
+            do throws(StoreError) {
+                let zone = try resolveZone(id.zoneID, scope: scope, access: .read, ctx)
+                guard let record = state.zones[zone]?.records[id.recordName] else {
+                    return .failed(id, StoreError(.unknownItem, "record \(id.recordName) does not exist in \(zone)"))
+                }
+                return .found(record)
+            } catch {
+                return .failed(id, error)
+            }
+        }
+    }
+
+    /// Records of one type in one zone whose fields equal `filters` (private database only:
+    /// the shared database does not support zone-wide queries, as on CloudKit).
+    public mutating func queryRecords(recordType: String, in zoneID: ZoneID, filters: [String: FieldValue] = [:],
+                                      scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> [Record] {
+        try admit(ctx, touchesZone: true)
+        guard scope == .private else {
+            throw StoreError(.invalidArguments,
+                             "queries are not supported on the shared database: fetch by record name or zone changes")
+        }
+        let zone = try resolveZone(zoneID, scope: scope, access: .read, ctx)
+        let records = state.zones[zone].map { Array($0.records.values) } ?? []
+        return records
+            .filter { r in r.recordType == recordType && filters.allSatisfy { r.fields[$0.key] == $0.value } }
+            .sorted { $0.id.recordName < $1.id.recordName }
+    }
+
+    // MARK: Planning
+
+    struct ItemPlan {
+        enum Outcome {
+            case save(Record)
+            case delete(RecordID, recordType: String)
+            case failed(StoreError)
+        }
+
+        var id: RecordID
+        var zone: ZoneID?
+        var outcome: Outcome
+
+        var error: StoreError? { if case .failed(let e) = outcome { return e } else { return nil } }
+    }
+
+    private func planSave(_ record: Record, policy: SavePolicy, scope: DatabaseScope,
+                          _ ctx: RequestContext) -> ItemPlan {
+        var plan = ItemPlan(id: record.id, zone: nil, outcome: .failed(StoreError(.internalError, "unplanned")))
+        do throws(StoreError) {
+            if let problem = NameRules.recordNameProblem(record.id.recordName) {
+                throw StoreError(.invalidArguments, problem)
+            }
+            if let problem = NameRules.recordTypeProblem(record.recordType) {
+                throw StoreError(.invalidArguments, problem)
+            }
+            let zone = try resolveZone(record.id.zoneID, scope: scope, access: .write, ctx)
+            plan.zone = zone
+            plan.id = RecordID(recordName: record.id.recordName, zoneID: zone)
+            let size = record.fieldDataSize
+            if size > configuration.maxRecordBytes {
+                throw StoreError(.limitExceeded,
+                                 "record \(record.id.recordName) holds \(size) bytes of fields; "
+                                 + "the limit is \(configuration.maxRecordBytes)")
+            }
+            let stamp = RecordStamp(timestamp: ctx.now.millisecondsSinceEpoch, userRecordName: ctx.user)
+            let existing = state.zones[zone]?.records[record.id.recordName]
+            var saved = record
+            saved.id = plan.id
+            saved.modified = stamp
+            if let existing {
+                if existing.recordType != record.recordType {
+                    throw StoreError(.invalidArguments,
+                                     "record \(record.id.recordName) is a \(existing.recordType), "
+                                     + "not a \(record.recordType)")
+                }
+                switch policy {
+                case .ifServerRecordUnchanged:
+                    guard record.recordChangeTag == existing.recordChangeTag else {
+                        let why = record.recordChangeTag == nil
+                            ? "record \(record.id.recordName) already exists"
+                            : "record \(record.id.recordName) changed on the server (tag \(existing.recordChangeTag ?? "-")"
+                                + ", yours \(record.recordChangeTag!))"
+                        throw StoreError(.serverRecordChanged, why, serverRecord: existing)
+                    }
+                case .changedKeys:
+                    saved.fields = existing.fields.merging(record.fields) { _, new in new }
+                case .allKeys:
+                    break
+                }
+                saved.created = existing.created
+            } else {
+                if policy == .ifServerRecordUnchanged, let tag = record.recordChangeTag {
+                    throw StoreError(.unknownItem,
+                                     "record \(record.id.recordName) (tag \(tag)) no longer exists on the server")
+                }
+                saved.created = stamp
+            }
+            plan.outcome = .save(saved)
+        } catch {
+            plan.outcome = .failed(error)
+        }
+        return plan
+    }
+
+    private func planDelete(_ id: RecordID, scope: DatabaseScope, _ ctx: RequestContext) -> ItemPlan {
+        var plan = ItemPlan(id: id, zone: nil, outcome: .failed(StoreError(.internalError, "unplanned")))
+        do throws(StoreError) {
+            let zone = try resolveZone(id.zoneID, scope: scope, access: .write, ctx)
+            plan.zone = zone
+            plan.id = RecordID(recordName: id.recordName, zoneID: zone)
+            guard let existing = state.zones[zone]?.records[id.recordName] else {
+                throw StoreError(.unknownItem, "record \(id.recordName) does not exist in \(zone)")
+            }
+            plan.outcome = .delete(plan.id, recordType: existing.recordType)
+        } catch {
+            plan.outcome = .failed(error)
+        }
+        return plan
+    }
+}

@@ -1,0 +1,57 @@
+import ZoneCore
+
+extension StoreEngine {
+    /// Saves and deletes subscriptions. The shared database takes database subscriptions only:
+    /// query and zone subscriptions there are refused, as on CloudKit.
+    public mutating func modifySubscriptions(save: [Subscription], delete: [String], scope: DatabaseScope,
+                                             _ ctx: RequestContext) throws(StoreError) -> [SubscriptionResult] {
+        try admit(ctx, touchesZone: false)
+        var results: [SubscriptionResult] = []
+        for sub in save {
+            do throws(StoreError) {
+                if sub.subscriptionID.isEmpty || sub.subscriptionID.utf8.count > 255 {
+                    throw StoreError(.invalidArguments, "a subscription ID has 1 to 255 characters")
+                }
+                switch (scope, sub.kind) {
+                case (.shared, .zone), (.shared, .query):
+                    throw StoreError(.invalidArguments,
+                                     "only database subscriptions are allowed on the shared database")
+                case (.private, .zone(let z)):
+                    if z.isDefaultZone {
+                        throw StoreError(.invalidArguments, "zone subscriptions need a custom zone")
+                    }
+                    _ = try resolveZone(z, scope: .private, access: .read, ctx)
+                case (.private, .query(let type, let z)):
+                    if let problem = NameRules.recordTypeProblem(type) { throw StoreError(.invalidArguments, problem) }
+                    if let z { _ = try resolveZone(z, scope: .private, access: .read, ctx) }
+                case (_, .database):
+                    break
+                }
+                var stored = sub
+                if case .zone(let z) = sub.kind { stored.kind = .zone(z.resolvingOwner(ctx.user)) }
+                if case .query(let t, let z?) = sub.kind { stored.kind = .query(recordType: t, zoneID: z.resolvingOwner(ctx.user)) }
+                commit(.putSubscription(user: ctx.user, scope: scope, stored))
+                results.append(.saved(stored))
+            } catch {
+                results.append(.failed(sub.subscriptionID, error))
+            }
+        }
+        for id in delete {
+            let key = DatabaseKey(user: ctx.user, scope: scope)
+            if state.databases[key]?.subscriptions[id] == nil {
+                results.append(.failed(id, StoreError(.unknownItem, "no subscription '\(id)' in this database")))
+            } else {
+                commit(.deleteSubscription(user: ctx.user, scope: scope, subscriptionID: id))
+                results.append(.deleted(id))
+            }
+        }
+        return results
+    }
+
+    /// The user's subscriptions in a database, by ID.
+    public mutating func listSubscriptions(scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> [Subscription] {
+        try admit(ctx, touchesZone: false)
+        let subs = state.databases[DatabaseKey(user: ctx.user, scope: scope)]?.subscriptions.values ?? [:].values
+        return subs.sorted { $0.subscriptionID < $1.subscriptionID }
+    }
+}

@@ -1,0 +1,145 @@
+import ZoneCore
+
+/// The record store with CloudKit's semantics, as a synchronous, deterministic core.
+///
+/// Every operation takes the acting user and `now` in a `RequestContext`; nothing here reads a
+/// clock, touches a file or starts a task. Effects leave through two outboxes the caller drains:
+/// `drainMutations()` (for the journal, before acknowledging) and `drainNotifications()` (for
+/// the push delivery model, after the write is durable).
+public struct StoreEngine: Sendable {
+    public let configuration: StoreConfiguration
+    var state = StoreState()
+    private var throttle: Throttle
+    private var committed: [Mutation] = []
+    private var notifications: [DeviceNotification] = []
+    private var nextNotificationID: UInt64 = 1
+
+    public init(configuration: StoreConfiguration = .default) {
+        self.configuration = configuration
+        throttle = Throttle(policy: configuration.throttle)
+    }
+
+    /// Applies a journalled mutation during recovery (no validation, no notifications).
+    mutating func replay(_ m: Mutation) { state.apply(m) }
+
+    /// Applies and records a mutation made by an operation.
+    mutating func commit(_ m: Mutation) {
+        state.apply(m)
+        committed.append(m)
+    }
+
+    /// Mutations committed since the last drain, in order: one journal entry's worth.
+    mutating func drainMutations() -> [Mutation] {
+        defer { committed.removeAll(keepingCapacity: true) }
+        return committed
+    }
+
+    /// Notifications generated since the last drain, for the push delivery model.
+    public mutating func drainNotifications() -> [DeviceNotification] {
+        defer { notifications.removeAll(keepingCapacity: true) }
+        return notifications
+    }
+
+    /// Checks the throttling policy for this request.
+    mutating func admit(_ ctx: RequestContext, touchesZone: Bool) throws(StoreError) {
+        if let error = throttle.admit(client: ctx.clientKey, touchesZone: touchesZone, now: ctx.now) { throw error }
+    }
+
+    mutating func newChangeTag() -> String {
+        defer { state.nextChangeTag += 1 }
+        return String(state.nextChangeTag, radix: 16)
+    }
+
+    // MARK: Access
+
+    /// What a user may do in a zone through a database.
+    enum Access { case read, write }
+
+    /// Resolves the zone a request addresses, checking that `ctx.user` may reach it through
+    /// `scope` with `access`. Returns the resolved zone ID (owner filled in).
+    func resolveZone(_ zoneID: ZoneID, scope: DatabaseScope, access: Access,
+                     _ ctx: RequestContext) throws(StoreError) -> ZoneID {
+        switch scope {
+        case .private:
+            let id = zoneID.resolvingOwner(ctx.user)
+            guard id.ownerName == ctx.user else {
+                throw StoreError(.permissionFailure,
+                                 "zone \(id) belongs to another user's private database; use the shared database")
+            }
+            if id.isDefaultZone { return id }
+            guard state.zones[id] != nil else { throw StoreError(.zoneNotFound, "zone \(id) does not exist") }
+            return id
+        case .shared:
+            guard !zoneID.ownerName.isEmpty, zoneID.ownerName != ctx.user else {
+                throw StoreError(.zoneNotFound,
+                                 "zone \(zoneID.zoneName) is not in the shared database: name its owner, "
+                                 + "and reach your own zones through the private database")
+            }
+            if zoneID.isDefaultZone {
+                throw StoreError(.zoneNotFound, "default zones are never shared")
+            }
+            guard let zone = state.zones[zoneID] else {
+                throw StoreError(.zoneNotFound, "zone \(zoneID) does not exist")
+            }
+            guard let permission = zone.share?.effectivePermission(for: ctx.user) else {
+                throw StoreError(.permissionFailure, "zone \(zoneID) is not shared with \(ctx.user) (or not accepted)")
+            }
+            if access == .write && !permission.allowsWrite {
+                throw StoreError(.permissionFailure, "\(ctx.user) has read-only access to zone \(zoneID)")
+            }
+            return zoneID
+        }
+    }
+
+    // MARK: Notifications
+
+    /// Generates notifications for a committed change to `zoneID` touching `recordTypes`, for
+    /// every subscribed device that can see the zone, except the author's device.
+    mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: Set<String>, _ ctx: RequestContext) {
+        var audience: [(DatabaseKey, [Subscription])] = []
+        let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
+        if let db = state.databases[ownerKey] {
+            let hits = db.subscriptions.values.filter { sub in
+                switch sub.kind {
+                case .database: return !zoneID.isDefaultZone
+                case .zone(let z): return z.resolvingOwner(zoneID.ownerName) == zoneID
+                case .query(let type, let z):
+                    return recordTypes.contains(type) && (z == nil || z!.resolvingOwner(zoneID.ownerName) == zoneID)
+                }
+            }
+            audience.append((ownerKey, hits))
+        }
+        for user in state.zones[zoneID]?.share?.acceptedUsers ?? [] {
+            let key = DatabaseKey(user: user, scope: .shared)
+            let hits = state.databases[key]?.subscriptions.values.filter { $0.kind == .database } ?? []
+            audience.append((key, Array(hits)))
+        }
+        for (key, subscriptions) in audience where !subscriptions.isEmpty {
+            let devices = (state.devices[key.user] ?? []).sorted()
+            for sub in subscriptions.sorted(by: { $0.subscriptionID < $1.subscriptionID }) {
+                let hint: ZoneID?
+                switch sub.kind {
+                case .database: hint = nil
+                case .zone, .query: hint = zoneID
+                }
+                for device in devices where !(key.user == ctx.user && device == ctx.deviceID) {
+                    let n = PushNotification(notificationID: nextNotificationID, subscriptionID: sub.subscriptionID,
+                                             databaseScope: key.scope, zoneID: hint)
+                    nextNotificationID += 1
+                    notifications.append(DeviceNotification(userRecordName: key.user, deviceID: device, notification: n))
+                }
+            }
+        }
+    }
+
+    // MARK: Devices
+
+    /// Registers `ctx.deviceID` of `ctx.user` for push (idempotent).
+    public mutating func registerDevice(_ ctx: RequestContext) throws(StoreError) {
+        guard let device = ctx.deviceID, !device.isEmpty else {
+            throw StoreError(.invalidArguments, "a device ID is needed to register for push")
+        }
+        if state.devices[ctx.user]?.contains(device) == true { return }
+        commit(.registerDevice(user: ctx.user, deviceID: device))
+    }
+}

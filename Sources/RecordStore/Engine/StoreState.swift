@@ -1,0 +1,67 @@
+/// A deleted record remembered for change feeds until tokens that could need it have expired.
+struct Tombstone: Hashable, Sendable {
+    var recordType: String
+    var deletedAtMs: Int64
+}
+
+/// One record zone with its records, tombstones, change feed and share.
+struct ZoneState: Sendable {
+    /// The zone's ID, owner resolved.
+    let id: ZoneID
+    /// Distinguishes a zone from an earlier one of the same name, so old tokens expire.
+    let incarnation: UInt64
+    let createdAtMs: Int64
+    /// The last change sequence in this zone.
+    var sequence: UInt64 = 0
+    var records: [String: Record] = [:]
+    var tombstones: [String: Tombstone] = [:]
+    var log = ChangeLog<String>()
+    var share: ZoneShare?
+
+    init(id: ZoneID, incarnation: UInt64, createdAtMs: Int64) {
+        self.id = id
+        self.incarnation = incarnation
+        self.createdAtMs = createdAtMs
+    }
+
+    /// Identity folded into this zone's tokens.
+    var tokenOwner: UInt64 { FNV1a.hash("zone", id.ownerName, id.zoneName) }
+}
+
+/// How a zone changed, as a database change feed reports it.
+enum ZoneChangeKind: UInt8, Sendable {
+    case changed = 0, deleted = 1, purged = 2
+}
+
+/// The database of one user in one scope: its zone change feed and subscriptions.
+struct DatabaseKey: Hashable, Sendable {
+    var user: String
+    var scope: DatabaseScope
+
+    var tokenOwner: UInt64 { FNV1a.hash("db", user, scope.rawValue) }
+}
+
+struct DatabaseState: Sendable {
+    var sequence: UInt64 = 0
+    var zoneStatus: [ZoneID: ZoneChangeKind] = [:]
+    var log = ChangeLog<ZoneID>()
+    var subscriptions: [String: Subscription] = [:]
+
+    mutating func zoneChanged(_ zone: ZoneID, _ kind: ZoneChangeKind) {
+        sequence += 1
+        zoneStatus[zone] = kind
+        log.record(zone, at: sequence)
+    }
+}
+
+/// Everything the store holds; changed only by applying `Mutation`s, so the journal replays it.
+struct StoreState: Sendable {
+    var zones: [ZoneID: ZoneState] = [:]
+    var databases: [DatabaseKey: DatabaseState] = [:]
+    /// Devices registered for push, per user.
+    var devices: [String: Set<String>] = [:]
+    var nextChangeTag: UInt64 = 1
+    var nextIncarnation: UInt64 = 1
+
+    func defaultZoneID(of user: String) -> ZoneID { ZoneID(zoneName: ZoneID.defaultZoneName, ownerName: user) }
+}

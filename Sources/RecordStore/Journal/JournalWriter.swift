@@ -1,0 +1,224 @@
+import Foundation
+import ZoneCore
+
+/// Appends framed entries to the journal file and tells callers when they are durable.
+///
+/// `batch` runs one flusher thread: every entry appended while a sync is under way goes into
+/// the next single `write` + `fdatasync`, so 16 concurrent writers pay for one sync, not 16.
+/// Appends themselves never block on the disk in that mode.
+final class JournalWriter: @unchecked Sendable {
+    /// A position in the journal: the count of entries appended so far.
+    typealias LSN = UInt64
+
+    struct IOError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let policy: FsyncPolicy
+    // All fields below are guarded by `condition`.
+    private let condition = NSCondition()
+    private var fd: Int32
+    private var pending: [UInt8] = []
+    private var appended: LSN = 0
+    private var durable: LSN = 0
+    private var waiters: [(LSN, CheckedContinuation<Void, Error>)] = []
+    private var failure: IOError?
+    private var closed = false
+    private var flushing = false
+    private(set) var fileSize: Int
+    private(set) var syncCount: UInt64 = 0
+    private var flusher: Thread?
+
+    init(fd: Int32, fileSize: Int, policy: FsyncPolicy) {
+        self.fd = fd
+        self.fileSize = fileSize
+        self.policy = policy
+        if policy == .batch {
+            // The thread holds the writer until `shutdown` ends its loop.
+            let t = Thread { self.flushLoop() }
+            t.name = "zonertc-journal"
+            flusher = t
+            t.start()
+        }
+    }
+
+    /// Appends one entry; returns its LSN. In `always` and `none` mode the entry is written
+    /// (and synced, for `always`) before this returns.
+    func append(_ payload: [UInt8]) throws(IOError) -> LSN {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+        JournalFormat.frame(payload, into: &pending)
+        appended += 1
+        switch policy {
+        case .batch:
+            condition.broadcast()
+        case .always, .none:
+            let bytes = pending
+            pending.removeAll(keepingCapacity: true)
+            do {
+                try writeAll(bytes)
+                if policy == .always { try sync() }
+            } catch {
+                failure = error
+                throw error
+            }
+            durable = appended
+        }
+        return appended
+    }
+
+    /// The LSN of the newest appended entry.
+    var lastAppended: LSN {
+        condition.lock(); defer { condition.unlock() }
+        return appended
+    }
+
+    /// Returns once entry `lsn` (and all before it) is durable under the policy.
+    func waitDurable(_ lsn: LSN) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            condition.lock()
+            if let failure {
+                condition.unlock()
+                c.resume(throwing: failure)
+            } else if durable >= lsn {
+                condition.unlock()
+                c.resume()
+            } else {
+                waiters.append((lsn, c))
+                condition.unlock()
+            }
+        }
+    }
+
+    /// Writes and syncs everything appended so far, on the caller's thread (compaction, close).
+    func flushNow() throws(IOError) {
+        condition.lock()
+        while flushing { condition.wait() }
+        let bytes = pending
+        pending.removeAll(keepingCapacity: true)
+        let target = appended
+        var ready: [CheckedContinuation<Void, Error>] = []
+        do {
+            if !bytes.isEmpty { try writeAll(bytes) }
+            if policy != .none { try sync() }
+            durable = target
+            ready = takeWaiters()
+            condition.unlock()
+        } catch {
+            failure = error
+            let all = waiters.map(\.1)
+            waiters.removeAll()
+            condition.unlock()
+            for c in all { c.resume(throwing: error) }
+            throw error
+        }
+        for c in ready { c.resume() }
+    }
+
+    /// Points the writer at a new file (after compaction). Call after `flushNow`.
+    func switchFile(fd newFD: Int32, fileSize: Int) {
+        condition.lock()
+        let old = fd
+        fd = newFD
+        self.fileSize = fileSize
+        condition.unlock()
+        close(old)
+    }
+
+    /// Flushes, stops the flusher thread and closes the file.
+    func shutdown() {
+        try? flushNow()
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        let fd = self.fd
+        self.fd = -1
+        condition.unlock()
+        if fd >= 0 { close(fd) }
+    }
+
+    // MARK: Inside the lock
+
+    private func takeWaiters() -> [CheckedContinuation<Void, Error>] {
+        var ready: [CheckedContinuation<Void, Error>] = []
+        waiters.removeAll { entry in
+            if entry.0 <= durable { ready.append(entry.1); return true }
+            return false
+        }
+        return ready
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws(IOError) {
+        try writeAllUnlocked(bytes)
+        fileSize += bytes.count
+    }
+
+    private func sync() throws(IOError) {
+        try syncUnlocked()
+        syncCount += 1
+    }
+
+    // MARK: The flusher thread (batch)
+
+    private func flushLoop() {
+        condition.lock()
+        while true {
+            while pending.isEmpty && !closed { condition.wait() }
+            if closed && pending.isEmpty { break }
+            let bytes = pending
+            pending = []
+            pending.reserveCapacity(bytes.count)
+            let target = appended
+            flushing = true
+            // The disk work happens outside the lock so appends keep flowing into the next batch.
+            condition.unlock()
+            var error: IOError?
+            do throws(IOError) {
+                try writeAllUnlocked(bytes)
+                try syncUnlocked()
+            } catch let e {
+                error = e
+            }
+            condition.lock()
+            flushing = false
+            var ready: [CheckedContinuation<Void, Error>] = []
+            var failed: [CheckedContinuation<Void, Error>] = []
+            if let error {
+                failure = error
+                failed = waiters.map(\.1)
+                waiters.removeAll()
+            } else {
+                fileSize += bytes.count
+                syncCount += 1
+                durable = target
+                ready = takeWaiters()
+            }
+            condition.broadcast()
+            condition.unlock()
+            for c in ready { c.resume() }
+            for c in failed { c.resume(throwing: error!) }
+            condition.lock()
+            if failure != nil { break }
+        }
+        condition.unlock()
+    }
+
+    private func writeAllUnlocked(_ bytes: [UInt8]) throws(IOError) {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw IOError(description: "journal write failed: \(String(cString: strerror(errno)))")
+            }
+            done += n
+        }
+    }
+
+    private func syncUnlocked() throws(IOError) {
+        if fdatasync(fd) != 0 {
+            throw IOError(description: "journal fdatasync failed: \(String(cString: strerror(errno)))")
+        }
+    }
+}

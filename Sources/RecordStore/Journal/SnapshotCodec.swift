@@ -1,0 +1,132 @@
+import ZoneCore
+
+/// Encodes the whole store state for compaction: what the journal would rebuild, in one piece.
+///
+/// Change sequences are kept exactly, so change tokens issued before a compaction stay valid.
+/// Tombstones older than the token retention window are left out: no valid token can need them.
+enum SnapshotCodec {
+    static let magic: [UInt8] = Array("ZRSNAP1\n".utf8)
+
+    static func encode(_ state: StoreState, generation: UInt64, pruneTombstonesBeforeMs: Int64) -> [UInt8] {
+        var w = ByteWriter(capacity: 1 << 16)
+        w.writeBytes(magic)
+        w.writeUInt64(generation)
+        w.writeVarint(state.nextChangeTag)
+        w.writeVarint(state.nextIncarnation)
+        let users = state.devices.keys.sorted()
+        w.writeVarint(UInt64(users.count))
+        for user in users {
+            w.writeString(user)
+            let devices = state.devices[user]!.sorted()
+            w.writeVarint(UInt64(devices.count))
+            for d in devices { w.writeString(d) }
+        }
+        let dbKeys = state.databases.keys.sorted { ($0.user, $0.scope.rawValue) < ($1.user, $1.scope.rawValue) }
+        w.writeVarint(UInt64(dbKeys.count))
+        for key in dbKeys {
+            let db = state.databases[key]!
+            w.writeString(key.user)
+            MutationCodec.encode(key.scope, into: &w)
+            w.writeVarint(db.sequence)
+            w.writeVarint(UInt64(db.log.latest.count))
+            for (zone, seq) in db.log.latest.sorted(by: { $0.value < $1.value }) {
+                MutationCodec.encode(zone, into: &w)
+                w.writeVarint(seq)
+                w.writeUInt8(db.zoneStatus[zone]?.rawValue ?? 0)
+            }
+            w.writeVarint(UInt64(db.subscriptions.count))
+            for id in db.subscriptions.keys.sorted() { MutationCodec.encode(db.subscriptions[id]!, into: &w) }
+        }
+        let zoneIDs = state.zones.keys.sorted { ($0.ownerName, $0.zoneName) < ($1.ownerName, $1.zoneName) }
+        w.writeVarint(UInt64(zoneIDs.count))
+        for id in zoneIDs {
+            let zone = state.zones[id]!
+            MutationCodec.encode(id, into: &w)
+            w.writeVarint(zone.incarnation)
+            w.writeInt64(zone.createdAtMs)
+            w.writeVarint(zone.sequence)
+            if let share = zone.share { w.writeUInt8(1); MutationCodec.encode(share, into: &w) } else { w.writeUInt8(0) }
+            let live = zone.log.latest.sorted { $0.value < $1.value }
+            let records = live.filter { zone.records[$0.key] != nil }
+            w.writeVarint(UInt64(records.count))
+            for (name, seq) in records {
+                w.writeVarint(seq)
+                MutationCodec.encode(zone.records[name]!, into: &w)
+            }
+            let tombs = live.filter {
+                guard let t = zone.tombstones[$0.key] else { return false }
+                return t.deletedAtMs >= pruneTombstonesBeforeMs
+            }
+            w.writeVarint(UInt64(tombs.count))
+            for (name, seq) in tombs {
+                let t = zone.tombstones[name]!
+                w.writeVarint(seq); w.writeString(name); w.writeString(t.recordType); w.writeInt64(t.deletedAtMs)
+            }
+        }
+        return w.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> (state: StoreState, generation: UInt64) {
+        var r = ByteReader(bytes)
+        guard Array(try r.readBytes(magic.count)) == magic else {
+            throw MutationCodec.DecodeError(description: "not a ZoneRTC snapshot (bad magic)")
+        }
+        let generation = try r.readUInt64()
+        var state = StoreState()
+        state.nextChangeTag = try r.readVarint()
+        state.nextIncarnation = try r.readVarint()
+        for _ in 0..<(try count(&r)) {
+            let user = try r.readString()
+            var set = Set<String>()
+            for _ in 0..<(try count(&r)) { set.insert(try r.readString()) }
+            state.devices[user] = set
+        }
+        for _ in 0..<(try count(&r)) {
+            let key = DatabaseKey(user: try r.readString(), scope: try MutationCodec.decodeScope(&r))
+            var db = DatabaseState()
+            db.sequence = try r.readVarint()
+            var pairs: [(key: ZoneID, seq: UInt64)] = []
+            for _ in 0..<(try count(&r)) {
+                let zone = try MutationCodec.decodeZoneID(&r)
+                let seq = try r.readVarint()
+                pairs.append((zone, seq))
+                db.zoneStatus[zone] = ZoneChangeKind(rawValue: try r.readUInt8()) ?? .changed
+            }
+            db.log = ChangeLog(restoring: pairs)
+            for _ in 0..<(try count(&r)) {
+                let sub = try MutationCodec.decodeSubscription(&r)
+                db.subscriptions[sub.subscriptionID] = sub
+            }
+            state.databases[key] = db
+        }
+        for _ in 0..<(try count(&r)) {
+            let id = try MutationCodec.decodeZoneID(&r)
+            var zone = ZoneState(id: id, incarnation: try r.readVarint(), createdAtMs: try r.readInt64())
+            zone.sequence = try r.readVarint()
+            if try r.readUInt8() == 1 { zone.share = try MutationCodec.decodeShare(&r) }
+            var pairs: [(key: String, seq: UInt64)] = []
+            for _ in 0..<(try count(&r)) {
+                let seq = try r.readVarint()
+                let record = try MutationCodec.decodeRecord(&r)
+                zone.records[record.id.recordName] = record
+                pairs.append((record.id.recordName, seq))
+            }
+            for _ in 0..<(try count(&r)) {
+                let seq = try r.readVarint()
+                let name = try r.readString()
+                zone.tombstones[name] = Tombstone(recordType: try r.readString(), deletedAtMs: try r.readInt64())
+                pairs.append((name, seq))
+            }
+            zone.log = ChangeLog(restoring: pairs)
+            state.zones[id] = zone
+        }
+        guard r.isAtEnd else { throw MutationCodec.DecodeError(description: "\(r.remaining) stray bytes after snapshot") }
+        return (state, generation)
+    }
+
+    private static func count(_ r: inout ByteReader) throws -> Int {
+        let n = try r.readVarint()
+        guard n <= UInt64(r.remaining) else { throw MutationCodec.DecodeError(description: "count \(n) exceeds snapshot") }
+        return Int(n)
+    }
+}

@@ -1,0 +1,42 @@
+/// A typed field value, as CloudKit records hold them.
+public indirect enum FieldValue: Hashable, Sendable {
+    case string(String)
+    case int64(Int64)
+    case double(Double)
+    /// Milliseconds since the Unix epoch.
+    case timestamp(Int64)
+    case bytes([UInt8])
+    case reference(RecordID)
+    /// A list of values (CloudKit lists are homogeneous; the store does not insist).
+    case list([FieldValue])
+
+    /// The bytes this value counts for against the 1 MB record limit.
+    public var dataSize: Int {
+        switch self {
+        case .string(let s): return s.utf8.count
+        case .int64, .double, .timestamp: return 8
+        case .bytes(let b): return b.count
+        case .reference(let r): return r.recordName.utf8.count + r.zoneID.zoneName.utf8.count + r.zoneID.ownerName.utf8.count
+        case .list(let items): return items.reduce(0) { $0 + $1.dataSize }
+        }
+    }
+
+    /// The type's name as CloudKit Web Services spells it.
+    public var typeName: String {
+        switch self {
+        case .string: return "STRING"
+        case .int64: return "INT64"
+        case .double: return "DOUBLE"
+        case .timestamp: return "TIMESTAMP"
+        case .bytes: return "BYTES"
+        case .reference: return "REFERENCE"
+        case .list(let items): return items.first.map { "\($0.typeName)_LIST" } ?? "STRING_LIST"
+        }
+    }
+
+    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var int64Value: Int64? { if case .int64(let v) = self { return v } else { return nil } }
+    public var doubleValue: Double? { if case .double(let v) = self { return v } else { return nil } }
+    public var timestampValue: Int64? { if case .timestamp(let v) = self { return v } else { return nil } }
+    public var bytesValue: [UInt8]? { if case .bytes(let v) = self { return v } else { return nil } }
+}

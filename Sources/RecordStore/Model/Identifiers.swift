@@ -1,0 +1,95 @@
+/// Which of a user's databases a request addresses (a public database is out of scope).
+public enum DatabaseScope: String, Hashable, Sendable, CaseIterable, Codable {
+    /// The user's own zones.
+    case `private`
+    /// Zones other users shared with this user, after acceptance.
+    case shared
+}
+
+/// A record zone: its name and the user who owns it.
+///
+/// An empty `ownerName` in the private database means "the current user", as
+/// `CKCurrentUserDefaultName` does on CloudKit.
+public struct ZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var zoneName: String
+    public var ownerName: String
+
+    public init(zoneName: String, ownerName: String = "") {
+        self.zoneName = zoneName
+        self.ownerName = ownerName
+    }
+
+    /// The name of every private database's default zone.
+    public static let defaultZoneName = "_defaultZone"
+
+    /// The default zone of the current user's private database.
+    public static let defaultZone = ZoneID(zoneName: defaultZoneName)
+
+    public var isDefaultZone: Bool { zoneName == ZoneID.defaultZoneName }
+
+    public var description: String { ownerName.isEmpty ? zoneName : "\(zoneName)@\(ownerName)" }
+
+    /// This ID with the owner filled in where it was left to mean the current user.
+    func resolvingOwner(_ user: String) -> ZoneID {
+        ownerName.isEmpty ? ZoneID(zoneName: zoneName, ownerName: user) : self
+    }
+}
+
+/// A record's identity: its name within a zone.
+public struct RecordID: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var recordName: String
+    public var zoneID: ZoneID
+
+    public init(recordName: String, zoneID: ZoneID = .defaultZone) {
+        self.recordName = recordName
+        self.zoneID = zoneID
+    }
+
+    public var description: String { "\(recordName) in \(zoneID)" }
+}
+
+/// The rules CloudKit applies to names (record names; zone names follow the same shape here).
+public enum NameRules {
+    /// Longest record name, in ASCII characters.
+    public static let maxRecordNameLength = 255
+
+    /// Why `name` is not a valid record name, or nil when it is.
+    ///
+    /// A record name is ASCII, 1–255 characters, and does not start with `_`.
+    public static func recordNameProblem(_ name: String) -> String? {
+        let utf8 = name.utf8
+        if utf8.isEmpty { return "record name is empty" }
+        if utf8.count > maxRecordNameLength {
+            return "record name is \(utf8.count) characters long; the limit is \(maxRecordNameLength)"
+        }
+        if utf8.first == UInt8(ascii: "_") { return "record name '\(name)' starts with '_'" }
+        if let bad = utf8.first(where: { $0 < 0x20 || $0 > 0x7E }) {
+            return "record name contains a non-printable or non-ASCII byte 0x\(String(bad, radix: 16))"
+        }
+        return nil
+    }
+
+    /// Why `name` is not a valid custom zone name, or nil when it is.
+    public static func zoneNameProblem(_ name: String) -> String? {
+        let utf8 = name.utf8
+        if utf8.isEmpty { return "zone name is empty" }
+        if utf8.count > maxRecordNameLength { return "zone name is longer than \(maxRecordNameLength) characters" }
+        if name == ZoneID.defaultZoneName { return nil }
+        if utf8.first == UInt8(ascii: "_") { return "zone name '\(name)' starts with '_'" }
+        if let bad = utf8.first(where: { $0 < 0x21 || $0 > 0x7E }) {
+            return "zone name contains a space, non-printable or non-ASCII byte 0x\(String(bad, radix: 16))"
+        }
+        return nil
+    }
+
+    /// Why `type` is not a valid record type, or nil when it is.
+    public static func recordTypeProblem(_ type: String) -> String? {
+        let utf8 = type.utf8
+        if utf8.isEmpty { return "record type is empty" }
+        if utf8.count > 255 { return "record type is longer than 255 characters" }
+        let ok = utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2E
+        }
+        return ok ? nil : "record type '\(type)' may hold only letters, digits, '_' and '.'"
+    }
+}

@@ -1,0 +1,67 @@
+/// What a share lets a participant do.
+public enum SharePermission: String, Hashable, Sendable, Codable {
+    /// No access (only meaningful as a share's public permission).
+    case none
+    case readOnly
+    case readWrite
+
+    var allowsRead: Bool { self != .none }
+    var allowsWrite: Bool { self == .readWrite }
+}
+
+/// Where a participant stands with a share.
+public enum ParticipantStatus: String, Hashable, Sendable, Codable {
+    /// Added by the owner, not yet accepted: no access.
+    case invited
+    /// Accepted: the zone is in the participant's shared database.
+    case accepted
+}
+
+/// One participant of a zone-wide share.
+public struct ShareParticipant: Hashable, Sendable, Codable {
+    public var userRecordName: String
+    public var permission: SharePermission
+    public var status: ParticipantStatus
+
+    public init(userRecordName: String, permission: SharePermission, status: ParticipantStatus = .invited) {
+        self.userRecordName = userRecordName
+        self.permission = permission
+        self.status = status
+    }
+}
+
+/// A zone-wide share: at most one per custom zone.
+public struct ZoneShare: Hashable, Sendable {
+    public var zoneID: ZoneID
+    /// The share's own record name, fixed as CloudKit's zone-wide shares have it.
+    public static let recordName = "cloudkit.zoneshare"
+    public var ownerName: String { zoneID.ownerName }
+    public var publicPermission: SharePermission
+    public var participants: [String: ShareParticipant]
+    public var changeTag: String
+
+    public init(zoneID: ZoneID, publicPermission: SharePermission = .none,
+                participants: [String: ShareParticipant] = [:], changeTag: String) {
+        self.zoneID = zoneID
+        self.publicPermission = publicPermission
+        self.participants = participants
+        self.changeTag = changeTag
+    }
+
+    /// The permission `user` holds once accepted, or nil when the share grants nothing.
+    func grantedPermission(for user: String) -> SharePermission? {
+        if let p = participants[user] { return p.permission }
+        return publicPermission == .none ? nil : publicPermission
+    }
+
+    /// The permission `user` may use now: only after acceptance.
+    func effectivePermission(for user: String) -> SharePermission? {
+        guard let p = participants[user], p.status == .accepted else { return nil }
+        return p.permission
+    }
+
+    /// Users who accepted and so see the zone in their shared database.
+    var acceptedUsers: [String] {
+        participants.values.filter { $0.status == .accepted }.map(\.userRecordName).sorted()
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import RecordStore
-
-@Test func placeholder() {}
