@@ -54,8 +54,6 @@ public struct HMAC<H: HashFunction>: Sendable {
             inner.update(UnsafeRawBufferPointer(block))
             for i in bytes.indices { bytes[i] ^= 0x36 ^ 0x5C }
             outer.update(UnsafeRawBufferPointer(block))
-            // The padded key is key material: don't leave it on the stack.
-            for i in bytes.indices { bytes[i] = 0 }
         }
         self.inner = inner
         self.outer = outer
