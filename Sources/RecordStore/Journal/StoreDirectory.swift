@@ -20,7 +20,8 @@ final class StoreDirectory: @unchecked Sendable {
         var tornBytesDropped: Int
     }
 
-    /// A torn tail can be at most one batch; more than this after a bad entry is damage.
+    /// A torn tail is at most what one sync covered (one batch); more unreadable bytes than
+    /// this after the last intact entry can only be damage, and opening refuses it.
     static let maxTornTail = 16 * 1024 * 1024
 
     let path: String
@@ -39,7 +40,8 @@ final class StoreDirectory: @unchecked Sendable {
     deinit { close(lockFD) }
 
     /// Opens (creating if needed) the directory, recovers the state and opens the journal for appends.
-    static func open(path: String, policy: FsyncPolicy, configuration: StoreConfiguration)
+    static func open(path: String, policy: FsyncPolicy, configuration: StoreConfiguration,
+                     maxTornTail: Int = StoreDirectory.maxTornTail)
         throws -> (StoreDirectory, StoreEngine, JournalWriter, Recovery)
     {
         do {
@@ -82,7 +84,7 @@ final class StoreDirectory: @unchecked Sendable {
             do { scan = try JournalFormat.scan([UInt8](data)) } catch {
                 throw OpenError(description: "\(journalPath): \(error)")
             }
-            if scan.tornBytes > maxTornTail {
+            if scan.tornBytes > maxTornTail {  // the parameter, so tests can show the refusal
                 throw OpenError(description: "\(journalPath): \(scan.tornBytes) unreadable bytes after offset "
                                 + "\(scan.validLength), more than an interrupted append leaves: the journal is damaged")
             }
