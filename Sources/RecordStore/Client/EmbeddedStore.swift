@@ -142,6 +142,7 @@ public final class EmbeddedStore: Sendable {
     public func close() {
         push.stop()
         writer?.shutdown()
+        directory?.release()
     }
 
     /// Journal facts for reports and benchmarks.

@@ -37,7 +37,17 @@ final class StoreDirectory: @unchecked Sendable {
         self.lockFD = lockFD
     }
 
-    deinit { close(lockFD) }
+    private var released = false
+
+    deinit { release() }
+
+    /// Gives up the directory lock so another store (or process) may open it.
+    func release() {
+        guard !released else { return }
+        released = true
+        flock(lockFD, LOCK_UN)
+        close(lockFD)
+    }
 
     /// Opens (creating if needed) the directory, recovers the state and opens the journal for appends.
     static func open(path: String, policy: FsyncPolicy, configuration: StoreConfiguration,

@@ -21,8 +21,12 @@ public struct PushDeliveryModel: Sendable {
     public let profile: PushProfile
     public private(set) var counters = Counters()
     private var random: SeededRandom
-    /// Pending deliveries keyed by device, each with its due time.
-    private var pending: [String: [(due: Instant, note: DeviceNotification)]] = [:]
+    /// Pending deliveries by entry ID; the heap orders them by (due, entry ID).
+    private var entries: [UInt64: (due: Instant, note: DeviceNotification)] = [:]
+    private var heap = DeadlineHeap()
+    /// Entry IDs pending per device, oldest first (coalescing replaces the newest).
+    private var pendingByDevice: [String: [UInt64]] = [:]
+    private var nextEntry: UInt64 = 0
     /// Per device: the start of the current budget window and pushes scheduled in it.
     private var windows: [String: (start: Instant, used: Int)] = [:]
 
@@ -39,11 +43,10 @@ public struct PushDeliveryModel: Sendable {
             counters.dropped += 1
             return
         }
-        if profile.coalescing, var queue = pending[device], !queue.isEmpty {
+        if profile.coalescing, let newest = pendingByDevice[device]?.last {
             // A newer notification replaces the pending one; it keeps the pending one's time,
             // so a stream of changes cannot postpone delivery for ever.
-            queue[queue.count - 1].note = note
-            pending[device] = queue
+            entries[newest]!.note = note
             counters.coalesced += 1
             return
         }
@@ -68,29 +71,69 @@ public struct PushDeliveryModel: Sendable {
             let quantum = q.nanoseconds
             due = Instant(nanosecondsSinceEpoch: (n + quantum - 1) / quantum * quantum)
         }
-        pending[device, default: []].append((due, note))
+        nextEntry += 1
+        entries[nextEntry] = (due, note)
+        heap.push(due: due, id: nextEntry)
+        pendingByDevice[device, default: []].append(nextEntry)
     }
 
     /// The earliest pending delivery time, if any.
-    public var nextDeadline: Instant? {
-        pending.values.compactMap { $0.map(\.due).min() }.min()
-    }
+    public var nextDeadline: Instant? { heap.min?.due }
 
-    /// Deliveries due at or before `now`, in due order (ties by notification ID).
+    /// Deliveries due at or before `now`, in due order (ties in submission order).
     public mutating func due(now: Instant) -> [DeviceNotification] {
-        var out: [(Instant, DeviceNotification)] = []
-        for device in pending.keys {
-            pending[device]!.removeAll { item in
-                if item.due <= now { out.append((item.due, item.note)); return true }
-                return false
-            }
-            if pending[device]!.isEmpty { pending[device] = nil }
+        var out: [DeviceNotification] = []
+        while let top = heap.min, top.due <= now {
+            heap.popMin()
+            guard let entry = entries.removeValue(forKey: top.id) else { continue }
+            let device = "\(entry.note.userRecordName)/\(entry.note.deviceID)"
+            pendingByDevice[device]?.removeAll { $0 == top.id }
+            if pendingByDevice[device]?.isEmpty == true { pendingByDevice[device] = nil }
+            out.append(entry.note)
         }
-        out.sort { ($0.0, $0.1.notification.notificationID) < ($1.0, $1.1.notification.notificationID) }
         counters.delivered += out.count
-        return out.map(\.1)
+        return out
     }
 
     /// Notifications still pending.
-    public var pendingCount: Int { pending.values.reduce(0) { $0 + $1.count } }
+    public var pendingCount: Int { entries.count }
+}
+
+/// A binary min-heap of (due, id): the next delivery in O(1), insert and remove in O(log n).
+struct DeadlineHeap: Sendable {
+    private var items: [(due: Instant, id: UInt64)] = []
+
+    var min: (due: Instant, id: UInt64)? { items.first }
+    var count: Int { items.count }
+
+    private static func less(_ a: (due: Instant, id: UInt64), _ b: (due: Instant, id: UInt64)) -> Bool {
+        a.due < b.due || (a.due == b.due && a.id < b.id)
+    }
+
+    mutating func push(due: Instant, id: UInt64) {
+        items.append((due, id))
+        var i = items.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard Self.less(items[i], items[parent]) else { break }
+            items.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func popMin() {
+        guard !items.isEmpty else { return }
+        items.swapAt(0, items.count - 1)
+        items.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var smallest = i
+            if l < items.count && Self.less(items[l], items[smallest]) { smallest = l }
+            if r < items.count && Self.less(items[r], items[smallest]) { smallest = r }
+            if smallest == i { return }
+            items.swapAt(i, smallest)
+            i = smallest
+        }
+    }
 }
