@@ -173,3 +173,25 @@ public final class EmbeddedStore: Sendable {
         return report
     }
 }
+
+extension EmbeddedStore {
+    /// Reads a store directory without opening it for writing: safe while a daemon runs on it.
+    public static func inspect(directory: String, now: Instant = WallClock().now()) throws -> StoreInspection {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw OpenError(description: "no store directory at \(directory)")
+        }
+        do {
+            let (engine, recovery, validLength) = try StoreDirectory.recover(path: directory, configuration: .default)
+            var report = engine.inspection(now: now)
+            report.generation = recovery.generation
+            report.snapshotBytes = recovery.snapshotBytes
+            report.journalBytes = validLength + recovery.tornBytesDropped
+            report.journalEntries = recovery.entriesReplayed
+            report.tornBytes = recovery.tornBytesDropped
+            return report
+        } catch {
+            throw OpenError(description: "\(error)")
+        }
+    }
+}

@@ -17,6 +17,9 @@ public struct StoreInspection: Sendable, Codable {
     public var zones: [Zone] = []
     public var users: [String] = []
     public var journalBytes = 0
+    public var journalEntries = 0
+    /// Bytes after the last intact journal entry (an append under way, or a crash's torn tail).
+    public var tornBytes = 0
     public var snapshotBytes = 0
     public var generation: UInt64 = 0
 }

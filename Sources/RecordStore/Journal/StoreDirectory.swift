@@ -65,56 +65,18 @@ final class StoreDirectory: @unchecked Sendable {
             close(lockFD)
             throw OpenError(description: "store directory \(path) is in use by another process")
         }
-
-        var engine = StoreEngine(configuration: configuration)
-        var recovery = Recovery(generation: 0, snapshotBytes: 0, entriesReplayed: 0, tornBytesDropped: 0)
-        if let snapshot = FileManager.default.contents(atPath: "\(path)/snapshot") {
-            let bytes = [UInt8](snapshot)
-            guard bytes.count >= 4 else { throw OpenError(description: "snapshot in \(path) is truncated") }
-            let body = Array(bytes[0..<(bytes.count - 4)])
-            var r = ByteReader(bytes, offset: bytes.count - 4)
-            let crc = try r.readUInt32()
-            guard CRC32.checksum(body) == crc else {
-                throw OpenError(description: "snapshot in \(path) fails its checksum: the file is damaged")
-            }
-            do {
-                let (state, generation) = try SnapshotCodec.decode(body)
-                engine.state = state
-                recovery.generation = generation
-                recovery.snapshotBytes = bytes.count
-            } catch {
-                throw OpenError(description: "snapshot in \(path) cannot be read: \(error)")
-            }
+        let (engine, recovery, scannedLength) : (StoreEngine, Recovery, Int)
+        do {
+            (engine, recovery, scannedLength) = try recover(path: path, configuration: configuration,
+                                                            maxTornTail: maxTornTail)
+        } catch {
+            flock(lockFD, LOCK_UN)
+            close(lockFD)
+            throw error
         }
+        var validLength = scannedLength
         let dir = StoreDirectory(path: path, generation: recovery.generation, lockFD: lockFD)
         let journalPath = dir.journalPath
-        var validLength = 0
-        if let data = FileManager.default.contents(atPath: journalPath) {
-            let scan: JournalFormat.Scan
-            do { scan = try JournalFormat.scan([UInt8](data)) } catch {
-                throw OpenError(description: "\(journalPath): \(error)")
-            }
-            if scan.tornBytes > maxTornTail {  // the parameter, so tests can show the refusal
-                throw OpenError(description: "\(journalPath): \(scan.tornBytes) unreadable bytes after offset "
-                                + "\(scan.validLength), more than an interrupted append leaves: the journal is damaged")
-            }
-            if scan.validLength >= JournalFormat.headerSize && scan.generation != recovery.generation {
-                throw OpenError(description: "\(journalPath) follows generation \(scan.generation), "
-                                + "the snapshot is generation \(recovery.generation)")
-            }
-            for (i, payload) in scan.entries.enumerated() {
-                var r = ByteReader(Array(payload))
-                do {
-                    for m in try MutationCodec.decodeMutations(&r) { engine.replay(m) }
-                } catch {
-                    throw OpenError(description: "\(journalPath): entry \(i) passes its checksum but cannot be read "
-                                    + "(\(error)); was it written by a newer ZoneRTC?")
-                }
-            }
-            recovery.entriesReplayed = scan.entries.count
-            recovery.tornBytesDropped = scan.tornBytes
-            validLength = scan.validLength
-        }
         // Earlier generations are leftovers of a compaction interrupted after its snapshot landed.
         dir.removeStaleJournals()
 
@@ -138,6 +100,61 @@ final class StoreDirectory: @unchecked Sendable {
         lseek(fd, off_t(validLength), SEEK_SET)
         let writer = JournalWriter(fd: fd, fileSize: validLength, policy: policy)
         return (dir, engine, writer, recovery)
+    }
+
+    /// Reads the snapshot and replays the journal without changing any file: what `open` does
+    /// first, and all that `zonertc store inspect` needs (it works while a daemon holds the store).
+    static func recover(path: String, configuration: StoreConfiguration,
+                        maxTornTail: Int = StoreDirectory.maxTornTail) throws -> (StoreEngine, Recovery, Int) {
+        var engine = StoreEngine(configuration: configuration)
+        var recovery = Recovery(generation: 0, snapshotBytes: 0, entriesReplayed: 0, tornBytesDropped: 0)
+        if let snapshot = FileManager.default.contents(atPath: "\(path)/snapshot") {
+            let bytes = [UInt8](snapshot)
+            guard bytes.count >= 4 else { throw OpenError(description: "snapshot in \(path) is truncated") }
+            let body = Array(bytes[0..<(bytes.count - 4)])
+            var r = ByteReader(bytes, offset: bytes.count - 4)
+            let crc = try r.readUInt32()
+            guard CRC32.checksum(body) == crc else {
+                throw OpenError(description: "snapshot in \(path) fails its checksum: the file is damaged")
+            }
+            do {
+                let (state, generation) = try SnapshotCodec.decode(body)
+                engine.state = state
+                recovery.generation = generation
+                recovery.snapshotBytes = bytes.count
+            } catch {
+                throw OpenError(description: "snapshot in \(path) cannot be read: \(error)")
+            }
+        }
+        let journalPath = "\(path)/journal-\(recovery.generation).log"
+        var validLength = 0
+        if let data = FileManager.default.contents(atPath: journalPath) {
+            let scan: JournalFormat.Scan
+            do { scan = try JournalFormat.scan([UInt8](data)) } catch {
+                throw OpenError(description: "\(journalPath): \(error)")
+            }
+            if scan.tornBytes > maxTornTail {
+                throw OpenError(description: "\(journalPath): \(scan.tornBytes) unreadable bytes after offset "
+                                + "\(scan.validLength), more than an interrupted append leaves: the journal is damaged")
+            }
+            if scan.validLength >= JournalFormat.headerSize && scan.generation != recovery.generation {
+                throw OpenError(description: "\(journalPath) follows generation \(scan.generation), "
+                                + "the snapshot is generation \(recovery.generation)")
+            }
+            for (i, payload) in scan.entries.enumerated() {
+                var r = ByteReader(Array(payload))
+                do {
+                    for m in try MutationCodec.decodeMutations(&r) { engine.replay(m) }
+                } catch {
+                    throw OpenError(description: "\(journalPath): entry \(i) passes its checksum but cannot be read "
+                                    + "(\(error)); was it written by a newer ZoneRTC?")
+                }
+            }
+            recovery.entriesReplayed = scan.entries.count
+            recovery.tornBytesDropped = scan.tornBytes
+            validLength = scan.validLength
+        }
+        return (engine, recovery, validLength)
     }
 
     /// Writes the state as snapshot generation+1, starts an empty journal for it and removes the
