@@ -20,5 +20,7 @@ let package = Package(
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "ZoneCore"]),
+        // Runs the built `zonertc` binary as a user would.
+        .testTarget(name: "CLITests", dependencies: ["RecordStore", "ZoneCore"]),
     ]
 )

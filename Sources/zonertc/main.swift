@@ -67,7 +67,7 @@ func runMain() async -> Int32 {
         return usageFailure("\(error)", nil)
     }
     if args.isEmpty {
-        print(overview)
+        Terminal.error(overview)
         return 2
     }
     if args == ["--version"] || args == ["version"] {

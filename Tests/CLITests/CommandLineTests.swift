@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import RecordStore
+import ZoneCore
+
+/// The command line as a user meets it: help, version, usage errors with exit code 2.
+@Suite("zonertc command line")
+struct CommandLineTests {
+    @Test("--help lists only working commands; --version prints the version")
+    func helpAndVersion() throws {
+        let help = try ZonertcProcess.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("store inspect"))
+        #expect(!help.stdout.contains("peer"))
+        let version = try ZonertcProcess.run(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("zonertc "))
+        let commandHelp = try ZonertcProcess.run(["help", "store", "inspect"])
+        #expect(commandHelp.status == 0 && commandHelp.stdout.contains("--data DIR"))
+        #expect(try ZonertcProcess.run(["store", "inspect", "--help"]).stdout == commandHelp.stdout)
+    }
+
+    @Test("unknown commands and flags print what was wrong and the usage, exit 2", arguments: [
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["store", "frobnicate"], "unknown command 'store frobnicate'"),
+        (["store", "inspect"], "--data is required"),
+        (["store", "inspect", "--data"], "--data needs a value"),
+        (["store", "inspect", "--data", "x", "--nope"], "unknown option --nope"),
+        (["store", "inspect", "--data", "x", "extra"], "unexpected argument 'extra'"),
+        (["store", "inspect", "--data", "x", "--data", "y"], "--data given more than once"),
+        (["store", "inspect", "--json=yes", "--data", "x"], "--json takes no value"),
+        (["--log", "loud", "--version"], "loud"),
+        (["help", "nothing"], "no command 'nothing'"),
+    ])
+    func usageErrors(_ arguments: [String], _ message: String) throws {
+        let out = try ZonertcProcess.run(arguments)
+        #expect(out.status == 2)
+        #expect(out.stderr.contains(message), "stderr: \(out.stderr)")
+        #expect(out.stderr.contains("usage") || out.stderr.contains("zonertc --help"))
+    }
+
+    @Test("no arguments: the overview on stderr, exit 2")
+    func noArguments() throws {
+        let out = try ZonertcProcess.run([])
+        #expect(out.status == 2 && out.stderr.contains("commands:"))
+    }
+
+    @Test("store inspect shows zones, counts by type, journal size and tokens, text and JSON")
+    func storeInspect() async throws {
+        let dir = NSTemporaryDirectory() + "zonertc-cli-\(UUID().uuidString)"
+        var options = EmbeddedStore.Options(directory: dir)
+        options.automaticPush = false
+        let store = try EmbeddedStore(options: options)
+        let alice = store.client(user: "alice")
+        let room = ZoneID(zoneName: "room_abcd1234")
+        _ = try await alice.modifyZones(save: [room], delete: [], scope: .private)
+        try await alice.save([
+            Record(recordType: "SignalEnvelope", id: RecordID(recordName: "SE_1", zoneID: room)),
+            Record(recordType: "SignalIceChunk", id: RecordID(recordName: "IC_1", zoneID: room)),
+            Record(recordType: "SignalIceChunk", id: RecordID(recordName: "IC_2", zoneID: room)),
+        ])
+        // Inspect works while the store is open (as under a running daemon).
+        let text = try ZonertcProcess.run(["store", "inspect", "--data", dir])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("room_abcd1234"))
+        #expect(text.stdout.contains("SignalEnvelope=1 SignalIceChunk=2"))
+        #expect(text.stdout.contains("journal"))
+        let json = try ZonertcProcess.run(["store", "inspect", "--data", dir, "--json"])
+        #expect(json.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let zones = object?["zones"] as? [[String: Any]]
+        #expect(zones?.first?["records"] as? Int == 3)
+        #expect((zones?.first?["lastToken"] as? String)?.isEmpty == false)
+        #expect((object?["journalBytes"] as? Int ?? 0) > 0)
+        store.close()
+
+        let missing = try ZonertcProcess.run(["store", "inspect", "--data", dir + "-nope"])
+        #expect(missing.status == 1 && missing.stderr.contains("no store directory"))
+    }
+}
