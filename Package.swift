@@ -8,10 +8,12 @@ let package = Package(
         .executable(name: "zonertc", targets: ["zonertc"]),
         .library(name: "ZoneCore", targets: ["ZoneCore"]),
         .library(name: "RecordStore", targets: ["RecordStore"]),
+        .library(name: "Signaling", targets: ["Signaling"]),
     ],
     targets: [
         .target(name: "ZoneCore"),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
+        .target(name: "Signaling", dependencies: ["ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore"]),
         .executableTarget(
             name: "zonertc-bench",
@@ -20,5 +22,6 @@ let package = Package(
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "ZoneCore"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ZoneCore"]),
     ]
 )
