@@ -8,10 +8,12 @@ let package = Package(
         .executable(name: "zonertc", targets: ["zonertc"]),
         .library(name: "ZoneCore", targets: ["ZoneCore"]),
         .library(name: "RecordStore", targets: ["RecordStore"]),
+        .library(name: "Signaling", targets: ["Signaling"]),
     ],
     targets: [
         .target(name: "ZoneCore"),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
+        .target(name: "Signaling", dependencies: ["ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore"]),
         .executableTarget(
             name: "zonertc-bench",
@@ -22,5 +24,6 @@ let package = Package(
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "ZoneCore"]),
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "ZoneCore"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ZoneCore"]),
     ]
 )

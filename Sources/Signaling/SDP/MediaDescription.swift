@@ -1,0 +1,176 @@
+// A media description (media section): RFC 8866 §5.14 (`m=`) and the lines that follow it up
+// to the next `m=`; the JSEP meaning of its attributes, RFC 8829 §5.2–5.3.
+
+/// One `m=` section and its lines.
+///
+/// The lines are kept in order, typed where this layer understands them, so that a parsed
+/// section prints back with everything it had. The accessors read the attributes; for values a
+/// session may also set at session level (ICE credentials, fingerprint, setup, direction) ask
+/// `SessionDescription`, which falls back to the session level.
+public struct MediaDescription: Hashable, Sendable {
+    /// audio, video, application, ….
+    public var kind: MediaKind
+    /// The port; 9 (discard) in JSEP descriptions, 0 for a rejected section.
+    public var port: UInt16
+    /// The `/<number of ports>` after the port, if given.
+    public var portCount: UInt16?
+    /// The transport protocol: `UDP/TLS/RTP/SAVPF`, `RTP/AVPF`, `UDP/DTLS/SCTP`, ….
+    public var transportProtocol: String
+    /// The formats: RTP payload types as text for RTP protocols, or e.g. `webrtc-datachannel`.
+    public var formats: [String]
+    /// The section's `c=` line.
+    public var connection: SDPConnection?
+    /// The section's `b=` lines.
+    public var bandwidths: [SDPBandwidth]
+    /// `i=`, `k=` and lines of unknown types, in order.
+    public var otherLines: [SDPLine]
+    /// The `a=` lines, in order.
+    public var attributes: [SDPAttribute]
+
+    public init(
+        kind: MediaKind, port: UInt16 = 9, portCount: UInt16? = nil, transportProtocol: String,
+        formats: [String], connection: SDPConnection? = .placeholder, bandwidths: [SDPBandwidth] = [],
+        otherLines: [SDPLine] = [], attributes: [SDPAttribute] = []
+    ) {
+        self.kind = kind
+        self.port = port
+        self.portCount = portCount
+        self.transportProtocol = transportProtocol
+        self.formats = formats
+        self.connection = connection
+        self.bandwidths = bandwidths
+        self.otherLines = otherLines
+        self.attributes = attributes
+    }
+
+    /// DTLS-SRTP with RTCP feedback, what WebRTC uses (RFC 8829 §5.1.2).
+    public static let secureRTPProtocol = "UDP/TLS/RTP/SAVPF"
+    /// Plain RTP with RTCP feedback (RFC 4585), for calls without DTLS.
+    public static let plainRTPProtocol = "RTP/AVPF"
+
+    /// True when the formats are RTP payload types (the protocol is an RTP profile: `RTP/AVP`,
+    /// `RTP/AVPF`, `RTP/SAVP`, `UDP/TLS/RTP/SAVPF`, `TCP/DTLS/RTP/SAVPF`, …).
+    public var isRTP: Bool {
+        Self.isRTPProtocol(transportProtocol)
+    }
+
+    static func isRTPProtocol(_ text: String) -> Bool {
+        text.split(separator: "/").contains { $0.uppercased() == "RTP" }
+    }
+
+    /// True when the section was rejected: port 0 without `a=bundle-only` (RFC 8843 §6).
+    public var isRejected: Bool {
+        port == 0 && !attributes.contains(.other(name: "bundle-only", value: nil))
+    }
+
+    /// The payload types of the `m=` line (RTP sections; non-numeric formats are left out).
+    public var payloadTypes: [UInt8] {
+        formats.compactMap { SDPGrammar.decimal(Array($0.utf8)[...], as: UInt8.self) }
+    }
+
+    /// `a=mid`.
+    public var mid: String? {
+        attributes.lazy.compactMap { if case .mid(let mid) = $0 { mid } else { nil } }.first
+    }
+
+    /// The section's own direction attribute, if any (see `SessionDescription.direction(of:)`).
+    public var explicitDirection: MediaDirection? {
+        attributes.lazy.compactMap { if case .direction(let direction) = $0 { direction } else { nil } }.first
+    }
+
+    /// The section's own `a=ice-ufrag`, if any.
+    public var iceUsernameFragment: String? {
+        attributes.lazy.compactMap { if case .iceUsernameFragment(let text) = $0 { text } else { nil } }.first
+    }
+
+    /// The section's own `a=ice-pwd`, if any.
+    public var icePassword: String? {
+        attributes.lazy.compactMap { if case .icePassword(let text) = $0 { text } else { nil } }.first
+    }
+
+    /// The section's own `a=ice-options`, if any.
+    public var iceOptions: [String] {
+        attributes.flatMap { attribute -> [String] in
+            if case .iceOptions(let options) = attribute { return options }
+            return []
+        }
+    }
+
+    /// The `a=candidate` lines, in order.
+    public var candidates: [ICECandidate] {
+        attributes.compactMap { if case .candidate(let candidate) = $0 { candidate } else { nil } }
+    }
+
+    /// True when the section has `a=end-of-candidates`.
+    public var hasEndOfCandidates: Bool {
+        attributes.contains(.endOfCandidates)
+    }
+
+    /// True when the section has `a=rtcp-mux`.
+    public var isRTCPMultiplexed: Bool {
+        attributes.contains(.rtcpMux)
+    }
+
+    /// The section's own `a=setup`, if any.
+    public var explicitSetupRole: DTLSSetupRole? {
+        attributes.lazy.compactMap { if case .setup(let role) = $0 { role } else { nil } }.first
+    }
+
+    /// The section's own `a=fingerprint` lines.
+    public var explicitFingerprints: [DTLSFingerprint] {
+        attributes.compactMap { if case .fingerprint(let fingerprint) = $0 { fingerprint } else { nil } }
+    }
+
+    /// The codecs of an RTP section, in `m=` line order (the sender's preference): each payload
+    /// type with its `a=rtpmap` (or RFC 3551 static assignment), `a=fmtp` and the `a=rtcp-fb`
+    /// lines for it or for `*`. Payload types with neither rtpmap nor static assignment are left
+    /// out; so is everything when the section is not RTP.
+    public var codecs: [RTPCodec] {
+        guard isRTP else { return [] }
+        var maps: [UInt8: (name: String, clockRate: UInt32, channels: UInt16?)] = [:]
+        var parameters: [String: String] = [:]
+        var feedback: [(payloadType: UInt8?, feedback: RTCPFeedback)] = []
+        for attribute in attributes {
+            switch attribute {
+            case .rtpMap(let payloadType, let name, let clockRate, let channels):
+                if maps[payloadType] == nil { maps[payloadType] = (name, clockRate, channels) }
+            case .formatParameters(let format, let text):
+                if parameters[format] == nil { parameters[format] = text }
+            case .rtcpFeedback(let payloadType, let item):
+                feedback.append((payloadType, item))
+            default:
+                break
+            }
+        }
+        var seen = Set<UInt8>()
+        return payloadTypes.compactMap { payloadType -> RTPCodec? in
+            guard seen.insert(payloadType).inserted else { return nil }
+            let map = maps[payloadType] ?? RTPCodec.staticType(payloadType).map { ($0.name, $0.clockRate, nil) }
+            guard let map else { return nil }
+            return RTPCodec(
+                payloadType: payloadType, name: map.name, clockRate: map.clockRate, channels: map.channels,
+                formatParameters: parameters[String(payloadType)],
+                feedback: feedback.filter { $0.payloadType == nil || $0.payloadType == payloadType }.map(\.feedback))
+        }
+    }
+
+    /// The codec at `payloadType`, if the section lists it (see `codecs`).
+    public func codec(payloadType: UInt8) -> RTPCodec? {
+        codecs.first { $0.payloadType == payloadType }
+    }
+
+    /// The attributes that describe `codec`: its rtpmap, its fmtp if it has parameters, and one
+    /// rtcp-fb per feedback type, in the order Chrome writes them.
+    public static func attributes(describing codec: RTPCodec) -> [SDPAttribute] {
+        var lines: [SDPAttribute] = [
+            .rtpMap(
+                payloadType: codec.payloadType, encodingName: codec.name, clockRate: codec.clockRate,
+                channels: codec.channels)
+        ]
+        lines += codec.feedback.map { .rtcpFeedback(payloadType: codec.payloadType, feedback: $0) }
+        if let parameters = codec.formatParameters {
+            lines.append(.formatParameters(format: String(codec.payloadType), parameters: parameters))
+        }
+        return lines
+    }
+}

@@ -1,0 +1,123 @@
+// An RTP codec as a media section describes it: the payload type on the m= line, its
+// `a=rtpmap` (RFC 8866 §6.6), `a=fmtp` (§6.15) and `a=rtcp-fb` (RFC 4585 §4.2) lines, and the
+// static payload types of RFC 3551 §6. H.264 parameters: RFC 6184 §8.1.
+
+/// A codec offered or accepted in a media section.
+public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
+    /// The RTP payload type, 0–127 (96–127 for dynamic types).
+    public var payloadType: UInt8
+    /// The encoding name, e.g. `VP8`, `H264`, `opus` (case-insensitive when compared).
+    public var name: String
+    /// The RTP clock rate in Hz (90000 for video).
+    public var clockRate: UInt32
+    /// The channel count of an audio codec, when `a=rtpmap` gives one.
+    public var channels: UInt16?
+    /// The `a=fmtp` parameters, as written (`level-asymmetry-allowed=1;packetization-mode=1;…`).
+    public var formatParameters: String?
+    /// The feedback types listed for this payload type or for `*`.
+    public var feedback: [RTCPFeedback]
+
+    public init(
+        payloadType: UInt8, name: String, clockRate: UInt32, channels: UInt16? = nil,
+        formatParameters: String? = nil, feedback: [RTCPFeedback] = []
+    ) {
+        self.payloadType = payloadType
+        self.name = name
+        self.clockRate = clockRate
+        self.channels = channels
+        self.formatParameters = formatParameters
+        self.feedback = feedback
+    }
+
+    /// The feedback a silent video call asks for: FIR, NACK and PLI.
+    public static let videoFeedback: [RTCPFeedback] = [.fullIntraRequest, .nack, .pictureLossIndication]
+
+    /// VP8 (RFC 7741) at 90 kHz.
+    public static func vp8(payloadType: UInt8 = 96) -> RTPCodec {
+        RTPCodec(payloadType: payloadType, name: "VP8", clockRate: 90_000, feedback: videoFeedback)
+    }
+
+    /// H.264 (RFC 6184) at 90 kHz in non-interleaved mode (packetization-mode=1), by default
+    /// Constrained Baseline level 3.1 (`42e01f`), the profile every WebRTC stack supports.
+    public static func h264(payloadType: UInt8 = 97, profileLevelID: String = "42e01f") -> RTPCodec {
+        RTPCodec(
+            payloadType: payloadType, name: "H264", clockRate: 90_000,
+            formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profileLevelID)",
+            feedback: videoFeedback)
+    }
+
+    /// The value of one `a=fmtp` parameter (`key=value` pairs separated by `;`, keys compared
+    /// without case); nil when absent or the parameters are not in that form.
+    public func formatParameter(_ key: String) -> String? {
+        guard let formatParameters else { return nil }
+        for pair in formatParameters.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            if parts[0].trimmingSpaces.lowercased() == key.lowercased() {
+                return String(parts[1].trimmingSpaces)
+            }
+        }
+        return nil
+    }
+
+    /// True when an offer of `self` and an answer of `other` describe the same format, so the
+    /// answerer may accept it: same name (any case), clock rate and channel count, and for
+    /// H.264 the same packetization mode and profile (RFC 6184 §8.2.2: the level may differ);
+    /// for VP9 the same profile-id.
+    ///
+    /// Profiles are compared by the first four hex digits of profile-level-id (profile_idc and
+    /// the constraint flags); WebRTC's finer matching of equivalent constraint sets is not
+    /// reproduced.
+    public func isCompatible(with other: RTPCodec) -> Bool {
+        guard name.lowercased() == other.name.lowercased(), clockRate == other.clockRate,
+            (channels ?? 1) == (other.channels ?? 1)
+        else { return false }
+        switch name.lowercased() {
+        case "h264":
+            func profile(_ codec: RTPCodec) -> String {
+                String((codec.formatParameter("profile-level-id") ?? "42000a").lowercased().prefix(4))
+            }
+            return (formatParameter("packetization-mode") ?? "0")
+                == (other.formatParameter("packetization-mode") ?? "0")
+                && profile(self) == profile(other)
+        case "vp9":
+            return (formatParameter("profile-id") ?? "0") == (other.formatParameter("profile-id") ?? "0")
+        default:
+            return true
+        }
+    }
+
+    /// The static payload types of RFC 3551 §6 that WebRTC stacks list without `a=rtpmap`.
+    static func staticType(_ payloadType: UInt8) -> (name: String, clockRate: UInt32)? {
+        switch payloadType {
+        case 0: ("PCMU", 8_000)
+        case 3: ("GSM", 8_000)
+        case 4: ("G723", 8_000)
+        case 8: ("PCMA", 8_000)
+        case 9: ("G722", 8_000)
+        case 13: ("CN", 8_000)
+        case 18: ("G729", 8_000)
+        case 26: ("JPEG", 90_000)
+        case 31: ("H261", 90_000)
+        case 34: ("H263", 90_000)
+        default: nil
+        }
+    }
+
+    /// `<pt> <name>/<rate>[/<channels>]`, as after `a=rtpmap:`.
+    public var description: String {
+        var text = "\(payloadType) \(name)/\(clockRate)"
+        if let channels { text += "/\(channels)" }
+        return text
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces and tabs.
+    fileprivate var trimmingSpaces: Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+}
