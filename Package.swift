@@ -8,17 +8,20 @@ let package = Package(
         .executable(name: "zonertc", targets: ["zonertc"]),
         .library(name: "ZoneCore", targets: ["ZoneCore"]),
         .library(name: "RecordStore", targets: ["RecordStore"]),
+        .library(name: "STUN", targets: ["STUN"]),
     ],
     targets: [
         .target(name: "ZoneCore"),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
+        .target(name: "STUN", dependencies: ["ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN"],
             path: "Bench/ZoneBench"
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "ZoneCore"]),
+        .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
     ]
 )
