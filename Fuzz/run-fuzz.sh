@@ -40,7 +40,9 @@ set +e
     -artifact_prefix="$artifacts/" "$@" > "$build/last-run.log" 2>&1
 status=$?
 set -e
-grep -E '^(#[0-9]+[[:space:]]+(INITED|DONE)|Done [0-9]+ runs|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)|==[0-9]+==ERROR|SUMMARY|Fatal error|.*Test unit written)' \
+summary='^(#[0-9]+[[:space:]]+(INITED|DONE)|Done [0-9]+ runs|==[0-9]+==ERROR|SUMMARY|Fatal error|.*Test unit written'
+summary+='|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb))'
+grep -E "$summary" \
     "$build/last-run.log" || true
 if [ "$status" -ne 0 ]; then
     tail -n 40 "$build/last-run.log" >&2

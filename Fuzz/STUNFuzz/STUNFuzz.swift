@@ -61,25 +61,28 @@ public func stunFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
     return 0
 }
 
-/// The frames (and the terminating error kind, if any) the stream decoder finds in `chunks`.
-private func frames(of chunks: [[UInt8]]) -> [String] {
+/// The frames the stream decoder finds in `chunks`, and the error that stopped it, if any.
+private func frames(of chunks: [[UInt8]]) -> StreamOutcome {
     var decoder = ChannelDataStreamDecoder()
-    var result: [String] = []
+    var outcome = StreamOutcome()
     for chunk in chunks {
         decoder.append(chunk)
         while true {
             do throws(STUNError) {
                 guard case .frame(let frame) = try decoder.parseStep() else { break }
-                switch frame {
-                case .channelData(let c): result.append("C\(c.channel):\(c.payload)")
-                case .stunMessage(let m):
-                    _ = try? STUNMessage(decoding: m)
-                    result.append("S\(m)")
-                }
+                if case .stunMessage(let m) = frame { _ = try? STUNMessage(decoding: m) }
+                outcome.frames.append(frame)
             } catch {
-                return result + ["E\(error.kind)"]
+                outcome.error = error.kind
+                return outcome
             }
         }
     }
-    return result
+    return outcome
+}
+
+/// What a stream decoder made of some bytes.
+private struct StreamOutcome: Equatable {
+    var frames: [ChannelDataStreamDecoder.Frame] = []
+    var error: STUNError.Kind?
 }

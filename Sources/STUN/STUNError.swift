@@ -66,19 +66,29 @@ public struct STUNError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "STUN: \(message)" }
 }
 
-/// Runs `body` over the bytes of `bytes` keeping the typed error: `withUnsafeBytes` on arrays
-/// only rethrows `any Error`, so the error travels through a `Result`.
+/// Runs `body` over the bytes of `bytes`, keeping the typed error: `withUnsafeBytes` on arrays
+/// only rethrows `any Error`, so the error is carried out of the closure by hand.
 @inline(__always)
-func withRawBytes<C: ContiguousBytesCollection, R>(
-    _ bytes: C, _ body: (UnsafeRawBufferPointer) throws(STUNError) -> R
+func withRawBytes<R>(
+    _ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(STUNError) -> R
 ) throws(STUNError) -> R {
-    try bytes.withUnsafeBytes { raw in Result { () throws(STUNError) -> R in try body(raw) } }.get()
+    var failure: STUNError?
+    let value: R? = bytes.withUnsafeBytes { raw in
+        do throws(STUNError) { return try body(raw) } catch { failure = error; return nil }
+    }
+    if let failure { throw failure }
+    return value!  // nil only together with a failure
 }
 
-/// The contiguous byte collections the codecs accept besides raw buffers.
-protocol ContiguousBytesCollection {
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+/// `withRawBytes` for an array slice.
+@inline(__always)
+func withRawBytes<R>(
+    _ bytes: ArraySlice<UInt8>, _ body: (UnsafeRawBufferPointer) throws(STUNError) -> R
+) throws(STUNError) -> R {
+    var failure: STUNError?
+    let value: R? = bytes.withUnsafeBytes { raw in
+        do throws(STUNError) { return try body(raw) } catch { failure = error; return nil }
+    }
+    if let failure { throw failure }
+    return value!  // nil only together with a failure
 }
-
-extension Array: ContiguousBytesCollection where Element == UInt8 {}
-extension ArraySlice: ContiguousBytesCollection where Element == UInt8 {}

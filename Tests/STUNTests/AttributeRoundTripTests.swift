@@ -13,8 +13,10 @@ let sampleAttributes: [STUNAttribute] = [
     .mappedAddress(v4), .mappedAddress(v6), .xorMappedAddress(v4), .xorMappedAddress(v6),
     .username(""), .username("abcd:efgh"), .username(String(repeating: "u", count: 512)),
     .userhash([UInt8](repeating: 0xA5, count: 32)),
-    .passwordAlgorithm(.md5), .passwordAlgorithm(.sha256), .passwordAlgorithm(STUNPasswordAlgorithm(number: 9, parameters: [1, 2, 3])),
-    .passwordAlgorithms([.md5, .sha256]), .passwordAlgorithms([STUNPasswordAlgorithm(number: 7, parameters: [9]), .sha256]),
+    .passwordAlgorithm(.md5), .passwordAlgorithm(.sha256),
+    .passwordAlgorithm(STUNPasswordAlgorithm(number: 9, parameters: [1, 2, 3])),
+    .passwordAlgorithms([.md5, .sha256]),
+    .passwordAlgorithms([STUNPasswordAlgorithm(number: 7, parameters: [9]), .sha256]),
     .passwordAlgorithms([]),
     .errorCode(STUNErrorCode(code: 401)), .errorCode(STUNErrorCode(code: 699, reason: "")),
     .errorCode(STUNErrorCode(code: 300, reason: "Try \u{00E9}lsewhere")),
@@ -84,11 +86,12 @@ struct AttributeRoundTripTests {
         #expect(decoded == m)
         #expect(decoded.unknownComprehensionRequiredAttributes.map(\.rawValue) == [0x0042, 0x0043])
         // What a server does with them: a 420 response listing them.
-        let response = STUNMessage(
-            method: .binding, messageClass: .errorResponse, transactionID: m.transactionID,
-            attributes: [.errorCode(STUNErrorCode(code: STUNErrorCode.unknownAttribute)),
-                         .unknownAttributes(decoded.unknownComprehensionRequiredAttributes)])
+        let response = decoded.errorResponse(
+            code: STUNErrorCode.unknownAttribute,
+            attributes: [.unknownAttributes(decoded.unknownComprehensionRequiredAttributes)])
         let answer = try STUNMessage(decoding: try response.encode())
+        #expect(answer.transactionID == m.transactionID && answer.messageType.rawValue == 0x0111)
+        #expect(decoded.successResponse().messageType.rawValue == 0x0101)
         #expect(answer.errorCode == STUNErrorCode(code: 420, reason: "Unknown Attribute"))
         #expect(answer.unknownAttributes?.map(\.rawValue) == [0x0042, 0x0043])
     }
@@ -129,15 +132,17 @@ struct AttributeRoundTripTests {
         expectError(.valueTooLong) { () throws(STUNError) in try encode(.data([UInt8](repeating: 0, count: 0x10000))) }
         expectError(.messageTooLong) { () throws(STUNError) in
             _ = try STUNMessage(method: .send, messageClass: .indication, transactionID: rfc5769TransactionID,
-                                attributes: [.data([UInt8](repeating: 0, count: 0xFFF0)), .data([1, 2, 3, 4, 5, 6, 7, 8, 9])])
+                                attributes: [.data([UInt8](repeating: 0, count: 0xFFF0)), .data(Array(1...9))])
                 .encode()
         }
     }
 
     @Test func computedAttributesInTheListAreNotWritten() throws {
         let m = STUNMessage(method: .binding, messageClass: .request, transactionID: rfc5769TransactionID,
-                            attributes: [.fingerprint(1), .messageIntegrity([UInt8](repeating: 0, count: 20)), .priority(1),
-                                         .messageIntegritySHA256([UInt8](repeating: 0, count: 32))])
+                            attributes: [
+                                .fingerprint(1), .messageIntegrity([UInt8](repeating: 0, count: 20)), .priority(1),
+                                .messageIntegritySHA256([UInt8](repeating: 0, count: 32)),
+                            ])
         let decoded = try STUNMessage(decoding: try m.encode())
         #expect(decoded.attributes == [.priority(1)])
     }

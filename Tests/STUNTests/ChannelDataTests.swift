@@ -22,7 +22,8 @@ struct ChannelDataTests {
 
     @Test(arguments: [0, 1, 3, 4, 5, 100, 1200])
     func everySplitOfADatagram(size: Int) throws {
-        let message = ChannelData(channel: 0x4ABC & 0x4FFF, payload: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let message = ChannelData(channel: 0x4ABC, payload: payload)
         // Unpadded: every prefix is truncated. (A padded datagram's prefixes that still hold all the
         // data are valid unpadded messages, so that property is checked on the unpadded form.)
         verifyDatagramDecoder(try message.encode(padded: false), expected: message) { (b) throws(STUNError) in
@@ -37,7 +38,9 @@ struct ChannelDataTests {
         expectError(.invalidChannelNumber) { () throws(STUNError) in _ = try ChannelData(decoding: [0x50, 0x00, 0, 0]) }
         // Padding is 0 or exactly up to the next multiple of 4; anything else is not ChannelData.
         expectError(.trailingBytes) { () throws(STUNError) in _ = try ChannelData(decoding: [0x40, 0, 0, 1, 9, 0]) }
-        expectError(.trailingBytes) { () throws(STUNError) in _ = try ChannelData(decoding: [0x40, 0, 0, 4, 1, 2, 3, 4, 0]) }
+        expectError(.trailingBytes) { () throws(STUNError) in
+            _ = try ChannelData(decoding: [0x40, 0, 0, 4, 1, 2, 3, 4, 0])
+        }
         expectError(.invalidChannelNumber) { () throws(STUNError) in
             _ = try ChannelData(channel: 0x3FFF, payload: []).encode()
         }

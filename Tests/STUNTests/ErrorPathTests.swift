@@ -69,7 +69,8 @@ struct ErrorPathTests {
             if [0x0001, 0x0020, 0x0012].contains(type), length > 1 { value[1] = 0x01 }
             if type == 0x001D, length == 8 { value[3] = 0 }  // zero-length parameters, 4 extra bytes
             let kind = errorKind { () throws(STUNError) in try decode(rawMessage([(type, value)])) }
-            #expect(kind == .invalidAttributeLength, "type 0x\(String(type, radix: 16)) length \(length): \(String(describing: kind))")
+            #expect(kind == .invalidAttributeLength,
+                    "type 0x\(String(type, radix: 16)) length \(length): \(String(describing: kind))")
         }
     }
 
@@ -94,7 +95,9 @@ struct ErrorPathTests {
     @Test func badText() {
         expectError(.invalidText) { () throws(STUNError) in try decode(rawMessage([(0x0006, [0x61, 0xFF, 0x62])])) }
         expectError(.invalidText) { () throws(STUNError) in try decode(rawMessage([(0x8022, [0xC3])])) }
-        expectError(.invalidText) { () throws(STUNError) in try decode(rawMessage([(0x0009, [0, 0, 4, 1, 0xED, 0xA0, 0x80])])) }
+        expectError(.invalidText) { () throws(STUNError) in
+            try decode(rawMessage([(0x0009, [0, 0, 4, 1, 0xED, 0xA0, 0x80])]))
+        }
         expectError(.valueTooLong) { () throws(STUNError) in
             try decode(rawMessage([(0x0006, [UInt8](repeating: 0x61, count: 513))]))
         }

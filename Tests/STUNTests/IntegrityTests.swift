@@ -114,6 +114,8 @@ struct IntegrityTests {
             _ = try STUNIntegrityKey.longTerm(username: "u", realm: "r", password: "p",
                                               algorithm: STUNPasswordAlgorithm(number: 3))
         }
-        expectError(.prohibitedCharacter) { () throws(STUNError) in _ = try STUNIntegrityKey.shortTerm(password: "a\u{0007}") }
+        expectError(.prohibitedCharacter) { () throws(STUNError) in
+            _ = try STUNIntegrityKey.shortTerm(password: "a\u{0007}")
+        }
     }
 }

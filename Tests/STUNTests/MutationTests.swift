@@ -29,7 +29,8 @@ struct MutationTests {
                 case 1 where b.count > 20:
                     b.removeLast(Int.random(in: 1...min(8, b.count - 20), using: &random))
                 case 2:
-                    b += (0..<Int.random(in: 1...8, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                    let count = Int.random(in: 1...8, using: &random)
+                    b += (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
                 default:
                     if b.count > 3 { b[3] = UInt8.random(in: 0...255, using: &random) }
                 }

@@ -91,7 +91,9 @@ struct RFC5769Tests {
         #expect(try STUNIntegrity.verify(RFC5769.request, key: key) == .hmacSHA1)
         try STUNIntegrity.verifyFingerprint(RFC5769.request)
         let wrong = try STUNIntegrityKey.shortTerm(password: "VOkJxbRl1RmTxUk/WvJxBT")
-        expectError(.badMessageIntegrity) { () throws(STUNError) in try STUNIntegrity.verify(RFC5769.request, key: wrong) }
+        expectError(.badMessageIntegrity) { () throws(STUNError) in
+            try STUNIntegrity.verify(RFC5769.request, key: wrong)
+        }
     }
 
     @Test func sampleRequestEncodesByteExact() throws {
@@ -100,7 +102,9 @@ struct RFC5769Tests {
         #expect(hexString(encoded) == hexString(RFC5769.request))
     }
 
-    @Test(arguments: [(RFC5769.ipv4Response, RFC5769.mappedEndpointV4), (RFC5769.ipv6Response, RFC5769.mappedEndpointV6)])
+    @Test(arguments: [
+        (RFC5769.ipv4Response, RFC5769.mappedEndpointV4), (RFC5769.ipv6Response, RFC5769.mappedEndpointV6),
+    ])
     func sampleResponses(vector: [UInt8], endpoint: Endpoint) throws {
         let message = try STUNMessage(decoding: vector)
         let miOffset = vector.count - 32
@@ -128,7 +132,8 @@ struct RFC5769Tests {
         #expect(message.nonce == "f//499k954d6OL34oL9FSTvy64sA")
         #expect(message.fingerprint == nil)
 
-        let key = try STUNIntegrityKey.longTerm(username: matrixUsername, realm: "example.org", password: matrixPassword)
+        let key = try STUNIntegrityKey.longTerm(
+            username: matrixUsername, realm: "example.org", password: matrixPassword)
         #expect(key.bytes == MD5.hash(Array("\(matrixUsername):example.org:TheMatrIX".utf8)))
         #expect(try STUNIntegrity.verify(RFC5769.longTermRequest, key: key) == .hmacSHA1)
         let encoded = try RFC5769.longTermMessage.encode(key: key)

@@ -42,8 +42,11 @@ struct RFC8489VectorTests {
         let key = try STUNIntegrityKey.longTerm(
             username: matrixUsername, realm: "example.org", password: matrixPassword, algorithm: .sha256)
         #expect(try STUNIntegrity.verify(RFC8489B1.request, key: key) == .hmacSHA256)
-        let md5Key = try STUNIntegrityKey.longTerm(username: matrixUsername, realm: "example.org", password: "TheMatrIX")
-        expectError(.badMessageIntegrity) { () throws(STUNError) in try STUNIntegrity.verify(RFC8489B1.request, key: md5Key) }
+        let md5Key = try STUNIntegrityKey.longTerm(
+            username: matrixUsername, realm: "example.org", password: "TheMatrIX")
+        expectError(.badMessageIntegrity) { () throws(STUNError) in
+            try STUNIntegrity.verify(RFC8489B1.request, key: md5Key)
+        }
     }
 
     @Test func encodesByteExact() throws {
@@ -55,6 +58,8 @@ struct RFC8489VectorTests {
 
     @Test func survivesEverySplit() throws {
         let expected = try STUNMessage(decoding: RFC8489B1.request)
-        verifyDatagramDecoder(RFC8489B1.request, expected: expected) { (b) throws(STUNError) in try STUNMessage(decoding: b) }
+        verifyDatagramDecoder(RFC8489B1.request, expected: expected) { (b) throws(STUNError) in
+            try STUNMessage(decoding: b)
+        }
     }
 }

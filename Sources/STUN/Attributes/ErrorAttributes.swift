@@ -107,7 +107,8 @@ public struct STUNErrorCode: Hashable, Sendable, CustomStringConvertible {
         guard (3...6).contains(errorClass), number < 100 else {
             throw STUNError(.invalidErrorCode, "ERROR-CODE class \(errorClass) number \(number) is not a code 300–699")
         }
-        let reason = try STUNTextCodec.utf8(UnsafeRawBufferPointer(rebasing: value[4...]), what: "ERROR-CODE reason phrase")
+        let phrase = UnsafeRawBufferPointer(rebasing: value[4...])
+        let reason = try STUNTextCodec.utf8(phrase, what: "ERROR-CODE reason phrase")
         return STUNErrorCode(code: errorClass * 100 + number, reason: reason)
     }
 

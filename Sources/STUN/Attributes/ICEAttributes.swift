@@ -5,7 +5,9 @@
 // tie-breaker that settles role conflicts (§7.3.1.1).
 
 extension STUNAttribute {
-    static func decodeICEFamily(type: STUNAttributeType, value: UnsafeRawBufferPointer) throws(STUNError) -> STUNAttribute {
+    static func decodeICEFamily(
+        type: STUNAttributeType, value: UnsafeRawBufferPointer
+    ) throws(STUNError) -> STUNAttribute {
         switch type {
         case .priority:
             try expectLength(value, type, 4)

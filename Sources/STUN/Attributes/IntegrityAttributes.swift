@@ -9,7 +9,9 @@ extension STUNAttribute {
     /// that a FINGERPRINT does not look like the CRC-32 of some other protocol's packet.
     public static let fingerprintXOR: UInt32 = 0x5354_554E
 
-    static func decodeIntegrityFamily(type: STUNAttributeType, value: UnsafeRawBufferPointer) throws(STUNError) -> STUNAttribute {
+    static func decodeIntegrityFamily(
+        type: STUNAttributeType, value: UnsafeRawBufferPointer
+    ) throws(STUNError) -> STUNAttribute {
         switch type {
         case .userhash:
             try expectLength(value, type, 32)

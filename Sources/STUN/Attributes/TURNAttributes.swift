@@ -15,7 +15,9 @@
 // by the TURN server (which answers 400 or 442), so they decode as the raw numbers.
 
 extension STUNAttribute {
-    static func decodeTURNFamily(type: STUNAttributeType, value: UnsafeRawBufferPointer) throws(STUNError) -> STUNAttribute {
+    static func decodeTURNFamily(
+        type: STUNAttributeType, value: UnsafeRawBufferPointer
+    ) throws(STUNError) -> STUNAttribute {
         switch type {
         case .channelNumber:
             try expectLength(value, type, 4)

@@ -22,7 +22,10 @@ enum STUNTextCodec {
 
     /// `value` as a string, or `invalidText` when it is not well-formed UTF-8.
     static func utf8(_ value: UnsafeRawBufferPointer, what: @autoclosure () -> String) throws(STUNError) -> String {
-        guard let text = String(validating: value.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+        let units = value.assumingMemoryBound(to: UInt8.self)
+        // ASCII is valid UTF-8 as it is; checking for it first is cheaper than full validation.
+        if units.allSatisfy({ $0 < 0x80 }) { return String(decoding: units, as: UTF8.self) }
+        guard let text = String(validating: units, as: UTF8.self) else {
             throw STUNError(.invalidText, "\(what()) is not valid UTF-8")
         }
         return text

@@ -37,6 +37,18 @@ public struct STUNMessage: Hashable, Sendable {
         set { method = newValue.method; messageClass = newValue.messageClass }
     }
 
+    /// A success response to this message: same method and transaction ID (RFC 8489 §6.3.1.1).
+    public func successResponse(attributes: [STUNAttribute] = []) -> STUNMessage {
+        STUNMessage(method: method, messageClass: .successResponse, transactionID: transactionID, attributes: attributes)
+    }
+
+    /// An error response to this message: same method and transaction ID, ERROR-CODE first
+    /// (RFC 8489 §6.3.1.1), then `attributes`.
+    public func errorResponse(code: Int, reason: String? = nil, attributes: [STUNAttribute] = []) -> STUNMessage {
+        STUNMessage(method: method, messageClass: .errorResponse, transactionID: transactionID,
+                    attributes: [.errorCode(STUNErrorCode(code: code, reason: reason))] + attributes)
+    }
+
     /// Decodes one message that fills the datagram `bytes` exactly.
     ///
     /// - Parameter verifyingFingerprint: check FINGERPRINT when present (RFC 8489 §7.3: a
