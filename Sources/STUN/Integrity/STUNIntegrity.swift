@@ -32,11 +32,13 @@ public enum STUNIntegrity {
         try withRawBytes(bytes) { (raw) throws(STUNError) in try verify(raw, key: key) }
     }
 
-    /// `verify(_:key:)` with a layout already scanned from the same bytes.
+    /// `verify(_:key:)` with a layout already scanned from the same bytes (passing another
+    /// message's layout is a programmer error and traps).
     @discardableResult
     public static func verify(
         _ bytes: UnsafeRawBufferPointer, layout: STUNMessageLayout, key: STUNIntegrityKey
     ) throws(STUNError) -> STUNIntegrityAlgorithms {
+        precondition(bytes.count == layout.header.messageSize, "STUNIntegrity.verify: layout of other bytes")
         if let offset = layout.messageIntegritySHA256Offset {
             let length = Int(bytes.stunUInt16(at: offset + 2))
             let matches = macMatches(bytes, attributeOffset: offset, macLength: length, macSize: 32) { message, mac in
@@ -74,6 +76,7 @@ public enum STUNIntegrity {
 
     /// `verifyFingerprint(_:)` with a layout already scanned from the same bytes.
     public static func verifyFingerprint(_ bytes: UnsafeRawBufferPointer, layout: STUNMessageLayout) throws(STUNError) {
+        precondition(bytes.count == layout.header.messageSize, "STUNIntegrity.verifyFingerprint: layout of other bytes")
         guard let offset = layout.fingerprintOffset else {
             throw STUNError(.badFingerprint, "the message has no FINGERPRINT attribute")
         }
