@@ -9,15 +9,17 @@ let package = Package(
         .library(name: "ZoneCore", targets: ["ZoneCore"]),
         .library(name: "RecordStore", targets: ["RecordStore"]),
         .library(name: "Signaling", targets: ["Signaling"]),
+        .library(name: "STUN", targets: ["STUN"]),
     ],
     targets: [
         .target(name: "ZoneCore"),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore"]),
+        .target(name: "STUN", dependencies: ["ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN"],
             path: "Bench/ZoneBench"
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
@@ -25,5 +27,6 @@ let package = Package(
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ZoneCore"]),
+        .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
     ]
 )

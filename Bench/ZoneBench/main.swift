@@ -10,6 +10,7 @@ let usage = """
     suites:
       digests   SHA-1, SHA-256, MD5, CRC-32 throughput; HMAC-SHA1/HMAC-SHA256 of a 100-byte message
       store     engine + journal: durable saves/s from 16 writers (fsync batch), zone-change fetch records/s
+      stun      ICE Binding request: encode+integrity+fingerprint and parse+verify, messages/s on one core
       all       every suite above
     """
 
@@ -22,9 +23,11 @@ for suite in suites {
     switch suite {
     case "digests": DigestBench.run(json: json)
     case "store": await StoreBench.run(json: json)
+    case "stun": STUNBench.run(json: json)
     case "all":
         DigestBench.run(json: json)
         await StoreBench.run(json: json)
+        STUNBench.run(json: json)
     default:
         FileHandle.standardError.write(Data("zonertc-bench: unknown suite '\(suite)'\n\(usage)\n".utf8))
         exit(2)

@@ -1,0 +1,62 @@
+// STUN integrity keys: RFC 8489 §9.1.1 (short-term), §9.2.2 (long-term, per password algorithm),
+// RFC 5389 §15.4 (the classic long-term key), and USERHASH (RFC 8489 §14.4).
+//
+//   short-term:  key = SASLprep(password)
+//   long-term:   key = MD5(username ":" realm ":" SASLprep(password))       (RFC 5389; algorithm MD5)
+//                key = SHA-256(username ":" realm ":" SASLprep(password))   (RFC 8489; algorithm SHA-256)
+//   USERHASH:    SHA-256(username ":" realm)
+//
+// RFC 8489 prepares passwords with the PRECIS OpaqueString profile and RFC 5389 with SASLprep;
+// both leave ordinary passwords unchanged, and SASLprep is what RFC 5769's vector and coturn use.
+// The username and realm go in as they appear in the USERNAME and REALM attributes.
+//
+// A key holds HMAC-SHA1 and HMAC-SHA256 states with the key already absorbed (RFC 2104 §4), so an
+// agent that keeps one per credential pays only for the message blocks on every check.
+
+import ZoneCore
+
+/// A STUN integrity key with its keyed HMAC states, ready to sign and verify many messages.
+public struct STUNIntegrityKey: Sendable {
+    /// The key bytes (the prepared password, or the MD5/SHA-256 long-term digest).
+    public let bytes: [UInt8]
+    /// HMAC-SHA1 keyed with `bytes`, for MESSAGE-INTEGRITY.
+    public let hmacSHA1: HMAC<SHA1>
+    /// HMAC-SHA256 keyed with `bytes`, for MESSAGE-INTEGRITY-SHA256.
+    public let hmacSHA256: HMAC<SHA256>
+
+    /// A key from its raw bytes.
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+        hmacSHA1 = HMAC<SHA1>(key: bytes)
+        hmacSHA256 = HMAC<SHA256>(key: bytes)
+    }
+
+    /// The short-term credential key (ICE's, RFC 8445 §7.2.2): the SASLprep'd password.
+    public static func shortTerm(password: String) throws(STUNError) -> STUNIntegrityKey {
+        STUNIntegrityKey(bytes: Array(try SASLprep.prepare(password).utf8))
+    }
+
+    /// The long-term credential key (TURN's): a digest of username, realm and SASLprep'd password
+    /// with the password algorithm's hash (MD5 unless PASSWORD-ALGORITHM chose SHA-256).
+    ///
+    /// - Throws: `prohibitedCharacter` from SASLprep, or `invalidAttributeValue` for an
+    ///   algorithm other than MD5 and SHA-256.
+    public static func longTerm(
+        username: String, realm: String, password: String, algorithm: STUNPasswordAlgorithm = .md5
+    ) throws(STUNError) -> STUNIntegrityKey {
+        let input = Array("\(username):\(realm):\(try SASLprep.prepare(password))".utf8)
+        switch algorithm.number {
+        case STUNPasswordAlgorithm.md5.number:
+            return STUNIntegrityKey(bytes: MD5.hash(input))
+        case STUNPasswordAlgorithm.sha256.number:
+            return STUNIntegrityKey(bytes: SHA256.hash(input))
+        default:
+            throw STUNError(.invalidAttributeValue, "password algorithm \(algorithm) is not supported")
+        }
+    }
+
+    /// The USERHASH value for a username and realm (RFC 8489 §14.4): SHA-256(username ":" realm).
+    public static func userhash(username: String, realm: String) -> [UInt8] {
+        SHA256.hash(Array("\(username):\(realm)".utf8))
+    }
+}
