@@ -12,18 +12,21 @@ let package = Package(
         .library(name: "STUN", targets: ["STUN"]),
     ],
     targets: [
+        .target(name: "CSystem"),
         .target(name: "ZoneCore"),
+        .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
+        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
-        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore"]),
+        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer"]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN"],
             path: "Bench/ZoneBench"
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
-        .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "ZoneCore"]),
+        .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ZoneCore"]),

@@ -6,6 +6,8 @@ let version = "zonertc 0.1.0"
 
 /// Every working command. Only commands that work are listed.
 let commands: [CommandSpec] = [
+    StoreServeCommand.spec,
+    StoreUserAddCommand.spec,
     StoreInspectCommand.spec,
 ]
 

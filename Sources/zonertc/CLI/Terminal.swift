@@ -24,7 +24,7 @@ enum Terminal {
         var widths = header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
         func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in i == cells.count - 1 ? c : pad(c, widths[i]) }.joined()
+            cells.enumerated().map { i, c in i == cells.count - 1 ? c : pad(c, widths[i] + 2) }.joined()
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n")
     }

@@ -1,10 +1,13 @@
 import RecordStore
+import StoreServer
 import ZoneCore
 
 /// The stores the contract suite runs against. The remote client joins this list with the
 /// store daemon; every contract test then runs against both.
 enum ContractBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     case embedded
+    /// `zonertc store serve`'s daemon in-process on a loopback port, through `RemoteStoreClient`.
+    case remote
 
     var description: String { rawValue }
 
@@ -21,16 +24,68 @@ enum ContractBackend: String, CaseIterable, Sendable, CustomStringConvertible {
                 makeClient: { user, device in store.client(user: user, deviceID: device) },
                 pump: { store.pumpPush() },
                 shutdown: { store.close() })
+        case .remote:
+            var options = EmbeddedStore.Options.inMemoryForTests
+            options.configuration = configuration
+            let store = try EmbeddedStore(options: options, clock: clock)
+            let users = try UserRegistry(directory: nil)
+            let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: true),
+                                         options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
+            try daemon.start()
+            let endpoint = daemon.endpoint
+            let served = ServedStore(daemon: daemon, store: store)
+            return ContractStore(
+                clock: clock,
+                makeClient: { user, device in
+                    var config = RemoteStoreClient.Configuration(endpoint: endpoint, token: try! users.add(user))
+                    config.retry = .none
+                    var client = RemoteStoreClient(configuration: config, userRecordName: user, deviceID: device)
+                    client.retainer = served
+                    return client
+                },
+                pump: { served.store.pumpPush() },
+                shutdown: {})
         }
     }
 }
 
-/// A store under test: clients for any user and device, its clock, and its push pump.
+/// The daemon and store of the remote backend: stopped when the last client lets go of them.
+final class ServedStore: Sendable {
+    let daemon: StoreDaemon
+    let store: EmbeddedStore
+
+    init(daemon: StoreDaemon, store: EmbeddedStore) {
+        self.daemon = daemon
+        self.store = store
+    }
+
+    deinit {
+        daemon.stop()
+        store.close()
+    }
+}
+
+/// A store under test: clients for any user and device, its clock, and its push pump. The
+/// store (and a daemon's threads) stop when the last copy of this value goes away.
 struct ContractStore: Sendable {
     let clock: ManualClock
     let makeClient: @Sendable (String, String) -> any StoreClient
     let pump: @Sendable () async -> Int
-    let shutdown: @Sendable () async -> Void
+    private let lifetime: Lifetime
+
+    init(clock: ManualClock, makeClient: @escaping @Sendable (String, String) -> any StoreClient,
+         pump: @escaping @Sendable () async -> Int, shutdown: @escaping @Sendable () -> Void) {
+        self.clock = clock
+        self.makeClient = makeClient
+        self.pump = pump
+        lifetime = Lifetime(shutdown)
+    }
+
+    private final class Lifetime: Sendable {
+        let shutdown: @Sendable () -> Void
+        init(_ shutdown: @escaping @Sendable () -> Void) { self.shutdown = shutdown }
+        deinit { shutdown() }
+    }
 
     func client(_ user: String, device: String = "device-1") -> any StoreClient { makeClient(user, device) }
 

@@ -1,0 +1,49 @@
+// CSystem: what Swift's Glibc module does not show (epoll, eventfd, recvmmsg/sendmmsg) or shows
+// in a form Swift cannot use (epoll_event is packed on x86-64). Thin wrappers, no logic.
+#ifndef ZONERTC_CSYSTEM_H
+#define ZONERTC_CSYSTEM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+
+/// One readiness event: the epoll event mask and the 64-bit token registered with the fd.
+typedef struct {
+    uint32_t events;
+    uint64_t token;
+} cs_event;
+
+extern const uint32_t CS_EPOLLIN;
+extern const uint32_t CS_EPOLLOUT;
+extern const uint32_t CS_EPOLLERR;
+extern const uint32_t CS_EPOLLHUP;
+extern const uint32_t CS_EPOLLRDHUP;
+extern const int CS_SO_REUSEPORT;
+
+int cs_epoll_create(void);
+int cs_epoll_add(int epfd, int fd, uint32_t events, uint64_t token);
+int cs_epoll_modify(int epfd, int fd, uint32_t events, uint64_t token);
+int cs_epoll_remove(int epfd, int fd);
+/// Waits up to timeout_ms (-1: forever); fills at most max events; returns the count or -1.
+int cs_epoll_wait(int epfd, cs_event *events, int max, int timeout_ms);
+
+int cs_eventfd(void);
+int cs_eventfd_signal(int fd);
+int cs_eventfd_drain(int fd);
+
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int cs_accept(int fd, struct sockaddr *addr, socklen_t *len);
+
+/// Receives up to `count` datagrams into `buffers` (each `size` bytes, laid end to end);
+/// fills lengths and source addresses. Returns how many arrived, or -1.
+int cs_recvmmsg(int fd, uint8_t *buffers, size_t size, unsigned count, size_t *lengths,
+                struct sockaddr_storage *sources, socklen_t *source_lengths);
+
+/// Sends `count` datagrams: payload i is `buffers + offsets[i]`, `lengths[i]` bytes, to
+/// `destinations[i]`. Returns how many were sent, or -1.
+int cs_sendmmsg(int fd, const uint8_t *buffers, const size_t *offsets, const size_t *lengths,
+                const struct sockaddr_storage *destinations, const socklen_t *destination_lengths,
+                unsigned count);
+
+#endif

@@ -1,0 +1,186 @@
+import CSystem
+import Foundation
+import Synchronization
+import ZoneCore
+
+/// A single-threaded event loop on epoll: file-descriptor readiness, timers and work posted
+/// from other threads. It moves bytes and time; it holds no protocol logic.
+///
+/// Everything registered runs on the loop's thread. `execute(_:)` and `stop()` may be called
+/// from anywhere; every other method only from the loop's thread (handlers and timers).
+public final class EventLoop: @unchecked Sendable {
+    /// Readiness reported to a handler.
+    public struct Readiness: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let readable = Readiness(rawValue: CS_EPOLLIN)
+        public static let writable = Readiness(rawValue: CS_EPOLLOUT)
+        public static let error = Readiness(rawValue: CS_EPOLLERR)
+        public static let hangup = Readiness(rawValue: CS_EPOLLHUP | CS_EPOLLRDHUP)
+    }
+
+    /// A scheduled timer, for cancelling it.
+    public struct Timer: Hashable, Sendable { let id: UInt64 }
+
+    public let name: String
+    public let clock: any InstantSource
+    private let epfd: Int32
+    private let wakeFD: Int32
+    private let posted = Mutex<[@Sendable () -> Void]>([])
+    private let stopping = Atomic<Bool>(false)
+    private var threadID: pthread_t?
+    // Loop-confined state.
+    private var handlers: [Int32: (Readiness) -> Void] = [:]
+    private var timerHeap: [(at: Instant, id: UInt64)] = []
+    private var timerWork: [UInt64: () -> Void] = [:]
+    private var nextTimer: UInt64 = 0
+    private var finished: [() -> Void] = []
+
+    public init(name: String, clock: any InstantSource = WallClock()) throws {
+        self.name = name
+        self.clock = clock
+        epfd = cs_epoll_create()
+        guard epfd >= 0 else { throw SocketError("epoll_create1") }
+        wakeFD = cs_eventfd()
+        guard wakeFD >= 0 else { throw SocketError("eventfd") }
+        guard cs_epoll_add(epfd, wakeFD, CS_EPOLLIN, UInt64(wakeFD)) == 0 else { throw SocketError("epoll_ctl") }
+    }
+
+    deinit {
+        close(epfd)
+        close(wakeFD)
+    }
+
+    /// Runs the loop on a new thread.
+    public func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Whether the caller is on the loop's thread.
+    public var inLoop: Bool {
+        guard let t = threadID else { return false }
+        return pthread_equal(t, pthread_self()) != 0
+    }
+
+    /// Runs `work` on the loop's thread, soon. Safe from any thread.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        posted.withLock { $0.append(work) }
+        _ = cs_eventfd_signal(wakeFD)
+    }
+
+    /// Ends the loop after the current iteration; `onStop` handlers then run on its thread.
+    public func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        _ = cs_eventfd_signal(wakeFD)
+    }
+
+    /// Registers `fd` for `interest`; `handler` is called with what is ready.
+    public func register(_ fd: Int32, interest: Readiness, handler: @escaping (Readiness) -> Void) throws {
+        guard cs_epoll_add(epfd, fd, interest.rawValue | CS_EPOLLRDHUP, UInt64(fd)) == 0 else {
+            throw SocketError("epoll_ctl(ADD)")
+        }
+        handlers[fd] = handler
+    }
+
+    /// Changes what `fd` is watched for.
+    public func setInterest(_ fd: Int32, _ interest: Readiness) {
+        _ = cs_epoll_modify(epfd, fd, interest.rawValue | CS_EPOLLRDHUP, UInt64(fd))
+    }
+
+    /// Stops watching `fd` (the caller closes it).
+    public func deregister(_ fd: Int32) {
+        _ = cs_epoll_remove(epfd, fd)
+        handlers[fd] = nil
+    }
+
+    /// Runs `work` on the loop at `instant` (or at once if it has passed).
+    @discardableResult
+    public func schedule(at instant: Instant, _ work: @escaping () -> Void) -> Timer {
+        nextTimer += 1
+        timerWork[nextTimer] = work
+        timerHeap.append((instant, nextTimer))
+        siftUp(timerHeap.count - 1)
+        return Timer(id: nextTimer)
+    }
+
+    public func cancel(_ timer: Timer) { timerWork[timer.id] = nil }
+
+    /// Work to run on the loop's thread when it stops (closing sockets, final reports).
+    public func onStop(_ work: @escaping () -> Void) { finished.append(work) }
+
+    // MARK: The loop
+
+    private func run() {
+        threadID = pthread_self()
+        var events = [cs_event](repeating: cs_event(), count: 128)
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            let timeout = nextTimeoutMilliseconds()
+            let n = events.withUnsafeMutableBufferPointer { cs_epoll_wait(epfd, $0.baseAddress, 128, timeout) }
+            if n > 0 {
+                for i in 0..<Int(n) {
+                    let fd = Int32(truncatingIfNeeded: events[i].token)
+                    if fd == wakeFD {
+                        _ = cs_eventfd_drain(wakeFD)
+                        continue
+                    }
+                    handlers[fd]?(Readiness(rawValue: events[i].events))
+                }
+            }
+            runPosted()
+            runTimers()
+        }
+        runPosted()
+        for work in finished { work() }
+        finished.removeAll()
+    }
+
+    private func runPosted() {
+        let work = posted.withLock { q -> [@Sendable () -> Void] in
+            defer { q.removeAll(keepingCapacity: true) }
+            return q
+        }
+        for w in work { w() }
+    }
+
+    private func runTimers() {
+        let now = clock.now()
+        while let top = timerHeap.first, top.at <= now {
+            popTimer()
+            if let work = timerWork.removeValue(forKey: top.id) { work() }
+        }
+    }
+
+    private func nextTimeoutMilliseconds() -> Int32 {
+        while let top = timerHeap.first, timerWork[top.id] == nil { popTimer() }
+        guard let top = timerHeap.first else { return 1000 }
+        let ms = (top.at - clock.now()).nanoseconds / 1_000_000
+        return Int32(clamping: max(0, min(ms + 1, 1000)))
+    }
+
+    private func siftUp(_ index: Int) {
+        var i = index
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard timerHeap[i].at < timerHeap[parent].at else { break }
+            timerHeap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    private func popTimer() {
+        timerHeap.swapAt(0, timerHeap.count - 1)
+        timerHeap.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < timerHeap.count && timerHeap[l].at < timerHeap[m].at { m = l }
+            if r < timerHeap.count && timerHeap[r].at < timerHeap[m].at { m = r }
+            if m == i { return }
+            timerHeap.swapAt(i, m)
+            i = m
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Glibc
+import ZoneCore
+
+/// One accepted TCP connection on an event loop: reads what arrives, queues what to send and
+/// writes it as the kernel takes it. Loop-confined; the protocol lives in whoever sets `onData`.
+public final class TCPConnection {
+    public let fd: Int32
+    public let peer: Endpoint?
+    public unowned let loop: EventLoop
+    /// Bytes arrived.
+    public var onData: (ArraySlice<UInt8>) -> Void = { _ in }
+    /// The connection is gone (peer closed, error, or `close()`); called once.
+    public var onClose: () -> Void = {}
+    /// Every queued byte has been written.
+    public var onDrained: () -> Void = {}
+    private var outbound: [UInt8] = []
+    private var outboundOffset = 0
+    private var closeWhenDrained = false
+    public private(set) var isClosed = false
+    private var readBuffer = [UInt8](repeating: 0, count: 65536)
+    public private(set) var bytesIn = 0
+    public private(set) var bytesOut = 0
+
+    public init(fd: Int32, peer: Endpoint?, loop: EventLoop) {
+        self.fd = fd
+        self.peer = peer
+        self.loop = loop
+    }
+
+    /// Starts watching the socket.
+    public func start() throws {
+        try loop.register(fd, interest: .readable) { [weak self] ready in self?.handle(ready) }
+    }
+
+    /// Bytes waiting to be written.
+    public var pendingOutbound: Int { outbound.count - outboundOffset }
+
+    /// Queues bytes and writes as much as the kernel takes now.
+    public func send<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        guard !isClosed else { return }
+        outbound.append(contentsOf: bytes)
+        flush()
+    }
+
+    /// Closes once everything queued is written.
+    public func closeAfterFlush() {
+        closeWhenDrained = true
+        if pendingOutbound == 0 { close() }
+    }
+
+    /// Closes now, dropping anything unsent.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop.deregister(fd)
+        Glibc.close(fd)
+        onClose()
+    }
+
+    private func handle(_ ready: EventLoop.Readiness) {
+        if ready.contains(.writable) { flush() }
+        if ready.contains(.readable) || ready.contains(.hangup) || ready.contains(.error) { readAvailable() }
+    }
+
+    private func readAvailable() {
+        while !isClosed {
+            let n = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytesIn += n
+                onData(readBuffer[0..<n])
+                if n < readBuffer.count { return }
+            } else if n == 0 {
+                close()
+                return
+            } else {
+                if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                if errno == EINTR { continue }
+                close()
+                return
+            }
+        }
+    }
+
+    private func flush() {
+        while !isClosed && pendingOutbound > 0 {
+            let n = outbound.withUnsafeBytes { buf in
+                Glibc.send(fd, buf.baseAddress! + outboundOffset, buf.count - outboundOffset, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                outboundOffset += n
+                bytesOut += n
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                loop.setInterest(fd, [.readable, .writable])
+                return
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                close()
+                return
+            }
+        }
+        guard !isClosed else { return }
+        outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
+        outboundOffset = 0
+        loop.setInterest(fd, .readable)
+        if closeWhenDrained { close(); return }
+        onDrained()
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import RecordStore
+import ZoneCore
+
+/// The JSON API in the shape of CloudKit Web Services, over the embedded store.
+///
+/// Paths: `POST /database/1/<container>/<environment>/<private|shared>/<operation>` where the
+/// operation is `records/modify`, `records/lookup`, `records/query`, `changes/database`,
+/// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify`, `subscriptions/list`,
+/// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
+/// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
+/// `GET /health`. Identity: `Authorization: Bearer <token>`, device: `X-Device-ID`.
+public final class StoreAPI: Sendable {
+    /// What a request turns into.
+    public enum Outcome: Sendable {
+        case response(HTTPResponse)
+        /// Open the push stream for this user's device.
+        case eventStream(user: String, deviceID: String)
+    }
+
+    public let store: EmbeddedStore
+    public let users: UserRegistry
+    public let allowRegister: Bool
+    private let log = Logger(component: "store-api")
+
+    public init(store: EmbeddedStore, users: UserRegistry, allowRegister: Bool) {
+        self.store = store
+        self.users = users
+        self.allowRegister = allowRegister
+    }
+
+    public func handle(_ request: HTTPRequest) async -> Outcome {
+        let path = request.path
+        if path == "/health" { return .response(.json(200, Array(#"{"status":"ok"}"#.utf8))) }
+        if path == "/auth/register" { return .response(register(request)) }
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
+            return .response(error(404, .invalidArguments, "no such endpoint \(path)"))
+        }
+        guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
+            return .response(error(401, .notAuthenticated, "send Authorization: Bearer <token> (see POST /auth/register)"))
+        }
+        guard let user = users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
+            return .response(errorBody(401, "AUTHENTICATION_FAILED", "unknown token"))
+        }
+        let device = request.headers["X-Device-ID"]
+        if parts.count == 5 && parts[4] == "push" {
+            guard request.method == "GET" else { return .response(error(405, .invalidArguments, "the push stream is GET")) }
+            guard let device, !device.isEmpty else {
+                return .response(error(400, .invalidArguments, "the push stream needs an X-Device-ID header"))
+            }
+            return .eventStream(user: user, deviceID: device)
+        }
+        guard parts.count == 7 else { return .response(error(404, .invalidArguments, "no such endpoint \(path)")) }
+        let scope: DatabaseScope
+        switch parts[4] {
+        case "private": scope = .private
+        case "shared": scope = .shared
+        case "public": return .response(error(400, .invalidArguments, "the public database is out of scope"))
+        default: return .response(error(404, .invalidArguments, "unknown database '\(parts[4])'"))
+        }
+        guard request.method == "POST" || (request.method == "GET" && parts[6] == "list") else {
+            return .response(error(405, .invalidArguments, "use POST for \(parts[5])/\(parts[6])"))
+        }
+        let body: WireFormat.Object
+        do { body = try WireFormat.parseObject(request.body) } catch {
+            return .response(self.error(400, .invalidArguments, "\(error)"))
+        }
+        let client = store.client(user: user, deviceID: device ?? "")
+        do {
+            let result = try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+            return .response(.json(200, WireFormat.serialize(result)))
+        } catch let e as StoreError {
+            return .response(.json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e))))
+        } catch let e as WireFormat.ShapeError {
+            return .response(error(400, .invalidArguments, e.description))
+        } catch let e as NotFound {
+            return .response(error(404, .invalidArguments, e.description))
+        } catch {
+            log.error("request failed", ["path": path, "error": "\(error)"])
+            return .response(self.error(500, .internalError, "\(error)"))
+        }
+    }
+
+    private struct NotFound: Error, CustomStringConvertible { var description: String }
+
+    private func route(_ op: String, body o: WireFormat.Object, scope: DatabaseScope,
+                       client: EmbeddedStoreClient) async throws -> WireFormat.Object {
+        let defaultZone = o["zoneID"] == nil ? ZoneID.defaultZone : try WireFormat.decodeZoneID(o["zoneID"])
+        switch op {
+        case "records/modify":
+            return try await modify(o, zone: defaultZone, scope: scope, client: client)
+        case "records/lookup":
+            let ids = try (o["records"] as? [WireFormat.Object] ?? []).map { r -> RecordID in
+                guard let name = r["recordName"] as? String else { throw WireFormat.ShapeError("lookup needs recordName") }
+                return RecordID(recordName: name, zoneID: r["zoneID"] == nil ? defaultZone : try WireFormat.decodeZoneID(r["zoneID"]))
+            }
+            let results = try await client.lookupRecords(ids, scope: scope)
+            return ["records": zip(ids, results).map { id, r -> WireFormat.Object in
+                switch r {
+                case .found(let record): return WireFormat.encode(record)
+                case .failed(_, let e): return WireFormat.encode(e, recordName: id.recordName)
+                }
+            }]
+        case "records/query":
+            guard let q = o["query"] as? WireFormat.Object, let type = q["recordType"] as? String else {
+                throw WireFormat.ShapeError("records/query needs query.recordType")
+            }
+            var filters: [String: FieldValue] = [:]
+            for f in q["filterBy"] as? [WireFormat.Object] ?? [] {
+                guard let name = f["fieldName"] as? String, (f["comparator"] as? String ?? "EQUALS") == "EQUALS",
+                      let value = f["fieldValue"] else {
+                    throw WireFormat.ShapeError("filterBy entries need fieldName, comparator EQUALS and fieldValue")
+                }
+                filters[name] = try WireFormat.decodeField(value, name: name)
+            }
+            let records = try await client.queryRecords(recordType: type, in: defaultZone, filters: filters, scope: scope)
+            return ["records": records.map(WireFormat.encode)]
+        case "changes/database":
+            let changes = try await client.fetchDatabaseChanges(
+                since: (o["syncToken"] as? String).map(ChangeToken.init(rawValue:)),
+                resultsLimit: (o["resultsLimit"] as? NSNumber)?.intValue, scope: scope)
+            return ["zones": changes.changedZones.map { ["zoneID": WireFormat.encode($0)] },
+                    "deletedZones": changes.deletedZones.map { ["zoneID": WireFormat.encode($0)] },
+                    "purgedZones": changes.purgedZones.map { ["zoneID": WireFormat.encode($0)] },
+                    "syncToken": changes.syncToken.rawValue, "moreComing": changes.moreComing]
+        case "changes/zone":
+            var out: [WireFormat.Object] = []
+            for z in o["zones"] as? [WireFormat.Object] ?? [] {
+                var zone = try WireFormat.decodeZoneID(z["zoneID"])
+                if scope == .private && zone.ownerName.isEmpty { zone.ownerName = client.userRecordName }
+                let changes = try await client.fetchZoneChanges(
+                    zone, since: (z["syncToken"] as? String).map(ChangeToken.init(rawValue:)),
+                    resultsLimit: (z["resultsLimit"] as? NSNumber)?.intValue ?? (o["resultsLimit"] as? NSNumber)?.intValue,
+                    scope: scope)
+                let records = changes.changed.map(WireFormat.encode) + changes.deleted.map {
+                    ["recordName": $0.id.recordName, "recordType": $0.recordType, "deleted": true,
+                     "zoneID": WireFormat.encode($0.id.zoneID)] as WireFormat.Object
+                }
+                out.append(["zoneID": WireFormat.encode(zone), "records": records,
+                            "syncToken": changes.syncToken.rawValue, "moreComing": changes.moreComing])
+            }
+            return ["zones": out]
+        case "zones/modify":
+            var save: [ZoneID] = [], delete: [ZoneID] = []
+            for op in o["operations"] as? [WireFormat.Object] ?? [] {
+                let zone = try WireFormat.decodeZoneID((op["zone"] as? WireFormat.Object)?["zoneID"] ?? op["zoneID"])
+                switch op["operationType"] as? String {
+                case "create": save.append(zone)
+                case "delete": delete.append(zone)
+                case let other: throw WireFormat.ShapeError("zones/modify operationType '\(other ?? "")': create or delete")
+                }
+            }
+            let results = try await client.modifyZones(save: save, delete: delete, scope: scope)
+            return ["zones": results.map { r -> WireFormat.Object in
+                switch r {
+                case .saved(let z): return ["zoneID": WireFormat.encode(z)]
+                case .deleted(let z): return ["zoneID": WireFormat.encode(z), "deleted": true]
+                case .failed(let z, let e):
+                    var eo = WireFormat.encode(e)
+                    eo["zoneID"] = WireFormat.encode(z)
+                    return eo
+                }
+            }]
+        case "zones/list":
+            return ["zones": try await client.listZones(scope: scope).map { ["zoneID": WireFormat.encode($0)] }]
+        case "subscriptions/modify":
+            var save: [Subscription] = [], delete: [String] = []
+            for op in o["operations"] as? [WireFormat.Object] ?? [] {
+                switch op["operationType"] as? String {
+                case "create", "update": save.append(try WireFormat.decodeSubscription(op["subscription"]))
+                case "delete":
+                    guard let id = (op["subscription"] as? WireFormat.Object)?["subscriptionID"] as? String else {
+                        throw WireFormat.ShapeError("delete needs subscription.subscriptionID")
+                    }
+                    delete.append(id)
+                case let other: throw WireFormat.ShapeError("subscriptions/modify operationType '\(other ?? "")'")
+                }
+            }
+            let results = try await client.modifySubscriptions(save: save, delete: delete, scope: scope)
+            return ["subscriptions": results.map { r -> WireFormat.Object in
+                switch r {
+                case .saved(let s): return WireFormat.encode(s)
+                case .deleted(let id): return ["subscriptionID": id, "deleted": true]
+                case .failed(let id, let e):
+                    var eo = WireFormat.encode(e)
+                    eo["subscriptionID"] = id
+                    return eo
+                }
+            }]
+        case "subscriptions/list":
+            return ["subscriptions": try await client.listSubscriptions(scope: scope).map(WireFormat.encode)]
+        case "shares/create":
+            var participants: [String: SharePermission] = [:]
+            for p in o["participants"] as? [WireFormat.Object] ?? [] {
+                guard let user = p["userRecordName"] as? String,
+                      let perm = SharePermission(rawValue: p["permission"] as? String ?? "readOnly") else {
+                    throw WireFormat.ShapeError("participants need userRecordName and permission readOnly|readWrite")
+                }
+                participants[user] = perm
+            }
+            let pub = SharePermission(rawValue: o["publicPermission"] as? String ?? "none") ?? .none
+            return ["share": WireFormat.encode(try await client.createShare(zone: defaultZone, publicPermission: pub,
+                                                                             participants: participants))]
+        case "shares/update":
+            var update = ShareUpdate()
+            if let p = o["publicPermission"] as? String { update.publicPermission = SharePermission(rawValue: p) }
+            for p in o["addParticipants"] as? [WireFormat.Object] ?? [] {
+                if let user = p["userRecordName"] as? String {
+                    update.addParticipants[user] = SharePermission(rawValue: p["permission"] as? String ?? "") ?? .readOnly
+                }
+            }
+            update.removeParticipants = o["removeParticipants"] as? [String] ?? []
+            return ["share": WireFormat.encode(try await client.updateShare(zone: defaultZone, update))]
+        case "shares/delete":
+            try await client.deleteShare(zone: defaultZone)
+            return ["deleted": true]
+        case "shares/accept":
+            return ["share": WireFormat.encode(try await client.acceptShare(zone: defaultZone))]
+        case "shares/lookup":
+            return ["share": WireFormat.encode(try await client.fetchShare(zone: defaultZone, scope: scope))]
+        default:
+            throw NotFound(description: "no operation '\(op)'")
+        }
+    }
+
+    private func modify(_ o: WireFormat.Object, zone: ZoneID, scope: DatabaseScope,
+                        client: EmbeddedStoreClient) async throws -> WireFormat.Object {
+        var saves: [Record] = [], deletes: [RecordID] = []
+        var policies = Set<SavePolicy>()
+        for op in o["operations"] as? [WireFormat.Object] ?? [] {
+            let type = op["operationType"] as? String ?? ""
+            switch type {
+            case "create", "update", "replace", "forceUpdate", "forceReplace":
+                saves.append(try WireFormat.decodeRecord(op["record"], defaultZone: zone))
+                policies.insert(type == "forceUpdate" ? .changedKeys : type == "forceReplace" ? .allKeys : .ifServerRecordUnchanged)
+            case "delete", "forceDelete":
+                guard let r = op["record"] as? WireFormat.Object, let name = r["recordName"] as? String else {
+                    throw WireFormat.ShapeError("delete needs record.recordName")
+                }
+                deletes.append(RecordID(recordName: name, zoneID: r["zoneID"] == nil ? zone : try WireFormat.decodeZoneID(r["zoneID"])))
+            default:
+                throw WireFormat.ShapeError("records/modify operationType '\(type)': create, update, replace, "
+                                            + "forceUpdate, forceReplace, delete or forceDelete")
+            }
+        }
+        if policies.count > 1 {
+            throw WireFormat.ShapeError("one request uses one save policy: do not mix update/forceUpdate/forceReplace")
+        }
+        let request = ModifyRecordsRequest(saves: saves, deletes: deletes,
+                                           savePolicy: policies.first ?? .ifServerRecordUnchanged,
+                                           atomic: o["atomic"] as? Bool ?? false)
+        let result = try await client.modifyRecords(request, scope: scope)
+        return ["records": result.results.map { r -> WireFormat.Object in
+            switch r {
+            case .saved(let record): return WireFormat.encode(record)
+            case .deleted(let id): return ["recordName": id.recordName, "deleted": true, "zoneID": WireFormat.encode(id.zoneID)]
+            case .failed(let id, let e): return WireFormat.encode(e, recordName: id.recordName)
+            }
+        }]
+    }
+
+    private func register(_ request: HTTPRequest) -> HTTPResponse {
+        guard allowRegister else {
+            return error(403, .permissionFailure, "registration is off: create users with `zonertc store user add`")
+        }
+        guard request.method == "POST" else { return error(405, .invalidArguments, "register with POST") }
+        guard let o = try? WireFormat.parseObject(request.body), let name = o["userName"] as? String else {
+            return error(400, .invalidArguments, #"send {"userName": "..."}"#)
+        }
+        do {
+            let token = try users.add(name)
+            return .json(200, WireFormat.serialize(["userName": name, "token": token]))
+        } catch {
+            return self.error(400, .invalidArguments, "\(error)")
+        }
+    }
+
+    private func error(_ status: Int, _ code: StoreError.Code, _ reason: String) -> HTTPResponse {
+        .json(status, WireFormat.serialize(WireFormat.encode(StoreError(code, reason))))
+    }
+
+    private func errorBody(_ status: Int, _ code: String, _ reason: String) -> HTTPResponse {
+        .json(status, WireFormat.serialize(["serverErrorCode": code, "reason": reason]))
+    }
+}

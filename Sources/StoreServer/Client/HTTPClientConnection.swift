@@ -1,0 +1,86 @@
+import Foundation
+import Net
+import ZoneCore
+
+/// One persistent HTTP/1.1 client connection with blocking I/O: a request out, a response in.
+/// Used from dispatch threads, never from the cooperative pool.
+final class HTTPClientConnection: @unchecked Sendable {
+    struct ClientError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let endpoint: Endpoint
+    private(set) var fd: Int32
+    private var parser = HTTPResponseParser()
+    private var buffer = [UInt8](repeating: 0, count: 65536)
+
+    init(endpoint: Endpoint, timeoutSeconds: Int = 5) throws {
+        self.endpoint = endpoint
+        fd = try TCPSocket.connectBlocking(to: endpoint, timeoutSeconds: timeoutSeconds)
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd); fd = -1 }
+    }
+
+    /// Unblocks a reader on another thread (for streams being cancelled).
+    func shutdownBoth() {
+        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    func sendAll(_ bytes: [UInt8]) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ClientError(description: "send to \(endpoint): \(String(cString: strerror(errno)))")
+            }
+            done += n
+        }
+    }
+
+    /// Reads until the parser yields a step other than `needMore`.
+    func nextStep(timeoutMilliseconds: Int) throws -> HTTPResponseParser.Step {
+        TCPSocket.setReceiveTimeout(fd, milliseconds: timeoutMilliseconds)
+        while true {
+            let step: HTTPResponseParser.Step
+            do { step = try parser.parseStep() } catch {
+                throw ClientError(description: "bad response from \(endpoint): \(error)")
+            }
+            if step != .needMore { return step }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { throw ClientError(description: "\(endpoint) closed the connection") }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    throw ClientError(description: "no response from \(endpoint) within \(timeoutMilliseconds) ms")
+                }
+                throw ClientError(description: "recv from \(endpoint): \(String(cString: strerror(errno)))")
+            }
+            parser.append(buffer[0..<n])
+        }
+    }
+
+    /// Sends a request and reads its complete response.
+    func roundTrip(_ request: [UInt8], timeoutMilliseconds: Int) throws -> (HTTPResponseParser.Head, [UInt8]) {
+        try sendAll(request)
+        switch try nextStep(timeoutMilliseconds: timeoutMilliseconds) {
+        case .response(let head, let body): return (head, body)
+        default: throw ClientError(description: "unexpected streamed response from \(endpoint)")
+        }
+    }
+
+    static func request(method: String, path: String, host: String, headers: [(String, String)],
+                        body: [UInt8]) -> [UInt8] {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n"
+        for (k, v) in headers { head += "\(k): \(v)\r\n" }
+        if method != "GET" || !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        var out = Array(head.utf8)
+        out.append(contentsOf: body)
+        return out
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Net
+import RecordStore
+import ZoneCore
+
+/// The store served over HTTP/1.1 on an event loop: connections, the JSON API, push streams.
+///
+/// The loop thread moves bytes and runs each connection's `HTTPServerConnection` machine; the
+/// API runs as tasks and posts responses back to the loop. Push streams follow the store's
+/// delivery model and send one server-sent event per notification.
+public final class StoreDaemon: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var listen: Endpoint
+        public var maxConnections = 1024
+        public var limits = HTTPServerConnection.Limits()
+        /// A comment line on idle push streams, so dead peers are found and proxies keep them open.
+        public var heartbeat: Duration = .seconds(15)
+
+        public init(listen: Endpoint) { self.listen = listen }
+    }
+
+    /// Counters for the operator.
+    public struct Counters: Sendable {
+        public var accepted = 0
+        public var refused = 0
+        public var requests = 0
+        public var streams = 0
+    }
+
+    public let api: StoreAPI
+    public let options: Options
+    public let endpoint: Endpoint
+    private let loop: EventLoop
+    private let listenFD: Int32
+    private let log = Logger(component: "store-serve")
+    // Loop-confined.
+    private var connections: [UInt64: Served] = [:]
+    private var nextID: UInt64 = 0
+    private var counters = Counters()
+
+    private final class Served {
+        let id: UInt64
+        let tcp: TCPConnection
+        var machine: HTTPServerConnection
+        var timer: EventLoop.Timer?
+        var timerAt: Instant?
+        var streamTask: Task<Void, Never>?
+        var heartbeat: EventLoop.Timer?
+
+        init(id: UInt64, tcp: TCPConnection, machine: HTTPServerConnection) {
+            self.id = id
+            self.tcp = tcp
+            self.machine = machine
+        }
+    }
+
+    public init(api: StoreAPI, options: Options) throws {
+        self.api = api
+        self.options = options
+        loop = try EventLoop(name: "zonertc-store-serve")
+        (listenFD, endpoint) = try TCPSocket.listen(on: options.listen)
+    }
+
+    /// Starts accepting connections on the loop's thread.
+    public func start() throws {
+        let ready = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: Error?
+        loop.execute { [self] in
+            do {
+                try loop.register(listenFD, interest: .readable) { [weak self] _ in self?.acceptAll() }
+            } catch {
+                failure = error
+            }
+            ready.signal()
+        }
+        loop.start()
+        ready.wait()
+        if let failure { throw failure }
+    }
+
+    /// Stops accepting, ends push streams and connections, and stops the loop.
+    public func stop() {
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { [self] in
+            loop.deregister(listenFD)
+            close(listenFD)
+            for c in connections.values {
+                c.streamTask?.cancel()
+                c.tcp.close()
+            }
+            connections.removeAll()
+            done.signal()
+        }
+        done.wait()
+        loop.stop()
+    }
+
+    // MARK: On the loop
+
+    private func acceptAll() {
+        while true {
+            let accepted: (Int32, Endpoint?)?
+            do { accepted = try TCPSocket.accept(listenFD) } catch {
+                log.warning("accept failed", ["error": "\(error)"])
+                return
+            }
+            guard let (fd, peer) = accepted else { return }
+            if connections.count >= options.maxConnections {
+                counters.refused += 1
+                let body = WireFormat.serialize(WireFormat.encode(StoreError(
+                    .serviceUnavailable, "too many connections (\(options.maxConnections))", retryAfter: 1)))
+                let bytes = HTTPResponse.json(503, body).serialized(keepAlive: false)
+                _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(fd)
+                continue
+            }
+            counters.accepted += 1
+            nextID += 1
+            let tcp = TCPConnection(fd: fd, peer: peer, loop: loop)
+            let served = Served(id: nextID, tcp: tcp, machine: HTTPServerConnection(limits: options.limits, now: loop.clock.now()))
+            connections[served.id] = served
+            let id = served.id
+            tcp.onData = { [weak self] bytes in self?.received(id, bytes) }
+            tcp.onClose = { [weak self] in self?.closed(id) }
+            do { try tcp.start() } catch {
+                connections[id] = nil
+                close(fd)
+                continue
+            }
+            perform(served.machine.started(), on: served)
+        }
+    }
+
+    private func received(_ id: UInt64, _ bytes: ArraySlice<UInt8>) {
+        guard let c = connections[id] else { return }
+        let actions = c.machine.received(bytes, now: loop.clock.now())
+        perform(actions, on: c)
+    }
+
+    private func closed(_ id: UInt64) {
+        guard let c = connections.removeValue(forKey: id) else { return }
+        c.machine.peerClosed()
+        c.streamTask?.cancel()
+        if let t = c.timer { loop.cancel(t) }
+        if let t = c.heartbeat { loop.cancel(t) }
+    }
+
+    private func perform(_ actions: [HTTPServerConnection.Action], on c: Served) {
+        for action in actions {
+            switch action {
+            case .send(let bytes):
+                c.tcp.send(bytes)
+            case .close:
+                c.tcp.closeAfterFlush()
+            case .wakeAt(let instant):
+                if let at = c.timerAt, at == instant, c.timer != nil { continue }
+                if let t = c.timer { loop.cancel(t) }
+                c.timerAt = instant
+                c.timer = loop.schedule(at: instant) { [weak self, weak c] in
+                    guard let self, let c, !c.tcp.isClosed else { return }
+                    c.timer = nil
+                    self.perform(c.machine.timerFired(now: self.loop.clock.now()), on: c)
+                }
+            case .dispatch(let request):
+                counters.requests += 1
+                dispatch(request, on: c.id)
+            }
+        }
+    }
+
+    private func dispatch(_ request: HTTPRequest, on id: UInt64) {
+        let api = self.api
+        Task { [self] in
+            let outcome = await api.handle(request)
+            loop.execute { [self] in self.finish(outcome, on: id) }
+        }
+    }
+
+    private func finish(_ outcome: StoreAPI.Outcome, on id: UInt64) {
+        guard let c = connections[id] else { return }
+        switch outcome {
+        case .response(let response):
+            perform(c.machine.respond(response, now: loop.clock.now()), on: c)
+        case .eventStream(let user, let device):
+            openStream(c, user: user, device: device)
+        }
+    }
+
+    private func openStream(_ c: Served, user: String, device: String) {
+        counters.streams += 1
+        // Listen before answering, so nothing delivered after the client sees "ready" is missed.
+        let stream = api.store.push.listen(user: user, deviceID: device)
+        let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
+        perform(c.machine.startStream(status: 200, headers: headers), on: c)
+        if let t = c.timer { loop.cancel(t); c.timer = nil }
+        let store = api.store
+        let id = c.id
+        c.streamTask = Task { [self] in
+            do {
+                try await store.perform(user: user, deviceID: device) { e, ctx throws(StoreError) in try e.registerDevice(ctx) }
+            } catch {
+                log.warning("push registration failed", ["user": user, "error": "\(error)"])
+            }
+            loop.execute { [self] in self.sendEvent(Array(": ready\n\n".utf8), to: id) }
+            for await note in stream {
+                let json = WireFormat.serialize(WireFormat.encode(note))
+                var event = Array("event: notification\ndata: ".utf8)
+                event.append(contentsOf: json)
+                event.append(contentsOf: Array("\n\n".utf8))
+                let bytes = event
+                loop.execute { [self] in self.sendEvent(bytes, to: id) }
+            }
+        }
+        scheduleHeartbeat(c)
+    }
+
+    private func sendEvent(_ bytes: [UInt8], to id: UInt64) {
+        guard let c = connections[id] else { return }
+        perform(c.machine.streamChunk(bytes), on: c)
+    }
+
+    private func scheduleHeartbeat(_ c: Served) {
+        c.heartbeat = loop.schedule(at: loop.clock.now() + options.heartbeat) { [weak self, weak c] in
+            guard let self, let c, !c.tcp.isClosed else { return }
+            self.perform(c.machine.streamChunk(Array(": keepalive\n\n".utf8)), on: c)
+            self.scheduleHeartbeat(c)
+        }
+    }
+}

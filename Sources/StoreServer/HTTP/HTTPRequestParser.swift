@@ -1,0 +1,180 @@
+/// Why a request could not be read, with the status to answer it with.
+public struct HTTPParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// 400: the request line or a header is malformed.
+        case malformed
+        /// 431: request line and headers exceed the limit.
+        case headersTooLarge
+        /// 413: the body exceeds the limit.
+        case bodyTooLarge
+        /// 411: a body without Content-Length (chunked request bodies are not accepted).
+        case lengthRequired
+        /// 505: not HTTP/1.x.
+        case unsupportedVersion
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public var status: Int {
+        switch kind {
+        case .malformed: return 400
+        case .headersTooLarge: return 431
+        case .bodyTooLarge: return 413
+        case .lengthRequired: return 411
+        case .unsupportedVersion: return 505
+        }
+    }
+
+    public var description: String { message }
+}
+
+/// An incremental HTTP/1.1 request parser (RFC 9112): bytes in, requests out. No I/O.
+///
+/// Feed bytes with `append`, then call `parseStep()` until it says `.needMore`. The state holds
+/// exactly what is known: before the head, or the head parsed with so many body bytes to come.
+public struct HTTPRequestParser: Sendable {
+    public enum Step: Sendable, Hashable {
+        case needMore
+        case request(HTTPRequest)
+    }
+
+    enum State: Sendable {
+        case head
+        case body(HTTPRequest, length: Int)
+    }
+
+    public let maxHeadBytes: Int
+    public let maxBodyBytes: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var state = State.head
+    /// Where the search for the end of the head resumes, so a slow head is not rescanned.
+    private var scanFrom = 0
+
+    public init(maxHeadBytes: Int = 16 * 1024, maxBodyBytes: Int = 4 * 1024 * 1024) {
+        self.maxHeadBytes = maxHeadBytes
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Bytes received and not yet part of a returned request.
+    public var bufferedBytes: Int { buffer.count - start }
+
+    /// Whether a request has begun arriving (for the header-read timeout).
+    public var isMidRequest: Bool {
+        if case .body = state { return true }
+        return bufferedBytes > 0
+    }
+
+    public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        if start > 0 && start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+            scanFrom = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    public mutating func parseStep() throws(HTTPParseError) -> Step {
+        switch state {
+        case .head:
+            // Tolerate stray CRLFs before a request line (RFC 9112 §2.2).
+            while start + 1 < buffer.count && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2 }
+            guard let end = findHeadEnd() else {
+                if buffer.count - start > maxHeadBytes {
+                    throw HTTPParseError(kind: .headersTooLarge,
+                                         message: "request line and headers exceed \(maxHeadBytes) bytes")
+                }
+                return .needMore
+            }
+            if end - start > maxHeadBytes {
+                throw HTTPParseError(kind: .headersTooLarge, message: "request line and headers exceed \(maxHeadBytes) bytes")
+            }
+            let request = try parseHead(buffer[start..<end])
+            start = end + 4
+            scanFrom = start
+            if let te = request.headers["Transfer-Encoding"], !te.isEmpty {
+                throw HTTPParseError(kind: .lengthRequired, message: "request bodies must carry Content-Length, not \(te)")
+            }
+            var length = 0
+            let lengths = request.headers.values("Content-Length")
+            if let first = lengths.first {
+                guard lengths.allSatisfy({ $0 == first }), let n = Int(first.trimmingSpaces), n >= 0,
+                      first.trimmingSpaces.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                    throw HTTPParseError(kind: .malformed, message: "bad Content-Length '\(first)'")
+                }
+                length = n
+            }
+            if length > maxBodyBytes {
+                throw HTTPParseError(kind: .bodyTooLarge, message: "body of \(length) bytes exceeds \(maxBodyBytes)")
+            }
+            state = .body(request, length: length)
+            return try parseStep()
+        case .body(var request, let length):
+            guard buffer.count - start >= length else { return .needMore }
+            request.body = Array(buffer[start..<(start + length)])
+            start += length
+            scanFrom = start
+            state = .head
+            return .request(request)
+        }
+    }
+
+    private mutating func findHeadEnd() -> Int? {
+        var i = max(start, scanFrom - 3)
+        while i + 3 < buffer.count {
+            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
+            i += 1
+        }
+        scanFrom = max(start, buffer.count)
+        return nil
+    }
+
+    private func parseHead(_ head: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPRequest {
+        guard let text = String(validating: head, as: UTF8.self) else {
+            throw HTTPParseError(kind: .malformed, message: "request head is not valid UTF-8")
+        }
+        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
+        guard !lines.isEmpty else { throw HTTPParseError(kind: .malformed, message: "empty request") }
+        let requestLine = lines.removeFirst()
+        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
+              parts[0].utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+            throw HTTPParseError(kind: .malformed, message: "malformed request line '\(requestLine.prefix(100))'")
+        }
+        let minor: Int
+        switch parts[2] {
+        case "HTTP/1.1": minor = 1
+        case "HTTP/1.0": minor = 0
+        default:
+            throw HTTPParseError(kind: .unsupportedVersion, message: "unsupported protocol '\(parts[2].prefix(20))'")
+        }
+        guard parts[1].first == "/" || parts[1] == "*" else {
+            throw HTTPParseError(kind: .malformed, message: "request target must be a path")
+        }
+        var headers = HTTPHeaders()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw HTTPParseError(kind: .malformed, message: "header line without ':' '\(line.prefix(100))'")
+            }
+            let name = line[..<colon]
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+                throw HTTPParseError(kind: .malformed, message: "bad header name '\(name.prefix(100))'")
+            }
+            headers.add(String(name), String(line[line.index(after: colon)...]).trimmingSpaces)
+        }
+        if minor == 1 && headers["Host"] == nil {
+            throw HTTPParseError(kind: .malformed, message: "HTTP/1.1 request without Host header")
+        }
+        return HTTPRequest(method: String(parts[0]), target: String(parts[1]), minorVersion: minor, headers: headers)
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

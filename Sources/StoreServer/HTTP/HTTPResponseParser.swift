@@ -1,0 +1,125 @@
+/// An incremental HTTP/1.1 response parser for our client (RFC 9112): Content-Length and
+/// chunked bodies; for a chunked stream, chunks are handed out as they complete.
+public struct HTTPResponseParser: Sendable {
+    public struct Head: Sendable, Hashable {
+        public var status: Int
+        public var headers: HTTPHeaders
+    }
+
+    public enum Step: Sendable, Hashable {
+        case needMore
+        /// A complete response with its body.
+        case response(Head, [UInt8])
+        /// The head of a chunked response; the body follows as `.chunk`s and `.end`.
+        case streamHead(Head)
+        case chunk([UInt8])
+        case end
+    }
+
+    enum State: Sendable {
+        case head
+        case fixed(Head, length: Int)
+        case chunked(Head, streaming: Bool, collected: [UInt8])
+        case chunkData(Head, streaming: Bool, collected: [UInt8], remaining: Int)
+    }
+
+    public struct ParseError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var state = State.head
+    /// Chunked responses whose content type is an event stream are handed out chunk by chunk.
+    public var streamContentTypes = ["text/event-stream"]
+
+    public init() {}
+
+    public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        if start > 0 && start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
+        buffer.append(contentsOf: bytes)
+    }
+
+    public mutating func parseStep() throws(ParseError) -> Step {
+        switch state {
+        case .head:
+            guard let end = find([13, 10, 13, 10]) else {
+                if buffer.count - start > 64 * 1024 { throw ParseError(description: "response head too large") }
+                return .needMore
+            }
+            guard let text = String(validating: buffer[start..<end], as: UTF8.self) else {
+                throw ParseError(description: "response head is not UTF-8")
+            }
+            start = end + 4
+            var lines = text.split(separator: "\r\n")
+            guard !lines.isEmpty else { throw ParseError(description: "empty response head") }
+            let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
+            guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+                throw ParseError(description: "bad status line")
+            }
+            var headers = HTTPHeaders()
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":") else { throw ParseError(description: "bad header line") }
+                headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces)
+            }
+            let head = Head(status: status, headers: headers)
+            if headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
+                let type = headers["Content-Type"]?.lowercased() ?? ""
+                let streaming = streamContentTypes.contains { type.hasPrefix($0) }
+                state = .chunked(head, streaming: streaming, collected: [])
+                if streaming { return .streamHead(head) }
+            } else {
+                let length = Int(headers["Content-Length"] ?? "0") ?? -1
+                guard length >= 0 else { throw ParseError(description: "bad Content-Length") }
+                state = .fixed(head, length: length)
+            }
+            return try parseStep()
+        case .fixed(let head, let length):
+            guard buffer.count - start >= length else { return .needMore }
+            let body = Array(buffer[start..<(start + length)])
+            start += length
+            state = .head
+            return .response(head, body)
+        case .chunked(let head, let streaming, let collected):
+            guard let lineEnd = find([13, 10]) else { return .needMore }
+            let sizeText = String(decoding: buffer[start..<lineEnd], as: UTF8.self)
+                .split(separator: ";").first.map { String($0).trimmingSpaces } ?? ""
+            guard let size = Int(sizeText, radix: 16), size >= 0 else {
+                throw ParseError(description: "bad chunk size '\(sizeText.prefix(20))'")
+            }
+            start = lineEnd + 2
+            if size == 0 {
+                // Trailers are not used; expect the final CRLF.
+                guard buffer.count - start >= 2 else {
+                    start = lineEnd - sizeText.utf8.count
+                    return .needMore
+                }
+                start += 2
+                state = .head
+                return streaming ? .end : .response(head, collected)
+            }
+            state = .chunkData(head, streaming: streaming, collected: collected, remaining: size)
+            return try parseStep()
+        case .chunkData(let head, let streaming, var collected, let remaining):
+            guard buffer.count - start >= remaining + 2 else { return .needMore }
+            let data = Array(buffer[start..<(start + remaining)])
+            start += remaining + 2
+            if streaming {
+                state = .chunked(head, streaming: true, collected: [])
+                return .chunk(data)
+            }
+            collected.append(contentsOf: data)
+            state = .chunked(head, streaming: false, collected: collected)
+            return try parseStep()
+        }
+    }
+
+    private func find(_ pattern: [UInt8]) -> Int? {
+        var i = start
+        while i + pattern.count <= buffer.count {
+            if buffer[i] == pattern[0] && Array(buffer[i..<(i + pattern.count)]) == pattern { return i }
+            i += 1
+        }
+        return nil
+    }
+}

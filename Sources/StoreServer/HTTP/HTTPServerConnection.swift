@@ -1,0 +1,171 @@
+import Foundation
+
+import ZoneCore
+
+/// One server-side HTTP/1.1 connection as a sans-I/O machine: bytes and time in; requests to
+/// dispatch, bytes to send, deadlines and closing out. One request at a time: the next is
+/// parsed only after the previous one's response went out.
+public struct HTTPServerConnection: Sendable {
+    /// Timeouts and limits.
+    public struct Limits: Sendable {
+        /// From the first byte of a request to its complete head and body.
+        public var requestReadTimeout: Duration = .seconds(10)
+        /// Between requests on a kept-alive connection.
+        public var idleTimeout: Duration = .seconds(60)
+        public var maxHeadBytes = 16 * 1024
+        public var maxBodyBytes = 4 * 1024 * 1024
+
+        public init() {}
+    }
+
+    /// What the driver must do.
+    public enum Action: Sendable, Hashable {
+        /// Handle this request; answer with `respond` (or `startStream`).
+        case dispatch(HTTPRequest)
+        case send([UInt8])
+        /// Close the connection once everything sent has left.
+        case close
+        /// Call `timerFired` at this instant.
+        case wakeAt(Instant)
+    }
+
+    enum State: Sendable {
+        /// Waiting for (more of) a request; `since` is when its first byte came, or the idle start.
+        case reading(since: Instant, midRequest: Bool)
+        case awaitingResponse(keepAlive: Bool)
+        /// A long-lived streamed response (event stream): no more requests on this connection.
+        case streaming
+        case closed
+    }
+
+    public let limits: Limits
+    private var parser: HTTPRequestParser
+    private var state: State
+
+    public init(limits: Limits = Limits(), now: Instant) {
+        self.limits = limits
+        parser = HTTPRequestParser(maxHeadBytes: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+        state = .reading(since: now, midRequest: false)
+    }
+
+    public var isClosed: Bool { if case .closed = state { return true } else { return false } }
+
+    /// The connection opened: when to check for idleness.
+    public func started() -> [Action] {
+        guard case .reading(let since, _) = state else { return [] }
+        return [.wakeAt(since + limits.idleTimeout)]
+    }
+
+    /// Bytes arrived.
+    public mutating func received<C: Collection>(_ bytes: C, now: Instant) -> [Action] where C.Element == UInt8 {
+        switch state {
+        case .closed, .streaming:
+            return []
+        case .awaitingResponse:
+            parser.append(bytes)  // pipelined: parsed after the response
+            return []
+        case .reading(let since, let mid):
+            parser.append(bytes)
+            if !mid { state = .reading(since: now, midRequest: true) } else { state = .reading(since: since, midRequest: true) }
+            return parseNext(now: now)
+        }
+    }
+
+    /// The response to the dispatched request is ready.
+    public mutating func respond(_ response: HTTPResponse, now: Instant) -> [Action] {
+        guard case .awaitingResponse(let keepAlive) = state else { return [] }
+        var actions: [Action] = [.send(response.serialized(keepAlive: keepAlive))]
+        if !keepAlive {
+            state = .closed
+            actions.append(.close)
+            return actions
+        }
+        state = .reading(since: now, midRequest: parser.bufferedBytes > 0)
+        actions += parseNext(now: now)
+        return actions
+    }
+
+    /// The dispatched request becomes a stream: send the head now, then `streamChunk`s.
+    public mutating func startStream(status: Int, headers: HTTPHeaders) -> [Action] {
+        guard case .awaitingResponse = state else { return [] }
+        state = .streaming
+        var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
+        for f in headers.fields { head += "\(f.name): \(f.value)\r\n" }
+        head += "Transfer-Encoding: chunked\r\n\r\n"
+        return [.send(Array(head.utf8))]
+    }
+
+    /// One chunk of the streamed response.
+    public func streamChunk(_ bytes: [UInt8]) -> [Action] {
+        guard case .streaming = state, !bytes.isEmpty else { return [] }
+        return [.send(httpChunk(bytes))]
+    }
+
+    /// Ends the streamed response and the connection.
+    public mutating func endStream() -> [Action] {
+        guard case .streaming = state else { return [] }
+        state = .closed
+        return [.send(httpChunk([])), .close]
+    }
+
+    /// A deadline passed.
+    public mutating func timerFired(now: Instant) -> [Action] {
+        guard case .reading(let since, let mid) = state else { return [] }
+        if mid {
+            let deadline = since + limits.requestReadTimeout
+            if now >= deadline { return fail(status: 408, message: "request not complete within \(limits.requestReadTimeout)") }
+            return [.wakeAt(deadline)]
+        }
+        let deadline = since + limits.idleTimeout
+        if now >= deadline {
+            state = .closed
+            return [.close]
+        }
+        return [.wakeAt(deadline)]
+    }
+
+    /// The peer closed its side.
+    public mutating func peerClosed() {
+        state = .closed
+    }
+
+    private mutating func parseNext(now: Instant) -> [Action] {
+        do {
+            switch try parser.parseStep() {
+            case .needMore:
+                guard case .reading(let since, _) = state else { return [] }
+                let mid = parser.isMidRequest
+                state = .reading(since: mid ? since : now, midRequest: mid)
+                return [.wakeAt((mid ? since : now) + (mid ? limits.requestReadTimeout : limits.idleTimeout))]
+            case .request(let request):
+                state = .awaitingResponse(keepAlive: request.keepAlive)
+                return [.dispatch(request)]
+            }
+        } catch {
+            return fail(status: error.status, message: error.message)
+        }
+    }
+
+    private mutating func fail(status: Int, message: String) -> [Action] {
+        state = .closed
+        let body = Array(#"{"serverErrorCode":"BAD_REQUEST","reason":"\#(jsonEscaped(message))"}"#.utf8)
+        return [.send(HTTPResponse.json(status, body).serialized(keepAlive: false)), .close]
+    }
+}
+
+/// Escapes a string for a JSON string literal.
+func jsonEscaped(_ s: String) -> String {
+    var out = ""
+    for u in s.unicodeScalars {
+        switch u {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+        }
+    }
+    return out
+}

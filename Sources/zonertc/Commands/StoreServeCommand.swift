@@ -1,0 +1,139 @@
+import Foundation
+import RecordStore
+import StoreServer
+import ZoneCore
+
+/// `zonertc store serve`: the record store over HTTP, until SIGINT or SIGTERM.
+enum StoreServeCommand {
+    static let spec = CommandSpec(
+        path: ["store", "serve"],
+        summary: "Serve the record store over HTTP in the shape of CloudKit Web Services, with push streams.",
+        options: [
+            .value("--listen", "HOST:PORT", "address to listen on (port 0: any free port)", default: "127.0.0.1:8470"),
+            .value("--data", "DIR", "data directory (journal, snapshot, users.json); required unless --memory"),
+            .flag("--memory", "keep everything in memory (nothing survives a restart)"),
+            .value("--fsync", "POLICY", "always, batch or none", default: "batch"),
+            .value("--push-profile", "PROFILE", "lan, cloudkit, or custom:key=value,… (see README)", default: "lan"),
+            .value("--seed", "N", "seed for push delivery and injected errors", default: "1"),
+            .value("--throttle", "POLICY", "off, cloudkit (≈40 requests/s per client), or "
+                   + "rate=N,busy=P,unavailable=P,limited=P", default: "off"),
+            .value("--token-retention", "DURATION", "how long change tokens stay valid", default: "7d"),
+            .value("--max-connections", "N", "connections served at once; more get 503", default: "1024"),
+            .flag("--allow-register", "allow POST /auth/register (on by default when listening on loopback)"),
+            .flag("--no-register", "refuse POST /auth/register even on loopback"),
+        ],
+        discussion: """
+            Prints one line when it listens: `zonertc store: listening on http://HOST:PORT …`.
+            Create users with `zonertc store user add NAME --data DIR`, or register them over HTTP on loopback.
+            Stops cleanly on SIGINT or SIGTERM: the journal is flushed and push streams are ended.
+            """,
+        run: run)
+
+    static func run(_ args: ParsedCommand) async throws -> Int32 {
+        let listen: Endpoint
+        do { listen = try Endpoint(parsing: try args.required("--listen")) } catch let e as EndpointParseError {
+            throw UsageError(message: "--listen: \(e)", command: spec)
+        }
+        let memory = args.has("--memory")
+        let data = args.string("--data")
+        if memory == (data != nil) {
+            throw UsageError(message: memory ? "--memory and --data exclude each other" : "give --data DIR or --memory",
+                             command: spec)
+        }
+        var options = EmbeddedStore.Options(directory: data)
+        options.fsync = try args.choice("--fsync", as: FsyncPolicy.self) ?? .batch
+        do { options.pushProfile = try PushProfile.parse(args.string("--push-profile") ?? "lan") } catch {
+            throw UsageError(message: "--push-profile: \(error)", command: spec)
+        }
+        options.pushSeed = try args.int("--seed", in: 0...UInt64.max) ?? 1
+        options.configuration.throttle = try parseThrottle(args.string("--throttle") ?? "off", seed: options.pushSeed)
+        do { options.configuration.tokenRetention = try parseLongDuration(args.string("--token-retention") ?? "7d") } catch {
+            throw UsageError(message: "--token-retention: \(error)", command: spec)
+        }
+        if args.has("--allow-register") && args.has("--no-register") {
+            throw UsageError(message: "--allow-register and --no-register exclude each other", command: spec)
+        }
+        let allowRegister = args.has("--allow-register") || (!args.has("--no-register") && listen.address.isLoopback)
+        var daemonOptions = StoreDaemon.Options(listen: listen)
+        daemonOptions.maxConnections = try args.int("--max-connections", in: 1...100_000) ?? 1024
+
+        let store = try EmbeddedStore(options: options)
+        let users = try UserRegistry(directory: data)
+        let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: allowRegister),
+                                     options: daemonOptions)
+        try daemon.start()
+        var facts = "data \(data ?? "in memory"), fsync \(options.fsync.rawValue), push \(options.pushProfile.name)"
+        if let r = store.recovered, r.entriesReplayed > 0 || r.snapshotBytes > 0 {
+            facts += ", recovered \(r.entriesReplayed) journal entries"
+            if r.tornBytesDropped > 0 { facts += " (dropped a torn tail of \(r.tornBytesDropped) bytes)" }
+        }
+        if allowRegister { facts += ", registration open" }
+        print("zonertc store: listening on http://\(daemon.endpoint) (\(facts))")
+        fflush(nil)
+        let signal = await waitForTerminationSignal()
+        Terminal.error("zonertc store: \(signal), stopping")
+        daemon.stop()
+        store.close()
+        Terminal.error("zonertc store: stopped")
+        return 0
+    }
+
+    static func parseThrottle(_ text: String, seed: UInt64) throws -> ThrottlePolicy {
+        switch text {
+        case "off": return .off
+        case "cloudkit": var p = ThrottlePolicy.cloudkit; p.seed = seed; return p
+        default:
+            var p = ThrottlePolicy()
+            p.seed = seed
+            for setting in text.split(separator: ",") {
+                let kv = setting.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2, let v = Double(kv[1]), v >= 0 else {
+                    throw UsageError(message: "--throttle: '\(setting)' is not key=number", command: spec)
+                }
+                switch kv[0] {
+                case "rate": p.requestsPerSecond = v
+                case "burst": p.burst = v
+                case "busy": p.injectZoneBusy = v
+                case "unavailable": p.injectServiceUnavailable = v
+                case "limited": p.injectRateLimited = v
+                default:
+                    throw UsageError(message: "--throttle: unknown setting '\(kv[0])' (rate, burst, busy, unavailable, limited)",
+                                     command: spec)
+                }
+            }
+            return p
+        }
+    }
+
+    /// Durations with day and hour units too: `7d`, `12h`, `30m`, `90s`.
+    static func parseLongDuration(_ text: String) throws -> Duration {
+        if let d = Int64(text.dropLast()), d > 0 {
+            if text.hasSuffix("d") { return .seconds(d * 86_400) }
+            if text.hasSuffix("h") { return .seconds(d * 3600) }
+        }
+        return try PushProfile.parseDuration(text)
+    }
+}
+
+/// Waits for SIGINT or SIGTERM and says which.
+func waitForTerminationSignal() async -> String {
+    await withCheckedContinuation { continuation in
+        let fired = NSLock()
+        nonisolated(unsafe) var done = false
+        nonisolated(unsafe) var sources: [DispatchSourceSignal] = []
+        for (sig, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                fired.lock()
+                defer { fired.unlock() }
+                guard !done else { return }
+                done = true
+                for s in sources { s.cancel() }
+                continuation.resume(returning: name)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}
