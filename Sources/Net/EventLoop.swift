@@ -184,3 +184,13 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 }
+
+/// The loop as a task executor: tasks started with `Task(executorPreference: loop)` run their
+/// non-isolated code on the loop's thread, so a daemon never waits for threads of the shared
+/// cooperative pool that its host process may be blocking.
+extension EventLoop: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        execute { [self] in job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}

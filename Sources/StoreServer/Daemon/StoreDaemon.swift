@@ -170,7 +170,7 @@ public final class StoreDaemon: @unchecked Sendable {
 
     private func dispatch(_ request: HTTPRequest, on id: UInt64) {
         let api = self.api
-        Task { [self] in
+        Task(executorPreference: loop) { [self] in
             let outcome = await api.handle(request)
             loop.execute { [self] in self.finish(outcome, on: id) }
         }
@@ -195,7 +195,7 @@ public final class StoreDaemon: @unchecked Sendable {
         if let t = c.timer { loop.cancel(t); c.timer = nil }
         let store = api.store
         let id = c.id
-        c.streamTask = Task { [self] in
+        c.streamTask = Task(executorPreference: loop) { [self] in
             do {
                 try await store.perform(user: user, deviceID: device) { e, ctx throws(StoreError) in try e.registerDevice(ctx) }
             } catch {

@@ -1,0 +1,128 @@
+import Testing
+@testable import StoreServer
+import ZoneCore
+
+/// The HTTP/1.1 request and response parsers: whole, byte at a time, split at random points,
+/// every error path, and seeded hostile input.
+@Suite("HTTP parsers")
+struct HTTPParserTests {
+    static let twoRequests = Array((
+        "POST /database/1/c/e/private/records/modify HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+        + "Authorization: Bearer t\r\n\r\nhello"
+        + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8)
+
+    /// Feeds `bytes` in the given pieces and collects every request.
+    private func requests(_ bytes: [UInt8], pieces: [Int]) throws -> [HTTPRequest] {
+        var parser = HTTPRequestParser()
+        var out: [HTTPRequest] = []
+        var offset = 0
+        for n in pieces + [bytes.count] where offset < bytes.count {
+            let end = min(bytes.count, offset + n)
+            parser.append(bytes[offset..<end])
+            offset = end
+            while case .request(let r) = try parser.parseStep() { out.append(r) }
+        }
+        return out
+    }
+
+    @Test("whole, byte at a time and split at random points give the same requests")
+    func splits() throws {
+        let whole = try requests(Self.twoRequests, pieces: [Self.twoRequests.count])
+        #expect(whole.count == 2)
+        #expect(whole[0].method == "POST" && whole[0].body == Array("hello".utf8))
+        #expect(whole[0].headers["authorization"] == "Bearer t")
+        #expect(whole[0].keepAlive && !whole[1].keepAlive)
+        #expect(whole[1].path == "/health")
+        #expect(try requests(Self.twoRequests, pieces: Array(repeating: 1, count: Self.twoRequests.count)) == whole)
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<200 {
+            let pieces = (0..<8).map { _ in 1 + Int(random.next() % 40) }
+            #expect(try requests(Self.twoRequests, pieces: pieces) == whole)
+        }
+    }
+
+    @Test("malformed requests get the status that fits", arguments: [
+        ("GARBAGE\r\n\r\n", 400),
+        ("get / HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        ("GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505),
+        ("GET / HTTP/1.1\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n", 400),
+        ("GET relative HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1x\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400),
+        ("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 411),
+        ("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
+    ])
+    func errors(_ text: String, _ status: Int) {
+        var parser = HTTPRequestParser()
+        parser.append(Array(text.utf8))
+        do {
+            _ = try parser.parseStep()
+            Issue.record("accepted \(text.debugDescription)")
+        } catch {
+            #expect(error.status == status, "\(text.debugDescription): \(error)")
+        }
+    }
+
+    @Test("request line and headers beyond 16 KB: 431, even before they end")
+    func headersTooLarge() {
+        var parser = HTTPRequestParser()
+        parser.append(Array("GET / HTTP/1.1\r\nHost: x\r\nX-Pad: ".utf8) + [UInt8](repeating: 65, count: 17_000))
+        #expect(throws: HTTPParseError.self) { _ = try parser.parseStep() }
+    }
+
+    @Test("20,000 seeded mutations never crash or hang the request parser")
+    func hostile() {
+        var random = SeededRandom(seed: 3)
+        for _ in 0..<20_000 {
+            var bytes = Self.twoRequests
+            for _ in 0..<(1 + Int(random.next() % 6)) {
+                bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+            }
+            var parser = HTTPRequestParser()
+            parser.append(bytes)
+            for _ in 0..<4 {
+                guard let step = try? parser.parseStep(), step != .needMore else { break }
+            }
+        }
+    }
+
+    @Test("responses: Content-Length and chunked, whole and byte at a time; event streams chunk by chunk")
+    func responses() throws {
+        let fixed = HTTPResponse.json(200, Array("{}".utf8)).serialized(keepAlive: true)
+        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n".utf8)
+        for bytes in [fixed, chunked] {
+            for pieceSize in [bytes.count, 1, 3] {
+                var parser = HTTPResponseParser()
+                var result: HTTPResponseParser.Step = .needMore
+                var offset = 0
+                while offset < bytes.count, result == .needMore {
+                    parser.append(bytes[offset..<min(bytes.count, offset + pieceSize)])
+                    offset += pieceSize
+                    result = try parser.parseStep()
+                }
+                guard case .response(let head, let body) = result else { Issue.record("no response"); continue }
+                #expect(head.status == 200)
+                #expect(body == (bytes == fixed ? Array("{}".utf8) : Array("abcde".utf8)))
+            }
+        }
+        var stream = HTTPResponseParser()
+        stream.append(Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+        guard case .streamHead = try stream.parseStep() else { Issue.record("no stream head"); return }
+        stream.append(httpChunk(Array(": ready\n\n".utf8)))
+        #expect(try stream.parseStep() == .chunk(Array(": ready\n\n".utf8)))
+        #expect(try stream.parseStep() == .needMore)
+    }
+
+    @Test("server-sent events split across chunks")
+    func serverSentEvents() {
+        var sse = ServerSentEvents()
+        let text = Array(": ready\n\nevent: notification\ndata: {\"notificationID\":1,\"subscriptionID\":\"s\",\"databaseScope\":\"private\"}\n\n".utf8)
+        var events: [ServerSentEvents.Event] = []
+        for b in text { events += sse.feed([b]) }
+        #expect(events.count == 2)
+        #expect(events[0].isReady)
+        #expect(events[1].notification?.subscriptionID == "s")
+    }
+}
