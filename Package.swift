@@ -22,7 +22,7 @@ let package = Package(
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "StoreServer"],
             path: "Bench/ZoneBench"
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),

@@ -10,6 +10,7 @@ let usage = """
     suites:
       digests   SHA-1, SHA-256, MD5, CRC-32 throughput; HMAC-SHA1/HMAC-SHA256 of a 100-byte message
       store     engine + journal: durable saves/s from 16 writers (fsync batch), zone-change fetch records/s
+      http      store daemon on loopback: saves/s from 16 connections (fsync batch), push latency (lan)
       stun      ICE Binding request: encode+integrity+fingerprint and parse+verify, messages/s on one core
       all       every suite above
     """
@@ -24,10 +25,12 @@ for suite in suites {
     case "digests": DigestBench.run(json: json)
     case "store": await StoreBench.run(json: json)
     case "stun": STUNBench.run(json: json)
+    case "http": await HTTPStoreBench.run(json: json)
     case "all":
         DigestBench.run(json: json)
         await StoreBench.run(json: json)
         STUNBench.run(json: json)
+        await HTTPStoreBench.run(json: json)
     default:
         FileHandle.standardError.write(Data("zonertc-bench: unknown suite '\(suite)'\n\(usage)\n".utf8))
         exit(2)

@@ -257,9 +257,7 @@ public enum WireFormat {
 
     // MARK: JSON bytes
 
-    public static func serialize(_ o: Any) -> [UInt8] {
-        (try? [UInt8](JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]))) ?? Array("{}".utf8)
-    }
+    public static func serialize(_ o: Any) -> [UInt8] { JSONWriter.serialize(o) }
 
     public static func parseObject(_ bytes: [UInt8]) throws -> Object {
         if bytes.isEmpty { return [:] }
