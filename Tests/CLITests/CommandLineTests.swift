@@ -30,6 +30,14 @@ struct CommandLineTests {
         (["store", "inspect", "--json=yes", "--data", "x"], "--json takes no value"),
         (["--log", "loud", "--version"], "loud"),
         (["help", "nothing"], "no command 'nothing'"),
+        (["store", "serve"], "give --data DIR or --memory"),
+        (["store", "serve", "--memory", "--data", "x"], "--memory and --data exclude each other"),
+        (["store", "serve", "--memory", "--listen", "localhost:80"], "--listen"),
+        (["store", "serve", "--memory", "--fsync", "sometimes"], "choose one of always, batch, none"),
+        (["store", "serve", "--memory", "--push-profile", "wifi"], "unknown push profile 'wifi'"),
+        (["store", "serve", "--memory", "--throttle", "rate=fast"], "--throttle"),
+        (["store", "serve", "--memory", "--token-retention", "soon"], "--token-retention"),
+        (["store", "user", "add", "--data", "x"], "give the user's NAME"),
     ])
     func usageErrors(_ arguments: [String], _ message: String) throws {
         let out = try ZonertcProcess.run(arguments)
