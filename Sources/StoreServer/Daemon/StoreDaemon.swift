@@ -170,8 +170,14 @@ public final class StoreDaemon: @unchecked Sendable {
 
     private func dispatch(_ request: HTTPRequest, on id: UInt64) {
         let api = self.api
+        let log = self.log
         Task(executorPreference: loop) { [self] in
+            let watch = Stopwatch()
             let outcome = await api.handle(request)
+            if case .response(let r) = outcome {
+                log.debug("\(request.method) \(request.path) \(r.status)",
+                          ["ms": String(format: "%.3f", watch.elapsed.milliseconds), "bytes": "\(r.body.count)"])
+            }
             loop.execute { [self] in self.finish(outcome, on: id) }
         }
     }
@@ -188,6 +194,7 @@ public final class StoreDaemon: @unchecked Sendable {
 
     private func openStream(_ c: Served, user: String, device: String) {
         counters.streams += 1
+        log.info("push stream opened", ["user": user, "device": device])
         // Listen before answering, so nothing delivered after the client sees "ready" is missed.
         let stream = api.store.push.listen(user: user, deviceID: device)
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
