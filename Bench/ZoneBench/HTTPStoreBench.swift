@@ -40,31 +40,13 @@ enum HTTPStoreBench {
         let connections = 16
         let seconds = 3.0
         let syncsBefore = store.journalStatistics?.syncs ?? 0
-        let deadline = Stopwatch.monotonicNanoseconds() + UInt64(seconds * 1e9)
-        let watch = Stopwatch()
         let clients = (0..<connections).map { client("w\($0)") }
-        let merged = await withTaskGroup(of: LatencyHistogram.self) { group in
-            for (w, c) in clients.enumerated() {
-                group.addTask {
-                    var h = LatencyHistogram()
-                    var i = 0
-                    while Stopwatch.monotonicNanoseconds() < deadline {
-                        let r = Record(recordType: "SignalIceChunk", id: RecordID(recordName: "IC_\(w)_\(i)", zoneID: zone),
-                                       fields: ["candidate": .string("candidate:1 1 udp 2122260223 127.0.0.1 5000 typ host"),
-                                                "seq": .int64(Int64(i))])
-                        let t = Stopwatch()
-                        do { _ = try await c.save([r]) } catch { print("save failed: \(error)"); return h }
-                        h.record(t.elapsed)
-                        i += 1
-                    }
-                    return h
-                }
-            }
-            var all = LatencyHistogram()
-            for await h in group { all.merge(h) }
-            return all
+        let (merged, elapsed) = await ConcurrentLoad.run(workers: connections, seconds: seconds) { w, i in
+            let r = Record(recordType: "SignalIceChunk", id: RecordID(recordName: "IC_\(w)_\(i)", zoneID: zone),
+                           fields: ["candidate": .string("candidate:1 1 udp 2122260223 127.0.0.1 5000 typ host"),
+                                    "seq": .int64(Int64(i))])
+            _ = try await clients[w].save([r])
         }
-        let elapsed = watch.elapsed.seconds
         let syncs = Double((store.journalStatistics?.syncs ?? 0) - syncsBefore)
         let rate = Double(merged.count) / elapsed
         let s = merged.summary

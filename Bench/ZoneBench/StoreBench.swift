@@ -37,35 +37,13 @@ enum StoreBench {
         let zone = ZoneID(zoneName: "room_bench")
         _ = try? await store.client(user: "bench").modifyZones(save: [zone], delete: [], scope: .private)
         let syncsBefore = store.journalStatistics?.syncs ?? 0
-        let deadline = Stopwatch.monotonicNanoseconds() + UInt64(seconds * 1e9)
-        let clock = Stopwatch()
-        let histograms = await withTaskGroup(of: LatencyHistogram.self) { group in
-            for w in 0..<writers {
-                group.addTask {
-                    let client = store.client(user: "bench", deviceID: "w\(w)")
-                    var h = LatencyHistogram()
-                    var i = 0
-                    let payload = FieldValue.string(String(repeating: "v", count: 200))
-                    while Stopwatch.monotonicNanoseconds() < deadline {
-                        let r = Record(recordType: "SignalIceChunk",
-                                       id: RecordID(recordName: "IC_w\(w)_\(i)", zoneID: zone),
-                                       fields: ["candidate": payload, "seq": .int64(Int64(i))])
-                        let t = Stopwatch()
-                        do { _ = try await client.modifyRecords(ModifyRecordsRequest(saves: [r]), scope: .private) } catch {
-                            print("save failed: \(error)")
-                            return h
-                        }
-                        h.record(t.elapsed)
-                        i += 1
-                    }
-                    return h
-                }
-            }
-            var all = LatencyHistogram()
-            for await h in group { all.merge(h) }
-            return all
+        let payload = FieldValue.string(String(repeating: "v", count: 200))
+        let (histograms, elapsed) = await ConcurrentLoad.run(workers: writers, seconds: seconds) { w, i in
+            let client = store.client(user: "bench", deviceID: "w\(w)")
+            let r = Record(recordType: "SignalIceChunk", id: RecordID(recordName: "IC_w\(w)_\(i)", zoneID: zone),
+                           fields: ["candidate": payload, "seq": .int64(Int64(i))])
+            _ = try await client.modifyRecords(ModifyRecordsRequest(saves: [r]), scope: .private)
         }
-        let elapsed = clock.elapsed.seconds
         let stats = store.journalStatistics
         store.close()
         let saves = Double(histograms.count)

@@ -31,7 +31,7 @@ public final class EventLoop: @unchecked Sendable {
     private var threadID: pthread_t?
     // Loop-confined state.
     private var handlers: [Int32: (Readiness) -> Void] = [:]
-    private var timerHeap: [(at: Instant, id: UInt64)] = []
+    private var timerHeap = DeadlineHeap()
     private var timerWork: [UInt64: () -> Void] = [:]
     private var nextTimer: UInt64 = 0
     private var finished: [() -> Void] = []
@@ -100,8 +100,7 @@ public final class EventLoop: @unchecked Sendable {
     public func schedule(at instant: Instant, _ work: @escaping () -> Void) -> Timer {
         nextTimer += 1
         timerWork[nextTimer] = work
-        timerHeap.append((instant, nextTimer))
-        siftUp(timerHeap.count - 1)
+        timerHeap.push(due: instant, id: nextTimer)
         return Timer(id: nextTimer)
     }
 
@@ -146,42 +145,17 @@ public final class EventLoop: @unchecked Sendable {
 
     private func runTimers() {
         let now = clock.now()
-        while let top = timerHeap.first, top.at <= now {
-            popTimer()
+        while let top = timerHeap.min, top.due <= now {
+            timerHeap.popMin()
             if let work = timerWork.removeValue(forKey: top.id) { work() }
         }
     }
 
     private func nextTimeoutMilliseconds() -> Int32 {
-        while let top = timerHeap.first, timerWork[top.id] == nil { popTimer() }
-        guard let top = timerHeap.first else { return 1000 }
-        let ms = (top.at - clock.now()).nanoseconds / 1_000_000
+        while let top = timerHeap.min, timerWork[top.id] == nil { timerHeap.popMin() }
+        guard let top = timerHeap.min else { return 1000 }
+        let ms = (top.due - clock.now()).nanoseconds / 1_000_000
         return Int32(clamping: max(0, min(ms + 1, 1000)))
-    }
-
-    private func siftUp(_ index: Int) {
-        var i = index
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard timerHeap[i].at < timerHeap[parent].at else { break }
-            timerHeap.swapAt(i, parent)
-            i = parent
-        }
-    }
-
-    private func popTimer() {
-        timerHeap.swapAt(0, timerHeap.count - 1)
-        timerHeap.removeLast()
-        var i = 0
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < timerHeap.count && timerHeap[l].at < timerHeap[m].at { m = l }
-            if r < timerHeap.count && timerHeap[r].at < timerHeap[m].at { m = r }
-            if m == i { return }
-            timerHeap.swapAt(i, m)
-            i = m
-        }
     }
 }
 

@@ -205,15 +205,7 @@ final class JournalWriter: @unchecked Sendable {
     }
 
     private func writeAllUnlocked(_ bytes: [UInt8]) throws(IOError) {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw IOError(description: "journal write failed: \(String(cString: strerror(errno)))")
-            }
-            done += n
-        }
+        if let problem = writeFully(fd, bytes) { throw IOError(description: "journal write failed: \(problem)") }
     }
 
     private func syncUnlocked() throws(IOError) {
@@ -221,4 +213,18 @@ final class JournalWriter: @unchecked Sendable {
             throw IOError(description: "journal fdatasync failed: \(String(cString: strerror(errno)))")
         }
     }
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; the system's reason on failure.
+func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+    var done = 0
+    while done < bytes.count {
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return String(cString: strerror(errno))
+        }
+        done += n
+    }
+    return nil
 }

@@ -194,15 +194,7 @@ final class StoreDirectory: @unchecked Sendable {
         let fd = Glibc.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw OpenError(description: "cannot create \(tmp): \(errnoText())") }
         defer { close(fd) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw OpenError(description: "cannot write \(tmp): \(errnoText())")
-            }
-            done += n
-        }
+        if let problem = writeFully(fd, bytes) { throw OpenError(description: "cannot write \(tmp): \(problem)") }
         guard fsync(fd) == 0 else { throw OpenError(description: "cannot sync \(tmp): \(errnoText())") }
         guard rename(tmp, target) == 0 else { throw OpenError(description: "cannot rename \(tmp): \(errnoText())") }
         syncDirectory(path)
