@@ -13,7 +13,7 @@ let package = Package(
     targets: [
         .target(name: "ZoneCore"),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
-        .target(name: "Signaling", dependencies: ["ZoneCore"]),
+        .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore"]),
         .executableTarget(
             name: "zonertc-bench",
@@ -24,6 +24,6 @@ let package = Package(
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "ZoneCore"]),
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "ZoneCore"]),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ZoneCore"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
     ]
 )
