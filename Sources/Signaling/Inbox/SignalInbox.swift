@@ -55,6 +55,15 @@ public struct SignalInbox: Sendable {
         case envelope(SignalEnvelope, Record)
         /// Remote candidates of one epoch, in order; `endOfCandidates` ends them.
         case candidates(epoch: CallEpoch, owner: String, [ICECandidate], endOfCandidates: Bool)
+
+        /// The epoch the delivery belongs to.
+        public var epoch: CallEpoch {
+            switch self {
+            case .session(let s, _): return s.callEpoch
+            case .envelope(let e, _): return e.callEpoch
+            case .candidates(let epoch, _, _, _): return epoch
+            }
+        }
     }
 
     /// A problem with something the remote peer wrote.

@@ -24,9 +24,10 @@ extension CallNegotiator {
             state = .waitingForOffer
         }
         out.append(.fetchNow)
+        // Held while the session record was read: the floor may have risen since.
         let early = deferred
         deferred = []
-        for delivery in early { deliver(delivery, now: now, &out) }
+        for delivery in early where !inbox.isStale(delivery.epoch) { deliver(delivery, now: now, &out) }
     }
 
     /// Takes in a version of the session record: its epoch is known to exist, so ours must be

@@ -56,7 +56,6 @@ extension CallNegotiator {
     mutating func remoteOffer(_ envelope: SignalEnvelope, now: Instant, _ out: inout [Action]) {
         let epoch = envelope.callEpoch
         epochClock.observe(epoch)
-        if protections.dropStaleEpochs, let active = activeEpoch, epoch < active { return }
         if protections.ignoreRepeatedDescriptions
             && (answeredEpochs.contains(epoch) || remoteDescriptions[epoch]?.contains(.offer) == true) {
             counters.repeatedDescriptionsIgnored += 1
@@ -109,7 +108,8 @@ extension CallNegotiator {
         releaseCandidates(of: offer, &out)
     }
 
-    /// A remote answer: applied once, to our outstanding offer of the same epoch.
+    /// A remote answer: applied once, to our outstanding offer of the same epoch (the inbox has
+    /// dropped older epochs; a later one answers no offer of ours).
     mutating func remoteAnswer(_ envelope: SignalEnvelope, now: Instant, _ out: inout [Action]) {
         let epoch = envelope.callEpoch
         if protections.dropStaleEpochs && epoch != activeEpoch { return }
@@ -152,7 +152,6 @@ extension CallNegotiator {
     /// Remote candidates, in order, for the ICE agent.
     mutating func remoteCandidates(_ candidates: [ICECandidate], endOfCandidates: Bool, epoch: CallEpoch,
                                    _ out: inout [Action]) {
-        if protections.dropStaleEpochs && epoch != activeEpoch { return }
         for candidate in candidates where !appliedCandidates.insert("\(epoch) \(candidate)").inserted {
             counters.duplicateApplies += 1
         }
