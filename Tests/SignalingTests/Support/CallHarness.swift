@@ -16,6 +16,8 @@ final class TestPeer {
     private(set) var reports: [CallState] = []
     private(set) var unavailable: [String] = []
     var seed: UInt64
+    /// A paused peer is offline: time passes, it does nothing.
+    var paused = false
 
     init(userID: String, client: EmbeddedStoreClient, binding: RoomBinding, driver: CallDriver, ice: FakeICE,
          seed: UInt64) {
@@ -69,12 +71,17 @@ final class CallHarness {
     let b: TestPeer
     private var pushesDelivered = 0
 
+    /// `lan` latency with APNs-style coalescing (one pending notification per device), so a
+    /// flood of saves cannot overflow a device's notification stream between two steps.
+    static let lanCoalesced = PushProfile(name: "lan-coalesced", latency: .uniform(.microseconds(50), .microseconds(400)),
+                                          coalescing: true)
+
     /// User IDs that sort A first: A is the offer creator (impolite), B polite.
     static let userA = "_a11ce"
     static let userB = "_b0b"
 
     init(a configA: SignalingConfiguration = .standard(), b configB: SignalingConfiguration = .standard(),
-         push: PushProfile = .lan, users: (String, String) = (userA, userB),
+         push: PushProfile = CallHarness.lanCoalesced, users: (String, String) = (userA, userB),
          storeConfiguration: StoreConfiguration = .default, epochClocks: (EpochClock, EpochClock) = (.init(), .init()),
          start: Instant = .seconds(1_700_000_000)) async throws {
         clock = ManualClock(start: start)
@@ -119,8 +126,8 @@ final class CallHarness {
     func step(_ dt: Duration = .milliseconds(100)) async {
         clock.advance(by: dt)
         await deliverPushes()
-        for peer in peers { await peer.process(await peer.driver.tick(now: now), now: now) }
-        for (peer, other) in [(a, b), (b, a)] {
+        for peer in peers where !peer.paused { await peer.process(await peer.driver.tick(now: now), now: now) }
+        for (peer, other) in [(a, b), (b, a)] where !peer.paused {
             for event in peer.ice.tick(now: now, peer: other.ice) { await peer.send(.ice(event), now: now) }
         }
     }
@@ -157,7 +164,9 @@ final class CallHarness {
         while peers.reduce(0, { $0 + ($1.driver.mailbox?.received ?? 0) }) < pushesDelivered {
             spins += 1
             if spins > 1_000_000 {
-                Issue.record("push notifications never reached the mailboxes")
+                let received = peers.map { $0.driver.mailbox?.received ?? 0 }
+                Issue.record(Comment(rawValue: "push notifications never reached the mailboxes: "
+                                     + "\(pushesDelivered) delivered, \(received) received"))
                 return
             }
             await Task.yield()
@@ -175,8 +184,30 @@ final class CallHarness {
                 configuration: config ?? peer.signaling.configuration, binding: peer.binding, myUserID: peer.userID,
                 remoteUserID: other.userID, epochClock: clock, seed: peer.seed)
             peer.driver.replace(signaling)
-            peer.ice = FakeICE(hostOctet: peer.ice.hostOctet)
+            var ice = FakeICE(hostOctet: peer.ice.hostOctet)
+            ice.sendsEndOfCandidates = peer.ice.sendsEndOfCandidates
+            peer.ice = ice
         }
+    }
+
+    /// Saves records as `peer` (overwriting: these are test fixtures), at most 400 a request.
+    func save(_ records: [Record], as peer: TestPeer) async throws {
+        for start in stride(from: 0, to: records.count, by: 400) {
+            let batch = Array(records[start..<min(start + 400, records.count)])
+            try await peer.client.save(batch, scope: peer.binding.scope, policy: .allKeys)
+        }
+    }
+
+    /// Every record in the room's zone now, as `peer` sees it.
+    func zoneRecords(as peer: TestPeer) async throws -> [Record] {
+        try await peer.client.fetchAllZoneChanges(peer.binding.zone, since: nil, scope: peer.binding.scope).changed
+    }
+
+    /// The session record as it stands.
+    func sessionRecord() async throws -> SignalSession? {
+        let id = RecordID(recordName: a.negotiator.names.session, zoneID: a.binding.zone)
+        guard let record = try await a.client.lookupRecords([id], scope: .private).first?.record else { return nil }
+        return try SignalSession(decoding: record)
     }
 
     /// Every record in the room's zone now, as the owner sees it.

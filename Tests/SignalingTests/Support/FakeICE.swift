@@ -10,6 +10,8 @@ import ZoneCore
 struct FakeICE {
     let hostOctet: UInt8
     var checkDuration: Duration = .milliseconds(200)
+    /// Whether gathering ends with end-of-candidates (off: a later chunk may still come).
+    var sendsEndOfCandidates = true
 
     private(set) var localEpoch: CallEpoch?
     private(set) var localUfrag: String?
@@ -59,7 +61,8 @@ struct FakeICE {
             guard epoch == localEpoch else { return [] }
             localDescriptionEpoch = epoch
             guard gathered.insert(epoch).inserted, let ufrag = localUfrag else { return [] }
-            return [.localCandidates(epoch: epoch, hostCandidates(ufrag: ufrag)), .gatheringComplete(epoch: epoch)]
+            let gathered: [ICEEvent] = [.localCandidates(epoch: epoch, hostCandidates(ufrag: ufrag))]
+            return gathered + (sendsEndOfCandidates ? [.gatheringComplete(epoch: epoch)] : [])
         case .applyRemoteDescription(let epoch, let description):
             if appliedDescriptions.contains(where: { $0.epoch == epoch && $0.type == description.type }) {
                 duplicateDescriptions += 1
