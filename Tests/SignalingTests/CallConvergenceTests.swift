@@ -21,4 +21,21 @@ struct CallConvergenceTests {
             #expect(peer.counters.resets == 0)
         }
     }
+
+    /// User IDs long enough that every signal record name is compacted (spec §2, concern G).
+    @Test func longUserIDsConnectThroughCompactedNames() async throws {
+        let a = "_a" + String(repeating: "1", count: 140)
+        let b = "_b" + String(repeating: "2", count: 140)
+        let h = try await CallHarness(users: (a, b))
+        await h.startCall()
+        #expect(await h.connect(within: .seconds(20)))
+        let key = h.a.negotiator.sessionKey.rawValue
+        let signals = try await h.zoneRecords(as: h.a).filter { SignalRecordType.signalTypes.contains($0.recordType) }
+        #expect(signals.count >= 7)
+        for record in signals {
+            #expect(record.id.recordName.utf8.count <= 255)
+            #expect(record.id.recordName.contains(SignalRecordNames.compact(key)))
+            #expect(record.fields[SignalField.sessionKey]?.stringValue == key)
+        }
+    }
 }
