@@ -97,6 +97,8 @@ public struct SignalInbox: Sendable {
     /// Records of epochs below this are stale.
     public private(set) var floor: CallEpoch?
     private var seen: Set<VersionKey> = []
+    /// Without deduplication a version comes again and again: it is read once all the same.
+    private var decodedVersions: [VersionKey: Result<SignalRecord?, SignalRecordError>] = [:]
     private var queues: [CallEpoch: CandidateQueue] = [:]
 
     public init(myUserID: String, remoteUserID: String, sessionKey: String,
@@ -120,10 +122,15 @@ public struct SignalInbox: Sendable {
                 counters.duplicates += 1
                 if protections.deduplicate { continue }
             }
+            let decoded = decodedVersions[key] ?? Result { () throws(SignalRecordError) in
+                try SignalRecord.decode(record)
+            }
+            if !protections.deduplicate { decodedVersions[key] = decoded }
             let content: SignalRecord?
-            do {
-                content = try SignalRecord.decode(record)
-            } catch {
+            switch decoded {
+            case .success(let value):
+                content = value
+            case .failure(let error):
                 counters.malformed += 1
                 output.problems.append(.record(error))
                 continue

@@ -21,6 +21,8 @@ struct FakeICE {
     private(set) var connectedEpoch: CallEpoch?
     private var connectAt: Instant?
     private var gathered: Set<CallEpoch> = []
+    private var seenDescriptions: Set<String> = []
+    private var seenCandidates: Set<String> = []
 
     /// Every remote description applied, in order.
     private(set) var appliedDescriptions: [(epoch: CallEpoch, type: SDPType)] = []
@@ -64,9 +66,7 @@ struct FakeICE {
             let gathered: [ICEEvent] = [.localCandidates(epoch: epoch, hostCandidates(ufrag: ufrag))]
             return gathered + (sendsEndOfCandidates ? [.gatheringComplete(epoch: epoch)] : [])
         case .applyRemoteDescription(let epoch, let description):
-            if appliedDescriptions.contains(where: { $0.epoch == epoch && $0.type == description.type }) {
-                duplicateDescriptions += 1
-            }
+            if !seenDescriptions.insert("\(epoch) \(description.type)").inserted { duplicateDescriptions += 1 }
             appliedDescriptions.append((epoch, description.type))
             if description.type == .offer, let remote, remote.epoch >= epoch {
                 resets += 1
@@ -86,9 +86,7 @@ struct FakeICE {
                 return []
             }
             for candidate in candidates {
-                if appliedCandidates.contains(where: { $0.epoch == epoch && $0.candidate == candidate }) {
-                    duplicateCandidates += 1
-                }
+                if !seenCandidates.insert("\(epoch) \(candidate)").inserted { duplicateCandidates += 1 }
                 appliedCandidates.append((epoch, candidate))
                 if let ufrag = candidate.usernameFragment, ufrag != remote.ufrag {
                     wrongUfragCandidates += 1
