@@ -256,6 +256,21 @@ enum StaleEpochScenarios {
         o.require(offer?.fields[SignalField.ownerUserId]?.stringValue == h.a.userID,
                   "tie: the offer of the tied epoch is not the offer creator's")
 
+        // The tie again, the polite peer's offer landing first: the creator overwrites it.
+        await h.b.send(.restart, now: h.now)
+        await h.a.send(.restart, now: h.now)
+        let tie2 = CallEpoch(milliseconds: h.now.millisecondsSinceEpoch)
+        o.require(await h.connect(within: .seconds(20)), "the call did not reconnect after the second tie")
+        o.require(h.b.ice.connectedEpoch == tie2, "second tie: connected on "
+                  + "\(String(describing: h.b.ice.connectedEpoch)), not the tied epoch \(tie2)")
+        let offer2 = try await h.zoneRecords(as: h.b).first {
+            $0.id.recordName == h.a.negotiator.names.envelope(epoch: tie2, type: .offer)
+        }
+        o.require(offer2?.fields[SignalField.ownerUserId]?.stringValue == h.a.userID,
+                  "second tie: the offer of the tied epoch is not the offer creator's")
+        o.notes.append("glare: A ignored \(h.a.negotiator.counters.glareIgnored), "
+                       + "B yielded \(h.b.negotiator.counters.glareYielded)")
+
         await h.a.send(.restart, now: h.now)
         let lost = h.a.negotiator.activeEpoch!
         h.clock.advance(by: .milliseconds(1))
