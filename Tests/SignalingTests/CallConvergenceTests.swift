@@ -38,4 +38,21 @@ struct CallConvergenceTests {
             #expect(record.fields[SignalField.sessionKey]?.stringValue == key)
         }
     }
+
+    /// Change tokens kept from one call to the next (spec §5): the second call fetches only what
+    /// changed since, so the first call's records never reach its inbox.
+    @Test func keptTokensSkipThePreviousCallsRecords() async throws {
+        let h = try await CallHarness(a: .standard(.pollToken), b: .standard(.pollToken))
+        await h.startCall()
+        #expect(await h.connect(within: .seconds(20)))
+        for p in h.peers { await p.send(.hangUp, now: h.now) }
+        #expect(h.a.signaling.tokens.first?.zone != nil)
+        try h.newCall(keepTokens: true)
+        await h.startCall()
+        #expect(await h.connect(within: .seconds(20)))
+        for p in h.peers {
+            #expect(p.counters.inbox.staleDrops == 0, "the old records came again")
+            #expect(p.counters.recordsFetched < 15, "\(p.counters.recordsFetched) records fetched")
+        }
+    }
 }

@@ -55,27 +55,52 @@ public struct CallSignaling: Sendable {
 
     /// Store requests made, by what they were for.
     public struct RequestCounts: Hashable, Sendable, Codable {
+        /// Zone and database change fetches.
         public var fetches = 0
+        /// `modifyRecords` requests that save (offers, answers, chunks, the session record).
         public var saves = 0
+        /// `modifyRecords` requests that only delete (garbage collection).
         public var deletes = 0
+        /// Lookups by record name.
         public var lookups = 0
+        /// Every request.
         public var total: Int { fetches + saves + deletes + lookups }
     }
 
     /// Signaling for the call between `myUserID` and `remoteUserID` in the room `binding` names.
     /// `epochClock` carries the device's last epoch from call to call.
+    /// `tokens` restores the change tokens a previous run kept (see `tokens`), path by path.
     public init(configuration: SignalingConfiguration = .default, binding: RoomBinding, myUserID: String,
                 remoteUserID: String, epochClock: EpochClock = EpochClock(), seed: UInt64,
-                zoneToken: ChangeToken? = nil) throws(SignalRecordError) {
+                tokens: [SyncTokens] = []) throws(SignalRecordError) {
         self.configuration = configuration
         self.binding = binding
         negotiator = try CallNegotiator(
             roomID: binding.roomID, myUserID: myUserID, remoteUserID: remoteUserID, zone: binding.zone,
             epochClock: epochClock, configuration: configuration.negotiator, seed: seed)
-        paths = configuration.ingestion.map {
-            ChangeSync(strategy: $0.strategy, timing: configuration.timing, zone: binding.zone, scope: binding.scope,
-                       pollsOnlyWhileNegotiating: $0.pollsOnlyWhileNegotiating, zoneToken: zoneToken)
+        paths = configuration.ingestion.enumerated().map { index, path in
+            let kept = index < tokens.count ? tokens[index] : SyncTokens()
+            return ChangeSync(strategy: path.strategy, timing: configuration.timing, zone: binding.zone,
+                              scope: binding.scope, pollsOnlyWhileNegotiating: path.pollsOnlyWhileNegotiating,
+                              zoneToken: kept.zone, databaseToken: kept.database)
         }
+    }
+
+    /// The change tokens of one ingestion path, to persist per zone (spec §5) and hand back to
+    /// the next `CallSignaling` of the same room.
+    public struct SyncTokens: Hashable, Sendable {
+        public var zone: ChangeToken?
+        public var database: ChangeToken?
+
+        public init(zone: ChangeToken? = nil, database: ChangeToken? = nil) {
+            self.zone = zone
+            self.database = database
+        }
+    }
+
+    /// The change tokens of every path now.
+    public var tokens: [SyncTokens] {
+        paths.map { SyncTokens(zone: $0.zoneToken, database: $0.databaseToken) }
     }
 
     /// When the machine next needs a `.timer`.

@@ -39,12 +39,19 @@ public struct StoreRequest: Hashable, Sendable {
 
 /// What a store request came to.
 public enum StoreOutcome: Hashable, Sendable {
+    /// `modifyRecords`' per-item results.
     case modified(ModifyRecordsResult)
+    /// `lookupRecords`' per-item results.
     case lookedUp([LookupResult])
+    /// A page of zone changes.
     case zoneChanges(ZoneChanges)
+    /// A page of database changes.
     case databaseChanges(DatabaseChanges)
+    /// `modifyZones`' per-zone results.
     case zones([ZoneResult])
+    /// The share created, fetched or accepted.
     case share(ZoneShare)
+    /// `modifySubscriptions`' per-subscription results.
     case subscriptions([SubscriptionResult])
     /// The request failed as a whole.
     case failed(StoreError)

@@ -251,10 +251,10 @@ public struct CallNegotiator: Sendable {
         }.joined()
     }
 
+    /// Deletions that are due, each batch a request of its own: nothing waits for them.
     mutating func collectGarbage(now: Instant, _ out: inout [Action]) {
-        guard var collector, state != .idle else { return }
-        let batches = collector.sweep(now: now, activeEpoch: activeEpoch, connectedEpoch: connectedEpoch)
-        self.collector = collector
+        guard state != .idle else { return }
+        let batches = collector?.sweep(now: now, activeEpoch: activeEpoch, connectedEpoch: connectedEpoch) ?? []
         for batch in batches {
             out.append(.modify(saves: [], deletes: batch, policy: .ifServerRecordUnchanged, atomic: false))
         }

@@ -173,16 +173,17 @@ final class CallHarness {
         }
     }
 
-    /// A new call on the same devices: fresh signaling machines (new inbox, no tokens) that keep
-    /// the devices' epoch clocks unless told otherwise, fresh ICE.
+    /// A new call on the same devices: fresh signaling machines (new inbox; the change tokens
+    /// only if `keepTokens`) that keep the devices' epoch clocks unless told otherwise, fresh ICE.
     func newCall(a configA: SignalingConfiguration? = nil, b configB: SignalingConfiguration? = nil,
-                 epochClocks: (EpochClock, EpochClock)? = nil) throws {
+                 epochClocks: (EpochClock, EpochClock)? = nil, keepTokens: Bool = false) throws {
         for (peer, config, other, index) in [(a, configA, b, 0), (b, configB, a, 1)] {
             peer.seed += 100
             let clock = epochClocks.map { index == 0 ? $0.0 : $0.1 } ?? peer.negotiator.epochClock
             let signaling = try CallSignaling(
                 configuration: config ?? peer.signaling.configuration, binding: peer.binding, myUserID: peer.userID,
-                remoteUserID: other.userID, epochClock: clock, seed: peer.seed)
+                remoteUserID: other.userID, epochClock: clock, seed: peer.seed,
+                tokens: keepTokens ? peer.signaling.tokens : [])
             peer.driver.replace(signaling)
             var ice = FakeICE(hostOctet: peer.ice.hostOctet)
             ice.sendsEndOfCandidates = peer.ice.sendsEndOfCandidates
