@@ -24,7 +24,8 @@ struct CallNegotiatorTests {
         let actions = n.handle(.lookedUp([.failed(RecordID(recordName: n.names.session, zoneID: zone),
                                                   StoreError(.unknownItem, "none"))]), now: now)
         let modify = actions.compactMap { a -> ([Record], Bool, SavePolicy)? in
-            if case .modify(let saves, _, let policy, let atomic) = a { return (saves, atomic, policy) } else { return nil }
+            guard case .modify(let saves, _, let policy, let atomic) = a else { return nil }
+            return (saves, atomic, policy)
         }
         return (n, modify.flatMap(\.0), modify.first?.1 ?? false, modify.first?.2 ?? .allKeys)
     }
@@ -106,8 +107,10 @@ struct CallNegotiatorTests {
 
     @Test func aThrottledPublicationIsRetriedAfterRetryAfter() {
         var (n, saves, _, _) = offering()
-        let request = CallNegotiator.Action.modify(saves: saves, deletes: [], policy: .ifServerRecordUnchanged, atomic: true)
-        #expect(n.handle(.requestFailed(request, StoreError(.requestRateLimited, "slow", retryAfter: 3)), now: t0) == [])
+        let request = CallNegotiator.Action.modify(saves: saves, deletes: [], policy: .ifServerRecordUnchanged,
+                                                   atomic: true)
+        let limited = StoreError(.requestRateLimited, "slow", retryAfter: 3)
+        #expect(n.handle(.requestFailed(request, limited), now: t0) == [])
         #expect(n.nextWake == t0 + .seconds(3))
         #expect(n.handle(.timer, now: t0 + .seconds(2)) == [])
         #expect(n.handle(.timer, now: t0 + .seconds(3)) == [request])

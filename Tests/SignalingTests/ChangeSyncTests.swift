@@ -21,7 +21,8 @@ private struct TokenMint {
 
     mutating func zoneChanges(records: Int = 0, moreComing: Bool = false) -> ZoneChanges {
         let saves = (0..<records).map { i in
-            Record(recordType: "Note", id: RecordID(recordName: "n\(UUID())\(i)", zoneID: zone), fields: ["f": .string("x")])
+            Record(recordType: "Note", id: RecordID(recordName: "n\(UUID())\(i)", zoneID: zone),
+                   fields: ["f": .string("x")])
         }
         if !saves.isEmpty { _ = try! engine.modifyRecords(ModifyRecordsRequest(saves: saves), scope: .private, ctx) }
         var changes = try! engine.fetchZoneChanges(zone, since: nil, scope: .private, ctx)

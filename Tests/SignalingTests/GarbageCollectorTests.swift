@@ -68,7 +68,8 @@ struct GarbageCollectorTests {
         var gc = SignalGarbageCollector(myUserID: "_a")
         gc.observe((0..<1000).map { summary("r\($0)", epoch: 1, owner: "_a", ageMinutes: 0) })
         gc.epochConnected(now: t0)
-        let batches = gc.sweep(now: t0, activeEpoch: CallEpoch(milliseconds: 5), connectedEpoch: CallEpoch(milliseconds: 5))
+        let five = CallEpoch(milliseconds: 5)
+        let batches = gc.sweep(now: t0, activeEpoch: five, connectedEpoch: five)
         #expect(batches.map(\.count) == [400, 400, 200])
     }
 }

@@ -84,6 +84,7 @@ struct RoomSetupTests {
             return
         }
         #expect(zone.ownerName == "_own")
-        #expect(guest.handle(.failed(StoreError(.permissionFailure, "no"))) == .failed(StoreError(.permissionFailure, "no")))
+        let refused = StoreError(.permissionFailure, "no")
+        #expect(guest.handle(.failed(refused)) == .failed(refused))
     }
 }

@@ -18,8 +18,8 @@ struct IdentityTests {
         #expect(try RoomID(text).rawValue == text)
     }
 
-    @Test(arguments: ["room_ab12cd3", "room_ab12cd345", "room_AB12CD34", "Room_ab12cd34", "room-ab12cd34", "room_ab1_cd34",
-                      ""])
+    @Test(arguments: ["room_ab12cd3", "room_ab12cd345", "room_AB12CD34", "Room_ab12cd34", "room-ab12cd34",
+                      "room_ab1_cd34", ""])
     func invalidRoomIDs(text: String) {
         #expect(throws: SignalRecordError.self) { try RoomID(text) }
         #expect((try? RoomID(text)) == nil)
@@ -84,7 +84,8 @@ struct IdentityTests {
         let epoch = CallEpoch(milliseconds: 1_700_000_000_000)
         let compact = SignalRecordNames.compact(key.rawValue)
         #expect(compact.utf8.count == 33)
-        let all = [names.session, names.envelope(epoch: epoch, type: .offer), names.envelope(epoch: epoch, type: .answer),
+        let all = [names.session, names.envelope(epoch: epoch, type: .offer),
+                   names.envelope(epoch: epoch, type: .answer),
                    names.iceChunk(epoch: epoch, owner: a, uuid: String(repeating: "f", count: 32))]
         #expect(all == [other.session, other.envelope(epoch: epoch, type: .offer),
                         other.envelope(epoch: epoch, type: .answer),
@@ -153,7 +154,8 @@ struct RecordFieldTests {
     private func chunk(_ encoding: CandidateEncoding = .batch, eoc: Bool = false) -> SignalIceChunk {
         SignalIceChunk(sessionKey: names.sessionKey.rawValue, roomID: room.rawValue, callEpoch: epoch,
                        ownerUserID: "_a11ce", encoding: encoding,
-                       candidates: eoc && encoding == .single ? [] : [SignalFixtures.candidate(octet: 1, ufrag: "ufA1")],
+                       candidates: eoc && encoding == .single
+                           ? [] : [SignalFixtures.candidate(octet: 1, ufrag: "ufA1")],
                        endOfCandidates: eoc, chunkCreatedAtMs: 43, seq: 3, ufrag: "ufA1")
     }
 
@@ -187,7 +189,8 @@ struct RecordFieldTests {
     }
 
     @Test(arguments: [
-        "", "not json", "[1,2]", "\"text\"", #"{"candidates":[]}"#, #"{"v":2,"candidates":[]}"#, #"{"v":"1","candidates":[]}"#,
+        "", "not json", "[1,2]", "\"text\"", #"{"candidates":[]}"#, #"{"v":2,"candidates":[]}"#,
+        #"{"v":"1","candidates":[]}"#,
         #"{"v":1}"#, #"{"v":1,"candidates":"candidate:1"}"#, #"{"v":1,"candidates":[1]}"#,
         #"{"v":1,"candidates":[],"eoc":"yes"}"#, #"{"v":true,"candidates":[]}"#,
     ])
@@ -252,7 +255,8 @@ struct RecordFieldTests {
 struct ParseErrorPathTests {
     private static let valid = [
         "v=0", "o=- 1 1 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0", "m=video 9 RTP/AVPF 96",
-        "c=IN IP4 0.0.0.0", "a=mid:0", "a=ice-ufrag:ufA1", "a=ice-pwd:fixturepasswordfixturepw", "a=rtpmap:96 VP8/90000",
+        "c=IN IP4 0.0.0.0", "a=mid:0", "a=ice-ufrag:ufA1", "a=ice-pwd:fixturepasswordfixturepw",
+        "a=rtpmap:96 VP8/90000",
     ]
 
     private static func sdp(replacing index: Int? = nil, with line: String? = nil, inserting extra: String? = nil,
@@ -301,7 +305,8 @@ struct ParseErrorPathTests {
 
     private func envelope(payload: String) -> Record {
         Record(recordType: SignalRecordType.envelope, id: RecordID(recordName: "SE_bad", zoneID: zone),
-               fields: [SignalField.sessionKey: .string("room_ab12cd34#_a11ce#_b0b"), SignalField.roomID: .string(room.rawValue),
+               fields: [SignalField.sessionKey: .string("room_ab12cd34#_a11ce#_b0b"),
+                        SignalField.roomID: .string(room.rawValue),
                         SignalField.callEpoch: .int64(5), SignalField.ownerUserId: .string("_a11ce"),
                         SignalField.envelopeType: .string("offer"), SignalField.payload: .string(payload),
                         SignalField.updatedAt: .timestamp(5)], recordChangeTag: "1")
@@ -334,7 +339,8 @@ struct ParseErrorPathTests {
             var inbox = inbox()
             let good = SignalFixtures.candidate(octet: 3, ufrag: "ufA1")
             var fields: [String: FieldValue] = [
-                SignalField.sessionKey: .string("room_ab12cd34#_a11ce#_b0b"), SignalField.roomID: .string(room.rawValue),
+                SignalField.sessionKey: .string("room_ab12cd34#_a11ce#_b0b"),
+                SignalField.roomID: .string(room.rawValue),
                 SignalField.callEpoch: .int64(5), SignalField.ownerUserId: .string("_a11ce"),
                 SignalField.candidateType: .string(encoding.rawValue), SignalField.chunkCreatedAt: .timestamp(5),
                 SignalField.seq: .int64(0), SignalField.ufrag: .string("ufA1"),

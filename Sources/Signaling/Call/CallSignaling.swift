@@ -159,7 +159,8 @@ public struct CallSignaling: Sendable {
             case .modify(let saves, let deletes, let policy, let atomic):
                 if !saves.isEmpty { requests.saves += 1 } else { requests.deletes += 1 }
                 let request = ModifyRecordsRequest(saves: saves, deletes: deletes, savePolicy: policy, atomic: atomic)
-                out.append(.store(StoreRequest(scope: binding.scope, .modifyRecords(request)), origin: .negotiator(action)))
+                out.append(.store(StoreRequest(scope: binding.scope, .modifyRecords(request)),
+                                  origin: .negotiator(action)))
             case .lookup(let ids):
                 requests.lookups += 1
                 out.append(.store(StoreRequest(scope: binding.scope, .lookupRecords(ids)), origin: .negotiator(action)))

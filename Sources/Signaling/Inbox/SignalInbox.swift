@@ -169,9 +169,8 @@ public struct SignalInbox: Sendable {
         for (session, record) in sessions.sorted(by: { $0.0.callEpoch < $1.0.callEpoch }) {
             output.deliveries.append(.session(session, record))
         }
-        let ordered = envelopes.sorted {
-            ($0.0.callEpoch, $0.0.envelopeType == .offer ? 0 : 1) < ($1.0.callEpoch, $1.0.envelopeType == .offer ? 0 : 1)
-        }
+        func rank(_ e: SignalEnvelope) -> (CallEpoch, Int) { (e.callEpoch, e.envelopeType == .offer ? 0 : 1) }
+        let ordered = envelopes.sorted { rank($0.0) < rank($1.0) }
         for (envelope, record) in ordered { output.deliveries.append(.envelope(envelope, record)) }
         counters.delivered += sessions.count + envelopes.count
         for chunk in chunks.sorted(by: { ($0.callEpoch, $0.seq) < ($1.callEpoch, $1.seq) }) {

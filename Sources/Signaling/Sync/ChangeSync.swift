@@ -332,6 +332,7 @@ public struct ChangeSync: Sendable {
     }
 
     private func isOurZone(_ id: ZoneID) -> Bool {
-        id.zoneName == zone.zoneName && (id.ownerName.isEmpty || zone.ownerName.isEmpty || id.ownerName == zone.ownerName)
+        id.zoneName == zone.zoneName
+            && (id.ownerName.isEmpty || zone.ownerName.isEmpty || id.ownerName == zone.ownerName)
     }
 }

@@ -73,8 +73,8 @@ final class CallHarness {
 
     /// `lan` latency with APNs-style coalescing (one pending notification per device), so a
     /// flood of saves cannot overflow a device's notification stream between two steps.
-    static let lanCoalesced = PushProfile(name: "lan-coalesced", latency: .uniform(.microseconds(50), .microseconds(400)),
-                                          coalescing: true)
+    static let lanCoalesced = PushProfile(
+        name: "lan-coalesced", latency: .uniform(.microseconds(50), .microseconds(400)), coalescing: true)
 
     /// User IDs that sort A first: A is the offer creator (impolite), B polite.
     static let userA = "_a11ce"

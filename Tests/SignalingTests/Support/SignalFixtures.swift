@@ -11,8 +11,9 @@ enum SignalFixtures {
     }
 
     static func candidate(octet: UInt8, port: UInt16 = 40_000, ufrag: String?) -> ICECandidate {
-        ICECandidate(foundation: "9", priority: 2_122_260_223, address: .ip(try! IPAddress(parsing: "192.0.2.\(octet)")),
-                     port: port, type: .host, usernameFragment: ufrag)
+        ICECandidate(foundation: "9", priority: 2_122_260_223,
+                     address: .ip(try! IPAddress(parsing: "192.0.2.\(octet)")), port: port, type: .host,
+                     usernameFragment: ufrag)
     }
 
     static func offerDescription(ufrag: String) -> SessionDescription {

@@ -68,7 +68,8 @@ final class ScenarioOutcome: CustomStringConvertible {
     var description: String {
         "\(name): converged \(converged), resets \(resets), duplicate applies \(duplicateApplies), stale applications "
             + "\(staleApplications), candidate errors \(candidateErrors), fetched \(recordsFetched) records / "
-            + "\(bytesFetched) bytes in \(requests) requests; violations \(violations); \(notes.joined(separator: "; "))"
+            + "\(bytesFetched) bytes in \(requests) requests; violations \(violations); "
+            + notes.joined(separator: "; ")
     }
 }
 
@@ -117,7 +118,8 @@ enum StaleEpochScenarios {
         try await h.save([
             SignalFixtures.envelope(.answer, by: h.b, epoch: l2, ufrag: "oldB2"),
             SignalFixtures.chunk(by: h.b, epoch: l2, seq: 0, ufrag: "oldB2",
-                                 candidates: [SignalFixtures.candidate(octet: 92, ufrag: "oldB2")], endOfCandidates: true),
+                                 candidates: [SignalFixtures.candidate(octet: 92, ufrag: "oldB2")],
+                                 endOfCandidates: true),
         ], as: h.b)
         old.formUnion([l1, l2])
         for p in h.peers { await p.send(.hangUp, now: h.now) }
@@ -351,8 +353,10 @@ enum StaleEpochScenarios {
                   "the active epoch's offer was deleted")
         o.require(activeLeft.filter { $0.recordType == SignalRecordType.iceChunk }.count == 2,
                   "the active epoch's chunks were deleted (\(activeLeft.count) records of it left)")
-        let oldLeft = zone.filter { r in first.map { r.fields[SignalField.callEpoch]?.int64Value == $0.milliseconds } == true
-            && r.recordType != SignalRecordType.session }
+        let oldLeft = zone.filter { r in
+            r.recordType != SignalRecordType.session
+                && first.map { r.fields[SignalField.callEpoch]?.int64Value == $0.milliseconds } == true
+        }
         o.notes.append("records of the first epoch left after the TTL: \(oldLeft.count); "
                        + "GC deletions \(h.a.counters.gcDeletions)")
         h.b.paused = false
