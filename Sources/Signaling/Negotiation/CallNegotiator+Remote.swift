@@ -45,7 +45,7 @@ extension CallNegotiator {
     mutating func remoteSession(_ session: SignalSession, _ record: Record) {
         sessionRecord = record
         epochClock.observe(session.callEpoch)
-        guard protections.dropStaleEpochs, let active = activeEpoch, session.callEpoch > active else { return }
+        guard protections.dropStaleEpochs, inbox.floor.map({ session.callEpoch > $0 }) ?? true else { return }
         inbox.raiseFloor(to: session.callEpoch)
         abandonOffer(for: session.callEpoch)
     }
@@ -71,6 +71,10 @@ extension CallNegotiator {
         }
         switch negotiation.receive(.offer) {
         case .ignore:
+            // The impolite peer keeps its own offer. The ignored offer's candidates stay held in
+            // the inbox and are never applied for it: they go with the epoch if it is left, or
+            // flow once the same peer's answer of this epoch (one ICE generation per epoch, so
+            // the same ufrag) is applied.
             counters.glareIgnored += 1
         case .rollbackAndApply:
             counters.glareYielded += 1

@@ -269,11 +269,11 @@ public struct ChangeSync: Sendable {
         case .requestRateLimited, .serviceUnavailable:
             counters.throttled += 1
             let wait = error.retryAfter.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
-            retryLater(job, request, at: now + (wait ?? backoff()))
+            retryLater(job, at: now + (wait ?? backoff()))
             return []
         case .zoneBusy:
             counters.backoffs += 1
-            retryLater(job, request, at: now + backoff())
+            retryLater(job, at: now + backoff())
             return []
         case .zoneNotFound, .permissionFailure:
             return stop(error)
@@ -285,7 +285,7 @@ public struct ChangeSync: Sendable {
 
     /// Puts the job back at the head of the queue, to run from its start once `at` has come.
     /// (A scan or a push restarts whole; a token job resumes from its stored token anyway.)
-    private mutating func retryLater(_ job: Job, _ request: Action, at: Instant) {
+    private mutating func retryLater(_ job: Job, at: Instant) {
         pending.removeAll { $0 == job }
         pending.insert(job, at: 0)
         blockedUntil = max(blockedUntil ?? at, at)
