@@ -107,9 +107,13 @@ public struct CallNegotiator: Sendable {
 
     /// What an in-flight save is.
     enum SaveKind: Hashable, Sendable {
+        /// Our offer of the epoch (published with the session record).
         case offer(CallEpoch)
+        /// Our answer of the epoch.
         case answer(CallEpoch)
+        /// The session record naming the epoch.
         case session(CallEpoch)
+        /// One of our candidate chunks of the epoch.
         case chunk(CallEpoch)
 
         var epoch: CallEpoch {
