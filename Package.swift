@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
         .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
-        .target(name: "Signaling", dependencies: ["ZoneCore"]),
+        .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer"]),
         .executableTarget(
@@ -30,7 +30,7 @@ let package = Package(
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ZoneCore"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
     ]
 )

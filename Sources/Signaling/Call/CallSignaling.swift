@@ -1,0 +1,224 @@
+// One peer's signaling for one call, composed: the ingestion paths (spec §5) feeding the
+// negotiator (spec §3–4), which owns the one inbox and garbage collection. Still sans-I/O: it
+// routes between its machines and hands store requests, ICE commands and reports to its driver.
+import RecordStore
+import ZoneCore
+
+/// The signaling side of a call, for one peer: change sync + negotiator, no I/O.
+public struct CallSignaling: Sendable {
+    /// Which machine a store request belongs to; the driver hands it back with the outcome.
+    public enum Origin: Hashable, Sendable {
+        /// The negotiator's action (echoed so a failed request can be retried or resolved).
+        case negotiator(CallNegotiator.Action)
+        /// Ingestion path `index`.
+        case path(Int)
+    }
+
+    /// What happens to the peer's signaling.
+    public enum Event: Sendable {
+        /// The user starts the call.
+        case start
+        /// Start a new epoch (ICE restart).
+        case restart
+        /// The user hangs up.
+        case hangUp
+        /// A push notification reached the device.
+        case notification(PushNotification)
+        /// The ICE agent reports.
+        case ice(ICEEvent)
+        /// A store request's outcome.
+        case reply(Origin, StoreOutcome)
+        /// Records learned some other way (tests choose their order of arrival with this).
+        case fetched([Record], deleted: [RecordID])
+        /// Time passed.
+        case timer
+    }
+
+    /// What the driver must do.
+    public enum Action: Hashable, Sendable {
+        /// Make the request and reply with `.reply(origin, outcome)`.
+        case store(StoreRequest, origin: Origin)
+        /// Tell the ICE agent.
+        case ice(ICECommand)
+        /// The call's state changed.
+        case report(CallState)
+        /// An ingestion path stopped: the zone is gone or access was lost.
+        case zoneUnavailable(path: String, StoreError)
+    }
+
+    public let configuration: SignalingConfiguration
+    public let binding: RoomBinding
+    public private(set) var negotiator: CallNegotiator
+    public private(set) var paths: [ChangeSync]
+    /// Store requests asked for, by kind.
+    public private(set) var requests = RequestCounts()
+
+    /// Store requests made, by what they were for.
+    public struct RequestCounts: Hashable, Sendable, Codable {
+        /// Zone and database change fetches.
+        public var fetches = 0
+        /// `modifyRecords` requests that save (offers, answers, chunks, the session record).
+        public var saves = 0
+        /// `modifyRecords` requests that only delete (garbage collection).
+        public var deletes = 0
+        /// Lookups by record name.
+        public var lookups = 0
+        /// Every request.
+        public var total: Int { fetches + saves + deletes + lookups }
+    }
+
+    /// Signaling for the call between `myUserID` and `remoteUserID` in the room `binding` names.
+    /// `epochClock` carries the device's last epoch from call to call.
+    /// `tokens` restores the change tokens a previous run kept (see `tokens`), path by path.
+    public init(configuration: SignalingConfiguration = .default, binding: RoomBinding, myUserID: String,
+                remoteUserID: String, epochClock: EpochClock = EpochClock(), seed: UInt64,
+                tokens: [SyncTokens] = []) throws(SignalRecordError) {
+        self.configuration = configuration
+        self.binding = binding
+        negotiator = try CallNegotiator(
+            roomID: binding.roomID, myUserID: myUserID, remoteUserID: remoteUserID, zone: binding.zone,
+            epochClock: epochClock, configuration: configuration.negotiator, seed: seed)
+        paths = configuration.ingestion.enumerated().map { index, path in
+            let kept = index < tokens.count ? tokens[index] : SyncTokens()
+            return ChangeSync(strategy: path.strategy, timing: configuration.timing, zone: binding.zone,
+                              scope: binding.scope, pollsOnlyWhileNegotiating: path.pollsOnlyWhileNegotiating,
+                              zoneToken: kept.zone, databaseToken: kept.database)
+        }
+    }
+
+    /// The change tokens of one ingestion path, to persist per zone (spec §5) and hand back to
+    /// the next `CallSignaling` of the same room.
+    public struct SyncTokens: Hashable, Sendable {
+        public var zone: ChangeToken?
+        public var database: ChangeToken?
+
+        public init(zone: ChangeToken? = nil, database: ChangeToken? = nil) {
+            self.zone = zone
+            self.database = database
+        }
+    }
+
+    /// The change tokens of every path now.
+    public var tokens: [SyncTokens] {
+        paths.map { SyncTokens(zone: $0.zoneToken, database: $0.databaseToken) }
+    }
+
+    /// When the machine next needs a `.timer`.
+    public var nextWake: Instant? {
+        ([negotiator.nextWake] + paths.map(\.nextWake)).compactMap { $0 }.min()
+    }
+
+    /// Everything counted, summed over the paths.
+    public var counters: SignalingCounters {
+        SignalingCounters(inbox: negotiator.inbox.counters, negotiator: negotiator.counters,
+                          sync: paths.map(\.counters).reduce(ChangeSync.Counters(), +),
+                          garbageCollection: negotiator.collector?.counters ?? .init(), requests: requests)
+    }
+
+    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+        var out: [Action] = []
+        switch event {
+        case .start:
+            negotiate(.startCall, now, &out)
+            for i in paths.indices { sync(i, .start, now, &out) }
+        case .restart:
+            negotiate(.restart, now, &out)
+        case .hangUp:
+            negotiate(.hangUp, now, &out)
+        case .notification(let note):
+            for i in paths.indices { sync(i, .notification(note), now, &out) }
+        case .ice(let ice):
+            negotiate(.ice(ice), now, &out)
+        case .fetched(let records, let deleted):
+            negotiate(.recordsFetched(records, deleted: deleted), now, &out)
+        case .reply(.negotiator(let action), let outcome):
+            switch outcome {
+            case .modified(let result): negotiate(.modified(result), now, &out)
+            case .lookedUp(let results): negotiate(.lookedUp(results), now, &out)
+            case .failed(let error): negotiate(.requestFailed(action, error), now, &out)
+            case .zoneChanges, .databaseChanges, .zones, .share, .subscriptions: break
+            }
+        case .reply(.path(let i), let outcome):
+            guard paths.indices.contains(i) else { break }
+            switch outcome {
+            case .zoneChanges(let changes): sync(i, .zoneChanges(changes), now, &out)
+            case .databaseChanges(let changes): sync(i, .databaseChanges(changes), now, &out)
+            case .failed(let error): sync(i, .failed(error), now, &out)
+            case .modified, .lookedUp, .zones, .share, .subscriptions: break
+            }
+        case .timer:
+            negotiate(.timer, now, &out)
+            for i in paths.indices { sync(i, .timer, now, &out) }
+        }
+        return out
+    }
+
+    private mutating func negotiate(_ event: CallNegotiator.Event, _ now: Instant, _ out: inout [Action]) {
+        for action in negotiator.handle(event, now: now) {
+            switch action {
+            case .modify(let saves, let deletes, let policy, let atomic):
+                if !saves.isEmpty { requests.saves += 1 } else { requests.deletes += 1 }
+                let request = ModifyRecordsRequest(saves: saves, deletes: deletes, savePolicy: policy, atomic: atomic)
+                out.append(.store(StoreRequest(scope: binding.scope, .modifyRecords(request)),
+                                  origin: .negotiator(action)))
+            case .lookup(let ids):
+                requests.lookups += 1
+                out.append(.store(StoreRequest(scope: binding.scope, .lookupRecords(ids)), origin: .negotiator(action)))
+            case .fetchNow:
+                for i in paths.indices { sync(i, .fetchNow, now, &out) }
+            case .ice(let command):
+                out.append(.ice(command))
+            case .report(let state):
+                out.append(.report(state))
+                for i in paths.indices { sync(i, .negotiating(state.isNegotiating), now, &out) }
+            }
+        }
+    }
+
+    private mutating func sync(_ index: Int, _ event: ChangeSync.Event, _ now: Instant, _ out: inout [Action]) {
+        for action in paths[index].handle(event, now: now) {
+            switch action {
+            case .fetchZoneChanges(let since):
+                requests.fetches += 1
+                let op = StoreRequest.Operation.fetchZoneChanges(binding.zone, since: since,
+                                                                 resultsLimit: configuration.timing.resultsLimit)
+                out.append(.store(StoreRequest(scope: binding.scope, op), origin: .path(index)))
+            case .fetchDatabaseChanges(let since):
+                requests.fetches += 1
+                out.append(.store(StoreRequest(scope: binding.scope, .fetchDatabaseChanges(since: since)),
+                                  origin: .path(index)))
+            case .deliver(let changes):
+                negotiate(.recordsFetched(changes.changed, deleted: changes.deleted.map(\.id)), now, &out)
+            case .zoneUnavailable(let error):
+                out.append(.zoneUnavailable(path: configuration.ingestion[index].name, error))
+            }
+        }
+    }
+}
+
+/// Every counter of a peer's signaling, for reports and the legacy comparison.
+public struct SignalingCounters: Hashable, Sendable, Codable {
+    public var inbox: SignalInbox.Counters
+    public var negotiator: CallNegotiator.Counters
+    /// Summed over the ingestion paths.
+    public var sync: ChangeSync.Counters
+    public var garbageCollection: SignalGarbageCollector.Counters
+    public var requests: CallSignaling.RequestCounts
+
+    /// Records fetched, every path and version counted.
+    public var recordsFetched: Int { sync.recordsFetched }
+    /// Bytes of record data fetched.
+    public var bytesFetched: Int { sync.bytesFetched }
+    /// Store requests made.
+    public var storeRequests: Int { requests.total }
+    /// Records (and held chunks) dropped for a stale epoch.
+    public var staleDrops: Int { inbox.staleDrops }
+    /// Record versions (or chunk seqs) seen twice.
+    public var duplicates: Int { inbox.duplicates }
+    /// Chunks held for their description.
+    public var earlyCandidateHolds: Int { inbox.earlyCandidateHolds }
+    /// Offers applied over a set remote description ("stale offer after RD").
+    public var resets: Int { negotiator.resets }
+    /// Records deleted by garbage collection.
+    public var gcDeletions: Int { garbageCollection.deletions }
+}

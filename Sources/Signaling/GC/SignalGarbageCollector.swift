@@ -1,0 +1,127 @@
+// Garbage collection of signal records, spec §3 (concern B of seed 001: past epochs' signals
+// stayed in the zone for ever, so every full scan picked them up again).
+//
+// - Once an epoch is connected, each peer deletes its own records of older epochs.
+// - Records older than the TTL (default 10 minutes) are deleted whoever wrote them (a peer that
+//   went away never cleans up after itself).
+// - Never a record of the active epoch (or a newer one), never the `SignalSession` record, and
+//   never in the call's way: deletions are requests of their own that nothing waits for.
+import RecordStore
+import ZoneCore
+
+/// When and what garbage collection deletes.
+public struct GarbageCollectionPolicy: Hashable, Sendable {
+    /// Records older than this are deleted regardless of epoch connection (spec §3: 10 minutes).
+    public var ttl: Duration = .seconds(600)
+    /// How often to sweep while a call runs (besides right after an epoch connects).
+    public var interval: Duration = .seconds(60)
+    /// Deletions per request (CloudKit allows 400 items).
+    public var maxDeletesPerRequest = 400
+
+    public init() {}
+
+    /// A 10-minute TTL, a sweep a minute.
+    public static let `default` = GarbageCollectionPolicy()
+}
+
+/// Keeps a catalogue of the session's envelopes and chunks and decides which to delete.
+public struct SignalGarbageCollector: Sendable {
+    /// What garbage collection did.
+    public struct Counters: Hashable, Sendable, Codable {
+        /// Sweeps run.
+        public var sweeps = 0
+        /// Records deleted.
+        public var deletions = 0
+        /// Deletions answered `unknownItem` (someone else deleted the record first).
+        public var alreadyGone = 0
+        /// Deletions that failed otherwise (tried again at the next sweep).
+        public var failures = 0
+
+        public init() {}
+    }
+
+    public let myUserID: String
+    public let policy: GarbageCollectionPolicy
+    public private(set) var counters = Counters()
+    /// Envelopes and chunks known to exist, by record name.
+    private var catalogue: [String: SignalRecordSummary] = [:]
+    /// Names whose deletion is in flight.
+    private var deleting: Set<String> = []
+    private var nextSweep: Instant?
+
+    public init(myUserID: String, policy: GarbageCollectionPolicy = .default) {
+        self.myUserID = myUserID
+        self.policy = policy
+    }
+
+    /// When the next sweep is due.
+    public var nextWake: Instant? { nextSweep }
+
+    /// How many records the catalogue holds.
+    public var knownRecords: Int { catalogue.count }
+
+    /// Starts the periodic sweeps.
+    public mutating func start(now: Instant) {
+        if nextSweep == nil { nextSweep = now + policy.interval }
+    }
+
+    /// Notes records that exist (fetched, or saved by us).
+    public mutating func observe(_ summaries: [SignalRecordSummary]) {
+        for s in summaries { catalogue[s.id.recordName] = s }
+    }
+
+    /// Forgets records the change feed reported deleted.
+    public mutating func forget(_ ids: [RecordID]) {
+        for id in ids { catalogue[id.recordName] = nil }
+    }
+
+    /// An epoch connected: sweep now.
+    public mutating func epochConnected(now: Instant) {
+        nextSweep = now
+    }
+
+    /// If a sweep is due, the records to delete now, in requests of at most
+    /// `maxDeletesPerRequest`.
+    public mutating func sweep(now: Instant, activeEpoch: CallEpoch?, connectedEpoch: CallEpoch?) -> [[RecordID]] {
+        guard let due = nextSweep, due <= now else { return [] }
+        nextSweep = now + policy.interval
+        counters.sweeps += 1
+        let nowMs = now.millisecondsSinceEpoch
+        let ttlMs = policy.ttl.nanoseconds / 1_000_000
+        var doomed: [RecordID] = []
+        for (name, record) in catalogue where !deleting.contains(name) {
+            // Never the active epoch, nor one newer (a remote restart not adopted yet).
+            if let activeEpoch, record.callEpoch >= activeEpoch { continue }
+            let ownOlderThanConnected = record.ownerUserID == myUserID
+                && connectedEpoch.map { record.callEpoch < $0 } == true
+            let expired = record.modifiedMs.map { nowMs - $0 > ttlMs } == true
+            if ownOlderThanConnected || expired { doomed.append(record.id) }
+        }
+        doomed.sort { $0.recordName < $1.recordName }
+        for id in doomed { deleting.insert(id.recordName) }
+        return stride(from: 0, to: doomed.count, by: policy.maxDeletesPerRequest).map {
+            Array(doomed[$0..<min($0 + policy.maxDeletesPerRequest, doomed.count)])
+        }
+    }
+
+    /// Whether a deletion of `name` is in flight (its result belongs to the collector).
+    public func isDeleting(_ name: String) -> Bool { deleting.contains(name) }
+
+    /// The store deleted `id`.
+    public mutating func deleted(_ id: RecordID) {
+        deleting.remove(id.recordName)
+        catalogue[id.recordName] = nil
+        counters.deletions += 1
+    }
+
+    /// Deleting `id` failed with `error`.
+    public mutating func deleteFailed(_ id: RecordID, _ error: StoreError) {
+        deleting.remove(id.recordName)
+        if error.code == .unknownItem {
+            catalogue[id.recordName] = nil
+            counters.alreadyGone += 1
+        } else {
+            counters.failures += 1
+        }
+    }
+}

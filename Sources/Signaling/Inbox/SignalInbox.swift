@@ -1,0 +1,210 @@
+// The single inbox, spec §5 (concern A of seed 001: three ingestion paths fed the same records
+// to the controller, which re-applied old-epoch ICE and offers and reset live calls).
+//
+// Every fetched record enters here, whatever fetched it (push-triggered fetch, token poll, full
+// scan, a conflict's server record). The inbox:
+//   1. drops a version it has seen, by (record name, change tag);
+//   2. drops our own records (after noting them for garbage collection);
+//   3. drops records of other sessions and records of epochs below the floor (the active epoch);
+//   4. holds candidates that arrive before their epoch's description, per epoch;
+//   5. hands chunks over once, in `seq` order, nothing after end-of-candidates, and only those
+//      whose `ufrag` matches the epoch's remote description (spec §4);
+// and hands the negotiator each remaining record once: sessions, then descriptions by epoch,
+// then candidates.
+import RecordStore
+
+/// Turns fetched records into deliveries for the negotiator, each once and in order.
+public struct SignalInbox: Sendable {
+    /// What the inbox saw and did.
+    public struct Counters: Hashable, Sendable, Codable {
+        /// Record versions received (every path, duplicates included).
+        public var received = 0
+        /// Versions dropped because seen before (or a chunk seq seen before).
+        public var duplicates = 0
+        /// Records of types signaling does not handle (messages, rooms, members).
+        public var unrelated = 0
+        /// Records that could not be read (`problems` says why).
+        public var malformed = 0
+        /// Candidate strings inside chunks that could not be read.
+        public var invalidCandidates = 0
+        /// Records of another pair's session.
+        public var foreignSession = 0
+        /// Our own records (noted for GC, never applied).
+        public var ownRecords = 0
+        /// Records (and held chunks) of epochs below the floor.
+        public var staleDrops = 0
+        /// Chunks held because their epoch's remote description was not applied yet.
+        public var earlyCandidateHolds = 0
+        /// Chunks held because an earlier seq had not arrived yet.
+        public var outOfOrderHolds = 0
+        /// Chunks after end-of-candidates.
+        public var afterEndOfCandidates = 0
+        /// Chunks (or candidates) whose ufrag did not match the remote description.
+        public var ufragMismatches = 0
+        /// Deliveries handed to the negotiator.
+        public var delivered = 0
+
+        public init() {}
+    }
+
+    /// Something for the negotiator.
+    public enum Delivery: Hashable, Sendable {
+        /// The remote peer's version of the session record.
+        case session(SignalSession, Record)
+        /// A remote offer or answer.
+        case envelope(SignalEnvelope, Record)
+        /// Remote candidates of one epoch, in order; `endOfCandidates` ends them.
+        case candidates(epoch: CallEpoch, owner: String, [ICECandidate], endOfCandidates: Bool)
+
+        /// The epoch the delivery belongs to.
+        public var epoch: CallEpoch {
+            switch self {
+            case .session(let s, _): return s.callEpoch
+            case .envelope(let e, _): return e.callEpoch
+            case .candidates(let epoch, _, _, _): return epoch
+            }
+        }
+    }
+
+    /// A problem with something the remote peer wrote.
+    public enum Problem: Hashable, Sendable {
+        /// A record that could not be read.
+        case record(SignalRecordError)
+        /// A candidate string inside a chunk that could not be read.
+        case candidate(recordName: String, CandidateParseError)
+    }
+
+    /// The result of ingesting records.
+    public struct Output: Sendable {
+        /// What to hand the negotiator, in order.
+        public var deliveries: [SignalInbox.Delivery] = []
+        /// Every envelope and chunk of this session seen (own, stale, current), for GC.
+        public var observed: [SignalRecordSummary] = []
+        /// What could not be read.
+        public var problems: [Problem] = []
+    }
+
+    private struct VersionKey: Hashable {
+        var name: String
+        var tag: String
+    }
+
+    public let myUserID: String
+    public let remoteUserID: String
+    public let sessionKey: String
+    public let protections: SignalingProtections
+    public private(set) var counters = Counters()
+    /// Records of epochs below this are stale.
+    public private(set) var floor: CallEpoch?
+    private var seen: Set<VersionKey> = []
+    /// Without deduplication a version comes again and again: it is read once all the same.
+    private var decodedVersions: [VersionKey: Result<SignalRecord?, SignalRecordError>] = [:]
+    private var queues: [CallEpoch: CandidateQueue] = [:]
+
+    public init(myUserID: String, remoteUserID: String, sessionKey: String,
+                protections: SignalingProtections = .all) {
+        self.myUserID = myUserID
+        self.remoteUserID = remoteUserID
+        self.sessionKey = sessionKey
+        self.protections = protections
+    }
+
+    /// Ingests fetched records, in any order.
+    public mutating func ingest(_ records: [Record]) -> Output {
+        var output = Output()
+        var sessions: [(SignalSession, Record)] = []
+        var envelopes: [(SignalEnvelope, Record)] = []
+        var chunks: [SignalIceChunk] = []
+        for record in records {
+            counters.received += 1
+            let key = VersionKey(name: record.id.recordName, tag: record.recordChangeTag ?? "")
+            if !seen.insert(key).inserted {
+                counters.duplicates += 1
+                if protections.deduplicate { continue }
+            }
+            let decoded = decodedVersions[key] ?? Result { () throws(SignalRecordError) in
+                try SignalRecord.decode(record)
+            }
+            if !protections.deduplicate { decodedVersions[key] = decoded }
+            let content: SignalRecord?
+            switch decoded {
+            case .success(let value):
+                content = value
+            case .failure(let error):
+                counters.malformed += 1
+                output.problems.append(.record(error))
+                continue
+            }
+            guard let content, let recordSession = content.sessionKey else {
+                counters.unrelated += 1
+                continue
+            }
+            guard recordSession == sessionKey else {
+                counters.foreignSession += 1
+                continue
+            }
+            if let summary = SignalRecordSummary(record, content) { output.observed.append(summary) }
+            guard let owner = content.ownerUserID, owner != myUserID else {
+                counters.ownRecords += 1
+                continue
+            }
+            guard owner == remoteUserID else {
+                counters.foreignSession += 1
+                continue
+            }
+            if isStale(content.callEpoch) {
+                counters.staleDrops += 1
+                continue
+            }
+            switch content {
+            case .session(let session): sessions.append((session, record))
+            case .envelope(let envelope): envelopes.append((envelope, record))
+            case .iceChunk(let chunk):
+                counters.invalidCandidates += chunk.rejectedCandidates.count
+                output.problems += chunk.rejectedCandidates.map { .candidate(recordName: record.id.recordName, $0) }
+                chunks.append(chunk)
+            case .room, .member: break
+            }
+        }
+        for (session, record) in sessions.sorted(by: { $0.0.callEpoch < $1.0.callEpoch }) {
+            output.deliveries.append(.session(session, record))
+        }
+        func rank(_ e: SignalEnvelope) -> (CallEpoch, Int) { (e.callEpoch, e.envelopeType == .offer ? 0 : 1) }
+        let ordered = envelopes.sorted { rank($0.0) < rank($1.0) }
+        for (envelope, record) in ordered { output.deliveries.append(.envelope(envelope, record)) }
+        counters.delivered += sessions.count + envelopes.count
+        for chunk in chunks.sorted(by: { ($0.callEpoch, $0.seq) < ($1.callEpoch, $1.seq) }) {
+            var q = queues[chunk.callEpoch] ?? CandidateQueue(epoch: chunk.callEpoch)
+            output.deliveries += q.insert(chunk, protections, &counters)
+            queues[chunk.callEpoch] = q
+        }
+        return output
+    }
+
+    /// The negotiator applied the remote description of `epoch`, whose ICE ufrag is `ufrag`:
+    /// the candidates held for it, in order.
+    public mutating func remoteDescriptionApplied(epoch: CallEpoch, ufrag: String) -> [Delivery] {
+        guard !isStale(epoch) else { return [] }
+        var q = queues[epoch] ?? CandidateQueue(epoch: epoch)
+        let out = q.release(ufrag: ufrag, protections, &counters)
+        queues[epoch] = q
+        return out
+    }
+
+    /// Records below `epoch` are stale from now on; chunks held for them are dropped.
+    public mutating func raiseFloor(to epoch: CallEpoch) {
+        guard floor.map({ epoch > $0 }) ?? true else { return }
+        floor = epoch
+        guard protections.dropStaleEpochs else { return }
+        for (held, q) in queues where held < epoch {
+            counters.staleDrops += q.heldCount
+            queues[held] = nil
+        }
+    }
+
+    /// Whether records of `epoch` are dropped as stale.
+    public func isStale(_ epoch: CallEpoch?) -> Bool {
+        guard protections.dropStaleEpochs, let epoch, let floor else { return false }
+        return epoch < floor
+    }
+}

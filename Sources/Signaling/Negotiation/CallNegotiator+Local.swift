@@ -1,0 +1,162 @@
+// Our side of a call: starting it, starting epochs (spec §3), our offer and candidates, ICE's
+// reports, hanging up.
+import RecordStore
+import ZoneCore
+
+extension CallNegotiator {
+    /// Starts the call: read the session record by name first (its epoch is the floor, and
+    /// seeds the epoch clock after a restart of the process or a clock step).
+    mutating func startCall(now: Instant, _ out: inout [Action]) {
+        guard state == .idle else { return }
+        state = .preparing
+        collector?.start(now: now)
+        out.append(.lookup([recordID(names.session)]))
+    }
+
+    /// The session record was looked up (or could not be): the offer creator makes the first
+    /// offer, the other peer waits for it.
+    mutating func sessionLookedUp(_ results: [LookupResult], now: Instant, _ out: inout [Action]) {
+        guard state == .preparing else { return }
+        if case .found(let record)? = results.first { learnSession(record) }
+        if roles.isOfferCreator {
+            startEpoch(now: now, &out)
+        } else {
+            state = .waitingForOffer
+        }
+        out.append(.fetchNow)
+        // Held while the session record was read: the floor may have risen since.
+        let early = deferred
+        deferred = []
+        for delivery in early where !inbox.isStale(delivery.epoch) { deliver(delivery, now: now, &out) }
+    }
+
+    /// Takes in a version of the session record: its epoch is known to exist, so ours must be
+    /// higher, and everything below it is stale.
+    mutating func learnSession(_ record: Record) {
+        guard let session = try? SignalSession(decoding: record) else { return }
+        sessionRecord = record
+        epochClock.observe(session.callEpoch)
+        inbox.raiseFloor(to: session.callEpoch)
+    }
+
+    /// A new epoch of ours (restart, or the first offer of the call).
+    mutating func restart(now: Instant, _ out: inout [Action]) {
+        switch state {
+        case .idle, .preparing, .ended: return
+        case .waitingForOffer, .offering, .connecting, .connected: startEpoch(now: now, &out)
+        }
+    }
+
+    /// Starts an epoch above every epoch known, makes the offer and publishes it with the
+    /// session record in one atomic request (so a session naming an epoch implies its offer).
+    mutating func startEpoch(now: Instant, _ out: inout [Action]) {
+        let epoch = epochClock.next(now: now)
+        enterEpoch(epoch, &out)
+        counters.epochsStarted += 1
+        negotiation.localOfferCreated()
+        let offer = SessionDescription.silentVideoOffer(mediaConfiguration(localCredentials!))
+        out.append(.ice(.setLocalDescription(epoch: epoch, offer)))
+        state = .offering(epoch)
+        let envelope = SignalEnvelope(
+            sessionKey: sessionKey.rawValue, roomID: sessionKey.roomID.rawValue, callEpoch: epoch,
+            ownerUserID: myUserID, envelopeType: .offer, description: offer,
+            updatedAtMs: now.millisecondsSinceEpoch)
+        let offerRecord = envelope.record(name: names.envelope(epoch: epoch, type: .offer), in: zone)
+        sessionSaveAttempts = 1
+        publish(epoch: epoch, offer: offerRecord, session: sessionVersion(epoch: epoch, now: now, over: sessionRecord),
+                &out)
+    }
+
+    /// Our version of the session record naming `epoch`, over `base` (for its change tag).
+    func sessionVersion(epoch: CallEpoch, now: Instant, over base: Record?) -> Record {
+        SignalSession(sessionKey: sessionKey.rawValue, roomID: sessionKey.roomID.rawValue, userID: myUserID,
+                      otherUserID: remoteUserID, callEpoch: epoch, updatedAtMs: now.millisecondsSinceEpoch)
+            .record(over: base, name: names.session, in: zone)
+    }
+
+    /// Saves an offer and the session record: atomically and conditionally, or — with conflict
+    /// resolution off, as the reference design did — each on its own, last writer wins.
+    mutating func publish(epoch: CallEpoch, offer: Record, session: Record, _ out: inout [Action]) {
+        saves[offer.id.recordName] = PendingSave(kind: .offer(epoch), record: offer)
+        saves[session.id.recordName] = PendingSave(kind: .session(epoch), record: session)
+        if protections.resolveConflicts {
+            out.append(.modify(saves: [offer, session], deletes: [], policy: .ifServerRecordUnchanged, atomic: true))
+        } else {
+            out.append(.modify(saves: [offer], deletes: [], policy: .allKeys, atomic: false))
+            out.append(.modify(saves: [session], deletes: [], policy: .allKeys, atomic: false))
+        }
+    }
+
+    /// Makes `epoch` the active one: everything older is stale, the perfect-negotiation flags
+    /// start over, and ICE restarts with fresh credentials (RFC 8445 §9).
+    mutating func enterEpoch(_ epoch: CallEpoch, _ out: inout [Action]) {
+        activeEpoch = epoch
+        epochClock.observe(epoch)
+        inbox.raiseFloor(to: epoch)
+        negotiation.reset()
+        let credentials = ICECredentials.random(using: &random)
+        localCredentials = credentials
+        localChunkSeq = 0
+        out.append(.ice(.restartICE(epoch: epoch, credentials: credentials)))
+    }
+
+    /// Our offer of the active epoch lost to a higher epoch: send nothing more for it.
+    mutating func abandonOffer(for newer: CallEpoch) {
+        guard case .offering(let epoch) = state, epoch < newer else { return }
+        counters.epochsAbandoned += 1
+        negotiation.rollback()
+        inbox.raiseFloor(to: newer)
+        localCredentials = nil
+        state = .waitingForOffer
+    }
+
+    mutating func hangUp(_ out: inout [Action]) {
+        guard state != .ended else { return }
+        state = .ended
+        negotiation.reset()
+        retries = []
+        out.append(.ice(.close))
+    }
+
+    // MARK: ICE
+
+    mutating func iceEvent(_ event: ICEEvent, now: Instant, _ out: inout [Action]) {
+        switch event {
+        case .localCandidates(let epoch, let candidates):
+            sendCandidates(candidates, endOfCandidates: false, epoch: epoch, now: now, &out)
+        case .gatheringComplete(let epoch):
+            sendCandidates([], endOfCandidates: true, epoch: epoch, now: now, &out)
+        case .connected(let epoch):
+            guard epoch == activeEpoch, state != .ended else { return }
+            state = .connected(epoch)
+            connectedEpoch = epoch
+            collector?.epochConnected(now: now)
+        case .failed(let epoch):
+            guard epoch == activeEpoch, state != .ended else { return }
+            if configuration.restartOnICEFailure && roles.isOfferCreator { startEpoch(now: now, &out) }
+        }
+    }
+
+    /// Trickles our candidates of `epoch` as one chunk (RFC 8838 §4), numbered by `seq`; none
+    /// for an epoch that is no longer ours.
+    mutating func sendCandidates(_ candidates: [ICECandidate], endOfCandidates: Bool, epoch: CallEpoch,
+                                 now: Instant, _ out: inout [Action]) {
+        let live: Bool
+        switch state {
+        case .offering(let e), .connecting(let e), .connected(let e): live = e == epoch
+        case .idle, .preparing, .waitingForOffer, .ended: live = false
+        }
+        guard live, epoch == activeEpoch, let credentials = localCredentials else {
+            counters.localCandidatesDropped += candidates.count
+            return
+        }
+        let chunk = SignalIceChunk(
+            sessionKey: sessionKey.rawValue, roomID: sessionKey.roomID.rawValue, callEpoch: epoch,
+            ownerUserID: myUserID, candidates: candidates, endOfCandidates: endOfCandidates,
+            chunkCreatedAtMs: now.millisecondsSinceEpoch, seq: localChunkSeq, ufrag: credentials.usernameFragment)
+        localChunkSeq += 1
+        let record = chunk.record(name: names.iceChunk(epoch: epoch, owner: myUserID, uuid: chunkUUID()), in: zone)
+        saves[record.id.recordName] = PendingSave(kind: .chunk(epoch), record: record)
+        out.append(.modify(saves: [record], deletes: [], policy: savePolicy, atomic: false))
+    }
+}

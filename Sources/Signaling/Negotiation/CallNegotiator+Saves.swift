@@ -1,0 +1,192 @@
+// Results of our saves and deletions: `serverRecordChanged` on the session record merged by the
+// maximum epoch (bounded retries), colliding offers of one epoch settled by the epoch-glare rule
+// (spec §3), throttling waited out (`retryAfter`, STORE-SEMANTICS "Throttling and errors").
+import RecordStore
+import ZoneCore
+
+extension CallNegotiator {
+    mutating func modified(_ result: ModifyRecordsResult, now: Instant, _ out: inout [Action]) {
+        var failures: [(PendingSave, StoreError)] = []
+        for item in result.results {
+            switch item {
+            case .saved(let record):
+                saved(record)
+            case .deleted(let id):
+                collector?.deleted(id)
+            case .failed(let id, let error):
+                if collector?.isDeleting(id.recordName) == true {
+                    collector?.deleteFailed(id, error)
+                } else if let pending = saves.removeValue(forKey: id.recordName) {
+                    failures.append((pending, error))
+                }
+            }
+        }
+        handleFailures(failures, now: now, &out)
+    }
+
+    mutating func requestFailed(_ action: Action, _ error: StoreError, now: Instant, _ out: inout [Action]) {
+        switch action {
+        case .modify(let records, let deletes, _, _):
+            for id in deletes where collector?.isDeleting(id.recordName) == true { collector?.deleteFailed(id, error) }
+            let failures = records.compactMap { record in
+                saves.removeValue(forKey: record.id.recordName).map { ($0, error) }
+            }
+            handleFailures(failures, now: now, &out)
+        case .lookup:
+            if error.code.isRetryable {
+                retry(action, error, now: now)
+            } else {
+                sessionLookedUp([], now: now, &out)
+            }
+        case .fetchNow, .ice, .report:
+            break
+        }
+    }
+
+    private mutating func saved(_ record: Record) {
+        guard let pending = saves.removeValue(forKey: record.id.recordName) else { return }
+        retryAttempt = 0
+        let epoch = pending.kind.epoch
+        switch pending.kind {
+        case .offer:
+            if epoch == activeEpoch { negotiation.localOfferPublished() }
+        case .session:
+            sessionRecord = record
+            sessionSaveAttempts = 0
+            return
+        case .answer, .chunk:
+            break
+        }
+        collector?.observe([SignalRecordSummary(id: record.id, recordType: record.recordType, callEpoch: epoch,
+                                                ownerUserID: myUserID, modifiedMs: record.modified?.timestamp)])
+    }
+
+    private mutating func handleFailures(_ failures: [(PendingSave, StoreError)], now: Instant,
+                                         _ out: inout [Action]) {
+        guard !failures.isEmpty else { return }
+        let offer = failures.first { if case .offer = $0.0.kind { true } else { false } }
+        let session = failures.first { if case .session = $0.0.kind { true } else { false } }
+        if offer != nil || session != nil {
+            publicationFailed(offer: offer, session: session, now: now, &out)
+        }
+        for (pending, error) in failures {
+            switch pending.kind {
+            case .offer, .session: continue
+            case .answer, .chunk: saveFailed(pending, error, now: now)
+            }
+        }
+    }
+
+    /// An answer or chunk was not saved.
+    private mutating func saveFailed(_ pending: PendingSave, _ error: StoreError, now: Instant) {
+        if error.code == .serverRecordChanged, let server = error.serverRecord,
+            server.fields[SignalField.ownerUserId]?.stringValue == myUserID {
+            // An earlier attempt of ours landed (a retry after a lost answer).
+            saves[pending.record.id.recordName] = pending
+            saved(server)
+        } else if error.code.isRetryable {
+            saves[pending.record.id.recordName] = pending
+            retry(.modify(saves: [pending.record], deletes: [], policy: savePolicy, atomic: false), error, now: now)
+        } else {
+            counters.saveFailures += 1
+        }
+    }
+
+    /// The publication of an epoch (offer + session record) failed.
+    private mutating func publicationFailed(offer: (PendingSave, StoreError)?, session: (PendingSave, StoreError)?,
+                                            now: Instant, _ out: inout [Action]) {
+        let epoch = (offer ?? session)!.0.kind.epoch
+        guard epoch == activeEpoch, case .offering(epoch) = state else { return }
+        if let (pending, error) = offer, error.code == .serverRecordChanged {
+            offerCollided(pending, server: error.serverRecord, now: now, &out)
+        } else if let (_, error) = session, error.code == .serverRecordChanged {
+            sessionCollided(epoch: epoch, offer: offer?.0.record, server: error.serverRecord, now: now, &out)
+        } else if let error = [offer?.1, session?.1].compactMap({ $0 }).first(where: { $0.code.isRetryable }) {
+            let records = [offer?.0, session?.0].compactMap { $0 }
+            for pending in records { saves[pending.record.id.recordName] = pending }
+            retry(.modify(saves: records.map(\.record), deletes: [],
+                          policy: savePolicy, atomic: protections.resolveConflicts), error, now: now)
+        } else {
+            counters.saveFailures += 1
+        }
+    }
+
+    /// Our offer's name was taken: the other peer started the same epoch at the same
+    /// millisecond. On a tie the offer creator's epoch wins (spec §3): the creator overwrites
+    /// the other offer; the other peer rolls its offer back and answers the creator's.
+    private mutating func offerCollided(_ pending: PendingSave, server: Record?, now: Instant, _ out: inout [Action]) {
+        guard let server, let theirs = try? SignalEnvelope(decoding: server) else {
+            counters.saveFailures += 1
+            return
+        }
+        if theirs.ownerUserID == myUserID {
+            saves[pending.record.id.recordName] = pending
+            saved(server)
+            return
+        }
+        if roles.isOfferCreator {
+            var record = pending.record
+            record.recordChangeTag = server.recordChangeTag
+            saves[record.id.recordName] = PendingSave(kind: pending.kind, record: record)
+            counters.saveRetries += 1
+            out.append(.modify(saves: [record], deletes: [], policy: .ifServerRecordUnchanged, atomic: false))
+        } else {
+            // The server's record is data like any other: through the inbox, to perfect negotiation.
+            recordsFetched([server], deleted: [], now: now, &out)
+        }
+    }
+
+    /// Someone else updated the session record since we read it: merge by the maximum epoch
+    /// (spec §3). A higher epoch there means our offer lost; a lower one is retried over the
+    /// server's version, at most `sessionSaveAttempts` times in all.
+    private mutating func sessionCollided(epoch: CallEpoch, offer: Record?, server: Record?, now: Instant,
+                                          _ out: inout [Action]) {
+        counters.sessionConflicts += 1
+        guard let server, let theirs = try? SignalSession(decoding: server) else {
+            counters.saveFailures += 1
+            return
+        }
+        sessionRecord = server
+        epochClock.observe(theirs.callEpoch)
+        if theirs.callEpoch > epoch {
+            abandonOffer(for: theirs.callEpoch)
+            out.append(.fetchNow)
+            return
+        }
+        if theirs.callEpoch == epoch {
+            negotiation.localOfferPublished()
+            return
+        }
+        sessionSaveAttempts += 1
+        guard sessionSaveAttempts <= configuration.sessionSaveAttempts, let offer else {
+            counters.saveFailures += 1
+            return
+        }
+        counters.saveRetries += 1
+        publish(epoch: epoch, offer: offer, session: sessionVersion(epoch: epoch, now: now, over: server), &out)
+    }
+
+    /// Sends `action` again after the store's `retryAfter`, or after an exponential backoff.
+    mutating func retry(_ action: Action, _ error: StoreError, now: Instant) {
+        let wait: Duration
+        if let seconds = error.retryAfter {
+            wait = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        } else {
+            let base = configuration.retryBase.nanoseconds
+            let scaled = base.multipliedReportingOverflow(by: Int64(1) << min(retryAttempt, 30))
+            wait = .nanoseconds(scaled.overflow ? configuration.retryCap.nanoseconds
+                                : min(scaled.partialValue, configuration.retryCap.nanoseconds))
+            retryAttempt += 1
+        }
+        counters.saveRetries += 1
+        retries.append((now + wait, action))
+    }
+
+    /// Sends the retries that are due.
+    mutating func timer(now: Instant, _ out: inout [Action]) {
+        guard state != .ended else { return }
+        let due = retries.filter { $0.at <= now }
+        retries.removeAll { $0.at <= now }
+        out += due.map(\.action)
+    }
+}

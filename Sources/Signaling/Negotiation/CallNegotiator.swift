@@ -1,0 +1,266 @@
+// The call negotiator of spec §3–4: one per (room, remote user). A sans-I/O machine: events in
+// with `now`, actions out; it never awaits the store. It owns the session's inbox (spec §5) and
+// its garbage collector (spec §3), and keeps epochs, roles and the perfect-negotiation state.
+//
+// The extensions hold the flows: `+Local` (starting calls and epochs, our candidates),
+// `+Remote` (what the inbox delivers), `+Saves` (save and delete results, conflicts, retries).
+import RecordStore
+import ZoneCore
+
+/// Negotiates one call through signal records.
+public struct CallNegotiator: Sendable {
+    /// How the negotiator behaves.
+    public struct Configuration: Hashable, Sendable {
+        /// The stale-epoch protections (all on unless measuring the legacy design).
+        public var protections: SignalingProtections = .all
+        /// Garbage collection, or nil for none.
+        public var garbageCollection: GarbageCollectionPolicy? = .default
+        /// Saves of the session record after `serverRecordChanged` before giving up (spec §3,
+        /// "retries (bounded)").
+        public var sessionSaveAttempts = 5
+        /// The first wait before retrying a refused save (`zoneBusy`, or no `retryAfter`); doubled.
+        public var retryBase: Duration = .seconds(1)
+        /// The longest wait before retrying a save.
+        public var retryCap: Duration = .seconds(60)
+        /// Our codecs, in order of preference.
+        public var codecs: [RTPCodec] = [.vp8(), .h264()]
+        /// DTLS-SRTP parameters for our descriptions; nil for plain RTP.
+        public var dtls: SilentVideoConfiguration.DTLS?
+        /// Whether the offer creator starts a new epoch by itself when ICE fails.
+        public var restartOnICEFailure = true
+
+        public init() {}
+    }
+
+    /// What the negotiator did: the stale-epoch regressions show here.
+    public struct Counters: Hashable, Sendable, Codable {
+        /// Epochs this peer started (first offers and restarts).
+        public var epochsStarted = 0
+        /// Higher-epoch offers from the remote peer adopted while an epoch was active.
+        public var remoteRestarts = 0
+        /// Remote offers and answers applied.
+        public var descriptionsApplied = 0
+        /// Remote candidates applied.
+        public var candidatesApplied = 0
+        /// Remote offers applied although a remote description of the same or a later epoch was
+        /// set: the reference design's "stale offer after RD" reset.
+        public var resets = 0
+        /// Descriptions or candidates applied a second time.
+        public var duplicateApplies = 0
+        /// Repeated offers or answers of an epoch already set (or answered) that were ignored.
+        public var repeatedDescriptionsIgnored = 0
+        /// Colliding offers ignored (impolite peer).
+        public var glareIgnored = 0
+        /// Own offers rolled back for a colliding one (polite peer).
+        public var glareYielded = 0
+        /// Own epochs abandoned for a higher (or, on a tie, the offer creator's) epoch.
+        public var epochsAbandoned = 0
+        /// `serverRecordChanged` on the session record, merged by the maximum epoch.
+        public var sessionConflicts = 0
+        /// Saves retried after throttling, `zoneBusy` or a conflict.
+        public var saveRetries = 0
+        /// Saves given up.
+        public var saveFailures = 0
+        /// Local candidates not sent because their epoch was no longer active.
+        public var localCandidatesDropped = 0
+        /// Offers we could not answer (no common codec, …).
+        public var negotiationFailures = 0
+
+        public init() {}
+    }
+
+    /// What happens to the negotiator.
+    public enum Event: Sendable {
+        /// The user starts the call (both peers do).
+        case startCall
+        /// Start a new epoch: an ICE restart (RFC 8445 §9), from either side.
+        case restart
+        /// The user hangs up.
+        case hangUp
+        /// Records fetched by any ingestion path, with the deletions it reported.
+        case recordsFetched([Record], deleted: [RecordID])
+        /// The answer to a `lookup` action.
+        case lookedUp([LookupResult])
+        /// The per-item outcome of a `modify` action (`serverRecordChanged` among them).
+        case modified(ModifyRecordsResult)
+        /// A `modify` or `lookup` action failed as a whole.
+        case requestFailed(Action, StoreError)
+        /// The ICE agent reports.
+        case ice(ICEEvent)
+        /// Time passed: retries and garbage collection may be due.
+        case timer
+    }
+
+    /// What the negotiator asks for.
+    public enum Action: Hashable, Sendable {
+        /// Save and delete records in one request.
+        case modify(saves: [Record], deletes: [RecordID], policy: SavePolicy, atomic: Bool)
+        /// Fetch records by name (no query: spec §2).
+        case lookup([RecordID])
+        /// Fetch changes now, whatever the sync strategy's timing.
+        case fetchNow
+        /// Tell the ICE agent.
+        case ice(ICECommand)
+        /// The call's state changed.
+        case report(CallState)
+    }
+
+    /// What an in-flight save is.
+    enum SaveKind: Hashable, Sendable {
+        /// Our offer of the epoch (published with the session record).
+        case offer(CallEpoch)
+        /// Our answer of the epoch.
+        case answer(CallEpoch)
+        /// The session record naming the epoch.
+        case session(CallEpoch)
+        /// One of our candidate chunks of the epoch.
+        case chunk(CallEpoch)
+
+        var epoch: CallEpoch {
+            switch self {
+            case .offer(let e), .answer(let e), .session(let e), .chunk(let e): return e
+            }
+        }
+    }
+
+    /// A save in flight: what it is and the record sent (to retry it).
+    struct PendingSave: Hashable, Sendable {
+        var kind: SaveKind
+        var record: Record
+    }
+
+    public let configuration: Configuration
+    public let roles: PeerRoles
+    public let sessionKey: SessionKey
+    public let names: SignalRecordNames
+    public let myUserID: String
+    public let remoteUserID: String
+    /// The room's zone, owner resolved, as this peer reaches it.
+    public let zone: ZoneID
+
+    public internal(set) var state: CallState = .idle
+    /// The device's epoch clock (hand it to the next call's negotiator).
+    public internal(set) var epochClock: EpochClock
+    /// The epoch being negotiated or connected.
+    public internal(set) var activeEpoch: CallEpoch?
+    /// The last epoch ICE connected on.
+    public internal(set) var connectedEpoch: CallEpoch?
+    public internal(set) var negotiation: PerfectNegotiation
+    public internal(set) var inbox: SignalInbox
+    public internal(set) var collector: SignalGarbageCollector?
+    public internal(set) var counters = Counters()
+
+    var random: SeededRandom
+    let mediaSessionID: UInt64
+    var sessionVersion: UInt64 = 1
+    /// Our ICE credentials of the active epoch.
+    var localCredentials: ICECredentials?
+    /// The next seq of our chunks of the active epoch.
+    var localChunkSeq: Int64 = 0
+    /// The latest version of the session record we know (for its change tag).
+    var sessionRecord: Record?
+    var sessionSaveAttempts = 0
+    /// Remote descriptions applied, per epoch.
+    var remoteDescriptions: [CallEpoch: Set<EnvelopeType>] = [:]
+    /// Epochs this device answered (its answer record exists).
+    var answeredEpochs: Set<CallEpoch> = []
+    /// Remote candidates applied, by epoch and text (to count duplicate applies).
+    var appliedCandidates: Set<String> = []
+    /// Saves in flight, by record name.
+    var saves: [String: PendingSave] = [:]
+    /// Requests to send again once their time has come.
+    var retries: [(at: Instant, action: Action)] = []
+    var retryAttempt = 0
+    /// Deliveries that came before the call started, replayed once it has.
+    var deferred: [SignalInbox.Delivery] = []
+
+    /// A negotiator for the call between `myUserID` and `remoteUserID` in `roomID`, whose zone
+    /// this peer reaches as `zone`. `seed` makes credentials and chunk names reproducible.
+    public init(roomID: RoomID, myUserID: String, remoteUserID: String, zone: ZoneID,
+                epochClock: EpochClock = EpochClock(), configuration: Configuration = Configuration(),
+                seed: UInt64) throws(SignalRecordError) {
+        sessionKey = try SessionKey(roomID: roomID, users: myUserID, remoteUserID)
+        names = SignalRecordNames(sessionKey: sessionKey)
+        roles = PeerRoles(myUserID: myUserID, remoteUserID: remoteUserID)
+        self.myUserID = myUserID
+        self.remoteUserID = remoteUserID
+        self.zone = zone
+        self.epochClock = epochClock
+        self.configuration = configuration
+        negotiation = PerfectNegotiation(polite: roles.isPolite)
+        inbox = SignalInbox(myUserID: myUserID, remoteUserID: remoteUserID, sessionKey: sessionKey.rawValue,
+                            protections: configuration.protections)
+        collector = configuration.garbageCollection.map { SignalGarbageCollector(myUserID: myUserID, policy: $0) }
+        random = SeededRandom(seed: seed)
+        mediaSessionID = random.next() >> 1
+    }
+
+    /// When the negotiator next needs a `.timer`.
+    public var nextWake: Instant? {
+        let retry = retries.map(\.at).min()
+        guard state != .idle && state != .ended else { return retry }
+        return [retry, collector?.nextWake].compactMap { $0 }.min()
+    }
+
+    var protections: SignalingProtections { configuration.protections }
+
+    /// Handles one event; returns the actions to carry out, in order.
+    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+        let before = state
+        var out: [Action] = []
+        switch event {
+        case .startCall: startCall(now: now, &out)
+        case .restart: restart(now: now, &out)
+        case .hangUp: hangUp(&out)
+        case .recordsFetched(let records, let deleted): recordsFetched(records, deleted: deleted, now: now, &out)
+        case .lookedUp(let results): sessionLookedUp(results, now: now, &out)
+        case .modified(let result): modified(result, now: now, &out)
+        case .requestFailed(let action, let error): requestFailed(action, error, now: now, &out)
+        case .ice(let ice): iceEvent(ice, now: now, &out)
+        case .timer: timer(now: now, &out)
+        }
+        collectGarbage(now: now, &out)
+        if state != before { out.append(.report(state)) }
+        return out
+    }
+
+    // MARK: Shared helpers
+
+    /// A record ID in our zone.
+    func recordID(_ name: String) -> RecordID { RecordID(recordName: name, zoneID: zone) }
+
+    /// The save policy: conditional when conflicts are resolved, last-writer-wins otherwise.
+    var savePolicy: SavePolicy { protections.resolveConflicts ? .ifServerRecordUnchanged : .allKeys }
+
+    /// Our media parameters for a description of the active epoch.
+    mutating func mediaConfiguration(_ credentials: ICECredentials) -> SilentVideoConfiguration {
+        sessionVersion += 1
+        return SilentVideoConfiguration(sessionID: mediaSessionID, sessionVersion: sessionVersion,
+                                        iceCredentials: credentials, codecs: configuration.codecs,
+                                        dtls: configuration.dtls)
+    }
+
+    /// The first usable video section's ICE ufrag of a description.
+    static func ufrag(of description: SessionDescription) -> String? {
+        description.media.lazy.filter { $0.kind == .video && !$0.isRejected }
+            .compactMap { description.iceCredentials(for: $0)?.usernameFragment }.first
+    }
+
+    /// A fresh chunk uuid (lower-case hex, 32 characters, from the seeded generator).
+    mutating func chunkUUID() -> String {
+        let words = [random.next(), random.next()]
+        return words.map { word in
+            let hex = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// Deletions that are due, each batch a request of its own: nothing waits for them.
+    mutating func collectGarbage(now: Instant, _ out: inout [Action]) {
+        guard state != .idle else { return }
+        let batches = collector?.sweep(now: now, activeEpoch: activeEpoch, connectedEpoch: connectedEpoch) ?? []
+        for batch in batches {
+            out.append(.modify(saves: [], deletes: batch, policy: .ifServerRecordUnchanged, atomic: false))
+        }
+    }
+}

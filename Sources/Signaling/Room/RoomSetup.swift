@@ -1,0 +1,135 @@
+// Setting a room up, spec §1 and §6, after the reference design's share flow (seed 001,
+// "共有作成" / "共有受諾"): the owner creates the zone, the `Room` record and the zone-wide
+// share; a participant accepts the share (one accept function, idempotent: concern D); each
+// saves its `RoomMember` record and a database subscription, and resolves its database once.
+import RecordStore
+import ZoneCore
+
+/// The steps of joining or creating a room, as a sans-I/O machine: `start`, then feed each
+/// store request's outcome back until `ready` or `failed`. Running it again is harmless: every
+/// step accepts "already done".
+public struct RoomSetup: Sendable {
+    /// What the setup asks for.
+    public enum Action: Hashable, Sendable {
+        /// Make this store request and feed its outcome back.
+        case store(StoreRequest)
+        /// Done: where this peer reaches the room.
+        case ready(RoomBinding)
+        /// A step failed; starting over is safe.
+        case failed(StoreError)
+    }
+
+    private enum Step: Hashable, Sendable {
+        case notStarted, createZone, saveRecords, createShare, acceptShare, subscribe, done
+    }
+
+    public let binding: RoomBinding
+    public let role: RoomRole
+    public let myUserID: String
+    public let member: RoomMember
+    /// The room's name (owner only: it writes the `Room` record).
+    public let roomName: String
+    /// The share's public permission: the reference design shared rooms `readWrite` by URL.
+    public let publicPermission: SharePermission
+    private var step: Step = .notStarted
+
+    /// The subscription every peer keeps on the database it reaches the room through.
+    public static func subscriptionID(for scope: DatabaseScope) -> String { "zonertc-signal-\(scope.rawValue)" }
+
+    public init(roomID: RoomID, role: RoomRole, myUserID: String, displayName: String, roomName: String = "",
+                publicPermission: SharePermission = .readWrite) {
+        binding = RoomBinding(roomID: roomID, role: role, myUserID: myUserID)
+        self.role = role
+        self.myUserID = myUserID
+        member = RoomMember(userID: myUserID, displayName: displayName)
+        self.roomName = roomName
+        self.publicPermission = publicPermission
+    }
+
+    /// Begins: the first request.
+    public mutating func start() -> Action {
+        switch role {
+        case .owner:
+            step = .createZone
+            return .store(StoreRequest(scope: .private, .createZone(binding.zone)))
+        case .participant:
+            step = .acceptShare
+            return .store(StoreRequest(scope: .shared, .acceptShare(binding.zone)))
+        }
+    }
+
+    /// The outcome of the last request: the next one, or the end.
+    public mutating func handle(_ outcome: StoreOutcome) -> Action {
+        if case .failed(let error) = outcome {
+            // "Already there" is success for every step: that is what makes setup idempotent.
+            switch (step, error.code) {
+            case (.createShare, .alreadyExists): return next(after: .createShare)
+            default: return .failed(error)
+            }
+        }
+        switch (step, outcome) {
+        case (.createZone, .zones(let results)):
+            if let error = results.compactMap(\.error).first { return .failed(error) }
+        case (.saveRecords, .modified(let result)):
+            if let (_, error) = result.failures.first(where: { $0.1.code != .serverRecordChanged }) {
+                return .failed(error)
+            }
+        case (.subscribe, .subscriptions(let results)):
+            if let error = results.compactMap(\.error).first { return .failed(error) }
+        case (.createShare, .share), (.acceptShare, .share):
+            break
+        default:
+            return .failed(StoreError(.internalError, "room setup got \(outcome) at step \(step)"))
+        }
+        return next(after: step)
+    }
+
+    private mutating func next(after done: Step) -> Action {
+        switch done {
+        case .createZone:
+            step = .saveRecords
+            let room = Room(roomID: binding.roomID, name: roomName)
+            return .store(StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
+                saves: [room.record(in: binding.zone), member.record(in: binding.zone)]))))
+        case .acceptShare:
+            step = .saveRecords
+            return .store(StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
+                saves: [member.record(in: binding.zone)]))))
+        case .saveRecords:
+            if role == .owner {
+                step = .createShare
+                return .store(StoreRequest(scope: .private, .createShare(
+                    binding.zone, publicPermission: publicPermission, participants: [:])))
+            }
+            return subscribe()
+        case .createShare:
+            return subscribe()
+        case .subscribe:
+            step = .done
+            return .ready(binding)
+        case .notStarted, .done:
+            return .ready(binding)
+        }
+    }
+
+    private mutating func subscribe() -> Action {
+        step = .subscribe
+        let subscription = Subscription(subscriptionID: Self.subscriptionID(for: binding.scope), kind: .database)
+        return .store(StoreRequest(scope: binding.scope, .saveSubscription(subscription)))
+    }
+}
+
+extension StoreClient {
+    /// Runs a room setup to its end against this client: where the room is, or why not.
+    public func setUp(_ setup: RoomSetup) async -> Result<RoomBinding, StoreError> {
+        var setup = setup
+        var action = setup.start()
+        while true {
+            switch action {
+            case .store(let request): action = setup.handle(await perform(request))
+            case .ready(let binding): return .success(binding)
+            case .failed(let error): return .failure(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+// The negotiator by hand, without a store: events in, actions out (spec §3–4).
+import RecordStore
+import Testing
+import ZoneCore
+
+@testable import Signaling
+
+@Suite("Call negotiator")
+struct CallNegotiatorTests {
+    private let room = try! RoomID("room_neg00001")
+    private let t0 = Instant.seconds(1_700_000_000)
+    private var zone: ZoneID { room.zoneID(owner: "_a11ce") }
+
+    /// A's negotiator (the offer creator), started, its first offer out: returns it and the
+    /// publication request.
+    private func offering(configuration: CallNegotiator.Configuration = .init(), at now: Instant? = nil,
+                          clock: EpochClock = EpochClock())
+        -> (CallNegotiator, saves: [Record], atomic: Bool, policy: SavePolicy) {
+        var n = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone,
+                                    epochClock: clock, configuration: configuration, seed: 1)
+        let now = now ?? t0
+        #expect(n.handle(.startCall, now: now) == [.lookup([RecordID(recordName: n.names.session, zoneID: zone)]),
+                                                    .report(.preparing)])
+        let actions = n.handle(.lookedUp([.failed(RecordID(recordName: n.names.session, zoneID: zone),
+                                                  StoreError(.unknownItem, "none"))]), now: now)
+        let modify = actions.compactMap { a -> ([Record], Bool, SavePolicy)? in
+            guard case .modify(let saves, _, let policy, let atomic) = a else { return nil }
+            return (saves, atomic, policy)
+        }
+        return (n, modify.flatMap(\.0), modify.first?.1 ?? false, modify.first?.2 ?? .allKeys)
+    }
+
+    private func session(_ n: CallNegotiator, epoch: CallEpoch, tag: String) -> Record {
+        var record = SignalSession(sessionKey: n.sessionKey.rawValue, roomID: room.rawValue, userID: "_b0b",
+                                   otherUserID: "_a11ce", callEpoch: epoch, updatedAtMs: 0)
+            .record(over: nil, name: n.names.session, in: zone)
+        record.recordChangeTag = tag
+        return record
+    }
+
+    /// The outcome of the atomic publication when the session record changed on the server.
+    private func conflict(_ n: CallNegotiator, _ saves: [Record], server: Record) -> ModifyRecordsResult {
+        ModifyRecordsResult(results: saves.map { record in
+            record.recordType == SignalRecordType.session
+                ? .failed(record.id, StoreError(.serverRecordChanged, "changed", serverRecord: server))
+                : .failed(record.id, StoreError(.batchRequestFailed, "atomic"))
+        })
+    }
+
+    @Test func anEpochIsPublishedAtomicallyWithTheSessionRecord() {
+        let (n, saves, atomic, policy) = offering()
+        #expect(saves.map(\.recordType) == [SignalRecordType.envelope, SignalRecordType.session])
+        #expect(atomic && policy == .ifServerRecordUnchanged)
+        #expect(n.state == .offering(CallEpoch(milliseconds: t0.millisecondsSinceEpoch)))
+        #expect(saves[1].fields[SignalField.callEpoch] == .int64(t0.millisecondsSinceEpoch))
+    }
+
+    /// `serverRecordChanged` on `SignalSession`, resolved by the maximum epoch (spec §3).
+    @Test func aLowerEpochOnTheServerIsOverwrittenOverItsTag() {
+        var (n, saves, _, _) = offering()
+        let mine = n.activeEpoch!
+        let server = session(n, epoch: CallEpoch(milliseconds: mine.milliseconds - 5), tag: "t9")
+        let actions = n.handle(.modified(conflict(n, saves, server: server)), now: t0)
+        #expect(n.counters.sessionConflicts == 1)
+        guard case .modify(let retry, _, .ifServerRecordUnchanged, true)? = actions.first else {
+            Issue.record("no retry: \(actions)")
+            return
+        }
+        let retried = retry.first { $0.recordType == SignalRecordType.session }!
+        #expect(retried.recordChangeTag == "t9" && retried.fields[SignalField.callEpoch] == .int64(mine.milliseconds))
+        #expect(retry.contains { $0.recordType == SignalRecordType.envelope })
+    }
+
+    @Test func aHigherEpochOnTheServerWinsAndOurOfferIsAbandoned() {
+        var (n, saves, _, _) = offering()
+        let mine = n.activeEpoch!
+        let higher = CallEpoch(milliseconds: mine.milliseconds + 5)
+        let actions = n.handle(.modified(conflict(n, saves, server: session(n, epoch: higher, tag: "t9"))), now: t0)
+        #expect(actions == [.fetchNow, .report(.waitingForOffer)])
+        #expect(n.counters.epochsAbandoned == 1 && n.inbox.floor == higher && n.epochClock.last == higher)
+        // Candidates gathered for the lost epoch are not sent.
+        #expect(n.handle(.ice(.localCandidates(epoch: mine, [SignalFixtures.candidate(octet: 1, ufrag: "x")])),
+                         now: t0) == [])
+        #expect(n.counters.localCandidatesDropped == 1)
+    }
+
+    @Test func theSameEpochOnTheServerNeedsNoWrite() {
+        var (n, saves, _, _) = offering()
+        let actions = n.handle(.modified(conflict(n, saves, server: session(n, epoch: n.activeEpoch!, tag: "t9"))),
+                               now: t0)
+        #expect(actions == [] && !n.negotiation.makingOffer)
+    }
+
+    @Test func sessionRetriesAreBounded() {
+        var (n, saves, _, _) = offering()
+        let mine = n.activeEpoch!
+        var rounds = 0
+        while rounds < 10 {
+            let server = session(n, epoch: CallEpoch(milliseconds: mine.milliseconds - 1), tag: "t\(rounds)")
+            let actions = n.handle(.modified(conflict(n, saves, server: server)), now: t0)
+            guard case .modify(let again, _, _, _)? = actions.first else { break }
+            saves = again
+            rounds += 1
+        }
+        #expect(rounds == 4 && n.counters.saveFailures == 1 && n.counters.sessionConflicts == 5)
+    }
+
+    @Test func aThrottledPublicationIsRetriedAfterRetryAfter() {
+        var (n, saves, _, _) = offering()
+        let request = CallNegotiator.Action.modify(saves: saves, deletes: [], policy: .ifServerRecordUnchanged,
+                                                   atomic: true)
+        let limited = StoreError(.requestRateLimited, "slow", retryAfter: 3)
+        #expect(n.handle(.requestFailed(request, limited), now: t0) == [])
+        #expect(n.nextWake == t0 + .seconds(3))
+        #expect(n.handle(.timer, now: t0 + .seconds(2)) == [])
+        #expect(n.handle(.timer, now: t0 + .seconds(3)) == [request])
+        #expect(n.counters.saveRetries == 1)
+    }
+
+    @Test func withoutConflictResolutionSavesAreLastWriterWins() {
+        var configuration = CallNegotiator.Configuration()
+        configuration.protections = .none
+        let (_, saves, atomic, policy) = offering(configuration: configuration)
+        #expect(saves.count == 2 && !atomic && policy == .allKeys)
+    }
+
+    @Test func epochsIncreaseWhenTheClockStepsBack() {
+        var (n, _, _, _) = offering()
+        let first = n.activeEpoch!
+        _ = n.handle(.restart, now: t0 - .seconds(3600))
+        #expect(n.activeEpoch! > first && n.counters.epochsStarted == 2)
+        // A device that forgot its clock still starts above the session record's epoch.
+        var fresh = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone, seed: 2)
+        _ = fresh.handle(.startCall, now: t0 - .seconds(7200))
+        _ = fresh.handle(.lookedUp([.found(session(fresh, epoch: first, tag: "t1"))]), now: t0 - .seconds(7200))
+        #expect(fresh.activeEpoch! > first)
+    }
+
+    @Test func recordsBeforeTheCallStartsWaitForIt() {
+        var b = try! CallNegotiator(roomID: room, myUserID: "_b0b", remoteUserID: "_a11ce", zone: zone, seed: 3)
+        let (a, saves, _, _) = offering()
+        var offer = saves[0]
+        offer.recordChangeTag = "1"
+        #expect(b.handle(.recordsFetched([offer], deleted: []), now: t0) == [])
+        _ = b.handle(.startCall, now: t0)
+        let actions = b.handle(.lookedUp([]), now: t0)
+        #expect(actions.contains(.ice(.restartICE(epoch: a.activeEpoch!, credentials: b.credentialsForTest))))
+        #expect(b.state == .connecting(a.activeEpoch!))
+    }
+}
+
+extension CallNegotiator {
+    /// The credentials the negotiator chose for its active epoch (tests only).
+    fileprivate var credentialsForTest: ICECredentials { localCredentials! }
+}
