@@ -31,6 +31,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
     ]
 )
