@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
+        .target(name: "TURN", dependencies: ["STUN", "ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer"]),
         .executableTarget(
             name: "zonertc-bench",
@@ -32,6 +33,7 @@ let package = Package(
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
+        .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
     ]
 )

@@ -1,0 +1,58 @@
+import ZoneCore
+
+/// The 5-tuple that names an allocation over UDP: client address and the server address it used.
+public struct FiveTuple: Hashable, Sendable, CustomStringConvertible {
+    public var client: Endpoint
+    public var server: Endpoint
+
+    public init(client: Endpoint, server: Endpoint) {
+        self.client = client
+        self.server = server
+    }
+
+    public var description: String { "\(client)→\(server)" }
+}
+
+/// One allocation (RFC 8656 §2.2): a relayed transport address for one client 5-tuple, with its
+/// permissions and channels, each with its own expiry.
+struct Allocation: Sendable {
+    let tuple: FiveTuple
+    let relay: Endpoint
+    let user: String
+    /// The transaction that created it, so a retransmitted Allocate gets the same answer.
+    let transactionID: [UInt8]
+    let key: [UInt8]
+    var expires: Instant
+    /// Peer IP → expiry (permissions are per IP address, RFC 8656 §9).
+    var permissions: [IPAddress: Instant] = [:]
+    /// Channel number → (peer, expiry), and the reverse map.
+    var channels: [UInt16: (peer: Endpoint, expires: Instant)] = [:]
+    var channelByPeer: [Endpoint: UInt16] = [:]
+    var bytesToPeer = 0
+    var bytesToClient = 0
+    var packetsToPeer = 0
+    var packetsToClient = 0
+    /// Token bucket for the bandwidth quota, per direction.
+    var budgetOut = RateBudget()
+    var budgetIn = RateBudget()
+
+    func permits(_ peer: Endpoint, now: Instant) -> Bool {
+        guard let expiry = permissions[peer.address.unmapped] else { return false }
+        return expiry > now
+    }
+}
+
+/// Bytes allowed per second, refilled continuously.
+struct RateBudget: Sendable {
+    var tokens = 0.0
+    var at = Instant.zero
+
+    mutating func take(_ bytes: Int, perSecond rate: Int?, now: Instant) -> Bool {
+        guard let rate else { return true }
+        tokens = min(Double(rate), tokens + (now - at).seconds * Double(rate))
+        at = now
+        if tokens < Double(bytes) { return false }
+        tokens -= Double(bytes)
+        return true
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import STUN
+import ZoneCore
+
+extension TURNServer {
+    /// A request from a client: Binding (no authentication), or an authenticated TURN request.
+    mutating func request(_ m: STUNMessage, raw: [UInt8], tuple: FiveTuple, now: Instant) -> [Action] {
+        // RFC 8489 §6.3.1: unknown comprehension-required attributes → 420 listing them.
+        let unknown = m.unknownComprehensionRequiredAttributes
+        if !unknown.isEmpty {
+            return fail(m, 420, "Unknown Attribute", extra: [.unknownAttributes(unknown)], key: nil, tuple: tuple)
+        }
+        if m.method == .binding {
+            counters.bindings += 1
+            return respond(m.successResponse(attributes: [.xorMappedAddress(tuple.client)]), key: nil, tuple: tuple)
+                .map { [$0] } ?? []
+        }
+        guard [.allocate, .refresh, .createPermission, .channelBind].contains(m.method) else {
+            return fail(m, 400, "Bad Request", key: nil, tuple: tuple)
+        }
+        let key: [UInt8]
+        let user: String
+        switch authenticate(m, raw: raw, now: now) {
+        case .rejected(let actions): return actions(&self, tuple)
+        case .accepted(let k, let u): key = k; user = u
+        }
+        switch m.method {
+        case .allocate: return allocate(m, key: key, user: user, tuple: tuple, now: now)
+        case .refresh: return refresh(m, key: key, user: user, tuple: tuple, now: now)
+        case .createPermission: return createPermission(m, key: key, user: user, tuple: tuple, now: now)
+        default: return channelBind(m, key: key, user: user, tuple: tuple, now: now)
+        }
+    }
+
+    // MARK: Long-term credentials (RFC 8489 §9.2)
+
+    enum AuthResult {
+        case accepted(key: [UInt8], user: String)
+        case rejected((inout TURNServer, FiveTuple) -> [Action])
+    }
+
+    private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], now: Instant) -> AuthResult {
+        let challenge: (Int, String) -> AuthResult = { code, reason in
+            .rejected { server, tuple in
+                server.counters.authFailures += 1
+                return server.fail(m, code, reason,
+                                   extra: [.realm(server.configuration.realm), .nonce(server.mintNonce(now: now))],
+                                   key: nil, tuple: tuple)
+            }
+        }
+        guard m.contains(.messageIntegrity) || m.contains(.messageIntegritySHA256) else {
+            return challenge(401, "Unauthorized")
+        }
+        guard let username = m.username, let realm = m.realm, let nonce = m.nonce else {
+            return .rejected { server, tuple in server.fail(m, 400, "Bad Request", key: nil, tuple: tuple) }
+        }
+        guard realm == configuration.realm else { return challenge(401, "Unauthorized") }
+        guard nonceIsFresh(nonce, now: now) else { return challenge(438, "Stale Nonce") }
+        guard let key = longTermKey(username: username, now: now) else { return challenge(401, "Unauthorized") }
+        guard (try? STUNIntegrity.verify(raw, key: STUNIntegrityKey(bytes: key))) != nil else {
+            return challenge(401, "Unauthorized")
+        }
+        return .accepted(key: key, user: username)
+    }
+
+    /// The key for a user, or nil when unknown or (REST credentials) expired.
+    private mutating func longTermKey(username: String, now: Instant) -> [UInt8]? {
+        switch configuration.authentication {
+        case .users(let users):
+            guard let password = users[username] else { return nil }
+            if let k = keyCache[username] { return k }
+            guard let k = try? STUNIntegrityKey.longTerm(username: username, realm: configuration.realm,
+                                                         password: password).bytes else { return nil }
+            keyCache[username] = k
+            return k
+        case .sharedSecret(let secret):
+            // TURN REST API: "expiry:user", password base64(HMAC-SHA1(secret, username)).
+            guard let expiry = Int64(username.split(separator: ":").first ?? ""),
+                  expiry > now.nanosecondsSinceEpoch / 1_000_000_000 else { return nil }
+            let password = Data(HMAC<SHA1>.authenticationCode(for: Array(username.utf8), key: Array(secret.utf8)))
+                .base64EncodedString()
+            return try? STUNIntegrityKey.longTerm(username: username, realm: configuration.realm, password: password).bytes
+        }
+    }
+
+    /// A nonce that carries its own expiry, signed with the server's nonce key (no table).
+    func mintNonce(now: Instant) -> String {
+        let expiry = UInt64(max(0, (now + configuration.nonceLifetime).nanosecondsSinceEpoch / 1_000_000_000))
+        let stamp = String(expiry, radix: 16)
+        let mac = nonceMAC.authenticationCode(for: Array(stamp.utf8)).prefix(8)
+        return stamp + "-" + mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    func nonceIsFresh(_ nonce: String, now: Instant) -> Bool {
+        let parts = nonce.split(separator: "-")
+        guard parts.count == 2, let expiry = UInt64(parts[0], radix: 16) else { return false }
+        let mac = nonceMAC.authenticationCode(for: Array(parts[0].utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return mac == parts[1] && Int64(expiry) > now.nanosecondsSinceEpoch / 1_000_000_000
+    }
+
+    // MARK: Allocate (RFC 8656 §7.2)
+
+    private mutating func allocate(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple,
+                                   now: Instant) -> [Action] {
+        if let existing = allocations[tuple] {
+            // A retransmission of the Allocate that made it gets the same success; anything else 437.
+            if existing.transactionID == m.transactionID.bytes {
+                return success(m, key: key, tuple: tuple, attributes: [
+                    .xorRelayedAddress(existing.relay), .lifetime(seconds: UInt32((existing.expires - now).seconds.rounded())),
+                    .xorMappedAddress(tuple.client)])
+            }
+            return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
+        }
+        guard let transport = m.requestedTransport else {
+            return fail(m, 400, "Bad Request: REQUESTED-TRANSPORT missing", key: key, tuple: tuple)
+        }
+        guard transport == STUNAttribute.transportUDP else {
+            return fail(m, 442, "Unsupported Transport Protocol", key: key, tuple: tuple)
+        }
+        let token = m.reservationToken
+        if token != nil && m.evenPort != nil {
+            return fail(m, 400, "Bad Request: EVEN-PORT with RESERVATION-TOKEN", key: key, tuple: tuple)
+        }
+        if let family = m.requestedAddressFamily, family != configuration.relayAddress.family {
+            return fail(m, 440, "Address Family not Supported", key: key, tuple: tuple)
+        }
+        if perUser[user, default: 0] >= configuration.maxAllocationsPerUser || allocations.count >= configuration.maxAllocations {
+            return fail(m, 486, "Allocation Quota Reached", key: key, tuple: tuple)
+        }
+        var reserved: UInt64?
+        let port: UInt16
+        if let token {
+            guard let r = reservations.removeValue(forKey: token), r.expires > now else {
+                return fail(m, 508, "Insufficient Capacity: unknown reservation", key: key, tuple: tuple)
+            }
+            port = r.port
+        } else if let reserveNext = m.evenPort {
+            guard let p = pickPort(even: true, pairFree: reserveNext) else {
+                return fail(m, 508, "Insufficient Capacity", key: key, tuple: tuple)
+            }
+            port = p
+            if reserveNext {
+                let t = random.next()
+                reservations[t] = (p + 1, now + configuration.reservationLifetime)
+                usedPorts.insert(p + 1)
+                reserved = t
+            }
+        } else {
+            guard let p = pickPort(even: false, pairFree: false) else {
+                return fail(m, 508, "Insufficient Capacity", key: key, tuple: tuple)
+            }
+            port = p
+        }
+        usedPorts.insert(port)
+        let lifetime = grantedLifetime(m.lifetime)
+        let relay = Endpoint(address: configuration.relayAddress, port: port)
+        allocations[tuple] = Allocation(tuple: tuple, relay: relay, user: user, transactionID: m.transactionID.bytes,
+                                        key: key, expires: now + lifetime)
+        byRelay[relay] = tuple
+        perUser[user, default: 0] += 1
+        counters.allocations += 1
+        counters.activeAllocations = allocations.count
+        var attributes: [STUNAttribute] = [.xorRelayedAddress(relay), .lifetime(seconds: UInt32(lifetime.seconds)),
+                                           .xorMappedAddress(tuple.client)]
+        if let reserved { attributes.append(.reservationToken(reserved)) }
+        guard case .toClient(let bytes, _, _)? = respond(m.successResponse(attributes: attributes), key: key, tuple: tuple) else {
+            return []
+        }
+        return [.openRelay(relay, response: bytes, client: tuple.client, via: tuple.server),
+                .event(.allocated(user: user, client: tuple.client, relay: relay, lifetime: Int(lifetime.seconds)))]
+    }
+
+    private func grantedLifetime(_ requested: UInt32?) -> Duration {
+        guard let requested else { return configuration.defaultLifetime }
+        let asked = Duration.seconds(Int64(requested))
+        return min(max(asked, configuration.defaultLifetime), configuration.maxLifetime)
+    }
+
+    /// A free relay port (even when asked, with the next one free too when it is to be reserved).
+    private mutating func pickPort(even: Bool, pairFree: Bool) -> UInt16? {
+        let range = configuration.relayPorts
+        let span = Int(range.upperBound) - Int(range.lowerBound) + 1
+        for _ in 0..<span {
+            let p = nextPortCursor
+            nextPortCursor = p >= range.upperBound ? range.lowerBound : p + 1
+            if even && p % 2 != 0 { continue }
+            if usedPorts.contains(p) { continue }
+            if pairFree && (p == range.upperBound || usedPorts.contains(p + 1)) { continue }
+            return p
+        }
+        return nil
+    }
+
+    // MARK: Refresh (§7.3), CreatePermission (§9), ChannelBind (§12)
+
+    private mutating func refresh(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple, now: Instant) -> [Action] {
+        guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
+            return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
+        }
+        if m.lifetime == 0 {
+            let released = release(tuple, reason: "refreshed with lifetime 0")
+            return success(m, key: key, tuple: tuple, attributes: [.lifetime(seconds: 0)]) + released
+        }
+        let lifetime = grantedLifetime(m.lifetime)
+        allocations[tuple]!.expires = now + lifetime
+        return success(m, key: key, tuple: tuple, attributes: [.lifetime(seconds: UInt32(lifetime.seconds))])
+    }
+
+    private mutating func createPermission(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple,
+                                           now: Instant) -> [Action] {
+        guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
+            return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
+        }
+        let peers = m.xorPeerAddresses
+        guard !peers.isEmpty else { return fail(m, 400, "Bad Request: XOR-PEER-ADDRESS missing", key: key, tuple: tuple) }
+        let relayFamily = allocations[tuple]!.relay.family
+        for peer in peers {
+            if peer.unmapped.family != relayFamily { return fail(m, 443, "Peer Address Family Mismatch", key: key, tuple: tuple) }
+            if !configuration.peerPolicy.permits(peer.address) { return fail(m, 403, "Forbidden", key: key, tuple: tuple) }
+        }
+        for peer in peers { allocations[tuple]!.permissions[peer.address.unmapped] = now + configuration.permissionLifetime }
+        return success(m, key: key, tuple: tuple, attributes: [])
+    }
+
+    private mutating func channelBind(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple,
+                                      now: Instant) -> [Action] {
+        guard var a = allocations[tuple], a.user == user else {
+            return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
+        }
+        guard let number = m.channelNumber, ChannelData.channelRange.contains(number) else {
+            return fail(m, 400, "Bad Request: channel number outside 0x4000-0x4FFF", key: key, tuple: tuple)
+        }
+        guard let peer = m.xorPeerAddresses.first else {
+            return fail(m, 400, "Bad Request: XOR-PEER-ADDRESS missing", key: key, tuple: tuple)
+        }
+        if peer.unmapped.family != a.relay.family { return fail(m, 443, "Peer Address Family Mismatch", key: key, tuple: tuple) }
+        if !configuration.peerPolicy.permits(peer.address) { return fail(m, 403, "Forbidden", key: key, tuple: tuple) }
+        // §12.2: a channel bound to another peer, or a peer bound to another channel, is refused.
+        if let bound = a.channels[number], bound.peer != peer, bound.expires > now {
+            return fail(m, 400, "Bad Request: channel bound to another peer", key: key, tuple: tuple)
+        }
+        if let other = a.channelByPeer[peer], other != number, (a.channels[other]?.expires ?? now) > now {
+            return fail(m, 400, "Bad Request: peer bound to another channel", key: key, tuple: tuple)
+        }
+        a.channels[number] = (peer, now + configuration.channelLifetime)
+        a.channelByPeer[peer] = number
+        a.permissions[peer.address.unmapped] = now + configuration.permissionLifetime
+        allocations[tuple] = a
+        return success(m, key: key, tuple: tuple, attributes: [])
+    }
+
+    // MARK: Answers
+
+    private func success(_ m: STUNMessage, key: [UInt8], tuple: FiveTuple, attributes: [STUNAttribute]) -> [Action] {
+        respond(m.successResponse(attributes: attributes), key: key, tuple: tuple).map { [$0] } ?? []
+    }
+
+    func fail(_ m: STUNMessage, _ code: Int, _ reason: String, extra: [STUNAttribute] = [], key: [UInt8]?,
+              tuple: FiveTuple) -> [Action] {
+        var out: [Action] = []
+        if let a = respond(m.errorResponse(code: code, reason: reason, attributes: extra), key: key, tuple: tuple) {
+            out.append(a)
+        }
+        if code != 401 && code != 438 { out.append(.event(.refused(client: tuple.client, code: code, reason: reason))) }
+        return out
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import STUN
+import ZoneCore
+
+/// A TURN server (RFC 8656 over UDP, with RFC 5766's classic attributes) and STUN Binding
+/// server as a sans-I/O machine: datagrams and time in, datagrams and relay sockets out.
+///
+/// The driver feeds datagrams that arrive on a listening address (`clientDatagram`) or on a
+/// relayed address (`peerDatagram`), calls `timer` at `nextDeadline`, and carries out the actions
+/// in order. It holds no protocol state.
+public struct TURNServer: Sendable {
+    /// What the driver must do.
+    public enum Action: Sendable, Equatable {
+        /// Send to a client from the listening address `via`.
+        case toClient([UInt8], client: Endpoint, via: Endpoint)
+        /// Send to a peer from a relayed address.
+        case toPeer([UInt8], from: Endpoint, to: Endpoint)
+        /// Bind a socket on `relay`, then send `response` to the client. If the bind fails, call
+        /// `relayBindFailed(relay:now:)` instead of sending.
+        case openRelay(Endpoint, response: [UInt8], client: Endpoint, via: Endpoint)
+        /// Close the socket of a relayed address.
+        case closeRelay(Endpoint)
+        /// Something an operator may want in the log.
+        case event(Event)
+    }
+
+    /// Log-worthy events.
+    public enum Event: Sendable, Equatable {
+        case allocated(user: String, client: Endpoint, relay: Endpoint, lifetime: Int)
+        case released(user: String, relay: Endpoint, reason: String)
+        case refused(client: Endpoint, code: Int, reason: String)
+    }
+
+    /// Everything counted, for the periodic stats line and the benchmark.
+    public struct Counters: Sendable, Equatable, Codable {
+        public var requests = 0
+        public var bindings = 0
+        public var allocations = 0
+        public var activeAllocations = 0
+        public var errors = 0
+        public var authFailures = 0
+        public var packetsToPeers = 0
+        public var packetsToClients = 0
+        public var bytesToPeers = 0
+        public var bytesToClients = 0
+        /// Dropped: no permission, unknown channel, over the bandwidth quota, malformed.
+        public var dropped = 0
+        public var malformed = 0
+    }
+
+    public let configuration: TURNServerConfiguration
+    public internal(set) var counters = Counters()
+    var allocations: [FiveTuple: Allocation] = [:]
+    var byRelay: [Endpoint: FiveTuple] = [:]
+    var perUser: [String: Int] = [:]
+    var usedPorts: Set<UInt16> = []
+    /// Ports held by EVEN-PORT's R bit: token → (port, expiry).
+    var reservations: [UInt64: (port: UInt16, expires: Instant)] = [:]
+    var random: SeededRandom
+    var nextPortCursor: UInt16
+    var keyCache: [String: [UInt8]] = [:]
+    let nonceMAC: HMAC<SHA1>
+
+    public init(configuration: TURNServerConfiguration, seed: UInt64) {
+        self.configuration = configuration
+        random = SeededRandom(seed: seed)
+        let span = UInt64(configuration.relayPorts.count)
+        nextPortCursor = configuration.relayPorts.lowerBound &+ UInt16(truncatingIfNeeded: random.next() % max(span, 1))
+        nonceMAC = HMAC<SHA1>(key: configuration.nonceKey)
+    }
+
+    public var activeAllocations: Int { allocations.count }
+
+    /// The earliest expiry among allocations, permissions, channels and reservations.
+    public var nextDeadline: Instant? {
+        var next: Instant?
+        func consider(_ t: Instant) { if next == nil || t < next! { next = t } }
+        for a in allocations.values {
+            consider(a.expires)
+            for e in a.permissions.values { consider(e) }
+            for c in a.channels.values { consider(c.expires) }
+        }
+        for r in reservations.values { consider(r.expires) }
+        return next
+    }
+
+    /// Removes what has expired.
+    public mutating func timer(now: Instant) -> [Action] {
+        var actions: [Action] = []
+        for (tuple, a) in allocations where a.expires <= now {
+            actions += release(tuple, reason: "expired")
+        }
+        for tuple in Array(allocations.keys) {
+            allocations[tuple]!.permissions = allocations[tuple]!.permissions.filter { $0.value > now }
+            let expired = allocations[tuple]!.channels.filter { $0.value.expires <= now }
+            for (number, c) in expired {
+                allocations[tuple]!.channels[number] = nil
+                allocations[tuple]!.channelByPeer[c.peer] = nil
+            }
+        }
+        for (token, r) in reservations where r.expires <= now {
+            reservations[token] = nil
+            usedPorts.remove(r.port)
+        }
+        return actions
+    }
+
+    /// The driver could not bind a relayed address: the allocation is withdrawn and the client
+    /// told 508 Insufficient Capacity.
+    public mutating func relayBindFailed(relay: Endpoint, now: Instant) -> [Action] {
+        guard let tuple = byRelay[relay], let a = allocations[tuple] else { return [] }
+        _ = release(tuple, reason: "relay socket failed")
+        counters.errors += 1
+        let fake = STUNMessage(method: .allocate, messageClass: .request,
+                               transactionID: STUNTransactionID(bytes: a.transactionID) ?? STUNTransactionID(high: 0, low: 0),
+                               attributes: [])
+        return [respond(fake.errorResponse(code: 508, reason: "Insufficient Capacity"), key: a.key, tuple: tuple)]
+            .compactMap { $0 }
+    }
+
+    /// Ends every allocation (daemon shutdown).
+    public mutating func releaseAll() -> [Action] {
+        Array(allocations.keys).flatMap { release($0, reason: "server stopping") }
+    }
+
+    mutating func release(_ tuple: FiveTuple, reason: String) -> [Action] {
+        guard let a = allocations.removeValue(forKey: tuple) else { return [] }
+        byRelay[a.relay] = nil
+        usedPorts.remove(a.relay.port)
+        perUser[a.user, default: 1] -= 1
+        if perUser[a.user] == 0 { perUser[a.user] = nil }
+        counters.activeAllocations = allocations.count
+        return [.closeRelay(a.relay), .event(.released(user: a.user, relay: a.relay, reason: reason))]
+    }
+
+    /// Encodes a response, with MESSAGE-INTEGRITY when a key is known, and FINGERPRINT.
+    func respond(_ message: STUNMessage, key: [UInt8]?, tuple: FiveTuple) -> Action? {
+        var m = message
+        if !m.attributes.contains(where: { if case .software = $0 { return true } else { return false } }) {
+            m.attributes.append(.software(configuration.software))
+        }
+        guard let bytes = try? m.encode(key: key.map { STUNIntegrityKey(bytes: $0) }, fingerprint: true) else { return nil }
+        return .toClient(bytes, client: tuple.client, via: tuple.server)
+    }
+}
