@@ -20,7 +20,8 @@ let package = Package(
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
         .target(name: "TURN", dependencies: ["STUN", "ZoneCore"]),
-        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer"]),
+        .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore"]),
+        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN"]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN", "StoreServer"],
@@ -34,6 +35,7 @@ let package = Package(
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "ZoneCore"]),
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
     ]
 )

@@ -100,6 +100,29 @@ public final class UDPSocket {
         return sent
     }
 
+    /// Waits until a datagram is waiting or `milliseconds` pass (poll(2)); true when readable.
+    /// For blocking clients and tests; an event loop uses its own readiness instead.
+    public func waitReadable(milliseconds: Int32) -> Bool {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, milliseconds) == 1
+    }
+
+    /// Receives one datagram, waiting up to `milliseconds`; nil on timeout.
+    public func receive(timeoutMilliseconds: Int32) -> (bytes: [UInt8], from: Endpoint)? {
+        guard waitReadable(milliseconds: timeoutMilliseconds) else { return nil }
+        var result: ([UInt8], Endpoint)?
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        var buffer = [UInt8](repeating: 0, count: maxDatagram)
+        let n = buffer.withUnsafeMutableBytes { b in
+            withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, b.baseAddress, b.count, 0, $0, &length) }
+            }
+        }
+        if n >= 0, let from = Endpoint(storage: storage) { result = (Array(buffer[0..<n]), from) }
+        return result
+    }
+
     /// Sends one datagram; false when the kernel would not take it now.
     @discardableResult
     public func send(_ payload: [UInt8], to destination: Endpoint) -> Bool {

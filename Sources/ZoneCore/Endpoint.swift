@@ -131,7 +131,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// An IPv4 address; the first octet is the most significant byte.
     case v4(UInt32)
     /// An IPv6 address; the first octet is the most significant byte.
-    case v6(UInt128)
+    case v6(IPv6Bits)
 
     /// 127.0.0.1.
     public static let loopbackV4 = IPAddress.v4(0x7F00_0001)
@@ -157,7 +157,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         case 4:
             self = .v4(bytes.reduce(0) { $0 << 8 | UInt32($1) })
         case 16:
-            self = .v6(bytes.reduce(0) { $0 << 8 | UInt128($1) })
+            self = .v6(IPv6Bits(bytes.reduce(0) { $0 << 8 | UInt128($1) }))
         default:
             return nil
         }
@@ -167,15 +167,15 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// report IPv4 peers this way); an IPv6 address is returned unchanged.
     public var ipv4Mapped: IPAddress {
         switch self {
-        case .v4(let v): .v6(UInt128(0xFFFF) << 32 | UInt128(v))
+        case .v4(let v): .v6(IPv6Bits(UInt128(0xFFFF) << 32 | UInt128(v)))
         case .v6: self
         }
     }
 
     /// The IPv4 address inside an IPv4-mapped IPv6 address; any other address unchanged.
     public var unmapped: IPAddress {
-        if case .v6(let v) = self, v >> 32 == 0xFFFF {
-            return .v4(UInt32(truncatingIfNeeded: v))
+        if case .v6(let v) = self, v.value >> 32 == 0xFFFF {
+            return .v4(UInt32(truncatingIfNeeded: v.value))
         }
         return self
     }
@@ -194,7 +194,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         case .v4(let v):
             return (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) }
         case .v6(let v):
-            return (0..<16).map { UInt8(truncatingIfNeeded: v >> (120 - 8 * UInt128($0))) }
+            return (0..<16).map { UInt8(truncatingIfNeeded: v.value >> (120 - 8 * UInt128($0))) }
         }
     }
 
@@ -202,7 +202,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var isLoopback: Bool {
         switch unmapped {
         case .v4(let v): v >> 24 == 127
-        case .v6(let v): v == 1
+        case .v6(let v): v.value == 1
         }
     }
 
@@ -211,7 +211,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var isPrivate: Bool {
         switch unmapped {
         case .v4(let v): v >> 24 == 10 || v >> 20 == 0xAC1 || v >> 16 == 0xC0A8
-        case .v6(let v): v >> 121 == 0x7E
+        case .v6(let v): v.value >> 121 == 0x7E
         }
     }
 
@@ -219,7 +219,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var isLinkLocal: Bool {
         switch unmapped {
         case .v4(let v): v >> 16 == 0xA9FE
-        case .v6(let v): v >> 118 == 0x3FA
+        case .v6(let v): v.value >> 118 == 0x3FA
         }
     }
 
@@ -227,7 +227,7 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
     public var isUnspecified: Bool {
         switch self {
         case .v4(let v): v == 0
-        case .v6(let v): v == 0
+        case .v6(let v): v.value == 0
         }
     }
 
@@ -236,9 +236,32 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         case .v4(let v):
             return formatIPv4(v)
         case .v6(let v):
-            return formatIPv6(v)
+            return formatIPv6(v.value)
         }
     }
+}
+
+/// The 128 bits of an IPv6 address as two 64-bit halves.
+///
+/// Stored this way, not as `UInt128`, because Swift 6.3.1 debug builds misalign 16-byte-aligned
+/// values captured by closures (a `movaps` on an 8-byte-aligned context): any closure capturing an
+/// `Endpoint` crashed. Two `UInt64`s keep the type 8-byte aligned; arithmetic goes through `value`.
+public struct IPv6Bits: Hashable, Sendable, ExpressibleByIntegerLiteral {
+    public var high: UInt64
+    public var low: UInt64
+
+    public init(_ value: UInt128) {
+        high = UInt64(truncatingIfNeeded: value >> 64)
+        low = UInt64(truncatingIfNeeded: value)
+    }
+
+    public init(integerLiteral value: UInt64) {
+        high = 0
+        low = value
+    }
+
+    /// The address as one 128-bit number, first octet most significant.
+    public var value: UInt128 { UInt128(high) << 64 | UInt128(low) }
 }
 
 // MARK: - Endpoint
@@ -428,7 +451,7 @@ private func masked(_ address: IPAddress, _ prefixLength: Int) -> IPAddress {
     case .v4(let v):
         return .v4(prefixLength == 0 ? 0 : v & (UInt32.max << UInt32(32 - prefixLength)))
     case .v6(let v):
-        return .v6(prefixLength == 0 ? 0 : v & (UInt128.max << UInt128(128 - prefixLength)))
+        return .v6(IPv6Bits(prefixLength == 0 ? 0 : v.value & (UInt128.max << UInt128(128 - prefixLength))))
     }
 }
 
@@ -461,7 +484,7 @@ private func parseDecimal(_ bytes: ArraySlice<UInt8>, limit: Int) -> Int? {
 
 private func parseAddress(_ bytes: ArraySlice<UInt8>) throws(AddressFailure) -> IPAddress {
     if bytes.isEmpty { throw AddressFailure(.empty, "empty text") }
-    if bytes.contains(colon) { return .v6(try parseIPv6(bytes)) }
+    if bytes.contains(colon) { return .v6(IPv6Bits(try parseIPv6(bytes))) }
     if bytes.allSatisfy({ isDigit($0) || $0 == dot }) { return .v4(try parseIPv4(bytes)) }
     throw AddressFailure(
         .notAnIPAddress, "not a numeric IPv4 or IPv6 address (host names are not resolved here)")
@@ -575,7 +598,7 @@ private func parseEndpoint(_ bytes: ArraySlice<UInt8>) throws(AddressFailure) ->
         guard inside.contains(colon) else {
             throw AddressFailure(.invalidIPv6, "brackets hold IPv6 addresses only; write IPv4 as \"a.b.c.d:port\"")
         }
-        address = .v6(try parseIPv6(inside))
+        address = .v6(IPv6Bits(try parseIPv6(inside)))
         rest = bytes[(close + 1)...]
         if rest.isEmpty { throw AddressFailure(.missingPort, "missing \":port\" after the ']'") }
         guard rest.first == colon else {

@@ -24,8 +24,17 @@ public struct LatencyHistogram: Sendable, Equatable {
     public private(set) var count: UInt64 = 0
     private var minimum: UInt64 = .max
     private var maximum: UInt64 = 0
-    // Wide enough that 2⁶⁴ values of 2⁶⁴ ns cannot overflow it, so the mean stays exact.
-    private var sum: UInt128 = 0
+    // 128 bits, so 2⁶⁴ values of 2⁶⁴ ns cannot overflow it and the mean stays exact. Two halves,
+    // not a `UInt128`: see `IPv6Bits` for the debug-build alignment fault that type triggers.
+    private var sumHigh: UInt64 = 0
+    private var sumLow: UInt64 = 0
+    private var sum: UInt128 { UInt128(sumHigh) << 64 | UInt128(sumLow) }
+
+    private mutating func addToSum(_ high: UInt64, _ low: UInt64) {
+        let (l, carry) = sumLow.addingReportingOverflow(low)
+        sumLow = l
+        sumHigh &+= high &+ (carry ? 1 : 0)
+    }
 
     public init() {
         counts = Array(repeating: 0, count: LatencyHistogram.bucketCount)
@@ -36,7 +45,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     public mutating func record(_ nanoseconds: UInt64) {
         counts[LatencyHistogram.bucketIndex(nanoseconds)] &+= 1
         count &+= 1
-        sum &+= UInt128(nanoseconds)
+        addToSum(0, nanoseconds)
         if nanoseconds < minimum { minimum = nanoseconds }
         if nanoseconds > maximum { maximum = nanoseconds }
     }
@@ -56,7 +65,7 @@ public struct LatencyHistogram: Sendable, Equatable {
             }
         }
         count &+= other.count
-        sum &+= other.sum
+        addToSum(other.sumHigh, other.sumLow)
         minimum = Swift.min(minimum, other.minimum)
         maximum = Swift.max(maximum, other.maximum)
     }
@@ -67,7 +76,8 @@ public struct LatencyHistogram: Sendable, Equatable {
         count = 0
         minimum = .max
         maximum = 0
-        sum = 0
+        sumHigh = 0
+        sumLow = 0
     }
 
     /// Whether nothing has been recorded.

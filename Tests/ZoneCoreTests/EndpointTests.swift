@@ -153,7 +153,7 @@ func ipv6Invalid(text: String) {
                 ? 0 : random.chance(0.5) ? UInt16(random.next() & 0xF) : UInt16(truncatingIfNeeded: random.next())
             value = value << 16 | UInt128(group)
         }
-        let address = IPAddress.v6(value)
+        let address = IPAddress.v6(IPv6Bits(value))
         let ours = address.description
         #expect(try IPAddress(parsing: ours) == address)
         // glibc also prints IPv4-compatible addresses (::/96) in mixed notation, which RFC 5952
@@ -210,7 +210,7 @@ func ipv6Invalid(text: String) {
     ("255.255.255.255:65535", .v4(0xFFFF_FFFF), 65535),
     ("[::1]:5", .v6(1), 5),
     ("[::]:443", .v6(0), 443),
-    ("[2001:db8::1]:3478", .v6(0x2001_0db8_0000_0000_0000_0000_0000_0001), 3478),
+    ("[2001:db8::1]:3478", .v6(IPv6Bits(UInt128(0x2001_0db8_0000_0000_0000_0000_0000_0001))), 3478),
     ("[::ffff:1.2.3.4]:80", .v6(0xFFFF_0102_0304), 80),
 ])
 func endpointValid(text: String, address: IPAddress, port: UInt16) throws {
@@ -490,5 +490,5 @@ func cidrInvalid(text: String, kind: EndpointParseError.Kind) {
     #expect(CIDR(address: .v4(0x0A01_0203), prefixLength: 8)?.description == "10.0.0.0/8")
     #expect(CIDR(address: .v4(0), prefixLength: 33) == nil)
     #expect(CIDR(address: .v6(1), prefixLength: -1) == nil)
-    #expect(CIDR(address: .v6(UInt128.max), prefixLength: 128)?.network == .v6(UInt128.max))
+    #expect(CIDR(address: .v6(IPv6Bits(UInt128.max)), prefixLength: 128)?.network == .v6(IPv6Bits(UInt128.max)))
 }

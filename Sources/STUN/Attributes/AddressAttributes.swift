@@ -62,7 +62,7 @@ enum STUNAddressCodec {
         case .ipv6:
             var address = UInt128(value.stunUInt64(at: 4)) << 64 | UInt128(value.stunUInt64(at: 12))
             if let id = xor { address ^= mask(id) }
-            return Endpoint(address: .v6(address), port: port)
+            return Endpoint(address: .v6(IPv6Bits(address)), port: port)
         }
     }
 
@@ -75,7 +75,8 @@ enum STUNAddressCodec {
         switch endpoint.address {
         case .v4(let a):
             w.u32(xor == nil ? a : a ^ cookie)
-        case .v6(var a):
+        case .v6(let bits):
+            var a = bits.value
             if let id = xor { a ^= mask(id) }
             w.u64(UInt64(truncatingIfNeeded: a >> 64))
             w.u64(UInt64(truncatingIfNeeded: a))

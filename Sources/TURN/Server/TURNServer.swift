@@ -46,6 +46,8 @@ public struct TURNServer: Sendable {
         /// Dropped: no permission, unknown channel, over the bandwidth quota, malformed.
         public var dropped = 0
         public var malformed = 0
+
+        public init() {}
     }
 
     public let configuration: TURNServerConfiguration

@@ -1,0 +1,99 @@
+import Foundation
+import Net
+import Relay
+import STUN
+import Testing
+import TURN
+import ZoneCore
+
+/// The relay daemon on real loopback sockets, driven by a raw STUN client and a UDP peer.
+@Suite("Relay daemon on loopback")
+struct RelayDaemonTests {
+    func daemon() throws -> RelayDaemon {
+        var config = TURNServerConfiguration(realm: "r", authentication: .users(["u": "p"]),
+                                             relayAddress: .loopbackV4, nonceKey: [4, 2])
+        config.relayPorts = 52000...52999
+        config.peerPolicy.allowLoopback = true
+        let d = try RelayDaemon(options: .init(listen: try Endpoint(parsing: "127.0.0.1:0"), server: config))
+        d.start()
+        return d
+    }
+
+    /// Sends a request and waits for the response with the same transaction ID.
+    func exchange(_ socket: UDPSocket, _ server: Endpoint, _ message: STUNMessage, key: STUNIntegrityKey?) -> STUNMessage? {
+        guard let bytes = try? message.encode(key: key, fingerprint: true), socket.send(bytes, to: server) else { return nil }
+        for _ in 0..<10 {
+            guard let (reply, _) = socket.receive(timeoutMilliseconds: 2000) else { return nil }
+            if let m = try? STUNMessage(decoding: reply), m.transactionID == message.transactionID { return m }
+        }
+        return nil
+    }
+
+    @Test("allocate, permit, relay both ways through real sockets; refresh 0 releases")
+    func roundTrip() throws {
+        let relayd = try daemon()
+        defer { relayd.stop() }
+        let client = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        let peer = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        var rng = SeededRandom(seed: 1)
+        let server = relayd.endpoint
+        func request(_ method: STUNMethod, _ attrs: [STUNAttribute], nonce: String?) -> STUNMessage? {
+            var all = attrs
+            var key: STUNIntegrityKey?
+            if let nonce {
+                all += [.username("u"), .realm("r"), .nonce(nonce)]
+                key = try! STUNIntegrityKey.longTerm(username: "u", realm: "r", password: "p")
+            }
+            return exchange(client, server, STUNMessage(method: method, messageClass: .request,
+                                                        transactionID: .random(using: &rng), attributes: all), key: key)
+        }
+        let binding = request(.binding, [], nonce: nil)
+        #expect(binding?.xorMappedAddress == client.localEndpoint)
+        let challenge = try #require(request(.allocate, [.requestedTransport(protocolNumber: 17)], nonce: nil))
+        #expect(challenge.errorCode?.code == 401)
+        let nonce = challenge.nonce
+        let allocated = try #require(request(.allocate, [.requestedTransport(protocolNumber: 17)], nonce: nonce))
+        let relay = try #require(allocated.xorRelayedAddress)
+        #expect(request(.createPermission, [.xorPeerAddress(peer.localEndpoint)], nonce: nonce)?.messageClass == .successResponse)
+
+        let send = try STUNMessage(method: .send, messageClass: .indication, transactionID: .random(using: &rng),
+                                   attributes: [.xorPeerAddress(peer.localEndpoint), .data(Array("ping".utf8))]).encode()
+        #expect(client.send(send, to: server))
+        let atPeer = try #require(peer.receive(timeoutMilliseconds: 2000))
+        #expect(atPeer.bytes == Array("ping".utf8) && atPeer.from == relay)
+        #expect(peer.send(Array("pong".utf8), to: relay))
+        let data = try #require(client.receive(timeoutMilliseconds: 2000))
+        let indication = try STUNMessage(decoding: data.bytes)
+        #expect(indication.method == .data && indication.data == Array("pong".utf8))
+
+        #expect(request(.channelBind, [.channelNumber(0x4000), .xorPeerAddress(peer.localEndpoint)], nonce: nonce)?
+                    .messageClass == .successResponse)
+        #expect(client.send(try ChannelData(channel: 0x4000, payload: [1, 2, 3]).encode(), to: server))
+        #expect(peer.receive(timeoutMilliseconds: 2000)?.bytes == [1, 2, 3])
+        #expect(peer.send([4, 5], to: relay))
+        let frame = try #require(client.receive(timeoutMilliseconds: 2000))
+        #expect((try? ChannelData(decoding: frame.bytes))?.payload == [4, 5])
+
+        #expect(request(.refresh, [.lifetime(seconds: 0)], nonce: nonce)?.lifetime == 0)
+        #expect(relayd.counters.activeAllocations == 0)
+        // The relayed port is closed: a peer's datagram now goes nowhere.
+        #expect(peer.send([9], to: relay))
+        #expect(client.receive(timeoutMilliseconds: 200) == nil)
+    }
+
+    @Test("random bytes at the port: no crash, the relay keeps answering")
+    func garbage() throws {
+        let relayd = try daemon()
+        defer { relayd.stop() }
+        let client = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        var rng = SeededRandom(seed: 3)
+        for _ in 0..<2000 {
+            let bytes = (0..<(1 + Int(rng.next() % 300))).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            client.send(bytes, to: relayd.endpoint)
+        }
+        let ping = STUNMessage(method: .binding, messageClass: .request, transactionID: .random(using: &rng), attributes: [])
+        let reply = exchange(client, relayd.endpoint, ping, key: nil)
+        #expect(reply?.xorMappedAddress == client.localEndpoint)
+        #expect(relayd.counters.malformed > 0)
+    }
+}
