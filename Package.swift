@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RecordStore", targets: ["RecordStore"]),
         .library(name: "Signaling", targets: ["Signaling"]),
         .library(name: "STUN", targets: ["STUN"]),
+        .library(name: "ICE", targets: ["ICE"]),
     ],
     targets: [
         .target(name: "CSystem"),
@@ -19,10 +20,11 @@ let package = Package(
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
+        .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "StoreServer"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer"],
             path: "Bench/ZoneBench"
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
@@ -32,5 +34,6 @@ let package = Package(
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
     ]
 )
