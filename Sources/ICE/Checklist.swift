@@ -93,9 +93,15 @@ struct Checklist {
         return nil
     }
 
-    /// True when the pacing timer has work: a triggered check, a waiting or a frozen pair.
+    /// True when the pacing timer has a check to send: a triggered check, a waiting pair, or a
+    /// frozen pair whose foundation has nothing waiting or in progress.
     var hasPendingChecks: Bool {
-        !triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen }
+        if !triggered.isEmpty || pairs.contains(where: { $0.state == .waiting }) { return true }
+        return pairs.contains { frozen in
+            frozen.state == .frozen && !pairs.contains {
+                $0.foundation == frozen.foundation && ($0.state == .waiting || $0.state == .inProgress)
+            }
+        }
     }
 
     /// True when some pair could still succeed.

@@ -178,7 +178,8 @@ public struct ICEAgent {
         }
         for transaction in transactions { consider(transaction.deadline) }
         if remote != nil && checklist.hasPendingChecks { consider(nextCheckAt) }
-        if role == .controlling, nominationPairID == nil, !hasSelectedPairOfThisGeneration {
+        if role == .controlling, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
+           checklist.pairs.contains(where: \.valid) {
             consider(configuration.nomination.decisionDeadline(firstValidAt: firstValidAt))
         }
         if let consent, !consentLost {
