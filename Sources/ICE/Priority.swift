@@ -26,8 +26,11 @@ public enum Priority {
 
     /// A pair's priority (RFC 8445 §6.1.2.3) from the controlling agent's candidate priority
     /// `controlling` (G) and the controlled agent's `controlled` (D).
+    ///
+    /// Valid candidate priorities are below 2^31 (RFC 8445 §5.1.2.1), so the result fits 64 bits;
+    /// a peer's out-of-range priority wraps instead of trapping.
     public static func pair(controlling g: UInt32, controlled d: UInt32) -> UInt64 {
-        (UInt64(min(g, d)) << 32) + 2 * UInt64(max(g, d)) + (g > d ? 1 : 0)
+        (UInt64(min(g, d)) << 32) &+ 2 &* UInt64(max(g, d)) &+ (g > d ? 1 : 0)
     }
 
     /// The local preference of the `index`-th host address: the first is preferred.
