@@ -422,7 +422,11 @@ public struct ICEAgent {
 
         // Triggered check (RFC 8445 §7.3.1.4).
         switch checklist[pairID].state {
-        case .succeeded, .inProgress:
+        case .succeeded:
+            break
+        case .inProgress:
+            // RFC 8445 §7.3.1.4 suggests a new check here; the one in flight keeps retransmitting
+            // and its response serves just as well, so we do not send a second one.
             break
         case .frozen, .waiting, .failed:
             checklist.trigger(pairID)
