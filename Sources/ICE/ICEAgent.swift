@@ -355,8 +355,9 @@ public struct ICEAgent {
                                     now: Instant) {
         let unknown = message.unknownComprehensionRequiredAttributes
         guard unknown.isEmpty else {
-            reply(message.errorResponse(code: STUNErrorCode.unknownAttribute, attributes: [.unknownAttributes(unknown)]),
-                  key: nil, from: to, to: from)
+            let response = message.errorResponse(code: STUNErrorCode.unknownAttribute,
+                                                 attributes: [.unknownAttributes(unknown)])
+            reply(response, key: nil, from: to, to: from)
             return
         }
         // RFC 8489 §9.1.3: no USERNAME or no MESSAGE-INTEGRITY → 400.

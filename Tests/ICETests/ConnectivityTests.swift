@@ -211,13 +211,16 @@ import ZoneCore
     @Test func unreachableStunServerStillCompletesGathering() throws {
         let server = try Endpoint(parsing: "198.51.100.1:3478")
         let h = Harness(stunServers: [server])
-        #expect(h.run(for: .seconds(10)) { $0.events[0].contains { if case .gatheringComplete = $0.1 { true } else { false } } })
+        #expect(h.run(for: .seconds(10)) {
+            $0.events[0].contains { if case .gatheringComplete = $0.1 { true } else { false } }
+        })
         #expect(h.bothConnected)
     }
 
     @Test func sameSeedSameTransmits() {
         func transcript(_ seed: UInt64) -> [TransmitRecord] {
-            let h = Harness(seed: seed, path: PathModel(latency: .milliseconds(15), jitter: .milliseconds(30), loss: 0.2))
+            let path = PathModel(latency: .milliseconds(15), jitter: .milliseconds(30), loss: 0.2)
+            let h = Harness(seed: seed, path: path)
             h.run(for: .seconds(20))
             return h.log
         }

@@ -121,7 +121,8 @@ final class Harness {
     private func deliver(_ packet: (at: Instant, seq: Int, from: Endpoint, to: Endpoint, bytes: [UInt8])) {
         if let server = stunServer, packet.to == server {
             guard let request = try? STUNMessage(decoding: packet.bytes) else { return }
-            let response = request.successResponse(attributes: [.xorMappedAddress(stunMapped[packet.from] ?? packet.from)])
+            let mapped = stunMapped[packet.from] ?? packet.from
+            let response = request.successResponse(attributes: [.xorMappedAddress(mapped)])
             seq += 1
             inFlight.append((now + path.latency, seq, server, packet.from, try! response.encode(fingerprint: true)))
             return

@@ -8,22 +8,27 @@ import ZoneCore
 
 @Suite struct MachineUnitTests {
     @Test func roleConflictInRequests() {
-        typealias R = RoleConflictResolution
-        #expect(R.forRequest(role: .controlling, tieBreaker: 5, remoteControlling: nil, remoteControlled: 9) == .none)
-        #expect(R.forRequest(role: .controlled, tieBreaker: 5, remoteControlling: 9, remoteControlled: nil) == .none)
+        func r(_ role: Role, _ tieBreaker: UInt64, controlling: UInt64? = nil, controlled: UInt64? = nil)
+            -> RoleConflictResolution {
+            RoleConflictResolution.forRequest(role: role, tieBreaker: tieBreaker, remoteControlling: controlling,
+                                              remoteControlled: controlled)
+        }
+        #expect(r(.controlling, 5, controlled: 9) == .none)
+        #expect(r(.controlled, 5, controlling: 9) == .none)
         // Both controlling: the larger tie-breaker keeps the role.
-        #expect(R.forRequest(role: .controlling, tieBreaker: 9, remoteControlling: 5, remoteControlled: nil) == .respond487)
-        #expect(R.forRequest(role: .controlling, tieBreaker: 9, remoteControlling: 9, remoteControlled: nil) == .respond487)
-        #expect(R.forRequest(role: .controlling, tieBreaker: 5, remoteControlling: 9, remoteControlled: nil) == .switchRole)
+        #expect(r(.controlling, 9, controlling: 5) == .respond487)
+        #expect(r(.controlling, 9, controlling: 9) == .respond487)
+        #expect(r(.controlling, 5, controlling: 9) == .switchRole)
         // Both controlled: the larger tie-breaker becomes controlling.
-        #expect(R.forRequest(role: .controlled, tieBreaker: 9, remoteControlling: nil, remoteControlled: 5) == .switchRole)
-        #expect(R.forRequest(role: .controlled, tieBreaker: 5, remoteControlling: nil, remoteControlled: 9) == .respond487)
+        #expect(r(.controlled, 9, controlled: 5) == .switchRole)
+        #expect(r(.controlled, 5, controlled: 9) == .respond487)
     }
 
     @Test func roleAfter487() {
-        #expect(RoleConflictResolution.roleAfter487(roleWhenSent: .controlling, currentRole: .controlling) == .controlled)
-        #expect(RoleConflictResolution.roleAfter487(roleWhenSent: .controlled, currentRole: .controlled) == .controlling)
-        #expect(RoleConflictResolution.roleAfter487(roleWhenSent: .controlling, currentRole: .controlled) == nil)
+        let after = RoleConflictResolution.roleAfter487
+        #expect(after(.controlling, .controlling) == .controlled)
+        #expect(after(.controlled, .controlled) == .controlling)
+        #expect(after(.controlling, .controlled) == nil)
     }
 
     @Test func retransmissionDoublesUpToTheCapThenTimesOut() {
@@ -80,7 +85,8 @@ import ZoneCore
         let t0 = Instant.seconds(5)
         let strategy = Nomination.regular(wait: .milliseconds(100))
         #expect(strategy.pairToNominate(in: list, role: .controlling, firstValidAt: t0, now: t0) == nil)
-        #expect(strategy.pairToNominate(in: list, role: .controlling, firstValidAt: t0, now: t0 + .milliseconds(100)) == 0)
+        let later = t0 + .milliseconds(100)
+        #expect(strategy.pairToNominate(in: list, role: .controlling, firstValidAt: t0, now: later) == 0)
         list[1].state = .failed
         #expect(strategy.pairToNominate(in: list, role: .controlling, firstValidAt: t0, now: t0) == 0)
         #expect(Nomination.aggressive.pairToNominate(in: list, role: .controlling, firstValidAt: t0, now: t0) == nil)

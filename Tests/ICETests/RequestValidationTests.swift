@@ -89,11 +89,13 @@ import ZoneCore
         // The triggered check goes out on the next pacing tick, signed with the peer's password.
         a.handle(.timer, now: .seconds(11))
         var checks: [[UInt8]] = []
-        while let output = a.pollOutput() { if case .transmit(let b, _, let to) = output, to == peer { checks.append(b) } }
+        while let output = a.pollOutput() {
+            if case .transmit(let b, _, let to) = output, to == peer { checks.append(b) }
+        }
         let check = try STUNMessage(decoding: try #require(checks.first))
         #expect(check.username == "BBBB:AAAA" && check.iceControlled != nil && !check.useCandidate)
-        #expect(try STUNIntegrity.verify(checks[0], key: STUNIntegrityKey.shortTerm(password: Harness.credentialsB.password))
-            == .hmacSHA1)
+        let peerKey = try STUNIntegrityKey.shortTerm(password: Harness.credentialsB.password)
+        #expect(try STUNIntegrity.verify(checks[0], key: peerKey) == .hmacSHA1)
     }
 
     @Test func roleConflictIsAnswered487WhenWeKeepTheRole() throws {
