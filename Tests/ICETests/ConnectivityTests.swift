@@ -48,7 +48,7 @@ import ZoneCore
                                 [Harness.hostB, try! Endpoint(parsing: "10.0.1.2:6001")]))
         #expect(h.run(for: .seconds(30)) { $0.bothConnected })
         // Reordering really happened: some datagram arrived behind a later one.
-        #expect(h.log.count > 8)
+        #expect(h.arrivals != h.arrivals.sorted())
         // Both agents agree on the path.
         #expect(h.a.selectedPair?.sendTo == h.b.selectedPair?.sendFrom)
         #expect(h.b.selectedPair?.sendTo == h.a.selectedPair?.sendFrom)

@@ -28,6 +28,8 @@ final class Harness {
     var events: [[(Instant, ICEAgent.Event)]] = [[], []]
     var received: [[[UInt8]]] = [[], []]
     var log: [TransmitRecord] = []
+    /// Send sequence numbers in delivery order: out of order when the path reordered datagrams.
+    var arrivals: [Int] = []
     var path = PathModel()
     /// Forward candidates and end-of-candidates to the other agent as they appear.
     var autoTrickle = true
@@ -157,6 +159,7 @@ final class Harness {
             inFlight.sort { ($0.at, $0.seq) < ($1.at, $1.seq) }
             while let first = inFlight.first, first.at <= now {
                 inFlight.removeFirst()
+                arrivals.append(first.seq)
                 deliver(first)
             }
             for i in 0..<2 {
