@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RecordStore", targets: ["RecordStore"]),
         .library(name: "Signaling", targets: ["Signaling"]),
         .library(name: "STUN", targets: ["STUN"]),
+        .library(name: "ICE", targets: ["ICE"]),
     ],
     targets: [
         .target(name: "CSystem"),
@@ -21,10 +22,11 @@ let package = Package(
         .target(name: "STUN", dependencies: ["ZoneCore"]),
         .target(name: "TURN", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore"]),
+        .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "StoreServer"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer"],
             path: "Bench/ZoneBench"
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
@@ -37,5 +39,6 @@ let package = Package(
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
     ]
 )

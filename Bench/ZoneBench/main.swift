@@ -12,6 +12,7 @@ let usage = """
       store     engine + journal: durable saves/s from 16 writers (fsync batch), zone-change fetch records/s
       http      store daemon on loopback: saves/s from 16 connections (fsync batch), push latency (lan)
       stun      ICE Binding request: encode+integrity+fingerprint and parse+verify, messages/s on one core
+      ice       two ICE agents in memory: CPU µs from creation to a nominated host pair, over 2,000 connects
       all       every suite above
     """
 
@@ -25,11 +26,13 @@ for suite in suites {
     case "digests": DigestBench.run(json: json)
     case "store": await StoreBench.run(json: json)
     case "stun": STUNBench.run(json: json)
+    case "ice": ICEBench.run(json: json)
     case "http": await HTTPStoreBench.run(json: json)
     case "all":
         DigestBench.run(json: json)
         await StoreBench.run(json: json)
         STUNBench.run(json: json)
+        ICEBench.run(json: json)
         await HTTPStoreBench.run(json: json)
     default:
         FileHandle.standardError.write(Data("zonertc-bench: unknown suite '\(suite)'\n\(usage)\n".utf8))

@@ -111,10 +111,11 @@ public final class RelayDaemon: @unchecked Sendable {
             afterBatch()
         }
 
-        /// Sends what the batch produced for clients in one sendmmsg, re-arms the timer, publishes counters.
+        /// Publishes counters, sends what the batch produced for clients in one sendmmsg, re-arms the timer.
         private func afterBatch() {
-            flush()
+            // Counters first: a client that sees the answer must also see what it did.
             published.withLock { $0 = engine.counters }
+            flush()
             guard let next = engine.nextDeadline else { return }
             if let at = timerAt, at <= next, timer != nil { return }
             if let t = timer { loop.cancel(t) }

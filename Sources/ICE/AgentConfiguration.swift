@@ -1,0 +1,53 @@
+// The knobs of an ICE agent. Defaults suit loopback and the simulator: pacing Ta = 20 ms
+// (RFC 8445 §14.2: at least 5 ms, 50 ms by default there), initial RTO 100 ms,
+// 7 retransmissions.
+
+import ZoneCore
+
+/// Everything an `ICEAgent` is created with.
+public struct AgentConfiguration: Sendable {
+    /// The local endpoints of the sockets the driver bound: one host candidate each, the first
+    /// preferred. Loopback addresses are allowed.
+    public var hostAddresses: [Endpoint]
+    /// STUN servers to learn server-reflexive candidates from (RFC 8445 §5.1.1.2).
+    public var stunServers: [Endpoint]
+    /// The initial role; a role conflict may change it (RFC 8445 §7.3.1.1).
+    public var role: Role
+    /// This agent's ufrag and password for the first generation.
+    public var credentials: Credentials
+    /// How the controlling agent nominates.
+    public var nomination: Nomination
+    /// Ta: the interval between two ordinary or triggered checks (RFC 8445 §6.1.4.2, §14.2).
+    public var pacing: Duration
+    /// Retransmission of connectivity and consent checks.
+    public var checkTiming: TransactionTiming
+    /// Retransmission of Binding requests to STUN servers.
+    public var gatheringTiming: TransactionTiming
+    /// Consent freshness (RFC 7675).
+    public var consent: ConsentConfiguration
+    /// The seed of every random choice: tie-breaker, transaction IDs, consent jitter.
+    public var seed: UInt64
+    /// The tie-breaker (RFC 8445 §7.1.3); drawn from `seed` when nil.
+    public var tieBreaker: UInt64?
+
+    public init(
+        hostAddresses: [Endpoint], stunServers: [Endpoint] = [], role: Role, credentials: Credentials,
+        nomination: Nomination = .default, pacing: Duration = .milliseconds(20),
+        checkTiming: TransactionTiming = TransactionTiming(),
+        gatheringTiming: TransactionTiming = TransactionTiming(initialRTO: .milliseconds(250), maxRetransmits: 4),
+        consent: ConsentConfiguration = ConsentConfiguration(), seed: UInt64, tieBreaker: UInt64? = nil
+    ) {
+        precondition(pacing > .zero, "the pacing interval Ta must be positive")
+        self.hostAddresses = hostAddresses
+        self.stunServers = stunServers
+        self.role = role
+        self.credentials = credentials
+        self.nomination = nomination
+        self.pacing = pacing
+        self.checkTiming = checkTiming
+        self.gatheringTiming = gatheringTiming
+        self.consent = consent
+        self.seed = seed
+        self.tieBreaker = tieBreaker
+    }
+}

@@ -1,0 +1,37 @@
+// What goes into and comes out of the sans-I/O agent, in the shape of str0m's `Input` and
+// `Output`: the caller feeds datagrams and timer ticks with the current instant, and drains
+// transmits and events.
+
+import ZoneCore
+
+extension ICEAgent {
+    /// Something that happened to the agent.
+    public enum Input: Hashable, Sendable {
+        /// A datagram arrived from `from` on the local socket bound to `to` (a host candidate's address).
+        case datagram([UInt8], from: Endpoint, to: Endpoint)
+        /// Time passed: `nextDeadline` was reached (calling earlier is harmless).
+        case timer
+    }
+
+    /// Something the agent wants done or reported.
+    public enum Output: Hashable, Sendable {
+        /// Send `bytes` from the local socket bound to `from` to `to`.
+        case transmit([UInt8], from: Endpoint, to: Endpoint)
+        /// Tell the application.
+        case event(Event)
+    }
+
+    /// What the agent reports.
+    public enum Event: Hashable, Sendable {
+        /// The connection state changed.
+        case stateChanged(ConnectionState)
+        /// A pair was selected (nominated); application data now travels on it.
+        case selectedPair(CandidatePair)
+        /// A local candidate to signal to the peer (host and server-reflexive; re-announced after a restart).
+        case localCandidate(Candidate)
+        /// No more local candidates will come in this generation (signal end-of-candidates).
+        case gatheringComplete
+        /// Application data (not STUN) arrived from `from`.
+        case data([UInt8], from: Endpoint)
+    }
+}

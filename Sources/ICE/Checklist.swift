@@ -1,0 +1,142 @@
+// The checklist: RFC 8445 §6.1.2 (forming pairs, §6.1.2.4 pruning, §6.1.2.5 ordering, §6.1.2.6
+// initial states), §6.1.4.2 (which pair the pacing timer checks next), §7.2.5.3.3 (unfreezing by
+// foundation after a success), and RFC 8838 §10 (pairs added by trickle at any time).
+//
+// One checklist for the single data stream (one component). The triggered-check queue is FIFO.
+
+import ZoneCore
+
+/// The pairs of one ICE generation and the triggered-check queue.
+struct Checklist {
+    /// Every pair, indexed by `CandidatePair.id`.
+    private(set) var pairs: [CandidatePair] = []
+    /// Pairs waiting for a triggered check (RFC 8445 §7.3.1.4), oldest first.
+    private(set) var triggered: [Int] = []
+    /// The generation new pairs belong to.
+    let generation: Int
+
+    init(generation: Int) { self.generation = generation }
+
+    subscript(id: Int) -> CandidatePair {
+        get { pairs[id] }
+        set { pairs[id] = newValue }
+    }
+
+    /// The pair whose local base and remote address are these.
+    func pairID(base: Endpoint, remote: Endpoint) -> Int? {
+        pairs.firstIndex { $0.local.base == base && $0.remote.address == remote && !$0.isPeerReflexiveValid }
+    }
+
+    /// Pairs `local` with `remote` (same address family only, RFC 8445 §6.1.2.2). A server-reflexive
+    /// local candidate is replaced by its base (§6.1.2.4), and a pair redundant with an existing one
+    /// (same base, same remote address) is pruned, keeping the higher priority. The new pair's
+    /// initial state follows RFC 8838 §10: waiting unless a pair of its foundation is already
+    /// waiting or in progress (then frozen); a foundation that already succeeded starts waiting.
+    ///
+    /// - Returns: the new pair's ID, or nil when it was pruned or impossible.
+    @discardableResult
+    mutating func add(local: Candidate, remote: Candidate, role: Role) -> Int? {
+        guard local.address.family == remote.address.family else { return nil }
+        var local = local
+        if local.kind == .serverReflexive {
+            local = Candidate.host(local.base)  // its base, a host candidate
+        }
+        guard local.kind != .relay else { return nil }  // relayed pairs come with the TURN seam
+        if let existing = pairID(base: local.base, remote: remote.address) {
+            // Redundant. Keep the higher-priority local candidate for a pair not yet checked.
+            if pairs[existing].state == .frozen || pairs[existing].state == .waiting,
+               local.priority > pairs[existing].local.priority {
+                pairs[existing].local = local
+            }
+            return nil
+        }
+        let id = pairs.count
+        var pair = CandidatePair(id: id, local: local, remote: remote, state: .frozen, generation: generation)
+        let foundation = pair.foundation
+        let blocked = pairs.contains {
+            $0.foundation == foundation && ($0.state == .waiting || $0.state == .inProgress)
+        }
+        let succeeded = pairs.contains { $0.foundation == foundation && $0.state == .succeeded }
+        pair.state = (succeeded || !blocked) ? .waiting : .frozen
+        pairs.append(pair)
+        return id
+    }
+
+    /// Adds a valid pair with a peer-reflexive local candidate, produced by a check on `from`
+    /// (RFC 8445 §7.2.5.3.2); it is not itself checked.
+    mutating func addPeerReflexiveValid(local: Candidate, from id: Int) -> Int {
+        let newID = pairs.count
+        var pair = CandidatePair(id: newID, local: local, remote: pairs[id].remote, state: .succeeded,
+                                 generation: generation)
+        pair.valid = true
+        pairs.append(pair)
+        return newID
+    }
+
+    /// Queues a triggered check on `id` (RFC 8445 §7.3.1.4), unless one is queued already.
+    mutating func trigger(_ id: Int) {
+        if !triggered.contains(id) { triggered.append(id) }
+        if pairs[id].state != .inProgress { pairs[id].state = .waiting }
+    }
+
+    /// The pair the pacing timer checks next (RFC 8445 §6.1.4.2): the oldest triggered pair, else
+    /// the highest-priority waiting pair, else the highest-priority frozen pair whose foundation
+    /// has nothing waiting or in progress (unfrozen now). Nil when there is nothing to check.
+    mutating func nextPairToCheck(role: Role) -> Int? {
+        if !triggered.isEmpty { return triggered.removeFirst() }
+        if let id = best(role: role, where: { $0.state == .waiting }) { return id }
+        let busy = Set(pairs.lazy.filter { $0.state == .waiting || $0.state == .inProgress }.map(\.foundation))
+        if let id = best(role: role, where: { $0.state == .frozen && !busy.contains($0.foundation) }) {
+            pairs[id].state = .waiting
+            return id
+        }
+        return nil
+    }
+
+    /// True when the pacing timer has a check to send: a triggered check, a waiting pair, or a
+    /// frozen pair whose foundation has nothing waiting or in progress.
+    var hasPendingChecks: Bool {
+        if !triggered.isEmpty || pairs.contains(where: { $0.state == .waiting }) { return true }
+        return pairs.contains { frozen in
+            frozen.state == .frozen && !pairs.contains {
+                $0.foundation == frozen.foundation && ($0.state == .waiting || $0.state == .inProgress)
+            }
+        }
+    }
+
+    /// True when some pair could still succeed.
+    var hasUnfinishedPairs: Bool {
+        !triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen || $0.state == .inProgress }
+    }
+
+    /// Unfreezes every frozen pair of `foundation` (RFC 8445 §7.2.5.3.3).
+    mutating func unfreeze(foundation: String) {
+        for i in pairs.indices where pairs[i].state == .frozen && pairs[i].foundation == foundation {
+            pairs[i].state = .waiting
+        }
+    }
+
+    /// The highest-priority pair satisfying `predicate`; ties go to the older pair.
+    func best(role: Role, where predicate: (CandidatePair) -> Bool) -> Int? {
+        var bestID: Int?
+        var bestPriority: UInt64 = 0
+        for pair in pairs where predicate(pair) {
+            let p = pair.priority(role: role)
+            if bestID == nil || p > bestPriority {
+                bestID = pair.id
+                bestPriority = p
+            }
+        }
+        return bestID
+    }
+
+    /// The pairs in checklist order: decreasing priority (RFC 8445 §6.1.2.5).
+    func ordered(role: Role) -> [CandidatePair] {
+        pairs.sorted { $0.priority(role: role) > $1.priority(role: role) }
+    }
+}
+
+extension CandidatePair {
+    /// A valid pair whose local candidate is peer-reflexive, learned from a response.
+    var isPeerReflexiveValid: Bool { valid && local.kind == .peerReflexive }
+}

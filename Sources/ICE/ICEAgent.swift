@@ -1,0 +1,610 @@
+// The ICE agent: RFC 8445 (full implementation, one component, UDP), with trickle (RFC 8838),
+// consent freshness (RFC 7675) and restart (RFC 8445 §9) — a sans-I/O machine.
+//
+// The caller feeds `handle(.datagram(…) | .timer, now:)` and drains `pollOutput()`; it calls
+// `handle(.timer, now:)` when `nextDeadline` is reached. The agent never reads a clock, never
+// opens a socket, and draws every random number from the configuration's seed.
+//
+// One ICE generation per call epoch (SIGNALING-SPEC §3): `restart(newCredentials:)` starts a new
+// generation with an empty checklist; the selected pair of the old generation keeps carrying data
+// (and answering consent under the old credentials) until the new generation selects a pair.
+
+import STUN
+import ZoneCore
+
+/// An ICE agent for one data stream with one component.
+public struct ICEAgent {
+    /// The configuration the agent was created with.
+    public let configuration: AgentConfiguration
+    /// The current role (a role conflict may have changed it).
+    public private(set) var role: Role
+    /// The tie-breaker sent in ICE-CONTROLLING / ICE-CONTROLLED.
+    public let tieBreaker: UInt64
+    /// The connection state last reported.
+    public private(set) var state: ConnectionState = .new
+    /// The ICE generation: 0, then one more per restart.
+    public private(set) var generation = 0
+    /// Local candidates of this generation: host, server-reflexive, and peer-reflexive ones
+    /// learned from responses (which are not signalled).
+    public private(set) var localCandidates: [Candidate] = []
+    /// Remote candidates of this generation, signalled or peer-reflexive.
+    public private(set) var remoteCandidates: [Candidate] = []
+    /// The selected pair, possibly of an older generation during a restart.
+    public private(set) var selectedPair: CandidatePair?
+    /// True once server-reflexive gathering of this generation finished.
+    public private(set) var isGatheringComplete = false
+    /// True once the peer signalled end-of-candidates for this generation.
+    public private(set) var hasRemoteEndOfCandidates = false
+
+    private var random: SeededRandom
+    private var local: KeyedCredentials
+    private var remote: KeyedCredentials?
+    /// Credentials the selected pair was checked under, for consent checks and for answering
+    /// the peer's consent checks after a restart.
+    private var selectedLocal: KeyedCredentials?
+    private var selectedRemote: KeyedCredentials?
+    private var checklist = Checklist(generation: 0)
+    private var transactions: [ConnectivityCheck] = []
+    private var nextCheckAt: Instant
+    private var firstValidAt: Instant?
+    private var nominationPairID: Int?
+    private var consent: ConsentFreshness?
+    private var consentLost = false
+    private var closed = false
+    private var peerReflexiveCount = 0
+    private var lastNow: Instant
+    private var outputs: [Output] = []
+    private var outputHead = 0
+
+    /// Creates an agent, announces its host candidates and starts server-reflexive gathering.
+    ///
+    /// - Throws: `invalidCredentials` when SASLprep refuses the password.
+    public init(configuration: AgentConfiguration, now: Instant) throws(ICEError) {
+        self.configuration = configuration
+        var random = SeededRandom(seed: configuration.seed)
+        tieBreaker = configuration.tieBreaker ?? random.next()
+        self.random = random
+        role = configuration.role
+        local = try KeyedCredentials(configuration.credentials)
+        nextCheckAt = now
+        lastNow = now
+        outputs.reserveCapacity(16)
+        gather(now: now)
+    }
+
+    // MARK: - Caller API
+
+    /// The peer's ufrag and password for the current generation (from its offer or answer).
+    public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
+        remote = try KeyedCredentials(credentials)
+    }
+
+    /// A remote candidate of the current generation, at any time (RFC 8838 trickle).
+    public mutating func addRemoteCandidate(_ candidate: Candidate) {
+        guard !closed else { return }
+        if let i = remoteCandidates.firstIndex(where: { $0.address == candidate.address }) {
+            // Signalled after we learned it as peer-reflexive: keep the pairs, take the real type.
+            if remoteCandidates[i].kind == .peerReflexive { remoteCandidates[i] = candidate }
+            return
+        }
+        remoteCandidates.append(candidate)
+        for localCandidate in localCandidates where localCandidate.kind != .peerReflexive {
+            checklist.add(local: localCandidate, remote: candidate, role: role)
+        }
+        updateState(now: lastNow)
+    }
+
+    /// The peer will send no more candidates in this generation (RFC 8838 §8.2).
+    public mutating func endOfRemoteCandidates() {
+        hasRemoteEndOfCandidates = true
+        updateState(now: lastNow)
+    }
+
+    /// Starts a new generation with new local credentials (RFC 8445 §9): the checklist, remote
+    /// candidates and remote credentials are cleared, host and server-reflexive candidates are
+    /// announced again, and the selected pair keeps working until the new generation selects one.
+    public mutating func restart(newCredentials: Credentials) throws(ICEError) {
+        let newLocal = try KeyedCredentials(newCredentials)
+        generation += 1
+        local = newLocal
+        remote = nil
+        checklist = Checklist(generation: generation)
+        transactions.removeAll { if case .check = $0.purpose { true } else { false } }
+        remoteCandidates.removeAll()
+        localCandidates.removeAll { $0.kind == .peerReflexive }
+        hasRemoteEndOfCandidates = false
+        firstValidAt = nil
+        nominationPairID = nil
+        if consentLost {
+            selectedPair = nil
+            consentLost = false
+        }
+        for candidate in localCandidates { push(.event(.localCandidate(candidate))) }
+        if isGatheringComplete { push(.event(.gatheringComplete)) }
+        updateState(now: lastNow)
+    }
+
+    /// Sends application data on the selected pair.
+    public mutating func send(_ bytes: [UInt8]) throws(ICEError) {
+        guard !closed else { throw ICEError(.closed, "the ICE agent is closed") }
+        guard !consentLost else { throw ICEError(.consentExpired, "consent expired on the selected pair") }
+        guard let pair = selectedPair else { throw ICEError(.noSelectedPair, "no candidate pair is selected yet") }
+        push(.transmit(bytes, from: pair.sendFrom, to: pair.sendTo))
+    }
+
+    /// Stops the agent: no more checks, transmits or events after `.closed`.
+    public mutating func close() {
+        guard !closed else { return }
+        closed = true
+        transactions.removeAll()
+        consent = nil
+        updateState(now: lastNow)
+    }
+
+    /// Feeds an input at `now`.
+    public mutating func handle(_ input: Input, now: Instant) {
+        guard !closed else { return }
+        lastNow = max(lastNow, now)
+        switch input {
+        case .timer:
+            onTimer(now: now)
+        case .datagram(let bytes, let from, let to):
+            onDatagram(bytes, from: from, to: to, now: now)
+        }
+        nominateIfReady(now: now)
+        updateState(now: now)
+    }
+
+    /// The next output, or nil when there is nothing to do until the next input.
+    public mutating func pollOutput() -> Output? {
+        guard outputHead < outputs.count else {
+            if outputHead > 0 {
+                outputs.removeAll(keepingCapacity: true)
+                outputHead = 0
+            }
+            return nil
+        }
+        defer { outputHead += 1 }
+        return outputs[outputHead]
+    }
+
+    /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled.
+    public var nextDeadline: Instant? {
+        guard !closed else { return nil }
+        var next: Instant?
+        func consider(_ instant: Instant?) {
+            guard let instant else { return }
+            if next == nil || instant < next! { next = instant }
+        }
+        for transaction in transactions { consider(transaction.deadline) }
+        if remote != nil && checklist.hasPendingChecks { consider(nextCheckAt) }
+        if role == .controlling, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
+           checklist.pairs.contains(where: \.valid) {
+            consider(configuration.nomination.decisionDeadline(firstValidAt: firstValidAt))
+        }
+        if let consent, !consentLost {
+            consider(consent.nextCheck)
+            consider(consent.lastResponse
+                + (state == .disconnected ? consent.configuration.expiry : consent.configuration.disconnectedAfter))
+        }
+        return next
+    }
+
+    /// The current generation's pairs, in checklist order (highest priority first).
+    public var pairs: [CandidatePair] { checklist.ordered(role: role) }
+
+    // MARK: - Gathering
+
+    /// Announces host candidates and sends a Binding request to every STUN server from every host
+    /// candidate of the same family (RFC 8445 §5.1.1).
+    private mutating func gather(now: Instant) {
+        for (index, address) in configuration.hostAddresses.enumerated() {
+            let candidate = Candidate.host(address, localPreference: Priority.hostLocalPreference(index: index))
+            guard !localCandidates.contains(where: { $0.address == address }) else { continue }
+            localCandidates.append(candidate)
+            push(.event(.localCandidate(candidate)))
+        }
+        for base in configuration.hostAddresses {
+            for server in configuration.stunServers where server.family == base.family {
+                let id = STUNTransactionID.random(using: &random)
+                let request = STUNMessage(method: .binding, messageClass: .request, transactionID: id)
+                guard let bytes = try? request.encode(fingerprint: true) else { continue }
+                transactions.append(ConnectivityCheck(
+                    transactionID: id, purpose: .serverReflexive(server: server, base: base), bytes: bytes,
+                    from: base, to: server, responseKey: nil, now: now, timing: configuration.gatheringTiming))
+                push(.transmit(bytes, from: base, to: server))
+            }
+        }
+        completeGatheringIfDone()
+    }
+
+    private mutating func completeGatheringIfDone() {
+        guard !isGatheringComplete else { return }
+        let pending = transactions.contains { if case .serverReflexive = $0.purpose { true } else { false } }
+        if !pending {
+            isGatheringComplete = true
+            push(.event(.gatheringComplete))
+        }
+    }
+
+    private mutating func serverReflexiveResponse(_ message: STUNMessage, server: Endpoint, base: Endpoint) {
+        defer { completeGatheringIfDone() }
+        guard message.messageClass == .successResponse,
+              let mapped = message.xorMappedAddress ?? message.mappedAddress,
+              mapped != base,
+              !localCandidates.contains(where: { $0.address == mapped && $0.base == base }),
+              let host = localCandidates.first(where: { $0.kind == .host && $0.address == base })
+        else { return }
+        let localPreference = UInt16(truncatingIfNeeded: host.priority >> 8)
+        let candidate = Candidate.serverReflexive(mapped, base: base, server: server, localPreference: localPreference)
+        localCandidates.append(candidate)
+        push(.event(.localCandidate(candidate)))
+        // Paired as its base (RFC 8445 §6.1.2.4): the host pairs already cover it.
+    }
+
+    // MARK: - Timers
+
+    private mutating func onTimer(now: Instant) {
+        var i = 0
+        while i < transactions.count {
+            switch transactions[i].onTimer(now: now) {
+            case .wait:
+                i += 1
+            case .retransmit:
+                let t = transactions[i]
+                push(.transmit(t.bytes, from: t.from, to: t.to))
+                i += 1
+            case .timedOut:
+                let t = transactions.remove(at: i)
+                transactionTimedOut(t)
+            }
+        }
+        if now >= nextCheckAt, remote != nil, let id = checklist.nextPairToCheck(role: role) {
+            let useCandidate = role == .controlling && configuration.nomination.nominatesEveryCheck
+            sendCheck(pairID: id, useCandidate: useCandidate, now: now)
+            nextCheckAt = now + configuration.pacing
+        }
+        if var c = consent, !consentLost, let pair = selectedPair {
+            if c.checkDue(now: now, random: &random) {
+                sendConsentCheck(on: pair, now: now)
+            }
+            consent = c
+        }
+    }
+
+    private mutating func transactionTimedOut(_ transaction: ConnectivityCheck) {
+        switch transaction.purpose {
+        case .serverReflexive:
+            completeGatheringIfDone()
+        case .consent:
+            break  // consent is judged by time since the last response, not per transaction
+        case .check(let pairID, let gen, let useCandidate, _):
+            guard gen == generation else { return }
+            if checklist[pairID].state != .succeeded {
+                checklist[pairID].state = .failed
+            } else if useCandidate, configuration.nomination.nominatesEveryCheck == false {
+                // A regular nomination went unanswered: the pair leaves the valid list.
+                checklist[pairID].state = .failed
+                checklist[pairID].valid = false
+            }
+            if nominationPairID == pairID { nominationPairID = nil }
+        }
+    }
+
+    // MARK: - Sending checks
+
+    private mutating func sendCheck(pairID: Int, useCandidate: Bool, now: Instant) {
+        guard let remote else { return }
+        let pair = checklist[pairID]
+        let id = STUNTransactionID.random(using: &random)
+        // PRIORITY: what a peer-reflexive candidate learned from this check would get (§7.1.1).
+        let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
+        let priority = Priority.candidate(kind: .peerReflexive, localPreference: localPreference)
+        let request = ConnectivityCheck.request(
+            transactionID: id, local: local.credentials, remote: remote.credentials, priority: priority,
+            role: role, tieBreaker: tieBreaker, useCandidate: useCandidate)
+        guard let bytes = try? request.encode(key: remote.key, fingerprint: true) else {
+            checklist[pairID].state = .failed
+            return
+        }
+        transactions.append(ConnectivityCheck(
+            transactionID: id,
+            purpose: .check(pairID: pairID, generation: generation, useCandidate: useCandidate, roleWhenSent: role),
+            bytes: bytes, from: pair.sendFrom, to: pair.sendTo, responseKey: remote.key, now: now,
+            timing: configuration.checkTiming))
+        if pair.state != .succeeded { checklist[pairID].state = .inProgress }
+        push(.transmit(bytes, from: pair.sendFrom, to: pair.sendTo))
+    }
+
+    private mutating func sendConsentCheck(on pair: CandidatePair, now: Instant) {
+        guard let localCredentials = selectedLocal, let remoteCredentials = selectedRemote else { return }
+        let id = STUNTransactionID.random(using: &random)
+        let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
+        let request = ConnectivityCheck.request(
+            transactionID: id, local: localCredentials.credentials, remote: remoteCredentials.credentials,
+            priority: Priority.candidate(kind: .peerReflexive, localPreference: localPreference),
+            role: role, tieBreaker: tieBreaker, useCandidate: false)
+        guard let bytes = try? request.encode(key: remoteCredentials.key, fingerprint: true) else { return }
+        transactions.append(ConnectivityCheck(
+            transactionID: id, purpose: .consent, bytes: bytes, from: pair.sendFrom, to: pair.sendTo,
+            responseKey: remoteCredentials.key, now: now, timing: configuration.checkTiming))
+        push(.transmit(bytes, from: pair.sendFrom, to: pair.sendTo))
+    }
+
+    // MARK: - Receiving
+
+    private mutating func onDatagram(_ bytes: [UInt8], from: Endpoint, to: Endpoint, now: Instant) {
+        let isSTUN = bytes.withUnsafeBytes { STUNMessageHeader.looksLikeSTUN($0) }
+        guard isSTUN else {
+            push(.event(.data(bytes, from: from)))
+            return
+        }
+        guard let message = try? STUNMessage(decoding: bytes), message.method == .binding else { return }
+        switch message.messageClass {
+        case .request:
+            onRequest(message, bytes: bytes, from: from, to: to, now: now)
+        case .successResponse, .errorResponse:
+            onResponse(message, bytes: bytes, from: from, to: to, now: now)
+        case .indication:
+            break  // keepalives (RFC 8445 §11): nothing to do
+        }
+    }
+
+    /// An incoming Binding request (RFC 8445 §7.3, RFC 8489 §9.1.3).
+    private mutating func onRequest(_ message: STUNMessage, bytes: [UInt8], from: Endpoint, to: Endpoint,
+                                    now: Instant) {
+        let unknown = message.unknownComprehensionRequiredAttributes
+        guard unknown.isEmpty else {
+            let response = message.errorResponse(code: STUNErrorCode.unknownAttribute,
+                                                 attributes: [.unknownAttributes(unknown)])
+            reply(response, key: nil, from: to, to: from)
+            return
+        }
+        // RFC 8489 §9.1.3: no USERNAME or no MESSAGE-INTEGRITY → 400.
+        guard let username = message.username, message.contains(.messageIntegrity) else {
+            reply(message.errorResponse(code: STUNErrorCode.badRequest), key: nil, from: to, to: from)
+            return
+        }
+        // USERNAME is "local:remote" from our side (RFC 8445 §7.3.1): an unknown ufrag → 401.
+        let localUfrag = username.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let credentials: KeyedCredentials
+        let isCurrent: Bool
+        if localUfrag == local.credentials.ufrag {
+            credentials = local
+            isCurrent = true
+        } else if let old = selectedLocal, selectedPair.map({ $0.generation < generation }) == true,
+                  localUfrag == old.credentials.ufrag {
+            credentials = old
+            isCurrent = false
+        } else {
+            reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
+            return
+        }
+        let authentic = bytes.withUnsafeBytes { raw in (try? STUNIntegrity.verify(raw, key: credentials.key)) != nil }
+        guard authentic else {
+            reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
+            return
+        }
+        // RFC 8445 §7.1.3: every check carries exactly one role attribute.
+        let controlling = message.iceControlling
+        let controlled = message.iceControlled
+        guard (controlling == nil) != (controlled == nil) else {
+            reply(message.errorResponse(code: STUNErrorCode.badRequest), key: credentials.key, from: to, to: from)
+            return
+        }
+        switch RoleConflictResolution.forRequest(role: role, tieBreaker: tieBreaker, remoteControlling: controlling,
+                                                 remoteControlled: controlled) {
+        case .none:
+            break
+        case .switchRole:
+            switchRole()
+        case .respond487:
+            reply(message.errorResponse(code: STUNErrorCode.roleConflict), key: credentials.key, from: to, to: from)
+            return
+        }
+        reply(message.successResponse(attributes: [.xorMappedAddress(from)]), key: credentials.key, from: to, to: from)
+        guard isCurrent,
+              localCandidates.contains(where: { $0.kind == .host && $0.address == to })
+        else { return }
+
+        // A source we do not know is a peer-reflexive remote candidate (RFC 8445 §7.3.1.3).
+        if !remoteCandidates.contains(where: { $0.address == from }) {
+            peerReflexiveCount += 1
+            let candidate = Candidate.remote(kind: .peerReflexive, address: from, priority: message.priority ?? 0,
+                                             foundation: "prflx\(peerReflexiveCount)")
+            remoteCandidates.append(candidate)
+        }
+        var pairID = checklist.pairID(base: to, remote: from)
+        if pairID == nil, let host = localCandidates.first(where: { $0.kind == .host && $0.address == to }),
+           let remoteCandidate = remoteCandidates.first(where: { $0.address == from }) {
+            pairID = checklist.add(local: host, remote: remoteCandidate, role: role)
+        }
+        guard let pairID else { return }
+
+        // Triggered check (RFC 8445 §7.3.1.4).
+        switch checklist[pairID].state {
+        case .succeeded:
+            break
+        case .inProgress:
+            // RFC 8445 §7.3.1.4 suggests a new check here; the one in flight keeps retransmitting
+            // and its response serves just as well, so we do not send a second one.
+            break
+        case .frozen, .waiting, .failed:
+            checklist.trigger(pairID)
+        }
+        // Nomination by the controlling peer (RFC 8445 §7.3.1.5).
+        if message.useCandidate, role == .controlled {
+            if checklist[pairID].state == .succeeded, let validID = checklist[pairID].validPairID {
+                nominate(validID, now: now)
+            } else {
+                checklist[pairID].nominateOnSuccess = true
+            }
+        }
+    }
+
+    /// A response to one of our transactions (RFC 8445 §7.2.5).
+    private mutating func onResponse(_ message: STUNMessage, bytes: [UInt8], from: Endpoint, to: Endpoint,
+                                     now: Instant) {
+        guard let index = transactions.firstIndex(where: { $0.transactionID == message.transactionID }) else { return }
+        if let key = transactions[index].responseKey {
+            let authentic = bytes.withUnsafeBytes { raw in (try? STUNIntegrity.verify(raw, key: key)) != nil }
+            guard authentic else { return }  // a forgery or a stray: keep waiting for the real one
+        }
+        let transaction = transactions.remove(at: index)
+        let symmetric = from == transaction.to && to == transaction.from
+        switch transaction.purpose {
+        case .serverReflexive(let server, let base):
+            serverReflexiveResponse(message, server: server, base: base)
+        case .consent:
+            if symmetric, message.messageClass == .successResponse { consent?.responded(now: now) }
+        case .check(let pairID, let gen, let useCandidate, let roleWhenSent):
+            guard gen == generation else { return }
+            // Non-symmetric addresses fail the pair (RFC 8445 §7.2.5.2.1).
+            guard symmetric else {
+                checklist[pairID].state = .failed
+                return
+            }
+            if message.messageClass == .errorResponse {
+                if message.errorCode?.code == STUNErrorCode.roleConflict {
+                    // RFC 8445 §7.2.5.1: take the other role and check the pair again.
+                    if RoleConflictResolution.roleAfter487(roleWhenSent: roleWhenSent, currentRole: role) != nil {
+                        switchRole()
+                    }
+                    checklist.trigger(pairID)
+                } else if checklist[pairID].state != .succeeded {
+                    checklist[pairID].state = .failed
+                }
+                if nominationPairID == pairID { nominationPairID = nil }
+                return
+            }
+            checkSucceeded(pairID: pairID, transaction: transaction, message: message, useCandidate: useCandidate,
+                           now: now)
+        }
+    }
+
+    /// A successful check (RFC 8445 §7.2.5.3): discover a peer-reflexive local candidate, add the
+    /// valid pair, unfreeze the foundation, and conclude nomination.
+    private mutating func checkSucceeded(pairID: Int, transaction: ConnectivityCheck, message: STUNMessage,
+                                         useCandidate: Bool, now: Instant) {
+        let pair = checklist[pairID]
+        let mapped = message.xorMappedAddress ?? transaction.from
+        var validID = pairID
+        if mapped != pair.local.address {
+            // RFC 8445 §7.2.5.3.1: a mapped address that is no local candidate is peer-reflexive.
+            var prflx = localCandidates.first { $0.address == mapped && $0.base == transaction.from }
+            if prflx == nil {
+                let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
+                let candidate = Candidate(
+                    kind: .peerReflexive, address: mapped, base: transaction.from,
+                    priority: Priority.candidate(kind: .peerReflexive, localPreference: localPreference),
+                    foundation: CandidateFoundation.compute(kind: .peerReflexive, base: transaction.from.address))
+                localCandidates.append(candidate)
+                prflx = candidate
+            }
+            if let existing = checklist.pairs.first(where: {
+                $0.isPeerReflexiveValid && $0.local.address == mapped && $0.remote.address == pair.remote.address
+            }) {
+                validID = existing.id
+            } else {
+                validID = checklist.addPeerReflexiveValid(local: prflx!, from: pairID)
+            }
+        } else {
+            checklist[pairID].valid = true
+        }
+        checklist[pairID].state = .succeeded
+        checklist[pairID].validPairID = validID
+        checklist.unfreeze(foundation: pair.foundation)
+        if firstValidAt == nil { firstValidAt = now }
+        if selectedPair?.sendFrom == pair.sendFrom, selectedPair?.sendTo == pair.sendTo,
+           selectedPair?.generation == generation {
+            consent?.responded(now: now)
+        }
+        if useCandidate, role == .controlling {
+            nominate(validID, now: now)
+        } else if role == .controlled, checklist[pairID].nominateOnSuccess {
+            nominate(validID, now: now)
+        }
+    }
+
+    // MARK: - Nomination and selection
+
+    private var hasSelectedPairOfThisGeneration: Bool { selectedPair?.generation == generation }
+
+    /// Regular nomination: once the strategy picks a valid pair, check it again with USE-CANDIDATE.
+    private mutating func nominateIfReady(now: Instant) {
+        guard role == .controlling, remote != nil, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
+              let id = configuration.nomination.pairToNominate(in: checklist, role: role, firstValidAt: firstValidAt,
+                                                               now: now)
+        else { return }
+        nominationPairID = id
+        sendCheck(pairID: id, useCandidate: true, now: now)
+    }
+
+    /// Marks the valid pair `id` nominated and selects it when it beats the current selection.
+    private mutating func nominate(_ id: Int, now: Instant) {
+        checklist[id].nominated = true
+        let pair = checklist[id]
+        if let current = selectedPair, current.generation == generation,
+           current.priority(role: role) >= pair.priority(role: role) {
+            return
+        }
+        selectedPair = pair
+        selectedLocal = local
+        selectedRemote = remote
+        consent = ConsentFreshness(configuration: configuration.consent, now: now, random: &random)
+        consentLost = false
+        push(.event(.selectedPair(pair)))
+    }
+
+    private mutating func switchRole() {
+        role = role.flipped
+        nominationPairID = nil
+    }
+
+    // MARK: - State
+
+    private mutating func updateState(now: Instant) {
+        let newState: ConnectionState
+        if closed {
+            newState = .closed
+        } else if consentLost {
+            newState = .failed
+        } else if selectedPair != nil, let c = consent {
+            switch c.status(now: now) {
+            case .expired:
+                consentLost = true
+                consent = nil
+                transactions.removeAll { $0.purpose == .consent }
+                newState = .failed
+            case .disconnected:
+                newState = .disconnected
+            case .fresh:
+                let settled = hasSelectedPairOfThisGeneration && hasRemoteEndOfCandidates && isGatheringComplete
+                    && !checklist.hasUnfinishedPairs
+                newState = settled ? .completed : .connected
+            }
+        } else if hasRemoteEndOfCandidates && !checklist.hasUnfinishedPairs
+                    && !transactions.contains(where: { if case .check = $0.purpose { true } else { false } }) {
+            newState = .failed
+        } else if checklist.pairs.isEmpty {
+            newState = state == .new ? .new : .checking
+        } else {
+            newState = .checking
+        }
+        if newState != state {
+            state = newState
+            push(.event(.stateChanged(newState)))
+        }
+    }
+
+    // MARK: - Output
+
+    private mutating func reply(_ response: STUNMessage, key: STUNIntegrityKey?, from: Endpoint, to: Endpoint) {
+        guard let bytes = try? response.encode(key: key, fingerprint: true) else { return }
+        push(.transmit(bytes, from: from, to: to))
+    }
+
+    private mutating func push(_ output: Output) {
+        outputs.append(output)
+    }
+}
