@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RecordStore", targets: ["RecordStore"]),
         .library(name: "Signaling", targets: ["Signaling"]),
         .library(name: "STUN", targets: ["STUN"]),
+        .library(name: "Media", targets: ["Media"]),
     ],
     targets: [
         .target(name: "CSystem"),
@@ -20,6 +21,7 @@ let package = Package(
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
         .target(name: "TURN", dependencies: ["STUN", "ZoneCore"]),
+        .target(name: "Media", dependencies: ["ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer"]),
         .executableTarget(
             name: "zonertc-bench",
@@ -35,5 +37,6 @@ let package = Package(
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"], exclude: []),
     ]
 )
