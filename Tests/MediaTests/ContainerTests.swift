@@ -179,7 +179,7 @@ struct AnnexBTests {
         }
     }
 
-    @Test func malformedStreamsNameTheOffset() {
+    @Test func malformedStreamsNameTheOffset() throws {
         expectError(.badMagic, at: 1) { _ = try AnnexBReader.read([0, 7, 0, 0, 1, 0x65, 0x88]) }
         expectError(.malformed, at: 0) { _ = try AnnexBReader.read([0, 0, 1, 0, 0, 1, 0x65]) }
         expectError(.malformed, at: 3) { _ = try AnnexBReader.read([0, 0, 1, 0xE5, 0x88]) }
