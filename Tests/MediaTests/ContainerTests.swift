@@ -92,6 +92,20 @@ struct IVFTests {
         #expect(IVFWriter.write(file) == bytes)
     }
 
+    @Test func aHeaderWithADifferentCountStillGivesEveryFrame() throws {
+        // ffmpeg puts a duration in the frame-count field; nothing may depend on it.
+        var bytes = try Fixture.bytes("vp8-320x240-60.ivf")
+        bytes[24] = 7
+        let file = try IVFReader.read(bytes)
+        #expect(file.header.frameCount == 7 && file.frames.count == 60)
+        #expect(IVFWriter.write(file) == bytes)
+        var fresh = file
+        fresh.header.frameCount = UInt32(file.frames.count)
+        let rewritten = IVFWriter.write(fresh)
+        #expect(rewritten[24] == 60 && rewritten[28...] == bytes[28...])
+        #expect(try IVFReader.read(rewritten).frames == file.frames)
+    }
+
     @Test(arguments: Split.allCases)
     func incrementalReadsGiveTheSameFrames(split: Split) throws {
         let bytes = try Fixture.bytes("vp8-320x240-60.ivf")
