@@ -44,7 +44,8 @@ struct FFmpegRTPTests {
         let events = receive(packets, VP8Depacketizer())
         #expect(events == expected.indices.map { i in
             guard case .frame(let f) = events[i] else { return events[i] }
-            return .frame(ReceivedFrame(bytes: expected[i], rtpTimestamp: f.rtpTimestamp, sequenceNumbers: f.sequenceNumbers))
+            return .frame(ReceivedFrame(bytes: expected[i], rtpTimestamp: f.rtpTimestamp,
+                                        sequenceNumbers: f.sequenceNumbers))
         })
         #expect(events.count == 60)
     }

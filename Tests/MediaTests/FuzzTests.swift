@@ -15,8 +15,9 @@ func mutate(_ input: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         case 0 where !bytes.isEmpty: bytes[position] ^= UInt8(1 << (random.next() % 8))
         case 1 where !bytes.isEmpty: bytes[position] = [0, 1, 0x7F, 0x80, 0xFF][Int(random.next() % 5)]
         case 2 where !bytes.isEmpty: bytes[position] = UInt8(truncatingIfNeeded: random.next())
-        case 3: bytes.insert(contentsOf: (0..<(1 + random.next() % 8)).map { _ in UInt8(truncatingIfNeeded: random.next()) },
-                             at: position)
+        case 3:
+            let inserted = (0..<(1 + random.next() % 8)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            bytes.insert(contentsOf: inserted, at: position)
         case 4 where !bytes.isEmpty:
             bytes.removeSubrange(position..<min(bytes.count, position + 1 + Int(random.next() % 16)))
         case 5: bytes = Array(bytes.prefix(position))

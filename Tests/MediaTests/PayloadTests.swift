@@ -124,7 +124,9 @@ struct PayloadTests {
     func genericRoundTripsY4MAndRandomFrames(seed: UInt64) throws {
         let y4m = try Y4MReader.read(Fixture.bytes("testsrc-32x24-5.y4m")).frames.map(\.bytes)
         var random = SeededRandom(seed: seed)
-        let randomFrames = (0..<40).map { _ in (0..<Int(random.next() % 3000)).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        let randomFrames = (0..<40).map { _ in
+            (0..<Int(random.next() % 3000)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        }
         for frames in [y4m, randomFrames] {
             let result = try roundTrip(frames, packetizer: GenericPacketizer(maxPayloadSize: 500),
                                        depacketizer: GenericDepacketizer(), seed: seed)

@@ -31,7 +31,8 @@ struct RTPTests {
         expectError(.malformed, at: 13) { _ = try RTPPacket(parsing: [0xA0] + Array(repeating: 0, count: 11) + [1, 9]) }
         expectError(.malformed, at: 12) { _ = try RTPPacket(parsing: [0xA0] + Array(repeating: 0, count: 11) + [0]) }
         // Extension longer than the packet.
-        expectError(.truncated, at: 16) { _ = try RTPPacket(parsing: [0x90] + Array(repeating: 0, count: 11) + [0, 0, 0, 5]) }
+        let longExtension: [UInt8] = [0x90] + Array(repeating: 0, count: 11) + [0, 0, 0, 5]
+        expectError(.truncated, at: 16) { _ = try RTPPacket(parsing: longExtension) }
     }
 
     @Test func compoundRTCP() throws {

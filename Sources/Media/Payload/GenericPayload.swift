@@ -55,7 +55,8 @@ public struct GenericPacketizer: RTPPacketizer {
         var start = 0
         repeat {
             let end = min(frame.count, start + room)
-            let header = GenericPayloadHeader(isFirst: start == 0, isLast: end == frame.count, frameIndex: nextFrameIndex)
+            let header = GenericPayloadHeader(isFirst: start == 0, isLast: end == frame.count,
+                                              frameIndex: nextFrameIndex)
             chunks.append(RTPPayloadChunk(payload: header.serialized() + frame[start..<end], marker: header.isLast))
             start = end
         } while start < frame.count
@@ -77,10 +78,12 @@ public struct GenericDepacketizer: RTPDepacketizer {
         for (i, payload) in payloads.enumerated() {
             let header = try GenericPayloadHeader(parsing: payload)
             guard header.isFirst == (i == 0), header.isLast == (i == payloads.count - 1) else {
-                throw MediaError(.malformed, "generic payload \(i) of \(payloads.count) has F=\(header.isFirst) L=\(header.isLast)")
+                throw MediaError(.malformed, "generic payload \(i) of \(payloads.count) has "
+                                 + "F=\(header.isFirst) L=\(header.isLast)")
             }
             guard index == nil || index == header.frameIndex else {
-                throw MediaError(.malformed, "generic payload \(i) belongs to frame \(header.frameIndex), not \(index!)")
+                throw MediaError(.malformed,
+                                 "generic payload \(i) belongs to frame \(header.frameIndex), not \(index!)")
             }
             index = header.frameIndex
             frame += payload[GenericPayloadHeader.size...]

@@ -41,7 +41,8 @@ public struct H264Depacketizer: RTPDepacketizer {
                     }
                     let size = Int(payload[i]) << 8 | Int(payload[i + 1])
                     guard size > 0, i + 2 + size <= payload.count else {
-                        throw MediaError(.truncated, at: i, "STAP-A NAL unit of \(size) bytes does not fit packet \(index)")
+                        throw MediaError(.truncated, at: i,
+                                         "STAP-A NAL unit of \(size) bytes does not fit packet \(index)")
                     }
                     nalUnits.append(H264NALUnit(bytes: Array(payload[(i + 2)..<(i + 2 + size)])))
                     i += 2 + size
@@ -61,7 +62,8 @@ public struct H264Depacketizer: RTPDepacketizer {
                     fragments = [header]
                 } else {
                     guard let current = fragments, current[0] == header else {
-                        throw MediaError(.malformed, "FU-A in packet \(index) continues no fragmented NAL unit of its type")
+                        throw MediaError(.malformed,
+                                         "FU-A in packet \(index) continues no fragmented NAL unit of its type")
                     }
                 }
                 fragments! += payload[2...]

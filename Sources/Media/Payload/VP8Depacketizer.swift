@@ -40,8 +40,9 @@ public struct VP8Depacketizer: RTPDepacketizer {
                     throw MediaError(.malformed, "VP8 packet \(index) of a frame starts partition 0 again")
                 }
                 guard d.pictureID == pictureID else {
-                    throw MediaError(.malformed, "VP8 packet \(index) has PictureID \(d.pictureID.map(String.init) ?? "none"), "
-                                     + "the frame has \(pictureID.map(String.init) ?? "none")")
+                    let got = d.pictureID.map(String.init) ?? "none"
+                    let want = pictureID.map(String.init) ?? "none"
+                    throw MediaError(.malformed, "VP8 packet \(index) has PictureID \(got), the frame has \(want)")
                 }
             }
             frame += payload[n...]
@@ -49,7 +50,8 @@ public struct VP8Depacketizer: RTPDepacketizer {
         guard !frame.isEmpty else { throw MediaError(.malformed, "a VP8 frame has no data") }
         if let pictureID {
             if let last = lastPictureID {
-                missingPictures = Int((pictureID &- last &- 1) & 0x7FFF)
+                let mask: UInt16 = pictureID > 0x7F || last > 0x7F ? 0x7FFF : 0x7F  // 15- or 7-bit IDs
+                missingPictures = Int((pictureID &- last &- 1) & mask)
             }
             lastPictureID = pictureID
         }

@@ -35,7 +35,8 @@ public enum RTCPPacket: Equatable, Sendable {
             let length = ((Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) + 1) * 4
             guard length <= bytes.count - offset else {
                 throw MediaError(.truncated, at: offset,
-                                 "RTCP packet of \(length) bytes runs beyond the datagram (\(bytes.count - offset) left)")
+                                 "RTCP packet of \(length) bytes runs beyond the datagram "
+                                 + "(\(bytes.count - offset) left)")
             }
             var end = offset + length
             if b0 & 0x20 != 0 {

@@ -64,15 +64,14 @@ public struct RTPPacket: Equatable, Sendable {
 
     /// Parses one RTP packet from a datagram.
     public init(parsing bytes: [UInt8]) throws(MediaError) {
+        if let first = bytes.first, first >> 6 != Self.version {
+            throw MediaError(.badMagic, at: 0, "RTP version is \(first >> 6), not 2")
+        }
         var r = ByteReader(bytes)
-        do {
+        let hasPadding: Bool
+        do throws(ByteReaderError) {
             let b0 = try r.readUInt8()
-            guard b0 >> 6 == Self.version else {
-                throw MediaError(.badMagic, at: 0, "RTP version is \(b0 >> 6), not 2")
-            }
-            let hasPadding = b0 & 0x20 != 0
-            let hasExtension = b0 & 0x10 != 0
-            let csrcCount = Int(b0 & 0x0F)
+            hasPadding = b0 & 0x20 != 0
             let b1 = try r.readUInt8()
             marker = b1 & 0x80 != 0
             payloadType = b1 & 0x7F
@@ -80,32 +79,29 @@ public struct RTPPacket: Equatable, Sendable {
             timestamp = try r.readUInt32()
             ssrc = try r.readUInt32()
             csrcs = []
-            for _ in 0..<csrcCount { csrcs.append(try r.readUInt32()) }
-            if hasExtension {
+            for _ in 0..<Int(b0 & 0x0F) { csrcs.append(try r.readUInt32()) }
+            if b0 & 0x10 != 0 {
                 let profile = try r.readUInt16()
                 let words = Int(try r.readUInt16())
                 headerExtension = RTPHeaderExtension(profile: profile, data: Array(try r.readBytes(words * 4)))
             } else {
                 headerExtension = nil
             }
-            var end = bytes.count
-            paddingLength = 0
-            if hasPadding {
-                guard let count = bytes.last, count > 0, Int(count) <= end - r.offset else {
-                    throw MediaError(.malformed, at: bytes.count - 1,
-                                     "RTP padding count \(bytes.last ?? 0) does not fit the packet")
-                }
-                paddingLength = count
-                end -= Int(count)
-            }
-            payload = Array(bytes[r.offset..<end])
-        } catch let error as ByteReaderError {
-            throw MediaError(.truncated, at: error.offset, "RTP packet is truncated: \(error)")
-        } catch let error as MediaError {
-            throw error
         } catch {
-            fatalError("unreachable")
+            throw MediaError(.truncated, at: error.offset, "RTP packet is truncated: \(error)")
         }
+        var end = bytes.count
+        paddingLength = 0
+        if hasPadding {
+            // The last byte counts the padding, itself included (RFC 3550 §5.1).
+            guard let count = bytes.last, count > 0, Int(count) <= end - r.offset else {
+                throw MediaError(.malformed, at: bytes.count - 1,
+                                 "RTP padding count \(bytes.last ?? 0) does not fit the packet")
+            }
+            paddingLength = count
+            end -= Int(count)
+        }
+        payload = Array(bytes[r.offset..<end])
     }
 
     /// The packet's bytes; padding, if any, is zeros followed by the count.

@@ -98,8 +98,7 @@ public struct NackGenerator: Sendable {
     public mutating func poll(now: Instant) -> NackRequest {
         var due: [UInt64] = []
         for (sequence, entry) in missing {
-            let dueAt = entry.lastSent.map { $0 + resendInterval } ?? entry.detected + configuration.reorderingDelay
-            guard now >= dueAt else { continue }
+            guard now >= dueTime(entry) else { continue }
             if entry.retries >= configuration.maxRetries {
                 missing[sequence] = nil
                 keyframeNeeded = true
@@ -116,7 +115,13 @@ public struct NackGenerator: Sendable {
 
     /// When `poll` next has something to do, if nothing arrives before.
     public var nextDeadline: Instant? {
-        missing.values.map { $0.lastSent.map { $0 + resendInterval } ?? $0.detected + configuration.reorderingDelay }.min()
+        missing.values.map { dueTime($0) }.min()
+    }
+
+    /// When a missing packet is next due: a resend interval after its last NACK, or the
+    /// reordering delay after it went missing.
+    private func dueTime(_ entry: Missing) -> Instant {
+        entry.lastSent.map { $0 + resendInterval } ?? entry.detected + configuration.reorderingDelay
     }
 
     /// Stops asking for everything before `sequenceNumber` (a keyframe arrived, or the jitter
