@@ -13,6 +13,7 @@ public struct H264Packetizer: RTPPacketizer {
 
     public init(maxPayloadSize: Int = defaultMaxPayloadSize) {
         precondition(maxPayloadSize > 3, "an FU-A has room for its 2-byte header and data")
+        precondition(maxPayloadSize <= 65_535, "STAP-A sizes are 16 bits, and so is a UDP datagram")
         self.maxPayloadSize = maxPayloadSize
     }
 
