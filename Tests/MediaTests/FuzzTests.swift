@@ -131,3 +131,45 @@ struct FuzzTests {
         #expect(failures > 0)
     }
 }
+
+@Suite("Fuzz, beyond the 20,000")
+struct ExtraFuzzTests {
+    @Test func y4mReader() throws {
+        let file = try Fixture.bytes("testsrc-32x24-5.y4m")
+        let result = fuzz([Array(file.prefix(2500))], count: 2000, seed: 8) { bytes in
+            let whole = try Y4MReader.read(bytes)
+            #expect(try readY4M(Split.random.pieces(bytes, seed: 9)) == whole)
+        }
+        #expect(result.ok > 0 && result.failed > 0)
+    }
+
+    /// Hostile packet streams (random sequence numbers, timestamps, markers, payloads) must not
+    /// trap the jitter buffer, and it must never hold more than its bound or emit out of order.
+    @Test func jitterBufferUnderHostileStreams() {
+        var random = SeededRandom(seed: 10)
+        for _ in 0..<200 {
+            let clock = ManualClock()
+            var buffer = JitterBuffer(depacketizer: GenericDepacketizer(),
+                                      configuration: .init(latency: .milliseconds(30), maxPackets: 64))
+            var nacks = NackGenerator(configuration: .init(maxMissing: 200))
+            var base = UInt16(truncatingIfNeeded: random.next())
+            var lastEmitted: UInt64?
+            for _ in 0..<100 {
+                base &+= UInt16(truncatingIfNeeded: random.next() % 5) &- 1
+                let sequence = random.chance(0.05) ? UInt16(truncatingIfNeeded: random.next()) : base
+                let payload = (0..<Int(random.next() % 6)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                let packet = RTPPacket(payloadType: 96, sequenceNumber: sequence, timestamp: UInt32(random.next() % 4),
+                                       ssrc: 1, marker: random.chance(0.4), payload: payload)
+                buffer.insert(packet, now: clock.now())
+                nacks.received(sequenceNumber: sequence, now: clock.now())
+                _ = nacks.poll(now: clock.now())
+                for case .frame(let frame) in buffer.poll(now: clock.now()) {
+                    #expect(lastEmitted.map { frame.sequenceNumbers.lowerBound > $0 } ?? true)
+                    lastEmitted = frame.sequenceNumbers.upperBound
+                }
+                #expect(buffer.count <= 64)
+                clock.advance(by: .milliseconds(Int64(random.next() % 20)))
+            }
+        }
+    }
+}
