@@ -3,6 +3,7 @@
 // Our RTP parser and VP8 (RFC 7741) and H.264 (RFC 6184) depacketizers, through the jitter
 // buffer, must rebuild exactly the frames of the files ffmpeg read.
 
+import Foundation
 import Testing
 import ZoneCore
 @testable import Media
@@ -58,5 +59,33 @@ struct FFmpegRTPTests {
         let frames = events.compactMap { if case .frame(let f) = $0 { f.bytes } else { nil } }
         #expect(events.count == 60 && frames.count == 60)
         #expect(try frames.map { try AnnexBReader.read($0).flatMap(\.nalUnits) } == units.map(\.nalUnits))
+    }
+}
+
+/// For a manual cross-check against ffmpeg as the receiver (see Fixtures/README.md): with
+/// ZONERTC_DUMP_RTP_DIR set, writes our VP8 and H.264 packetizations of the fixtures there, in
+/// the recordings' format. Without it, only checks that the packets parse back.
+@Test func dumpOurPacketsForFFmpeg() throws {
+    var vp8 = VP8Packetizer()
+    var h264 = H264Packetizer()
+    var random = SeededRandom(seed: 99)
+    var vp8Sequencer = RTPSequencer(payloadType: 96, random: &random)
+    var h264Sequencer = RTPSequencer(payloadType: 97, random: &random)
+    var vp8Packets: [RTPPacket] = []
+    var h264Packets: [RTPPacket] = []
+    for (i, frame) in try IVFReader.read(Fixture.bytes("vp8-320x240-60.ivf")).frames.enumerated() {
+        vp8Packets += vp8Sequencer.packets(for: try vp8.packetize(frame.bytes), mediaTimestamp: Int64(i) * 3000)
+    }
+    for (i, unit) in try AnnexBReader.read(Fixture.bytes("h264-320x240-60.h264")).enumerated() {
+        h264Packets += h264Sequencer.packets(for: try h264.packetize(unit.bytes), mediaTimestamp: Int64(i) * 3000)
+    }
+    for packet in vp8Packets + h264Packets { #expect(try RTPPacket(parsing: packet.serialized()) == packet) }
+    guard let directory = ProcessInfo.processInfo.environment["ZONERTC_DUMP_RTP_DIR"] else { return }
+    for (name, packets) in [("ours-vp8.rtpdump", vp8Packets), ("ours-h264.rtpdump", h264Packets)] {
+        let bytes = packets.flatMap { p in
+            let b = p.serialized()
+            return [UInt8(b.count >> 8), UInt8(b.count & 0xFF)] + b
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
     }
 }
