@@ -106,10 +106,10 @@ struct PayloadTests {
 
     @Test func h264Packetization() throws {
         let sps = H264NALUnit(bytes: [0x67, 1, 2, 3]), pps = H264NALUnit(bytes: [0x68, 4])
-        let idr = H264NALUnit(bytes: [0x65] + Array(repeating: 7, count: 20))
+        let idr = H264NALUnit(bytes: [0x65, 0x88] + Array(repeating: 7, count: 19))
         let chunks = try H264Packetizer(maxPayloadSize: 12).packetize(nalUnits: [sps, pps, idr])
         #expect(chunks[0].payload == [0x78, 0, 4, 0x67, 1, 2, 3, 0, 2, 0x68, 4])
-        #expect(chunks[1].payload == [0x7C, 0x85] + Array(repeating: 7, count: 10))
+        #expect(chunks[1].payload == [0x7C, 0x85, 0x88] + Array(repeating: 7, count: 9))
         #expect(chunks[2].payload == [0x7C, 0x45] + Array(repeating: 7, count: 10))
         #expect(chunks.map(\.marker) == [false, false, true])
         var depacketizer = H264Depacketizer()
@@ -118,6 +118,11 @@ struct PayloadTests {
         #expect(throws: MediaError.self) { try depacketizer.depacketize([chunks[1].payload]) }
         #expect(throws: MediaError.self) { try depacketizer.depacketize([[0x78, 0, 9, 1]]) }
         #expect(throws: MediaError.self) { try depacketizer.depacketize([[0x79, 0, 9, 1]]) }  // STAP-B
+        // Which packets begin an access unit: STAP-A of SPS, the IDR's start fragment (its first
+        // slice), not its end fragment, nor a slice with first_mb_in_slice != 0.
+        #expect(depacketizer.startsFrame(chunks[0].payload) && depacketizer.startsFrame(chunks[1].payload))
+        #expect(!depacketizer.startsFrame(chunks[2].payload))
+        #expect(!depacketizer.startsFrame([0x41, 0x22, 1]) && depacketizer.startsFrame([0x41, 0x9A, 1]))
     }
 
     @Test(arguments: [UInt64(1), 2])

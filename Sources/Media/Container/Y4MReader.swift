@@ -4,7 +4,9 @@
 
 /// What a `Y4MReader` produces, in order: one header, then frames.
 public enum Y4MReaderOutput: Equatable, Sendable {
+    /// The stream header (always first).
     case header(Y4MHeader)
+    /// One picture's planes; pts is the frame index. FRAME-line parameters are not kept.
     case frame(VideoFrame)
 }
 

@@ -7,16 +7,26 @@
 public struct H264Depacketizer: RTPDepacketizer {
     public init() {}
 
-    /// A packet probably begins an access unit when it does not continue a fragmented NAL unit
-    /// (an access unit's first packet is never a middle FU-A); after a loss this can still pick
-    /// the second slice of a picture whose first slice was lost.
+    /// A packet begins an access unit when its first NAL unit does (H.264 §7.4.1.2.3): an AUD,
+    /// SEI or parameter set, or a slice whose first_mb_in_slice is 0. For an FU-A that is the
+    /// start fragment's reconstructed header and first payload byte; for a STAP-A, its first
+    /// aggregated unit.
     public func startsFrame(_ payload: [UInt8]) -> Bool {
         guard let first = payload.first else { return false }
+        let nal: H264NALUnit
         switch first & 0x1F {
-        case H264Packetizer.fuA: return payload.count > 1 && payload[1] & 0x80 != 0
-        case 1...23, H264Packetizer.stapA: return true
-        default: return false
+        case 1...23:
+            nal = H264NALUnit(bytes: Array(payload.prefix(2)))
+        case H264Packetizer.stapA:
+            guard payload.count >= 4 else { return false }
+            nal = H264NALUnit(bytes: Array(payload[3..<min(payload.count, 5)]))
+        case H264Packetizer.fuA:
+            guard payload.count >= 2, payload[1] & 0x80 != 0 else { return false }
+            nal = H264NALUnit(bytes: [first & 0xE0 | payload[1] & 0x1F] + payload.dropFirst(2).prefix(1))
+        default:
+            return false
         }
+        return nal.beginsAccessUnit || nal.startsPicture
     }
 
     public mutating func depacketize(_ payloads: [[UInt8]]) throws(MediaError) -> [UInt8] {

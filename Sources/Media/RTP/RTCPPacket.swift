@@ -10,9 +10,13 @@ import ZoneCore
 
 /// One RTCP packet this module understands.
 public enum RTCPPacket: Equatable, Sendable {
+    /// SR, PT 200 (RFC 3550 §6.4.1).
     case senderReport(RTCPSenderReport)
+    /// RR, PT 201 (RFC 3550 §6.4.2).
     case receiverReport(RTCPReceiverReport)
+    /// Generic NACK, RTPFB PT 205 FMT 1 (RFC 4585 §6.2.1).
     case nack(RTCPGenericNack)
+    /// PLI, PSFB PT 206 FMT 1 (RFC 4585 §6.3.1).
     case pictureLossIndication(RTCPPictureLossIndication)
 
     /// Parses a compound RTCP packet; unknown packet types are skipped.

@@ -51,6 +51,7 @@ public enum JitterBufferEvent: Equatable, Sendable {
 
 /// What happened to an inserted packet.
 public enum JitterBufferInsertResult: Equatable, Sendable {
+    /// Held until its frame is complete and due.
     case accepted
     /// Already held.
     case duplicate
