@@ -37,6 +37,6 @@ let package = Package(
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"], exclude: []),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
     ]
 )
