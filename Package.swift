@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Signaling", targets: ["Signaling"]),
         .library(name: "STUN", targets: ["STUN"]),
         .library(name: "ICE", targets: ["ICE"]),
+        .library(name: "Media", targets: ["Media"]),
     ],
     targets: [
         .target(name: "CSystem"),
@@ -23,6 +24,7 @@ let package = Package(
         .target(name: "TURN", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore"]),
         .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
+        .target(name: "Media", dependencies: ["ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN"]),
         .executableTarget(
             name: "zonertc-bench",
@@ -40,5 +42,6 @@ let package = Package(
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
     ]
 )

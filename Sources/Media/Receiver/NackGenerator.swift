@@ -1,0 +1,133 @@
+// Deciding which lost packets to ask for again (RFC 4585 §6.2.1 generic NACK, §3.5 on timing;
+// RFC 4588 §1 on when retransmission is worth it). Every sequence number skipped by an arriving
+// packet is "missing"; each is NACKed, then re-NACKed once per resend interval (the RTT, but no
+// less than a floor) until it arrives or its retry budget is spent. A packet given up on, or a
+// gap too large to repair, asks for a keyframe with a PLI (RFC 4585 §6.3.1) instead.
+
+import ZoneCore
+
+/// The NACK generator's knobs.
+public struct NackConfiguration: Equatable, Sendable {
+    /// How many NACKs a missing packet gets before the receiver gives up on it.
+    public var maxRetries: Int
+    /// The least time between two NACKs of one packet, whatever the RTT.
+    public var minimumResendInterval: Duration
+    /// How long to wait after a gap appears before the first NACK (reordering tolerance).
+    public var reorderingDelay: Duration
+    /// A gap larger than this is not repaired packet by packet: the receiver asks for a keyframe.
+    public var maxMissing: Int
+
+    public init(maxRetries: Int = 10, minimumResendInterval: Duration = .milliseconds(20),
+                reorderingDelay: Duration = .zero, maxMissing: Int = 1000) {
+        self.maxRetries = maxRetries
+        self.minimumResendInterval = minimumResendInterval
+        self.reorderingDelay = reorderingDelay
+        self.maxMissing = maxMissing
+    }
+}
+
+/// What the generator asks the receiver to send now.
+public struct NackRequest: Equatable, Sendable {
+    /// Sequence numbers to NACK (put them in an `RTCPGenericNack`), in order.
+    public var sequenceNumbers: [UInt16]
+    /// Whether to send a PLI: some loss will not be repaired.
+    public var requestKeyframe: Bool
+
+    public init(sequenceNumbers: [UInt16] = [], requestKeyframe: Bool = false) {
+        self.sequenceNumbers = sequenceNumbers
+        self.requestKeyframe = requestKeyframe
+    }
+
+    public var isEmpty: Bool { sequenceNumbers.isEmpty && !requestKeyframe }
+}
+
+/// Tracks missing RTP packets and schedules NACKs and PLIs.
+public struct NackGenerator: Sendable {
+    private struct Missing: Sendable {
+        var detected: Instant
+        var lastSent: Instant?
+        var retries: Int
+    }
+
+    public let configuration: NackConfiguration
+    /// The round-trip time estimate that paces resends.
+    public private(set) var roundTripTime: Duration
+    private var unwrapper = SequenceUnwrapper()
+    private var missing: [UInt64: Missing] = [:]
+    private var keyframeNeeded = false
+
+    public init(configuration: NackConfiguration = .init(), initialRoundTripTime: Duration = .milliseconds(100)) {
+        self.configuration = configuration
+        roundTripTime = initialRoundTripTime
+    }
+
+    /// Sequence numbers currently missing, oldest first.
+    public var missingSequenceNumbers: [UInt16] {
+        missing.keys.sorted().map { UInt16(truncatingIfNeeded: $0) }
+    }
+
+    /// The time between two NACKs of one packet.
+    public var resendInterval: Duration { max(roundTripTime, configuration.minimumResendInterval) }
+
+    /// Updates the RTT estimate (from RTCP SR/RR, RFC 3550 §6.4.1).
+    public mutating func updateRoundTripTime(_ rtt: Duration) {
+        roundTripTime = rtt
+    }
+
+    /// Records an arrived packet: it fills its own hole, or opens one before it.
+    public mutating func received(sequenceNumber: UInt16, now: Instant) {
+        let previousHighest = unwrapper.highest
+        let sequence = unwrapper.unwrap(sequenceNumber)
+        guard let previousHighest else { return }
+        if sequence <= previousHighest {
+            missing[sequence] = nil  // a retransmission or a reordered packet
+            return
+        }
+        let gap = sequence - previousHighest - 1
+        if gap > UInt64(configuration.maxMissing) || missing.count + Int(gap) > configuration.maxMissing {
+            missing.removeAll()
+            keyframeNeeded = true
+            return
+        }
+        for lost in (previousHighest + 1)..<sequence {
+            missing[lost] = Missing(detected: now, lastSent: nil, retries: 0)
+        }
+    }
+
+    /// What to send now: due NACKs, and a PLI if something was given up on.
+    public mutating func poll(now: Instant) -> NackRequest {
+        var due: [UInt64] = []
+        for (sequence, entry) in missing {
+            guard now >= dueTime(entry) else { continue }
+            if entry.retries >= configuration.maxRetries {
+                missing[sequence] = nil
+                keyframeNeeded = true
+            } else {
+                missing[sequence]!.retries += 1
+                missing[sequence]!.lastSent = now
+                due.append(sequence)
+            }
+        }
+        defer { keyframeNeeded = false }
+        return NackRequest(sequenceNumbers: due.sorted().map { UInt16(truncatingIfNeeded: $0) },
+                           requestKeyframe: keyframeNeeded)
+    }
+
+    /// When `poll` next has something to do, if nothing arrives before.
+    public var nextDeadline: Instant? {
+        missing.values.map { dueTime($0) }.min()
+    }
+
+    /// When a missing packet is next due: a resend interval after its last NACK, or the
+    /// reordering delay after it went missing.
+    private func dueTime(_ entry: Missing) -> Instant {
+        entry.lastSent.map { $0 + resendInterval } ?? entry.detected + configuration.reorderingDelay
+    }
+
+    /// Stops asking for everything before `sequenceNumber` (a keyframe arrived, or the jitter
+    /// buffer skipped past them).
+    public mutating func forget(before sequenceNumber: UInt16) {
+        let limit = unwrapper.peek(sequenceNumber)
+        missing = missing.filter { $0.key >= limit }
+    }
+}
