@@ -26,6 +26,7 @@ extension TURNServer {
         switch message.messageClass {
         case .request:
             counters.requests += 1
+            defer { refreshDeadline() }
             return request(message, raw: bytes, tuple: tuple, now: now)
         case .indication:
             if message.method == .send { return sendIndication(message, tuple: tuple, now: now) }

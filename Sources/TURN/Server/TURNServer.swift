@@ -73,8 +73,12 @@ public struct TURNServer: Sendable {
 
     public var activeAllocations: Int { allocations.count }
 
-    /// The earliest expiry among allocations, permissions, channels and reservations.
-    public var nextDeadline: Instant? {
+    /// The earliest expiry among allocations, permissions, channels and reservations. Kept up to
+    /// date by requests and timers (the only things that change expiries), so the data path, which
+    /// asks after every batch, does not walk every allocation.
+    public private(set) var nextDeadline: Instant?
+
+    mutating func refreshDeadline() {
         var next: Instant?
         func consider(_ t: Instant) { if next == nil || t < next! { next = t } }
         for a in allocations.values {
@@ -83,7 +87,7 @@ public struct TURNServer: Sendable {
             for c in a.channels.values { consider(c.expires) }
         }
         for r in reservations.values { consider(r.expires) }
-        return next
+        nextDeadline = next
     }
 
     /// Removes what has expired.
@@ -104,6 +108,7 @@ public struct TURNServer: Sendable {
             reservations[token] = nil
             usedPorts.remove(r.port)
         }
+        refreshDeadline()
         return actions
     }
 
@@ -112,6 +117,7 @@ public struct TURNServer: Sendable {
     public mutating func relayBindFailed(relay: Endpoint, now: Instant) -> [Action] {
         guard let tuple = byRelay[relay], let a = allocations[tuple] else { return [] }
         _ = release(tuple, reason: "relay socket failed")
+        refreshDeadline()
         counters.errors += 1
         let fake = STUNMessage(method: .allocate, messageClass: .request,
                                transactionID: STUNTransactionID(bytes: a.transactionID) ?? STUNTransactionID(high: 0, low: 0),
@@ -122,7 +128,8 @@ public struct TURNServer: Sendable {
 
     /// Ends every allocation (daemon shutdown).
     public mutating func releaseAll() -> [Action] {
-        Array(allocations.keys).flatMap { release($0, reason: "server stopping") }
+        defer { refreshDeadline() }
+        return Array(allocations.keys).flatMap { release($0, reason: "server stopping") }
     }
 
     mutating func release(_ tuple: FiveTuple, reason: String) -> [Action] {
