@@ -99,21 +99,7 @@ enum STUNBench {
         }
     }
 
-    /// Runs `body(1)` to calibrate, then `body(reps)` with `reps` chosen to take about
-    /// `targetSeconds`; returns the repetitions and seconds of the second run.
     private static func measure(_ body: (Int) -> Void) -> (reps: Int, seconds: Double) {
-        var reps = 1
-        var seconds = 0.0
-        while true {
-            let watch = Stopwatch()
-            body(reps)
-            seconds = watch.elapsed.seconds
-            if seconds >= 0.02 { break }
-            reps *= seconds < 0.002 ? 10 : 2
-        }
-        reps = max(1, Int(Double(reps) * targetSeconds / seconds))
-        let watch = Stopwatch()
-        body(reps)
-        return (reps, watch.elapsed.seconds)
+        Calibration.measure(targetSeconds: targetSeconds, body)
     }
 }

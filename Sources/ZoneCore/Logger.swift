@@ -427,32 +427,8 @@ enum LogLine {
         line += "\""
     }
 
-    /// Escapes control characters (and, when `quoting`, `"` and `\`) JSON-style. U+2028 and
-    /// U+2029 are escaped too: JSON allows them raw, but JavaScript string literals do not.
     static func appendEscaped(_ text: String, to line: inout String, quoting: Bool) {
-        let needsWork = text.utf8.contains { byte in
-            byte < 0x20 || byte == 0x7F || byte == 0xE2 || (quoting && (byte == 0x22 || byte == 0x5C))
-        }
-        guard needsWork else {
-            line += text
-            return
-        }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"" where quoting: line += "\\\""
-            case "\\" where quoting: line += "\\\\"
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case "\u{08}": line += "\\b"
-            case "\u{0C}": line += "\\f"
-            case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                line.unicodeScalars.append(scalar)
-            }
-        }
+        JSONString.appendEscaped(text, to: &line, quoting: quoting)
     }
 
     /// `2026-11-21T09:03:42.123Z`: UTC, milliseconds rounded down.

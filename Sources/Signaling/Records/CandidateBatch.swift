@@ -3,6 +3,7 @@
 // `eoc: true` marks end-of-candidates for the epoch (RFC 8838 §13–14). The candidate strings are
 // the `candidate:…` form of RFC 8839 §5.1, parsed by `ICECandidate(parsing:)`.
 import Foundation
+import ZoneCore
 
 /// The JSON body of a `batch-v1` chunk: candidate strings and the end-of-candidates flag.
 public struct CandidateBatch: Hashable, Sendable {
@@ -21,7 +22,7 @@ public struct CandidateBatch: Hashable, Sendable {
 
     /// The JSON text, keys in the spec's order.
     public var json: String {
-        let list = candidates.map(Self.quote).joined(separator: ",")
+        let list = candidates.map(JSONString.quoted).joined(separator: ",")
         return "{\"v\":\(Self.version),\"candidates\":[\(list)],\"eoc\":\(endOfCandidates)}"
     }
 
@@ -52,27 +53,5 @@ public struct CandidateBatch: Hashable, Sendable {
         var v: Int
         var candidates: [String]
         var eoc: Bool?
-    }
-
-    /// A JSON string literal (RFC 8259 §7).
-    private static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -148,24 +148,7 @@ public struct HTTPServerConnection: Sendable {
 
     private mutating func fail(status: Int, message: String) -> [Action] {
         state = .closed
-        let body = Array(#"{"serverErrorCode":"BAD_REQUEST","reason":"\#(jsonEscaped(message))"}"#.utf8)
+        let body = Array(#"{"serverErrorCode":"BAD_REQUEST","reason":\#(JSONString.quoted(message))}"#.utf8)
         return [.send(HTTPResponse.json(status, body).serialized(keepAlive: false)), .close]
     }
-}
-
-/// Escapes a string for a JSON string literal.
-func jsonEscaped(_ s: String) -> String {
-    var out = ""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-        }
-    }
-    return out
 }
