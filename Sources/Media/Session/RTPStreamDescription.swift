@@ -10,6 +10,7 @@
 //   a=ssrc:<ssrc> cname:<cname>                  RFC 5576
 //   a=x-zonertc-format:<container line>          ours: the file's container, see VideoStreamFormat
 //   a=x-zonertc-rtp-origin:<timestamp>           ours: the RTP timestamp of pts 0
+//   a=x-zonertc-first-sequence:<number>          ours: the first RTP sequence number
 //
 // Parsing is lenient about what it does not need (other lines, other attributes, CRLF or LF)
 // and strict about what it does, with the line number of what is wrong.
@@ -32,10 +33,12 @@ public struct RTPStreamDescription: Equatable, Sendable {
     public var format: VideoStreamFormat?
     /// The RTP timestamp of pts 0 (our attribute), when the sender gave it.
     public var timestampOrigin: UInt32?
+    /// The first RTP sequence number (our attribute), when the sender gave it.
+    public var firstSequenceNumber: UInt16?
 
     public init(address: String, port: UInt16, payloadType: UInt8, codec: VideoCodec, rtcpPort: UInt16? = nil,
                 rtcpMux: Bool = false, ssrc: UInt32? = nil, format: VideoStreamFormat? = nil,
-                timestampOrigin: UInt32? = nil) {
+                timestampOrigin: UInt32? = nil, firstSequenceNumber: UInt16? = nil) {
         self.address = address
         self.port = port
         self.rtcpPort = rtcpPort
@@ -45,6 +48,7 @@ public struct RTPStreamDescription: Equatable, Sendable {
         self.ssrc = ssrc
         self.format = format
         self.timestampOrigin = timestampOrigin
+        self.firstSequenceNumber = firstSequenceNumber
     }
 
     /// The port RTCP goes to.
@@ -68,6 +72,7 @@ public struct RTPStreamDescription: Equatable, Sendable {
         if let ssrc { lines.append("a=ssrc:\(ssrc) cname:zonertc") }
         if let format { lines.append("a=x-zonertc-format:\(format.attributeValue)") }
         if let timestampOrigin { lines.append("a=x-zonertc-rtp-origin:\(timestampOrigin)") }
+        if let firstSequenceNumber { lines.append("a=x-zonertc-first-sequence:\(firstSequenceNumber)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -84,11 +89,11 @@ public struct RTPStreamDescription: Equatable, Sendable {
         var ssrc: UInt32?
         var format: VideoStreamFormat?
         var origin: UInt32?
+        var firstSequence: UInt16?
         var sawVersion = false
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Swift reads "\r\n" as one Character, a newline like "\n".
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
-            var line = Substring(raw)
-            if line.hasSuffix("\r") { line = line.dropLast() }
             if line.isEmpty { continue }
             guard line.count >= 2, line.dropFirst().first == "=" else {
                 throw RTPStreamDescriptionError(line: number, "'\(line.prefix(40))' is not an SDP line (x=…)")
@@ -156,6 +161,11 @@ public struct RTPStreamDescription: Equatable, Sendable {
                         throw RTPStreamDescriptionError(line: number, "x-zonertc-rtp-origin '\(rest)' is not a number")
                     }
                     origin = o
+                case "x-zonertc-first-sequence":
+                    guard let n = UInt16(rest) else {
+                        throw RTPStreamDescriptionError(line: number, "x-zonertc-first-sequence '\(rest)' is not a number")
+                    }
+                    firstSequence = n
                 default:
                     break
                 }
@@ -170,7 +180,8 @@ public struct RTPStreamDescription: Equatable, Sendable {
         for pt in payloadTypes {
             if let name = rtpmaps[pt], let codec = VideoCodec(encodingName: name) {
                 self.init(address: address, port: port, payloadType: pt, codec: codec, rtcpPort: rtcpPort,
-                          rtcpMux: rtcpMux, ssrc: ssrc, format: format, timestampOrigin: origin)
+                          rtcpMux: rtcpMux, ssrc: ssrc, format: format, timestampOrigin: origin,
+                          firstSequenceNumber: firstSequence)
                 return
             }
         }
