@@ -163,7 +163,8 @@ public struct RTPStreamDescription: Equatable, Sendable {
                     origin = o
                 case "x-zonertc-first-sequence":
                     guard let n = UInt16(rest) else {
-                        throw RTPStreamDescriptionError(line: number, "x-zonertc-first-sequence '\(rest)' is not a number")
+                        throw RTPStreamDescriptionError(line: number,
+                                                        "x-zonertc-first-sequence '\(rest)' is not a number")
                     }
                     firstSequence = n
                 default:
