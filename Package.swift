@@ -25,7 +25,10 @@ let package = Package(
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore"]),
         .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Media", dependencies: ["ZoneCore"]),
-        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN"]),
+        // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
+        .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
+        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
+                                                          "Media", "MediaNet", "Net"]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer"],
@@ -34,7 +37,7 @@ let package = Package(
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
         // Runs the built `zonertc` binary as a user would.
-        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
+        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "Media"]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),

@@ -10,6 +10,8 @@ let commands: [CommandSpec] = [
     StoreUserAddCommand.spec,
     StoreInspectCommand.spec,
     RelayServeCommand.spec,
+    MediaSendCommand.spec,
+    MediaReceiveCommand.spec,
 ]
 
 let overview = """

@@ -63,21 +63,18 @@ final class FileDescriptor: @unchecked Sendable {
 
     deinit { close(fd) }
 
-    /// Reads up to `count` bytes into `buffer` (replacing its contents); empty at end of file.
+    /// Reads up to `count` bytes into `buffer` (replacing it); empty at end of file.
     func read(into buffer: inout [UInt8], count: Int) throws(VideoFileError) {
-        buffer.removeAll(keepingCapacity: true)
-        var n = 0
         var failure: Int32 = 0
-        buffer.append(contentsOf: repeatElement(0, count: count))
-        repeat {
-            n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) }
-            failure = n < 0 ? errno : 0
-        } while n < 0 && failure == EINTR
-        guard n >= 0 else {
-            buffer.removeAll(keepingCapacity: true)
-            throw .system(.io, path: path, "read", errno: failure)
+        buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
+            var n: Int
+            repeat {
+                n = Glibc.read(fd, raw.baseAddress, count)
+            } while n < 0 && errno == EINTR
+            if n < 0 { failure = errno }
+            initialized = max(0, n)
         }
-        buffer.removeLast(count - n)
+        if failure != 0 { throw .system(.io, path: path, "read", errno: failure) }
     }
 
     /// Writes all of `bytes` at the current position (or at `offset`, with pwrite).

@@ -334,7 +334,9 @@ public struct MediaSender: Sendable {
         var deadline = nextSenderReport
         switch phase {
         case .sending:
-            if let frame = lookahead { deadline = min(deadline, due(frame)) }
+            // Without a frame read ahead, the next poll reads one (or starts the end) at once.
+            guard let frame = lookahead else { return lastNow }
+            deadline = min(deadline, due(frame))
         case .draining(let nextBye, let end):
             deadline = min(deadline, nextBye, end)
         case .finished:
@@ -353,11 +355,12 @@ public struct MediaSender: Sendable {
         lastSequence = packet.sequenceNumber
         lastTimestamp = packet.timestamp
         if packetHead == packets.count {
+            // The next frame is read and packetized at the next poll, not now: reading may block
+            // on the file, and this packet should leave first.
             stats.framesSent += 1
             stats.mediaBytesSent += currentFrameBytes
             packets.removeAll(keepingCapacity: true)
             packetHead = 0
-            advance(now: now)  // the next frame may be due at once (pace max)
         }
         return bytes
     }
