@@ -68,6 +68,9 @@ enum MediaSendCommand {
             ?? Endpoint(address: try IPAddress(parsing: to.family == .ipv4 ? "0.0.0.0" : "::"), port: 0)
         let json = args.has("--json")
 
+        if args.has("--sdp-only") && args.string("--sdp-out") == nil {
+            throw UsageError(message: "--sdp-only needs --sdp-out FILE", command: spec)
+        }
         // Read the file through once first: a malformed file fails here, before anything is sent.
         let scan: (format: VideoStreamFormat, checksum: FrameChecksum)
         do {
@@ -101,8 +104,6 @@ enum MediaSendCommand {
                 Terminal.error("zonertc media send: cannot write the SDP to \(sdpPath): \(error.localizedDescription)")
                 return 1
             }
-        } else if args.has("--sdp-only") {
-            throw UsageError(message: "--sdp-only needs --sdp-out FILE", command: spec)
         }
         if args.has("--sdp-only") { return 0 }
 
