@@ -156,7 +156,9 @@ struct MediaCommandTests {
         ])
         // ffmpeg must be listening before the first packet (the keyframe) leaves.
         let deadline = Date().addingTimeInterval(20)
-        while !udpPortIsBound(port) && ffmpeg.process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while !udpPortIsBound(port) && ffmpeg.process.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         #expect(udpPortIsBound(port), "ffmpeg did not open port \(port): \(ffmpeg.stderr)")
         Thread.sleep(forTimeInterval: 0.3)
         let sender = try ChildProcess.zonertc(["media", "send"] + common)
