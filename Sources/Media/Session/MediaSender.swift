@@ -437,6 +437,8 @@ public struct MediaSender: Sendable {
         case .finished:
             return
         case .sending:
+            // Read the first frame before the first sender report, whose media time counts from it.
+            if firstPTS == nil && lookahead == nil && !sourceExhausted { readAhead() }
             if now >= nextSenderReport { queueSenderReport(now: now, goodbye: false) }
             // Packetize the next frame once the current one is out and the next is due (a frame
             // that cannot be packetized is skipped, and the one after it considered).
