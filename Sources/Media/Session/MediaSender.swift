@@ -209,6 +209,8 @@ public struct MediaSender: Sendable {
     private var reportedThrough = 0
     private var lastReport: Instant
     private var windowHeld = false
+    /// The SSRC of whoever reports on our stream (from its report blocks about us).
+    private var receiverSSRC: UInt32?
     /// The compact NTP times of the sender reports sent with a BYE.
     private var goodbyeReports = Set<UInt32>()
 
@@ -267,11 +269,19 @@ public struct MediaSender: Sendable {
             stats.plisReceived += 1
             events.append(.keyframeRequested)
         case .receiverReport(let rr):
-            for block in rr.reports where block.ssrc == ssrc { report(block, now: now) }
+            for block in rr.reports where block.ssrc == ssrc {
+                receiverSSRC = rr.ssrc
+                report(block, now: now)
+            }
         case .senderReport(let sr):
-            for block in sr.reports where block.ssrc == ssrc { report(block, now: now) }
-        case .goodbye(let bye) where !bye.sources.contains(ssrc):
-            if case .draining = phase { finish() }
+            for block in sr.reports where block.ssrc == ssrc {
+                receiverSSRC = sr.ssrc
+                report(block, now: now)
+            }
+        case .goodbye(let bye):
+            // Our receiver leaving ends the wait for feedback; another source's BYE (the other
+            // direction of a call ending its own stream) does not.
+            if let receiverSSRC, bye.sources.contains(receiverSSRC), case .draining = phase { finish() }
         default:
             break  // SDES, feedback about other sources
         }
