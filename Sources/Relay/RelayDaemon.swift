@@ -43,7 +43,7 @@ public final class RelayDaemon: @unchecked Sendable {
         workers.map { $0.snapshot() }.reduce(into: TURNServer.Counters()) { total, c in
             total.requests += c.requests; total.bindings += c.bindings; total.allocations += c.allocations
             total.activeAllocations += c.activeAllocations; total.errors += c.errors
-            total.authFailures += c.authFailures; total.packetsToPeers += c.packetsToPeers
+            total.authFailures += c.authFailures; total.challenges += c.challenges; total.packetsToPeers += c.packetsToPeers
             total.packetsToClients += c.packetsToClients; total.bytesToPeers += c.bytesToPeers
             total.bytesToClients += c.bytesToClients; total.dropped += c.dropped; total.malformed += c.malformed
         }
@@ -83,6 +83,7 @@ public final class RelayDaemon: @unchecked Sendable {
             let done = DispatchSemaphore(value: 0)
             loop.execute { [self] in
                 perform(engine.releaseAll())
+                published.withLock { $0 = engine.counters }
                 flush()
                 loop.deregister(listener.fd)
                 done.signal()
@@ -163,6 +164,8 @@ public final class RelayDaemon: @unchecked Sendable {
                         log.info("allocation released", ["user": user, "relay": "\(relay)", "reason": reason])
                     case .refused(let client, let code, let reason):
                         log.debug("refused", ["client": "\(client)", "code": "\(code)", "reason": reason])
+                    case .binding(let client):
+                        log.debug("binding", ["client": "\(client)"])
                     }
                 }
             }

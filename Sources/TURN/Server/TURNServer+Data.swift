@@ -7,7 +7,7 @@ extension TURNServer {
                                         now: Instant) -> [Action] {
         let tuple = FiveTuple(client: client, server: server)
         guard let first = bytes.first else { counters.malformed += 1; return [] }
-        if first >= 0x40 && first <= 0x4F {
+        if first >= 0x40 && first <= 0x7F {
             return channelData(bytes, tuple: tuple, now: now)
         }
         guard first < 0x04 else { counters.malformed += 1; return [] }
@@ -48,7 +48,7 @@ extension TURNServer {
         }
         let out: [UInt8]?
         if let number = a.channelByPeer[peer], let c = a.channels[number], c.expires > now {
-            out = try? ChannelData(channel: number, payload: bytes).encode(padded: true)
+            out = TURNServer.channelDataFrame(channel: number, payload: bytes)
         } else {
             let indication = STUNMessage(method: .data, messageClass: .indication,
                                          transactionID: .random(using: &random),
@@ -65,7 +65,7 @@ extension TURNServer {
     }
 
     private mutating func channelData(_ bytes: [UInt8], tuple: FiveTuple, now: Instant) -> [Action] {
-        guard let frame = try? ChannelData(decoding: bytes) else { counters.malformed += 1; return [] }
+        guard let frame = TURNServer.parseChannelData(bytes) else { counters.malformed += 1; return [] }
         guard var a = allocations[tuple], let c = a.channels[frame.channel], c.expires > now,
               a.permits(c.peer, now: now) else {
             counters.dropped += 1
@@ -96,5 +96,29 @@ extension TURNServer {
         counters.packetsToPeers += 1
         counters.bytesToPeers += payload.count
         return [.toPeer(payload, from: a.relay, to: peer)]
+    }
+}
+
+extension TURNServer {
+    /// A ChannelData message from a client (RFC 5766 §11.4, RFC 8656 §12.4): a channel in
+    /// `channelNumbers`, a length no longer than the datagram, then nothing but padding.
+    static func parseChannelData(_ bytes: [UInt8]) -> (channel: UInt16, payload: [UInt8])? {
+        guard bytes.count >= 4 else { return nil }
+        let channel = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        let length = Int(bytes[2]) << 8 | Int(bytes[3])
+        guard channelNumbers.contains(channel), bytes.count >= 4 + length, bytes.count - 4 - length < 4 else {
+            return nil
+        }
+        return (channel, Array(bytes[4..<(4 + length)]))
+    }
+
+    /// ChannelData to a client, padded to a multiple of 4 (RFC 8656 §12.5 allows it over UDP).
+    static func channelDataFrame(channel: UInt16, payload: [UInt8]) -> [UInt8]? {
+        guard payload.count <= 0xFFFF else { return nil }
+        var out = [UInt8](repeating: 0, count: 4 + (payload.count + 3) & ~3)
+        out[0] = UInt8(channel >> 8); out[1] = UInt8(channel & 0xFF)
+        out[2] = UInt8(payload.count >> 8); out[3] = UInt8(payload.count & 0xFF)
+        out.replaceSubrange(4..<(4 + payload.count), with: payload)
+        return out
     }
 }

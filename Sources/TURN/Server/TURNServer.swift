@@ -29,6 +29,8 @@ public struct TURNServer: Sendable {
         case allocated(user: String, client: Endpoint, relay: Endpoint, lifetime: Int)
         case released(user: String, relay: Endpoint, reason: String)
         case refused(client: Endpoint, code: Int, reason: String)
+        /// A STUN Binding request answered with the client's address (server-reflexive).
+        case binding(client: Endpoint)
     }
 
     /// Everything counted, for the periodic stats line and the benchmark.
@@ -38,6 +40,9 @@ public struct TURNServer: Sendable {
         public var allocations = 0
         public var activeAllocations = 0
         public var errors = 0
+        /// Requests answered 401/438 because they carried no credentials yet or a stale nonce.
+        public var challenges = 0
+        /// Requests whose credentials were wrong: unknown user, wrong realm, bad integrity.
         public var authFailures = 0
         public var packetsToPeers = 0
         public var packetsToClients = 0
@@ -49,6 +54,11 @@ public struct TURNServer: Sendable {
 
         public init() {}
     }
+
+    /// The channel numbers a client may bind. RFC 8656 §12 allows 0x4000–0x4FFF, but RFC 5766
+    /// §11 allowed 0x4000–0x7FFF and classic clients (coturn's `turnutils_uclient`) still pick
+    /// from the whole of it, so the server accepts both (first byte 0x40–0x7F, as RFC 5764 §5.1.2).
+    public static let channelNumbers: ClosedRange<UInt16> = 0x4000...0x7FFF
 
     public let configuration: TURNServerConfiguration
     public internal(set) var counters = Counters()

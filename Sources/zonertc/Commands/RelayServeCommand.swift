@@ -107,6 +107,7 @@ enum RelayServeCommand {
     static func describe(_ c: TURNServer.Counters) -> String {
         "allocations \(c.activeAllocations) active / \(c.allocations) made, requests \(c.requests), "
             + "to peers \(c.packetsToPeers) pkts \(c.bytesToPeers) B, to clients \(c.packetsToClients) pkts "
-            + "\(c.bytesToClients) B, dropped \(c.dropped), malformed \(c.malformed), auth failures \(c.authFailures)"
+            + "\(c.bytesToClients) B, dropped \(c.dropped), malformed \(c.malformed), auth failures \(c.authFailures), "
+            + "challenges \(c.challenges)"
     }
 }
