@@ -40,6 +40,18 @@ struct Allocation: Sendable {
         guard let expiry = permissions[peer.address.unmapped] else { return false }
         return expiry > now
     }
+
+    /// The peer bound to `channel`, when the binding and the peer's permission are both current.
+    func boundPeer(_ channel: UInt16, now: Instant) -> Endpoint? {
+        guard let c = channels[channel], c.expires > now, permits(c.peer, now: now) else { return nil }
+        return c.peer
+    }
+
+    /// The channel bound to `peer`, when the binding is current.
+    func channel(for peer: Endpoint, now: Instant) -> UInt16? {
+        guard let number = channelByPeer[peer], let c = channels[number], c.expires > now else { return nil }
+        return number
+    }
 }
 
 /// Bytes allowed per second, refilled continuously.

@@ -62,7 +62,7 @@ public struct TURNServer: Sendable {
 
     public let configuration: TURNServerConfiguration
     public internal(set) var counters = Counters()
-    var allocations: [FiveTuple: Allocation] = [:]
+    var allocations = AllocationTable()
     var byRelay: [Endpoint: FiveTuple] = [:]
     var perUser: [String: Int] = [:]
     var usedPorts: Set<UInt16> = []
@@ -103,7 +103,7 @@ public struct TURNServer: Sendable {
     /// Removes what has expired.
     public mutating func timer(now: Instant) -> [Action] {
         var actions: [Action] = []
-        for (tuple, a) in allocations where a.expires <= now {
+        for tuple in Array(allocations.keys) where allocations[tuple]!.expires <= now {
             actions += release(tuple, reason: "expired")
         }
         for tuple in Array(allocations.keys) {
