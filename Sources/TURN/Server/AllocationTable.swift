@@ -1,3 +1,5 @@
+import ZoneCore
+
 /// The server's allocations, by 5-tuple and by slot.
 ///
 /// Each allocation sits in a numbered slot that stays the same for its whole life, so a driver can
@@ -71,6 +73,32 @@ struct AllocationTable: Sendable {
             precondition(slot >= 0 && slot < slots.count, "slot \(slot) out of range")
             yield &slots[slot]
         }
+    }
+
+    // The data path's questions, answered on the slot in place: going through the subscripts
+    // would copy the allocation (and retain each of its tables) for every datagram.
+
+    /// The peer bound to `channel` in `slot`, when the binding and its permission are current.
+    func boundPeer(slot: Int, channel: UInt16, now: Instant) -> Endpoint? {
+        guard slot < slots.count else { return nil }
+        return slots[slot]?.boundPeer(channel, now: now)
+    }
+
+    /// Whether the allocation in `slot` lets `peer` in.
+    func permits(slot: Int, peer: Endpoint, now: Instant) -> Bool {
+        slot >= 0 && slot < slots.count && slots[slot]?.permits(peer, now: now) == true
+    }
+
+    /// The channel bound to `peer` in `slot`, when current.
+    func channel(slot: Int, for peer: Endpoint, now: Instant) -> UInt16? {
+        guard slot < slots.count else { return nil }
+        return slots[slot]?.channel(for: peer, now: now)
+    }
+
+    /// The 5-tuple of the allocation in `slot`.
+    func tuple(slot: Int) -> FiveTuple? {
+        guard slot >= 0 && slot < slots.count else { return nil }
+        return slots[slot]?.tuple
     }
 
     @discardableResult

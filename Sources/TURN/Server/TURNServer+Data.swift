@@ -58,7 +58,7 @@ extension TURNServer {
             return .dropped
         }
         guard let slot = allocations.slot(of: FiveTuple(client: client, server: server)),
-              let peer = allocations[slot: slot]?.boundPeer(channel, now: now) else {
+              let peer = allocations.boundPeer(slot: slot, channel: channel, now: now) else {
             counters.dropped += 1
             return .dropped
         }
@@ -69,14 +69,14 @@ extension TURNServer {
     /// Routes a datagram of `length` bytes that arrived from `peer` on the relayed address of `handle`.
     public mutating func routePeerDatagram(length: Int, from peer: Endpoint, handle: RelayHandle,
                                            now: Instant) -> PeerRoute {
-        guard allocations[slot: handle.index]?.permits(peer, now: now) == true else {
+        guard allocations.permits(slot: handle.index, peer: peer, now: now) else {
             counters.dropped += 1
             return .dropped
         }
-        guard let number = allocations[slot: handle.index]!.channel(for: peer, now: now), length <= 0xFFFF else {
+        guard let number = allocations.channel(slot: handle.index, for: peer, now: now), length <= 0xFFFF,
+              let tuple = allocations.tuple(slot: handle.index) else {
             return .dataIndication
         }
-        let tuple = allocations[slot: handle.index]!.tuple
         guard relayIn(slot: handle.index, bytes: length, now: now) else { return .dropped }
         return .channel(number, client: tuple.client, via: tuple.server)
     }

@@ -78,7 +78,8 @@ enum RelayServeCommand {
         config.maxAllocations = try args.int("--quota-total", in: 1...10_000_000) ?? 10_000
         config.bytesPerSecondPerAllocation = try args.int("--bandwidth", in: 1...Int.max)
         let interval: Duration
-        do { interval = try StoreServeCommand.parseLongDuration(args.string("--stats-interval") ?? "5s") } catch {
+        let intervalText = args.string("--stats-interval") ?? "5s"
+        do { interval = intervalText == "0" ? .zero : try StoreServeCommand.parseLongDuration(intervalText) } catch {
             throw UsageError(message: "--stats-interval: \(error)", command: spec)
         }
         var options = RelayDaemon.Options(listen: listen, server: config)
