@@ -252,7 +252,7 @@ public final class RelayDaemon: @unchecked Sendable {
                         handleByRelay[relay] = handle
                         outbound.append((response, client))
                     } catch {
-                        log.warning("cannot bind relayed address", ["relay": "\(relay)", "error": "\(error)"])
+                        log.notice("cannot bind relayed address", ["relay": "\(relay)", "error": "\(error)"])
                         perform(engine.relayBindFailed(relay: relay, now: loop.clock.now()))
                     }
                 case .closeRelay(let relay):
@@ -271,6 +271,9 @@ public final class RelayDaemon: @unchecked Sendable {
                         log.debug("refused", ["client": "\(client)", "code": "\(code)", "reason": reason])
                     case .binding(let client):
                         log.debug("binding", ["client": "\(client)"])
+                    case .relayMoved(let user, let from, let to):
+                        log.info("allocation moved to another relayed port", ["user": user, "from": "\(from)",
+                                                                               "relay": "\(to)"])
                     }
                 }
             }

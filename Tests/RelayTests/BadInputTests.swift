@@ -162,4 +162,24 @@ struct BadInputTests {
         let c = relayd.counters
         #expect(c.malformed > 100 && c.dropped > 0 && c.activeAllocations == 8, "\(c)")
     }
+
+    @Test("a relayed port another program holds: the allocation moves to a free one")
+    func relayedPortTaken() throws {
+        // Five ports, four of them held: whichever the relay tries first, it ends on the free one.
+        let first = UInt16(RelayProcess.portSlice().lowerBound)
+        let free = first + 2
+        let squatters = try [first, first + 1, first + 3, first + 4].map {
+            try UDPSocket(bind: Endpoint(address: .loopbackV4, port: $0))
+        }
+        var config = TURNServerConfiguration(realm: "r", authentication: .users(["u": "p"]),
+                                             relayAddress: .loopbackV4, nonceKey: [1])
+        config.relayPorts = first...(first + 4)
+        let relayd = try RelayDaemon(options: .init(listen: try Endpoint(parsing: "127.0.0.1:0"), server: config))
+        relayd.start()
+        defer { relayd.stop() }
+        let client = try RawTURNClient(server: relayd.endpoint)
+        #expect(try client.allocate().get() == Endpoint(address: .loopbackV4, port: free))
+        #expect(squatters.count == 4)
+        #expect(relayd.counters.activeAllocations == 1)
+    }
 }

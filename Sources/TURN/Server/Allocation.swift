@@ -17,8 +17,17 @@ public struct FiveTuple: Hashable, Sendable, CustomStringConvertible {
 /// permissions and channels, each with its own expiry.
 struct Allocation: Sendable {
     let tuple: FiveTuple
-    let relay: Endpoint
+    /// The relayed transport address; it changes only when the driver cannot bind it (see
+    /// `TURNServer.relayBindFailed`).
+    var relay: Endpoint
     let user: String
+    /// The lifetime granted at creation, for re-sending the success answer.
+    var grantedSeconds: UInt32 = 0
+    /// Whether the relayed port may be changed if binding fails: not when EVEN-PORT or a
+    /// RESERVATION-TOKEN chose it.
+    var portIsFree = true
+    /// Ports tried that the driver could not bind.
+    var failedBinds = 0
     /// The transaction that created it, so a retransmitted Allocate gets the same answer.
     let transactionID: [UInt8]
     let key: [UInt8]

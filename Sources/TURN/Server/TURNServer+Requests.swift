@@ -156,8 +156,11 @@ extension TURNServer {
         usedPorts.insert(port)
         let lifetime = grantedLifetime(m.lifetime)
         let relay = Endpoint(address: configuration.relayAddress, port: port)
-        allocations[tuple] = Allocation(tuple: tuple, relay: relay, user: user, transactionID: m.transactionID.bytes,
-                                        key: key, expires: now + lifetime)
+        var allocation = Allocation(tuple: tuple, relay: relay, user: user, transactionID: m.transactionID.bytes,
+                                    key: key, expires: now + lifetime)
+        allocation.grantedSeconds = UInt32(lifetime.seconds)
+        allocation.portIsFree = token == nil && m.evenPort == nil
+        allocations[tuple] = allocation
         byRelay[relay] = tuple
         perUser[user, default: 0] += 1
         counters.allocations += 1
@@ -179,7 +182,7 @@ extension TURNServer {
     }
 
     /// A free relay port (even when asked, with the next one free too when it is to be reserved).
-    private mutating func pickPort(even: Bool, pairFree: Bool) -> UInt16? {
+    mutating func pickPort(even: Bool, pairFree: Bool) -> UInt16? {
         let range = configuration.relayPorts
         let span = Int(range.upperBound) - Int(range.lowerBound) + 1
         for _ in 0..<span {

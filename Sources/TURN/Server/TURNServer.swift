@@ -31,6 +31,8 @@ public struct TURNServer: Sendable {
         case refused(client: Endpoint, code: Int, reason: String)
         /// A STUN Binding request answered with the client's address (server-reflexive).
         case binding(client: Endpoint)
+        /// The relayed port could not be bound; the allocation moved to another.
+        case relayMoved(user: String, from: Endpoint, to: Endpoint)
     }
 
     /// Everything counted, for the periodic stats line and the benchmark.
@@ -122,10 +124,33 @@ public struct TURNServer: Sendable {
         return actions
     }
 
-    /// The driver could not bind a relayed address: the allocation is withdrawn and the client
-    /// told 508 Insufficient Capacity.
+    /// How many ports an allocation tries before the client is told 508.
+    static let relayBindAttempts = 8
+
+    /// The driver could not bind a relayed address (another program holds the port). An
+    /// allocation whose port was the server's free choice moves to another port (a new
+    /// `openRelay`); after `relayBindAttempts` ports, or when EVEN-PORT or a RESERVATION-TOKEN
+    /// chose the port, it is withdrawn and the client told 508 Insufficient Capacity.
     public mutating func relayBindFailed(relay: Endpoint, now: Instant) -> [Action] {
         guard let tuple = byRelay[relay], let a = allocations[tuple] else { return [] }
+        if a.portIsFree && a.failedBinds + 1 < TURNServer.relayBindAttempts,
+           let port = pickPort(even: false, pairFree: false) {
+            let moved = Endpoint(address: a.relay.address, port: port)
+            usedPorts.insert(port)
+            usedPorts.remove(relay.port)
+            byRelay[relay] = nil
+            byRelay[moved] = tuple
+            allocations[tuple]!.relay = moved
+            allocations[tuple]!.failedBinds += 1
+            let request = STUNMessage(method: .allocate, messageClass: .request,
+                                      transactionID: STUNTransactionID(bytes: a.transactionID)
+                                          ?? STUNTransactionID(high: 0, low: 0), attributes: [])
+            let answer = request.successResponse(attributes: [
+                .xorRelayedAddress(moved), .lifetime(seconds: a.grantedSeconds), .xorMappedAddress(tuple.client)])
+            guard case .toClient(let bytes, _, _)? = respond(answer, key: a.key, tuple: tuple) else { return [] }
+            return [.openRelay(moved, response: bytes, client: tuple.client, via: tuple.server),
+                    .event(.relayMoved(user: a.user, from: relay, to: moved))]
+        }
         _ = release(tuple, reason: "relay socket failed")
         refreshDeadline()
         counters.errors += 1
