@@ -18,6 +18,7 @@ enum RelayServeCommand {
             .value("--max-port", "N", "highest relayed port", default: "65535"),
             .value("--threads", "N", "event-loop threads sharing the port (SO_REUSEPORT)", default: "1"),
             .flag("--allow-loopback-peers", "allow relaying to loopback peers (as coturn's flag)"),
+            .flag("--no-gso", "send relayed datagrams one by one, not as UDP_SEGMENT runs"),
             .value("--allow", "CIDR", "peer addresses to allow even if private (repeatable)", repeatable: true),
             .value("--deny", "CIDR", "peer addresses to refuse (repeatable)", repeatable: true),
             .value("--quota-user", "N", "allocations per user", default: "64"),
@@ -84,6 +85,7 @@ enum RelayServeCommand {
         }
         var options = RelayDaemon.Options(listen: listen, server: config)
         options.threads = try args.int("--threads", in: 1...64) ?? 1
+        options.segmentOffload = !args.has("--no-gso")
 
         let daemon = try RelayDaemon(options: options)
         daemon.start()
