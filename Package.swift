@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore"]),
         .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Media", dependencies: ["ZoneCore"]),
+        .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN"]),
         .executableTarget(
             name: "zonertc-bench",
@@ -43,5 +44,6 @@ let package = Package(
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
+        .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
     ]
 )
