@@ -33,4 +33,14 @@ public struct CallMedia {
     mutating func handle(_ input: Input, now: Instant) {}
     mutating func pollOutput(now: Instant) -> Output? { nil }
     var nextDeadline: Instant? { nil }
+    public var stats: CallMediaStats { CallMediaStats() }
+}
+
+/// What the media of a call did.
+public struct CallMediaStats: Sendable, Codable, Equatable {
+    public init() {}
+    /// A line for the summary, or nil when there was no media.
+    public var summaryText: String? { nil }
+    /// A fragment for the live progress line, or nil.
+    public var progressText: String? { nil }
 }
