@@ -11,6 +11,7 @@ let commands: [CommandSpec] = [
     StoreInspectCommand.spec,
     RelayServeCommand.spec,
     PeerCommand.spec,
+    CallCommand.spec,
 ]
 
 let overview = """

@@ -38,6 +38,10 @@ public struct CallMedia {
 
 /// What the media of a call did.
 public struct CallMediaStats: Sendable, Codable, Equatable {
+    public var framesSent = 0
+    public var framesReceived = 0
+    public var sentDigest: String?
+    public var receivedDigest: String?
     public init() {}
     /// A line for the summary, or nil when there was no media.
     public var summaryText: String? { nil }

@@ -3,7 +3,7 @@ import Peer
 import Signaling
 
 /// The end-of-call summary of `zonertc peer`, as text or as one JSON object.
-struct PeerSummary: Encodable {
+struct PeerSummary: Codable {
     var me: String
     var remote: String
     var room: String
