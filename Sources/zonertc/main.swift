@@ -12,6 +12,7 @@ let commands: [CommandSpec] = [
     RelayServeCommand.spec,
     PeerCommand.spec,
     CallCommand.spec,
+    BenchSignalingCommand.spec,
 ]
 
 let overview = """

@@ -12,7 +12,7 @@ enum CallCommand {
         options: [
             .flag("--both-ways", "stream FILE in both directions"),
             .value("--sync", "STRATEGY", "push, poll-token, poll-fullscan, hybrid or legacy", default: "hybrid"),
-            .value("--push", "PROFILE", "the daemon's push profile: lan, cloudkit or custom:…", default: "lan"),
+            .value("--push-profile", "PROFILE", "the store daemon's push profile: lan, cloudkit or custom:…", default: "lan"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max", default: "realtime"),
             .flag("--relay-only", "start a TURN relay too and send only through it"),
             .value("--impair", "SPEC", "impair both peers' outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,seed=1"),
@@ -44,7 +44,7 @@ enum CallCommand {
         }
         let plan = CallPlan(
             file: file, bothWays: args.has("--both-ways"), sync: args.string("--sync") ?? "hybrid",
-            push: args.string("--push") ?? "lan", pace: args.string("--pace") ?? "realtime",
+            push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
             relayOnly: args.has("--relay-only"), impair: args.string("--impair"), timeout: timeout,
             keep: args.string("--keep"), json: args.has("--json"))
         guard ["realtime", "max"].contains(plan.pace) else {

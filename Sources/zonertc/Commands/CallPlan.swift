@@ -53,7 +53,7 @@ struct CallPlan {
         let store: ChildProcess
         do {
             store = try ChildProcess(name: "store", arguments: [
-                "store", "serve", "--listen", "127.0.0.1:0", "--data", "\(directory)/store", "--push", push,
+                "store", "serve", "--listen", "127.0.0.1:0", "--data", "\(directory)/store", "--push-profile", push,
             ], directory: directory)
             group.children.append(store)
         } catch { return await failure("cannot start the store daemon: \(error)") }
@@ -61,7 +61,7 @@ struct CallPlan {
               let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
         else { return await failure("the store daemon did not start") }
 
-        var common = ["--store", String(url), "--room", "room_call\(getpid())", "--sync", sync, "--json",
+        var common = ["--store", String(url), "--room", "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), "--sync", sync, "--json",
                       "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]
         if let impair { common += ["--impair", impair] }
         if relayOnly {

@@ -13,7 +13,7 @@ enum PeerCommand {
         summary: "Run one peer of a call: signal through the store, connect with ICE over UDP, stream.",
         options: [
             .value("--store", "URL|embedded:DIR", "(required) a store daemon (http://HOST:PORT) or a store directory opened in this process"),
-            .value("--room", "ROOM", "(required) the room ID (room_ and 8+ letters, digits, _ or -)"),
+            .value("--room", "ROOM", "(required) the room ID: room_ and 8 of a-z 0-9"),
             .value("--me", "ID", "(required) my user ID"),
             .value("--remote", "ID", "(required) the other peer's user ID"),
             .flag("--owner", "create the room (the other peer joins it)"),
