@@ -148,3 +148,29 @@ final class MemoryCallHarness {
         if case .connected = a.signaling.negotiator.state {} else { Issue.record("A is \(a.signaling.negotiator.state)") }
     }
 }
+
+@Suite struct PeerHangUpTests {
+    /// Hanging up is the peer's goodbye through the store: its envelopes and candidate chunks of
+    /// every epoch are deleted; the session record (the epoch clock of the pair) stays.
+    @Test func hangUpDeletesOwnSignalRecords() async throws {
+        let h = try await MemoryCallHarness(strategy: .push)
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        _ = await h.run(for: .seconds(30)) { h.a.call.selectedPair != nil && h.b.call.selectedPair != nil }
+        func signalRecords() -> [String: Int] {
+            h.store.inspect().zones.reduce(into: [:]) { total, zone in
+                for (type, n) in zone.recordsByType where type.hasPrefix("Signal") { total[type, default: 0] += n }
+            }
+        }
+        let before = signalRecords()
+        #expect((before["SignalEnvelope"] ?? 0) == 2)
+        #expect((before["SignalIceChunk"] ?? 0) >= 2)
+        await h.feed(h.a, .hangUp)
+        await h.feed(h.b, .hangUp)
+        let after = signalRecords()
+        #expect(after["SignalEnvelope"] ?? 0 == 0)
+        #expect(after["SignalIceChunk"] ?? 0 == 0)
+        #expect(after["SignalSession"] == before["SignalSession"])
+        #expect(h.a.call.signaling.counters.gcDeletions >= 2)
+    }
+}
