@@ -66,16 +66,20 @@ public struct PeerCall {
     private var outputHead = 0
     private var seed: UInt64
     private var hungUp = false
+    /// Set when the media budget ran out: more media output is due at once.
+    private var mediaBacklog: Instant?
     /// Why the last TURN allocation failed, if one did.
     public private(set) var relayFailure: String?
 
     public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
         self.configuration = configuration
         seed = configuration.seed
+        var signalingConfiguration = configuration.signaling
+        signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
         signaling = try CallSignaling(
-            configuration: configuration.signaling, binding: binding, myUserID: configuration.myUserID,
+            configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
-        media = CallMedia(configuration: configuration.media)
+        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
     }
 
     /// The ICE state of the current epoch's transport, when there is one.
@@ -126,7 +130,7 @@ public struct PeerCall {
 
     /// When to feed `.timer` next.
     public var nextDeadline: Instant? {
-        [signaling.nextWake, current?.transport?.nextDeadline, media.nextDeadline].compactMap { $0 }.min()
+        [signaling.nextWake, current?.transport?.nextDeadline, media.nextDeadline, mediaBacklog].compactMap { $0 }.min()
     }
 
     // MARK: - Signaling
@@ -175,7 +179,7 @@ public struct PeerCall {
             return collectTransport(now: now)
         case .applyRemoteDescription(let epoch, let description):
             guard current?.epoch == epoch else { return [] }
-            media.remoteDescription(description)
+            media.remoteDescription(description, now: now)
             let section = description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
@@ -247,8 +251,16 @@ public struct PeerCall {
 
     // MARK: - Media
 
+    /// At most this many media outputs per step, so a sender pacing `max` shares the loop with
+    /// incoming datagrams and RTCP (the rest is taken at the next step, due at once).
+    static let mediaBudget = 128
+
     private mutating func drainMedia(now: Instant) {
+        var budget = Self.mediaBudget
+        mediaBacklog = nil
         while let output = media.pollOutput(now: now) {
+            budget -= 1
+            if budget == 0 { mediaBacklog = now }
             switch output {
             case .packet(let bytes):
                 guard current?.transport != nil else { continue }
@@ -265,6 +277,7 @@ public struct PeerCall {
                 milestones.mediaFinished = milestones.mediaFinished ?? now
                 outputs.append(.event(.mediaFinished))
             }
+            if budget == 0 { break }
         }
     }
 }

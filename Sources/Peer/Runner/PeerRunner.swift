@@ -21,6 +21,9 @@ public final class PeerRunner: @unchecked Sendable {
         public var endAfterMedia = true
         /// Hang up this long after the pair is selected (nil: only on media end or interrupt).
         public var duration: Duration?
+        /// Seeded impairment of outgoing datagrams (loss, delay, jitter, reorder, duplication):
+        /// the kernel here has no netem, so the peer impairs its own datagram path.
+        public var impairment: ImpairmentSpec?
         /// The longest the goodbye (hang-up saves, GC) may take before the runner gives up on it.
         public var goodbyeTimeout: Duration = .seconds(5)
 
@@ -50,11 +53,12 @@ public final class PeerRunner: @unchecked Sendable {
     private var failure: String?
     private var continuation: CheckedContinuation<Outcome, Never>?
     private var pendingSends: [Endpoint: [(payload: [UInt8], to: Endpoint)]] = [:]
+    private var impairment: Impairment<Transmit>?
     /// Called on the loop's thread for every event of the call (progress lines, logs).
     private let observer: @Sendable (PeerCall.Event, PeerCall) -> Void
     private let snapshot = Mutex<PeerCallSnapshot?>(nil)
 
-    struct Transmit: Sendable {
+    public struct Transmit: Sendable {
         var bytes: [UInt8]
         var from: Endpoint
         var to: Endpoint
@@ -69,6 +73,7 @@ public final class PeerRunner: @unchecked Sendable {
         self.observer = observer
         loop = try EventLoop(name: "zonertc-peer")
         for socket in sockets { self.sockets[socket.localEndpoint] = socket }
+        if let spec = options.impairment, !spec.isNeutral { impairment = Impairment(spec: spec) }
     }
 
     /// Starts the call and returns how it ended. The sockets are closed afterwards.
@@ -115,20 +120,20 @@ public final class PeerRunner: @unchecked Sendable {
                 + (call.relayFailure.map { "; relay \($0)" } ?? "")
             hangUp(interrupted: false)
         }
+        // The push stream is opened before the call starts, so no record saved after the call's
+        // first fetch can go unannounced.
         pushTask = Task(executorPreference: loop) { [self] in
-            do {
-                let stream = try await client.notifications()
-                for await note in stream {
-                    guard outcome == nil else { return }
-                    call.handle(.signaling(.notification(note)), now: loop.clock.now())
-                    pump()
-                }
-            } catch {
-                // Without push the sync strategy's polls still find every record.
+            let stream = try? await client.notifications()
+            guard outcome == nil else { return }
+            call.handle(.start, now: loop.clock.now())
+            pump()
+            guard let stream else { return }  // without push, the strategy's polls find every record
+            for await note in stream {
+                guard outcome == nil else { return }
+                call.handle(.signaling(.notification(note)), now: loop.clock.now())
+                pump()
             }
         }
-        call.handle(.start, now: now)
-        pump()
     }
 
     private func readable(_ endpoint: Endpoint) {
@@ -148,16 +153,31 @@ public final class PeerRunner: @unchecked Sendable {
             case .store(let request, let origin):
                 storeQueue.append((request, origin))
             case .transmit(let bytes, let from, let to):
-                pendingSends[from, default: []].append((bytes, to))
+                if impairment != nil {
+                    impairment!.submit(Transmit(bytes: bytes, from: from, to: to), now: now)
+                } else {
+                    pendingSends[from, default: []].append((bytes, to))
+                }
             case .event(let event):
                 observe(event, now: now)
             }
         }
+        releaseImpaired(now: now)
         flushSends()
         startNextStoreRequest()
         rescheduleTimer()
         finishIfDone()
     }
+
+    private func releaseImpaired(now: Instant) {
+        guard impairment != nil else { return }
+        while let due = impairment!.poll(now: now) {
+            pendingSends[due.from, default: []].append((due.bytes, due.to))
+        }
+    }
+
+    /// What the impairment stage did (nil without one).
+    public var impairmentStats: Impairment<Transmit>.Stats? { impairment?.stats }
 
     private func flushSends() {
         for (from, batch) in pendingSends where !batch.isEmpty {
@@ -211,7 +231,8 @@ public final class PeerRunner: @unchecked Sendable {
 
     private func rescheduleTimer() {
         guard outcome == nil else { return }
-        let next = call.nextDeadline
+        var next = call.nextDeadline
+        if let due = impairment?.nextDeadline { next = min(next ?? due, due) }
         guard next != timerAt else { return }
         if let timer { loop.cancel(timer) }
         timerAt = next
@@ -223,7 +244,7 @@ public final class PeerRunner: @unchecked Sendable {
             timer = nil
             timerAt = nil
             call.handle(.timer, now: loop.clock.now())
-            pump()
+            self.pump()
         }
     }
 

@@ -15,6 +15,9 @@ struct PeerSummary: Codable {
     var iceConnectedMs: Double?
     var firstFrameMs: Double?
     var mediaFinishedMs: Double?
+    /// Wall-clock instants (ms since 1970) of the call's start and first frame, to line up two peers.
+    var startedAtMs: Int64?
+    var firstFrameAtMs: Int64?
     var callState: String?
     var iceState: String?
     /// host, srflx, prflx or relay.
@@ -44,6 +47,8 @@ struct PeerSummary: Codable {
         iceConnectedMs = s.milestones.milliseconds(to: s.milestones.iceConnected)
         firstFrameMs = s.milestones.milliseconds(to: s.milestones.firstFrame)
         mediaFinishedMs = s.milestones.milliseconds(to: s.milestones.mediaFinished)
+        startedAtMs = s.milestones.started?.millisecondsSinceEpoch
+        firstFrameAtMs = s.milestones.firstFrame?.millisecondsSinceEpoch
         callState = s.callState.description
         iceState = s.iceState.rawValue
         path = s.pathKind

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import ZoneCore
 
 /// One `zonertc call` run: the processes it starts, what it checks, what it prints.
@@ -26,6 +27,17 @@ struct CallPlan {
     }
 
     func run() async -> Int32 {
+        // A file that does not read is the user's to fix: say so before starting anything.
+        do {
+            let (_, frames) = try VideoFileSource.read(path: file)
+            guard !frames.isEmpty else {
+                Terminal.error("zonertc call: \(file) holds no frames")
+                return 1
+            }
+        } catch {
+            Terminal.error("zonertc call: cannot stream \(file): \(error)")
+            return 1
+        }
         let directory: String
         if let keep {
             directory = keep
@@ -91,8 +103,22 @@ struct CallPlan {
                      try ChildProcess(name: "bob", arguments: ["peer"] + bob, directory: directory)]
             group.children += peers
         } catch { return await failure("cannot start the peers: \(error)") }
-        var statuses: [Int32?] = []
-        for peer in peers { statuses.append(await peer.wait(timeout: timeout + .seconds(10))) }
+        // When one peer fails, the other has nobody to talk to: stop it after a grace period.
+        var statuses: [Int32?] = [nil, nil]
+        let end = ContinuousClock.now + timeout + .seconds(10)
+        var firstFailure: ContinuousClock.Instant?
+        while statuses.contains(where: { $0 == nil }) && ContinuousClock.now < end {
+            for (i, peer) in peers.enumerated() where statuses[i] == nil {
+                statuses[i] = await peer.wait(timeout: .milliseconds(20))
+                if let status = statuses[i], status != 0, firstFailure == nil { firstFailure = .now }
+            }
+            if let firstFailure, ContinuousClock.now - firstFailure > .seconds(3) {
+                for (i, peer) in peers.enumerated() where statuses[i] == nil {
+                    await peer.stop()
+                    statuses[i] = peer.process.isRunning ? nil : peer.process.terminationStatus
+                }
+            }
+        }
         let summaries = peers.map { peer -> PeerSummary? in
             guard let line = peer.stdout.split(separator: "\n").last else { return nil }
             return try? JSONDecoder().decode(PeerSummary.self, from: Data(line.utf8))

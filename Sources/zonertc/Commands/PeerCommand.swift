@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import Net
 import ICE
 import Peer
@@ -19,6 +20,10 @@ enum PeerCommand {
             .value("--remote", "ID", "(required) the other peer's user ID"),
             .flag("--owner", "create the room (the other peer joins it)"),
             .value("--token", "TOKEN", "bearer token for the store (default: $ZONERTC_TOKEN, else register on a loopback daemon)"),
+            .value("--send", "FILE", "stream this video file (IVF, H.264 Annex B, Y4M) once connected"),
+            .value("--record", "OUT", "write the received stream to OUT, in the sender's container"),
+            .value("--pace", "MODE", "realtime (by the file's timestamps) or max (as fast as the path takes)", default: "realtime"),
+            .value("--impair", "SPEC", "impair outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,reorder=0.05,duplicate=0.01,seed=1"),
             .value("--sync", "STRATEGY", "how records are learned: push, poll-token, poll-fullscan, hybrid, legacy", default: "hybrid"),
             .value("--bind", "IP", "local address for the UDP socket (host candidate)", default: "127.0.0.1"),
             .value("--stun", "HOST:PORT", "a STUN server for server-reflexive candidates (repeatable)", repeatable: true),
@@ -63,6 +68,11 @@ struct PeerSetup {
     let duration: Duration?
     let seed: UInt64
     let json: Bool
+    let send: CallMediaConfiguration.Outgoing?
+    let sendPath: String?
+    let record: String?
+    let pace: MediaSender.Pace
+    let impairment: ImpairmentSpec?
 
     init(_ args: ParsedCommand, spec: CommandSpec) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
@@ -110,6 +120,24 @@ struct PeerSetup {
         self.duration = try duration("--duration")
         seed = try args.int("--seed", in: UInt64(0)...UInt64.max) ?? 1
         json = args.has("--json")
+        let paceText = args.string("--pace") ?? "realtime"
+        guard let pace = MediaSender.Pace(rawValue: paceText) else {
+            throw usage("--pace \(paceText): choose realtime or max")
+        }
+        self.pace = pace
+        if let text = args.string("--impair") {
+            do { impairment = try ImpairmentSpec(parsing: text) } catch { throw usage("--impair \(text): \(error)") }
+        } else {
+            impairment = nil
+        }
+        record = args.string("--record")
+        sendPath = args.string("--send")
+        if let path = sendPath {
+            guard FileManager.default.isReadableFile(atPath: path) else { throw usage("--send: cannot read \(path)") }
+            send = nil  // read in runCall, where a bad file is a failure (exit 1), not a usage error
+        } else {
+            send = nil
+        }
     }
 
     /// Opens the store, sets up the room, runs the call, prints the summary; returns the exit code.
@@ -129,6 +157,16 @@ struct PeerSetup {
         } catch {
             return fail("cannot set up room \(roomID.rawValue): \(error)")
         }
+        var outgoing: CallMediaConfiguration.Outgoing?
+        if let sendPath {
+            do {
+                let (format, frames) = try VideoFileSource.read(path: sendPath)
+                guard !frames.isEmpty else { return fail("\(sendPath) holds no frames") }
+                outgoing = .init(format: format, frames: frames)
+            } catch {
+                return fail("cannot read \(sendPath): \(error)")
+            }
+        }
         let socket: UDPSocket
         do { socket = try UDPSocket(bind: Endpoint(address: bind, port: 0)) } catch {
             return fail("cannot bind a UDP socket on \(bind): \(error)")
@@ -137,6 +175,7 @@ struct PeerSetup {
             myUserID: me, remoteUserID: remote, signaling: signaling,
             transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
                                                   turnServers: turn, relayOnly: relayOnly),
+            media: CallMediaConfiguration(send: outgoing, receive: record != nil, pace: pace),
             seed: seed)
         let call: PeerCall
         do { call = try PeerCall(configuration: configuration, binding: binding) } catch {
@@ -145,19 +184,28 @@ struct PeerSetup {
         var options = PeerRunner.Options()
         options.connectTimeout = connectTimeout
         options.duration = duration
+        options.impairment = impairment
+        options.endAfterMedia = outgoing != nil || record != nil
         let progress = ProgressLine(enabled: !json && isatty(STDERR_FILENO) == 1)
+        let recorder = record.map { Recorder(path: $0) }
         let runner: PeerRunner
         do {
             runner = try PeerRunner(call: call, client: client, sockets: [socket], options: options) { event, call in
                 progress.update(event, call)
+                if case .frame(let frame) = event, let format = call.media.remoteFormat {
+                    recorder?.write(frame, format: format)
+                }
             }
         } catch {
             return fail("cannot start the event loop: \(error)")
         }
         let signals = InterruptWatcher { runner.interrupt() }
-        let outcome = await runner.run()
+        var outcome = await runner.run()
         signals.stop()
         progress.finish()
+        if let recorder, let problem = recorder.finish() {
+            if outcome == .completed { outcome = .failed(problem) }
+        }
         guard let snapshot = runner.final else { return fail("the call ended without a summary") }
         let summary = PeerSummary(me: me, remote: remote, room: roomID.rawValue, sync: syncName,
                                   outcome: outcome, snapshot: snapshot)
@@ -212,8 +260,34 @@ struct PeerSetup {
                     .contains(error.code)
                 guard retryable || error.code.isRetryable, WallClock().now() + wait < deadline else { throw error }
                 try? await Task.sleep(for: wait)
-                wait = min(wait * 2, .milliseconds(200))
+                wait = min(wait * 2, .milliseconds(20))
             }
         }
+    }
+}
+
+/// Writes received frames to the record file, in the sender's container (opened at the first frame).
+final class Recorder: @unchecked Sendable {
+    let path: String
+    private var sink: VideoFileSink?
+    private var problem: String?
+
+    init(path: String) { self.path = path }
+
+    func write(_ frame: VideoFrame, format: VideoStreamFormat) {
+        guard problem == nil else { return }
+        do {
+            if sink == nil { sink = try VideoFileSink(path: path, format: format) }
+            try sink!.write(frame)
+        } catch {
+            problem = "cannot write \(path): \(error)"
+        }
+    }
+
+    /// Closes the file; returns what went wrong, if anything.
+    func finish() -> String? {
+        do { try sink?.finish() } catch { problem = problem ?? "cannot finish \(path): \(error)" }
+        if sink == nil && problem == nil { problem = "no frame was received to record in \(path)" }
+        return problem
     }
 }
