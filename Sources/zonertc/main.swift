@@ -13,6 +13,7 @@ let commands: [CommandSpec] = [
     PeerCommand.spec,
     CallCommand.spec,
     BenchSignalingCommand.spec,
+    BenchCallCommand.spec,
 ]
 
 let overview = """
