@@ -230,6 +230,8 @@ public struct PeerCall {
             case .event(.data(let bytes, _)):
                 media.received(bytes, now: now)
                 drainMedia(now: now)
+            case .event(.relayAllocated), .event(.relayFailed):
+                break  // the relayed candidate itself comes as a local candidate
             }
         }
         if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }
