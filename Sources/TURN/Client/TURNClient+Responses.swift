@@ -77,7 +77,9 @@ extension TURNClient {
                challenged(transaction, by: message, code: error.code, now: now) {
                 return
             }
-            failed(transaction, code: error.code, reason: error.reason, now: now)
+            // coturn ends its reason phrases with a NUL; people reading the event need not see it.
+            failed(transaction, code: error.code, reason: String(error.reason.unicodeScalars.filter { $0 != "\0" }),
+                   now: now)
             return
         }
         switch transaction.kind {
