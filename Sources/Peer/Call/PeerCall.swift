@@ -49,6 +49,8 @@ public struct PeerCall {
         case zoneUnavailable(String)
         /// Every media stream this peer takes part in is done.
         case mediaFinished
+        /// A TURN allocation was made or failed.
+        case relay(String)
     }
 
     public let configuration: PeerCallConfiguration
@@ -64,6 +66,8 @@ public struct PeerCall {
     private var outputHead = 0
     private var seed: UInt64
     private var hungUp = false
+    /// Why the last TURN allocation failed, if one did.
+    public private(set) var relayFailure: String?
 
     public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
         self.configuration = configuration
@@ -230,8 +234,11 @@ public struct PeerCall {
             case .event(.data(let bytes, _)):
                 media.received(bytes, now: now)
                 drainMedia(now: now)
-            case .event(.relayAllocated), .event(.relayFailed):
-                break  // the relayed candidate itself comes as a local candidate
+            case .event(.relayAllocated(let relayed, let server)):
+                outputs.append(.event(.relay("allocated \(relayed) on \(server)")))
+            case .event(.relayFailed(let server, let code, let reason)):
+                relayFailure = "TURN server \(server): \(code) \(reason)"
+                outputs.append(.event(.relay("failed: \(relayFailure!)")))
             }
         }
         if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }

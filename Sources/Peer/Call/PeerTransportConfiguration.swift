@@ -11,14 +11,21 @@ public struct PeerTransportConfiguration: Sendable {
     public var stunServers: [Endpoint]
     /// Ta, the pacing of connectivity checks.
     public var pacing: Duration
+    /// TURN servers to allocate relayed candidates on.
+    public var turnServers: [TURNServerCredentials]
+    /// Send only through a relay: only relayed local candidates are paired.
+    public var relayOnly: Bool
 
-    public init(hostAddresses: [Endpoint], stunServers: [Endpoint] = [], pacing: Duration = .milliseconds(5)) {
+    public init(hostAddresses: [Endpoint], stunServers: [Endpoint] = [], pacing: Duration = .milliseconds(5),
+                turnServers: [TURNServerCredentials] = [], relayOnly: Bool = false) {
         self.hostAddresses = hostAddresses
         self.stunServers = stunServers
         self.pacing = pacing
+        self.turnServers = turnServers
+        self.relayOnly = relayOnly
     }
 
     func transport(agent: AgentConfiguration) -> ICETransport.Configuration {
-        ICETransport.Configuration(agent: agent)
+        ICETransport.Configuration(agent: agent, turnServers: turnServers, relayOnly: relayOnly)
     }
 }

@@ -112,6 +112,7 @@ public final class PeerRunner: @unchecked Sendable {
         loop.schedule(at: now + options.connectTimeout) { [self] in
             guard outcome == nil, !hungUp, call.selectedPair == nil else { return }
             failure = "no connection within \(options.connectTimeout) (call \(call.signaling.negotiator.state), ICE \(call.iceState))"
+                + (call.relayFailure.map { "; relay \($0)" } ?? "")
             hangUp(interrupted: false)
         }
         pushTask = Task(executorPreference: loop) { [self] in
@@ -179,7 +180,7 @@ public final class PeerRunner: @unchecked Sendable {
                 failure = "the room's zone is unavailable: \(reason)"
                 hangUp(interrupted: false)
             }
-        case .callState, .iceState, .frame:
+        case .callState, .iceState, .frame, .relay:
             break
         }
         observer(event, call)

@@ -70,7 +70,7 @@ struct CallPlan {
             do {
                 relay = try ChildProcess(name: "relay", arguments: [
                     "relay", "serve", "--listen", "127.0.0.1:0", "--user", "zonertc:\(password)",
-                    "--allow-loopback-peers", "--stats-interval", "0",
+                    "--allow-loopback-peers", "--stats-interval", "0s",
                 ], directory: directory)
                 group.children.append(relay)
             } catch { return await failure("cannot start the relay: \(error)") }

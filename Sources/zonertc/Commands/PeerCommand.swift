@@ -1,5 +1,6 @@
 import Foundation
 import Net
+import ICE
 import Peer
 import RecordStore
 import Signaling
@@ -21,6 +22,8 @@ enum PeerCommand {
             .value("--sync", "STRATEGY", "how records are learned: push, poll-token, poll-fullscan, hybrid, legacy", default: "hybrid"),
             .value("--bind", "IP", "local address for the UDP socket (host candidate)", default: "127.0.0.1"),
             .value("--stun", "HOST:PORT", "a STUN server for server-reflexive candidates (repeatable)", repeatable: true),
+            .value("--turn", "USER:PASS@HOST:PORT", "a TURN server for relayed candidates (repeatable)", repeatable: true),
+            .flag("--relay-only", "pair only relayed candidates: every packet goes through the TURN relay"),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
             .value("--seed", "N", "seed of the call's random choices", default: "1"),
@@ -54,6 +57,8 @@ struct PeerSetup {
     let syncName: String
     let bind: IPAddress
     let stun: [Endpoint]
+    let turn: [TURNServerCredentials]
+    let relayOnly: Bool
     let connectTimeout: Duration
     let duration: Duration?
     let seed: UInt64
@@ -83,6 +88,20 @@ struct PeerSetup {
             do { servers.append(try Endpoint(parsing: text)) } catch { throw usage("--stun \(text): \(error)") }
         }
         stun = servers
+        var relays: [TURNServerCredentials] = []
+        for text in args.strings("--turn") {
+            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else {
+                throw usage("--turn \(text): give USER:PASS@HOST:PORT")
+            }
+            do {
+                relays.append(TURNServerCredentials(
+                    server: try Endpoint(parsing: String(text[text.index(after: at)...])),
+                    username: String(text[..<colon]), password: String(text[text.index(after: colon)..<at])))
+            } catch { throw usage("--turn \(text): \(error)") }
+        }
+        turn = relays
+        relayOnly = args.has("--relay-only")
+        guard !relayOnly || !turn.isEmpty else { throw usage("--relay-only needs a --turn server") }
         func duration(_ flag: String) throws -> Duration? {
             guard let text = args.string(flag) else { return nil }
             do { return try PushProfile.parseDuration(text) } catch { throw usage("\(flag) \(text): \(error)") }
@@ -116,7 +135,8 @@ struct PeerSetup {
         }
         let configuration = PeerCallConfiguration(
             myUserID: me, remoteUserID: remote, signaling: signaling,
-            transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun),
+            transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
+                                                  turnServers: turn, relayOnly: relayOnly),
             seed: seed)
         let call: PeerCall
         do { call = try PeerCall(configuration: configuration, binding: binding) } catch {
