@@ -40,13 +40,15 @@ struct AioiceInteropTests {
         var log: String
     }
 
-    @Test("our agent and aioice connect on loopback and pass data both ways", arguments: [Role.controlling, .controlled])
+    @Test("our agent and aioice connect on loopback and pass data both ways",
+          arguments: [Role.controlling, .controlled])
     func connect(ourRole: Role) async throws {
         guard try await Self.aioiceAvailable() else { return }
         let report = try await onDedicatedThread { try Self.scenario(ourRole: ourRole) }
         let ours = report.ourConnectMs.map { String(format: "%.1f ms", $0) } ?? "never"
         let theirs = report.aioiceConnectMs.map { String(format: "%.1f ms", $0) } ?? "never"
-        print("aioice interop, ZoneRTC \(ourRole) / aioice \(ourRole.flipped): ICE connect ZoneRTC \(ours), aioice \(theirs); "
+        print("aioice interop, ZoneRTC \(ourRole) / aioice \(ourRole.flipped): "
+              + "ICE connect ZoneRTC \(ours), aioice \(theirs); "
               + "selected \(report.selectedPair.map(String.init(describing:)) ?? "none"); "
               + "we received \(report.weReceived); aioice received \(report.aioiceReceived)")
         if report.exitStatus != 0 { print("aioice driver log:\n\(report.log)") }
@@ -62,7 +64,8 @@ struct AioiceInteropTests {
         let directory = try RealProgram.temporaryDirectory("aioice")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let peer = try ChildProcess(
-            ["python3", driverPath, "--role", ourRole == .controlling ? "controlled" : "controlling", "--messages", "5"],
+            ["python3", driverPath, "--role", ourRole == .controlling ? "controlled" : "controlling",
+             "--messages", "5"],
             pipes: true, logPath: "\(directory)/aioice.log")
         defer { peer.stop() }
         func fail(_ what: String) -> InteropFailure {

@@ -119,7 +119,8 @@ final class ChildProcess: @unchecked Sendable {
             let left = end - ContinuousClock.now
             guard left > .zero else { return nil }
             var fd = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
-            let ms = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ms = Int32(clamping: left.components.seconds * 1000
+                + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             guard poll(&fd, 1, ms) > 0 else { continue }
             if !readAvailable() { return bufferedLine() }
         }

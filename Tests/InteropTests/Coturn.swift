@@ -55,7 +55,10 @@ final class Coturn: @unchecked Sendable {
                                       transactionID: .random(using: &random))
             _ = socket.send(try request.encode(fingerprint: true), to: server)
             let (datagrams, _) = SocketWait.wait([socket], until: clock.now() + .milliseconds(200), clock: clock)
-            if datagrams.contains(where: { (try? STUNMessage(decoding: $0.bytes))?.transactionID == request.transactionID }) {
+            let answered = datagrams.contains {
+                (try? STUNMessage(decoding: $0.bytes))?.transactionID == request.transactionID
+            }
+            if answered {
                 return
             }
         }

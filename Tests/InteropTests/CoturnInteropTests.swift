@@ -53,7 +53,8 @@ struct CoturnInteropTests {
             }
             throw InteropFailure("no Binding success response from turnserver:\n\(coturn.process.logTail())")
         }
-        print("coturn Binding: local \(report.local), XOR-MAPPED-ADDRESS \(report.mapped.map(String.init(describing:)) ?? "none"), "
+        print("coturn Binding: local \(report.local), "
+              + "XOR-MAPPED-ADDRESS \(report.mapped.map(String.init(describing:)) ?? "none"), "
               + "server \(report.software ?? "?")")
         #expect(report.mapped == report.local)
     }
@@ -72,7 +73,7 @@ struct CoturnInteropTests {
         var log: String
     }
 
-    @Test("our TURN client against turnserver: allocation, permission, channel, echo round trips, refresh, deallocation")
+    @Test("our TURN client against turnserver: allocation, permission, channel, echoes, refresh, deallocation")
     func turnClient() async throws {
         guard Self.coturnAvailable() else { return }
         let report = try await onDedicatedThread { () throws -> TURNReport in
@@ -128,7 +129,7 @@ struct CoturnInteropTests {
             again.client.deallocate(now: again.clock.now())
             again.run(timeout: .seconds(5)) { $0.client.phase == .closed }
             return TURNReport(socket: socket.localEndpoint, relayed: driver.client.relayedAddress ?? nil,
-                              mapped: driver.events.compactMap { if case .allocated(_, let m) = $0 { m } else { nil } }.first,
+                              mapped: driver.client.mappedAddress,
                               relayPorts: coturn.relayPorts, peer: peer.address, events: driver.events,
                               errorCodes: driver.errorCodes, channelDataSent: driver.client.counters.channelDataSent,
                               sendIndications: driver.client.counters.sendIndications,
@@ -136,7 +137,8 @@ struct CoturnInteropTests {
         }
         let relayed = report.events.compactMap { if case .allocated(let r, _) = $0 { r } else { nil } }.first
         print("coturn TURN: socket \(report.socket), relayed \(relayed.map(String.init(describing:)) ?? "none"), "
-              + "mapped \(report.mapped.map(String.init(describing:)) ?? "none"), server error codes \(report.errorCodes), "
+              + "mapped \(report.mapped.map(String.init(describing:)) ?? "none"), "
+              + "server error codes \(report.errorCodes), "
               + "\(report.sendIndications) Send indications, \(report.channelDataSent) ChannelData, "
               + "second allocation on the same socket: \(report.secondAllocation)")
         print("coturn TURN events: \(report.events)")
@@ -144,7 +146,9 @@ struct CoturnInteropTests {
         #expect(relayed.map { $0.address == .loopbackV4 && report.relayPorts.contains($0.port) } == true)
         #expect(report.events.contains(.permissionCreated(report.peer.address)))
         #expect(report.events.contains { if case .channelBound(_, report.peer) = $0 { true } else { false } })
-        let echoes = report.events.compactMap { if case .data(let b, let f) = $0 { (String(decoding: b, as: UTF8.self), f) } else { nil } }
+        let echoes = report.events.compactMap { event -> (String, Endpoint)? in
+            if case .data(let b, let f) = event { (String(decoding: b, as: UTF8.self), f) } else { nil }
+        }
         #expect(echoes.map(\.0) == ["ping over Send", "ping over ChannelData"])
         #expect(echoes.allSatisfy { $0.1 == report.peer })
         #expect(report.sendIndications == 1 && report.channelDataSent == 1)

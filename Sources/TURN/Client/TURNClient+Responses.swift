@@ -216,8 +216,8 @@ extension TURNClient {
                 lose(code: code, reason: reason)
                 return
             }
-            permissions[ip] = TURNPermission(peer: peer, state: .failed(retryAt: now + configuration.permissionRetryDelay),
-                                             requestInFlight: false)
+            let retryAt = now + configuration.permissionRetryDelay
+            permissions[ip] = TURNPermission(peer: peer, state: .failed(retryAt: retryAt), requestInFlight: false)
             dropQueue(for: ip)
             push(.event(.requestFailed(method: .createPermission, peer: peer, code: code, reason: reason)))
         case .channelBind(let number, let peer):
