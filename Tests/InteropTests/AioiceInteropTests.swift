@@ -7,6 +7,7 @@ import Foundation
 import ICE
 import Net
 import Peer
+import TURN
 import Testing
 import ZoneCore
 
@@ -36,6 +37,8 @@ struct AioiceInteropTests {
         var weReceived: [String]
         var aioiceReceived: [String]
         var aioiceDone: Bool
+        var ourCandidateKinds: [Candidate.Kind]
+        var relayed: Bool
         var exitStatus: Int32?
         var log: String
     }
@@ -44,10 +47,30 @@ struct AioiceInteropTests {
           arguments: [Role.controlling, .controlled])
     func connect(ourRole: Role) async throws {
         guard try await Self.aioiceAvailable() else { return }
-        let report = try await onDedicatedThread { try Self.scenario(ourRole: ourRole) }
+        let report = try await onDedicatedThread { try Self.scenario(ourRole: ourRole, turn: nil) }
+        check(report, ourRole: ourRole)
+        #expect(report.selectedPair?.local.kind == .host)
+    }
+
+    @Test("relay-only through coturn: our relayed candidate (turnserver) and aioice's host candidate connect",
+          arguments: [Role.controlling, .controlled])
+    func connectThroughCoturn(ourRole: Role) async throws {
+        guard try await Self.aioiceAvailable(), CoturnInteropTests.coturnAvailable() else { return }
+        let report = try await onDedicatedThread { () throws -> Report in
+            let coturn = try Coturn()
+            defer { coturn.stop() }
+            return try Self.scenario(ourRole: ourRole, turn: coturn)
+        }
+        check(report, ourRole: ourRole)
+        #expect(report.selectedPair?.local.kind == .relay)
+        #expect(report.ourCandidateKinds == [.relay])
+    }
+
+    func check(_ report: Report, ourRole: Role) {
         let ours = report.ourConnectMs.map { String(format: "%.1f ms", $0) } ?? "never"
         let theirs = report.aioiceConnectMs.map { String(format: "%.1f ms", $0) } ?? "never"
-        print("aioice interop, ZoneRTC \(ourRole) / aioice \(ourRole.flipped): "
+        print("aioice interop\(report.relayed ? " (ours relay-only via coturn)" : ""), "
+              + "ZoneRTC \(ourRole) / aioice \(ourRole.flipped): "
               + "ICE connect ZoneRTC \(ours), aioice \(theirs); "
               + "selected \(report.selectedPair.map(String.init(describing:)) ?? "none"); "
               + "we received \(report.weReceived); aioice received \(report.aioiceReceived)")
@@ -60,7 +83,8 @@ struct AioiceInteropTests {
         #expect(report.aioiceDone && report.exitStatus == 0)
     }
 
-    static func scenario(ourRole: Role) throws -> Report {
+    /// One run; with `turn`, our transport is relay-only through that turnserver.
+    static func scenario(ourRole: Role, turn: Coturn?) throws -> Report {
         let directory = try RealProgram.temporaryDirectory("aioice")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let peer = try ChildProcess(
@@ -94,9 +118,14 @@ struct AioiceInteropTests {
         let clock = WallClock()
         var random = SystemRandomNumberGenerator()
         let credentials = Credentials.random(using: &random)
-        var transport = try ICETransport(configuration: .init(agent: AgentConfiguration(
-            hostAddresses: [socket.localEndpoint], role: ourRole, credentials: credentials,
-            seed: UInt64.random(in: 0...UInt64.max))), now: clock.now())
+        let turnServers = turn.map {
+            [TURNServerCredentials(server: $0.server, username: Coturn.user, password: Coturn.password)]
+        } ?? []
+        var transport = try ICETransport(configuration: .init(
+            agent: AgentConfiguration(hostAddresses: [socket.localEndpoint], role: ourRole, credentials: credentials,
+                                      seed: UInt64.random(in: 0...UInt64.max)),
+            turnServers: turnServers, relayOnly: turn != nil,
+            turnTiming: TURNRequestTiming(initialRTO: .milliseconds(200))), now: clock.now())
         var ourCandidates: [Candidate] = []
         var selected: CandidatePair?
         var weReceived: [String] = []
@@ -111,7 +140,31 @@ struct AioiceInteropTests {
                 }
             }
         }
-        drain()
+        var gathered = false
+        func drainUntilGathered() throws {
+            // Relayed candidates come after the allocation: wait for end of gathering (bounded).
+            let end = clock.now() + .seconds(10)
+            while true {
+                while let output = transport.pollOutput() {
+                    switch output {
+                    case .transmit(let bytes, _, let to): _ = socket.send(bytes, to: to)
+                    case .event(.localCandidate(let c)): ourCandidates.append(c)
+                    case .event(.gatheringComplete): gathered = true
+                    case .event(.relayFailed(let server, let code, let reason)):
+                        throw fail("TURN allocation on \(server) failed: \(code) \(reason)")
+                    case .event: break
+                    }
+                }
+                if gathered { return }
+                guard clock.now() < end else { throw fail("gathering did not complete in 10 s") }
+                let wake = min(end, transport.nextDeadline ?? end)
+                let (datagrams, _) = SocketWait.wait([socket], until: wake, clock: clock)
+                let t = clock.now()
+                for d in datagrams { transport.handle(.datagram(d.bytes, from: d.from, to: d.to), now: t) }
+                if let deadline = transport.nextDeadline, deadline <= t { transport.handle(.timer, now: t) }
+            }
+        }
+        try drainUntilGathered()
         try transport.setRemoteCredentials(Credentials(ufrag: ufrag, password: pwd))
         for candidate in remoteCandidates { transport.addRemoteCandidate(candidate) }
         transport.endOfRemoteCandidates()
@@ -169,8 +222,19 @@ struct AioiceInteropTests {
         let status = peer.waitForExit(timeout: .seconds(5))
         transport.close()
         drain()
+        // Let the deallocation be answered (bounded).
+        let closeEnd = clock.now() + .seconds(2)
+        while let deadline = transport.nextDeadline, clock.now() < closeEnd {
+            let (datagrams, _) = SocketWait.wait([socket], until: min(deadline, closeEnd), clock: clock)
+            let t = clock.now()
+            for d in datagrams { transport.handle(.datagram(d.bytes, from: d.from, to: d.to), now: t) }
+            transport.handle(.timer, now: t)
+            drain()
+        }
         return Report(ourRole: ourRole, ourConnectMs: ourConnectMs, aioiceConnectMs: aioiceConnectMs,
                       selectedPair: selected, aioiceCandidates: remoteCandidates.map(\.address), weReceived: weReceived,
-                      aioiceReceived: aioiceReceived, aioiceDone: aioiceDone, exitStatus: status, log: peer.logTail())
+                      aioiceReceived: aioiceReceived, aioiceDone: aioiceDone,
+                      ourCandidateKinds: ourCandidates.map(\.kind), relayed: turn != nil, exitStatus: status,
+                      log: peer.logTail())
     }
 }
