@@ -45,5 +45,7 @@ let package = Package(
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
+        // Our STUN, TURN and ICE against real programs (coturn, aioice); see README "Interop".
+        .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore"]),
     ]
 )

@@ -217,13 +217,16 @@ public struct TURNClient {
         if let refreshAt, now >= refreshAt {
             self.refreshAt = nil
             var attributes: [STUNAttribute] = []
-            if let lifetime = configuration.requestedLifetime { attributes.append(.lifetime(seconds: seconds(lifetime))) }
+            if let lifetime = configuration.requestedLifetime {
+                attributes.append(.lifetime(seconds: seconds(lifetime)))
+            }
             start(.refresh(lifetime: configuration.requestedLifetime.map(seconds)), attributes: attributes, now: now)
         }
         for (ip, permission) in permissions {
             guard let due = permission.deadline, now >= due else { continue }
             permissions[ip]!.requestInFlight = true
-            start(.createPermission(ip, peer: permission.peer), attributes: [.xorPeerAddress(permission.peer)], now: now)
+            start(.createPermission(ip, peer: permission.peer), attributes: [.xorPeerAddress(permission.peer)],
+                  now: now)
         }
         for (peer, channel) in channels {
             guard let due = channel.deadline, now >= due else { continue }
