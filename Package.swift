@@ -26,7 +26,10 @@ let package = Package(
         .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Media", dependencies: ["ZoneCore"]),
         .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
-        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN", "Peer", "Signaling", "Net", "Media"]),
+        // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
+        .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
+        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
+                                                          "Peer", "Signaling", "Net", "Media", "MediaNet"]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net"],
@@ -35,7 +38,7 @@ let package = Package(
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
         // Runs the built `zonertc` binary as a user would.
-        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
+        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "Media"]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),

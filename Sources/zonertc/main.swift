@@ -12,6 +12,8 @@ let commands: [CommandSpec] = [
     RelayServeCommand.spec,
     PeerCommand.spec,
     CallCommand.spec,
+    MediaSendCommand.spec,
+    MediaReceiveCommand.spec,
     BenchSignalingCommand.spec,
     BenchCallCommand.spec,
 ]
