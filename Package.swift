@@ -25,16 +25,20 @@ let package = Package(
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore", "CSystem"]),
         .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Media", dependencies: ["ZoneCore"]),
-        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN"]),
+        .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
+        // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
+        .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
+        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
+                                                          "Peer", "Signaling", "Net", "Media", "MediaNet"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Net"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net"],
             path: "Bench/ZoneBench"
         ),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
         // Runs the built `zonertc` binary as a user would.
-        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
+        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "Media"]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
@@ -43,5 +47,8 @@ let package = Package(
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
+        .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
+        // Our STUN, TURN and ICE against real programs (coturn, aioice); see README "Interop".
+        .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore"]),
     ]
 )

@@ -10,6 +10,12 @@ let commands: [CommandSpec] = [
     StoreUserAddCommand.spec,
     StoreInspectCommand.spec,
     RelayServeCommand.spec,
+    PeerCommand.spec,
+    CallCommand.spec,
+    MediaSendCommand.spec,
+    MediaReceiveCommand.spec,
+    BenchSignalingCommand.spec,
+    BenchCallCommand.spec,
 ]
 
 let overview = """

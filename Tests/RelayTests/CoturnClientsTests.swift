@@ -13,12 +13,14 @@ import ZoneCore
 struct CoturnClientsTests {
     /// The uclient modes the issue names, each with 10 clients × 1000 messages of 1000 bytes, 1 ms apart.
     /// Without `-c` each client also makes an RTCP allocation through EVEN-PORT and RESERVATION-TOKEN.
-    static let modes: [[String]] = [["-c"], ["-c", "-s"], ["-c", "-y"], ["-c", "-X"], ["-c", "-g"], []]
+    /// The last case runs the relay with `--no-gso` (datagram by datagram instead of UDP_SEGMENT runs).
+    static let modes: [[String]] = [["-c"], ["-c", "-s"], ["-c", "-y"], ["-c", "-X"], ["-c", "-g"], [], ["-c", "--no-gso"]]
 
     @Test("turnutils_uclient loses nothing", arguments: modes)
-    func uclientLosesNothing(_ flags: [String]) async throws {
+    func uclientLosesNothing(_ modeFlags: [String]) async throws {
         let uclient = try ExternalProgram.require("turnutils_uclient", package: "coturn")
-        let relay = try RelayProcess()
+        let flags = modeFlags.filter { $0 != "--no-gso" }
+        let relay = try RelayProcess(modeFlags.contains("--no-gso") ? ["--no-gso"] : [])
         let echo = try EchoPeer()
         let run = try ChildProcess(uclient, ["-u", "u", "-w", "p", "-p", "\(relay.port)", "-e", "127.0.0.1",
                                              "-r", "\(echo.port)"] + flags
