@@ -26,7 +26,10 @@ let package = Package(
         .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Media", dependencies: ["ZoneCore"]),
         .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
-        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN"]),
+        .target(name: "Simulation", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "RecordStore", "ZoneCore"]),
+        .target(name: "Harness", dependencies: ["Simulation", "Signaling", "RecordStore", "ZoneCore"]),
+        .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
+                                                          "Signaling", "Simulation", "Harness"]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer"],
@@ -44,6 +47,8 @@ let package = Package(
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
     ]
 )

@@ -10,6 +10,7 @@ let commands: [CommandSpec] = [
     StoreUserAddCommand.spec,
     StoreInspectCommand.spec,
     RelayServeCommand.spec,
+    SimConvergeCommand.spec,
 ]
 
 let overview = """
