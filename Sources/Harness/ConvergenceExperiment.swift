@@ -125,6 +125,8 @@ public enum ConvergenceExperiment {
         let total = cells.count * plan.trials
         var done = 0
         for (c, cell) in cells.enumerated() {
+            // The room and the old records, set up once for the configuration's trials.
+            let scene = try TrialScene(configuration: configurations[c], seed: plan.seed)
             var samples: [CallSample] = []
             samples.reserveCapacity(plan.trials)
             for t in 0..<plan.trials {
@@ -132,7 +134,8 @@ public enum ConvergenceExperiment {
                     progress(ExperimentProgress(cell: c, cells: cells.count, trialsDone: done, trialsTotal: total,
                                                 current: cell))
                 }
-                var trial = try CallTrial(configuration: configurations[c], index: t, seed: plan.trialSeed(t))
+                var trial = try CallTrial(configuration: configurations[c], index: t, seed: plan.trialSeed(t),
+                                          scene: scene)
                 let outcome = trial.run(hold: plan.hold)
                 hash.absorb(outcome.trace)
                 events += outcome.events

@@ -105,18 +105,6 @@ public struct SimulatedStore {
     /// When the next push delivery is due.
     public var nextPushDeadline: Instant? { push.nextDeadline }
 
-    /// Runs a store operation outside any fault or latency (setting the scene before a call).
-    public mutating func prepare(_ request: StoreRequest, user: String, device: String, now: Instant) -> StoreOutcome {
-        let outcome = engine.perform(request, RequestContext(user: user, deviceID: device, now: now))
-        _ = engine.drainNotifications()
-        return outcome
-    }
-
-    /// Registers a device for push, outside any fault.
-    public mutating func registerDevice(user: String, device: String, now: Instant) throws(StoreError) {
-        try engine.registerDevice(RequestContext(user: user, deviceID: device, now: now))
-    }
-
     /// A restart loses the pushes waiting for delivery (the push service's queue is in memory).
     private mutating func beginRestarts(offset: Duration) {
         for (i, window) in faults.restarts.enumerated() where window.contains(offset) && !restartsBegun.contains(i) {

@@ -67,8 +67,9 @@ public struct CallTrial {
     private var firstPush: Duration?
     private var firstPoll: Duration?
 
-    /// Sets the scene: the room, the old records, the network and both peers, ready to start.
-    public init(configuration: TrialConfiguration, index: Int, seed: UInt64) throws {
+    /// Sets the scene — or takes `scene`, made once for many trials of the same configuration — and
+    /// the network and both peers, ready to start.
+    public init(configuration: TrialConfiguration, index: Int, seed: UInt64, scene: TrialScene? = nil) throws {
         self.configuration = configuration
         self.index = index
         self.seed = seed
@@ -90,37 +91,15 @@ public struct CallTrial {
         turnConfiguration.software = "ZoneRTC simulated relay"
         relay = TURNServer(configuration: turnConfiguration, seed: random.next())
 
-        // The store: the room set up by both peers, devices registered, old calls' records saved.
-        var storeConfiguration = configuration.store
-        storeConfiguration.throttle.seed = random.next()
-        store = SimulatedStore(engine: StoreEngine(configuration: storeConfiguration), pushProfile: configuration.push,
+        // The store: the room, devices and old records of the scene, behind latency and faults.
+        let sceneSeed = random.next()
+        let scene = try scene.flatMap { $0.isShareable ? $0 : nil }
+            ?? TrialScene(configuration: configuration, seed: sceneSeed)
+        store = SimulatedStore(engine: scene.engine, pushProfile: configuration.push,
                                latency: configuration.storeLatency, faults: configuration.faults, origin: start,
                                seed: random.next())
-        let roomID = try RoomID(CallTrial.roomName)
         let (userA, userB) = CallTrial.users
-        let bindingA = try Self.setUp(&store, RoomSetup(roomID: roomID, role: .owner, myUserID: userA, displayName: "A",
-                                                        roomName: "simulated"), now: start - .seconds(3600))
-        let bindingB = try Self.setUp(&store, RoomSetup(roomID: roomID, role: .participant(ownerUserID: userA),
-                                                        myUserID: userB, displayName: "B"),
-                                      now: start - .seconds(3600))
-        try store.registerDevice(user: userA, device: CallTrial.device, now: start - .seconds(3600))
-        try store.registerDevice(user: userB, device: CallTrial.device, now: start - .seconds(3600))
-        let names = SignalRecordNames(sessionKey: try SessionKey(roomID: roomID, users: userA, userB))
-        let previous = PreviousCalls(count: configuration.oldEpochs, names: names,
-                                     offerCreator: (userA, bindingA.zone), answerer: (userB, bindingB.zone),
-                                     before: start, random: &random)
-        for (records, user, binding) in [(previous.byOfferCreator, userA, bindingA),
-                                         (previous.byAnswerer, userB, bindingB)] where !records.isEmpty {
-            for batch in stride(from: 0, to: records.count, by: 400) {
-                let request = ModifyRecordsRequest(saves: Array(records[batch..<min(batch + 400, records.count)]),
-                                                   savePolicy: .allKeys)
-                if case .failed(let error) = store.prepare(StoreRequest(scope: binding.scope, .modifyRecords(request)),
-                                                           user: user, device: CallTrial.device,
-                                                           now: start - .seconds(60)) {
-                    throw error
-                }
-            }
-        }
+        let (bindingA, bindingB) = (scene.offerCreator, scene.answerer)
 
         // The peers.
         let stunServers = [relayListen]
@@ -373,30 +352,6 @@ public struct CallTrial {
                 relayEndpoints.remove(endpoint)
             case .event:
                 break
-            }
-        }
-    }
-
-    // MARK: Setting the scene
-
-    /// Runs a room setup against the store outside any latency; throttled steps are retried.
-    private static func setUp(_ store: inout SimulatedStore, _ setup: RoomSetup, now: Instant) throws -> RoomBinding {
-        var setup = setup
-        var action = setup.start()
-        var attempts = 0
-        while true {
-            switch action {
-            case .store(let request):
-                var outcome = store.prepare(request, user: setup.myUserID, device: device, now: now)
-                while case .failed(let error) = outcome, error.code.isRetryable, attempts < 100 {
-                    attempts += 1
-                    outcome = store.prepare(request, user: setup.myUserID, device: device, now: now)
-                }
-                action = setup.handle(outcome)
-            case .ready(let binding):
-                return binding
-            case .failed(let error):
-                throw error
             }
         }
     }
