@@ -67,21 +67,18 @@ struct ReportTests {
         #expect(lines.dropFirst().allSatisfy { $0.isEmpty || $0.hasPrefix("simulated,") })
     }
 
-    @Test("the SVG parses as XML, has a panel per push-loss value, labelled axes and a legend entry per strategy")
+    @Test("the SVG is well-formed, has a panel per push-loss value, labelled axes and a legend entry per strategy")
     func svg() throws {
         let svg = CDFChart.render(Self.summaries(), title: "test chart", deadline: 60)
-        let data = Data(svg.utf8)
-        let parser = XMLParser(data: data)
-        let collector = ElementCollector()
-        parser.delegate = collector
-        #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
-        #expect(collector.count("polyline") == 6, "one curve per strategy and panel")
-        #expect(collector.texts.contains("push loss 0 · NAT none"))
-        #expect(collector.texts.contains("push loss 0.5 · NAT none"))
-        #expect(collector.texts.filter { $0 == "seconds since call start" }.count == 2)
-        #expect(collector.texts.filter { $0 == "calls connected" }.count == 2)
-        for strategy in ["push", "hybrid", "legacy"] { #expect(collector.texts.contains(strategy)) }
-        #expect(collector.texts.contains("100%") && collector.texts.contains("0%"))
+        let document = try #require(XMLOutline(svg), "not well-formed")
+        #expect(document.elements.first == "svg")
+        #expect(document.count("polyline") == 6, "one curve per strategy and panel")
+        #expect(document.texts.contains("push loss 0 · NAT none"))
+        #expect(document.texts.contains("push loss 0.5 · NAT none"))
+        #expect(document.texts.filter { $0 == "seconds since call start" }.count == 2)
+        #expect(document.texts.filter { $0 == "calls connected" }.count == 2)
+        for strategy in ["push", "hybrid", "legacy"] { #expect(document.texts.contains(strategy)) }
+        #expect(document.texts.contains("100%") && document.texts.contains("0%"))
     }
 
     @Test("JSON carries the trace hash and the speed, and reads back")
@@ -100,25 +97,56 @@ struct ReportTests {
     }
 }
 
-/// Counts elements and gathers text nodes.
-final class ElementCollector: NSObject, XMLParserDelegate {
+/// A small XML well-formedness check for the chart: every tag closed in order, attributes
+/// quoted, only the five predefined entities; elements in document order and text nodes.
+struct XMLOutline {
     var elements: [String] = []
     var texts: [String] = []
-    private var current = ""
 
     func count(_ name: String) -> Int { elements.filter { $0 == name }.count }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        elements.append(name)
-        current = ""
+    init?(_ text: String) {
+        var stack: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            let between = rest[..<open].trimmingCharacters(in: .whitespacesAndNewlines)
+            if !between.isEmpty {
+                guard !stack.isEmpty, let decoded = XMLOutline.decode(between) else { return nil }
+                texts.append(decoded)
+            }
+            guard let close = rest[open...].firstIndex(of: ">") else { return nil }
+            var tag = rest[rest.index(after: open)..<close]
+            rest = rest[rest.index(after: close)...]
+            if tag.hasPrefix("/") {
+                guard stack.popLast() == String(tag.dropFirst()) else { return nil }
+                continue
+            }
+            let selfClosing = tag.hasSuffix("/")
+            if selfClosing { tag = tag.dropLast() }
+            let name = String(tag.prefix { !$0.isWhitespace })
+            guard !name.isEmpty, tag.filter({ $0 == "\"" }).count % 2 == 0 else { return nil }
+            elements.append(name)
+            if !selfClosing { stack.append(name) }
+        }
+        guard stack.isEmpty, rest.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) { current += string }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        let text = current.trimmingCharacters(in: .whitespacesAndNewlines)
-        if !text.isEmpty { texts.append(text) }
-        current = ""
+    static func decode(_ text: String) -> String? {
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            guard let semi = rest[amp...].firstIndex(of: ";") else { return nil }
+            switch rest[rest.index(after: amp)..<semi] {
+            case "amp": out += "&"
+            case "lt": out += "<"
+            case "gt": out += ">"
+            case "quot": out += "\""
+            case "apos": out += "'"
+            default: return nil
+            }
+            rest = rest[rest.index(after: semi)...]
+        }
+        return out + rest
     }
 }

@@ -59,8 +59,9 @@ struct CallTrialTests {
             #expect(o.converged, "trial \(o.index) with NAT \(nat) did not connect")
             #expect(o.path == .direct)
         }
-        if setup.a != nil && setup.b != nil {
-            #expect(outcomes.allSatisfy { $0.network.filtered > 0 }, "the NATs never filtered anything")
+        // Where both sides filter, the first checks meet closed filters until both have sent.
+        if let a = setup.a, let b = setup.b, a.filtering != .endpointIndependent, b.filtering != .endpointIndependent {
+            #expect(outcomes.contains { $0.network.filtered > 0 }, "the NATs never filtered anything")
         }
     }
 

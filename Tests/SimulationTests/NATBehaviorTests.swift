@@ -14,7 +14,7 @@ struct NATBehaviorTests {
     static let now = Instant.seconds(1_700_000_000)
 
     /// A network with one host behind a NAT of `behavior` and three public hosts.
-    struct Setup {
+    final class Setup {
         var network = VirtualNetwork(seed: 7)
         let host: HostID
         let publicHosts: [HostID]
@@ -27,13 +27,13 @@ struct NATBehaviorTests {
         }
 
         /// Sends from inside to `to`; returns the mapped source the receiver sees.
-        mutating func out(to: Endpoint, at now: Instant = NATBehaviorTests.now) -> Endpoint {
+        func out(to: Endpoint, at now: Instant = NATBehaviorTests.now) -> Endpoint {
             let copies = try! network.send([1], from: NATBehaviorTests.inside, to: to, host: host, now: now).get()
             return copies[0].datagram.source
         }
 
         /// Sends from `from` to the NAT's `port`; true when it reaches the inside host.
-        mutating func reaches(from: Endpoint, port: UInt16, at now: Instant = NATBehaviorTests.now) -> Bool {
+        func reaches(from: Endpoint, port: UInt16, at now: Instant = NATBehaviorTests.now) -> Bool {
             let sender = from.address == NATBehaviorTests.server.address ? publicHosts[0] : publicHosts[1]
             let to = Endpoint(address: NATBehaviorTests.natAddress, port: port)
             guard case .success(let copies) = network.send([2], from: from, to: to, host: sender, now: now) else {
@@ -45,36 +45,36 @@ struct NATBehaviorTests {
     }
 
     @Test func fullConeMapsOnceAndLetsAnyoneIn() {
-        var s = Setup(.fullCone)
+        let s = Setup(.fullCone)
         let mapped = s.out(to: Self.server)
         #expect(mapped.address == Self.natAddress)
         #expect(s.out(to: Self.stranger) == mapped, "endpoint-independent mapping reuses the mapping")
-        var fresh = Setup(.fullCone)
+        let fresh = Setup(.fullCone)
         let port = fresh.out(to: Self.server).port
         #expect(fresh.reaches(from: Self.stranger, port: port), "endpoint-independent filtering admits anyone")
         #expect(!fresh.reaches(from: Self.stranger, port: port &+ 1), "no mapping on another port")
     }
 
     @Test func restrictedConeFiltersByAddress() {
-        var s = Setup(.restrictedCone)
+        let s = Setup(.restrictedCone)
         let port = s.out(to: Self.server).port
         #expect(s.reaches(from: Self.serverOtherPort, port: port), "same address, other port passes")
         #expect(!s.reaches(from: Self.stranger, port: port), "another address is filtered")
     }
 
     @Test func portRestrictedConeFiltersByAddressAndPort() {
-        var s = Setup(.portRestrictedCone)
+        let s = Setup(.portRestrictedCone)
         let port = s.out(to: Self.server).port
         #expect(s.out(to: Self.stranger).port == port, "mapping is still endpoint-independent")
         #expect(s.reaches(from: Self.server, port: port))
         #expect(!s.reaches(from: Self.serverOtherPort, port: port), "same address, other port is filtered")
-        var t = Setup(.portRestrictedCone)
+        let t = Setup(.portRestrictedCone)
         let p = t.out(to: Self.server).port
         #expect(!t.reaches(from: Self.stranger, port: p), "an address never contacted is filtered")
     }
 
     @Test func symmetricMapsPerDestination() {
-        var s = Setup(.symmetric)
+        let s = Setup(.symmetric)
         let a = s.out(to: Self.server)
         let b = s.out(to: Self.serverOtherPort)
         let c = s.out(to: Self.stranger)
@@ -89,7 +89,7 @@ struct NATBehaviorTests {
     @Test func idleMappingsExpireAndOutboundRefreshesThem() {
         var behavior = NATBehavior.fullCone
         behavior.mappingLifetime = .seconds(30)
-        var s = Setup(behavior)
+        let s = Setup(behavior)
         let port = s.out(to: Self.server).port
         #expect(s.reaches(from: Self.stranger, port: port, at: Self.now + .seconds(29)))
         _ = s.out(to: Self.server, at: Self.now + .seconds(29))  // refresh (RFC 4787 REQ-6)
@@ -99,7 +99,7 @@ struct NATBehaviorTests {
     }
 
     @Test func privateAddressesAreUnroutableFromOutside() {
-        var s = Setup(.fullCone)
+        let s = Setup(.fullCone)
         let result = s.network.send([3], from: Self.server, to: Self.inside, host: s.publicHosts[0], now: Self.now)
         guard case .failure(let reason) = result else {
             Issue.record("a private address was reached from outside")
