@@ -10,6 +10,9 @@ let commands: [CommandSpec] = [
     StoreUserAddCommand.spec,
     StoreInspectCommand.spec,
     RelayServeCommand.spec,
+    PeerCommand.spec,
+    CallCommand.spec,
+    BenchSignalingCommand.spec,
     SimConvergeCommand.spec,
 ]
 

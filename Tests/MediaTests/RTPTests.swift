@@ -47,10 +47,11 @@ struct RTPTests {
         ]
         let bytes = RTCPPacket.serializeCompound(packets)
         #expect(try RTCPPacket.parseCompound(bytes) == packets)
-        // A BYE (PT 203) in the middle is skipped.
+        // A BYE (PT 203) in the middle is read; an APP packet (PT 204) is skipped.
         let bye: [UInt8] = [0x81, 203, 0x00, 0x01, 0, 0, 0, 1]
-        #expect(try RTCPPacket.parseCompound(packets[0].serialized() + bye + packets[3].serialized())
-                == [packets[0], packets[3]])
+        let app: [UInt8] = [0x80, 204, 0x00, 0x02, 0, 0, 0, 1] + Array("name".utf8)
+        #expect(try RTCPPacket.parseCompound(packets[0].serialized() + bye + app + packets[3].serialized())
+                == [packets[0], .goodbye(RTCPGoodbye(sources: [1])), packets[3]])
         // The PLI's exact bytes (RFC 4585 §6.3.1: FMT 1, PT 206, length 2).
         #expect(packets[3].serialized() == [0x81, 206, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1])
         // Length beyond the datagram, bad version.

@@ -4,7 +4,7 @@
 //   |V=2|P|  RC/FMT |      PT       |   length (32-bit words − 1)   |
 //
 // A compound packet is several of them back to back in one datagram. Types this module does
-// not know (SDES, BYE, APP, other feedback formats) are skipped by their length.
+// not know (APP, XR, other feedback formats) are skipped by their length.
 
 import ZoneCore
 
@@ -18,6 +18,10 @@ public enum RTCPPacket: Equatable, Sendable {
     case nack(RTCPGenericNack)
     /// PLI, PSFB PT 206 FMT 1 (RFC 4585 §6.3.1).
     case pictureLossIndication(RTCPPictureLossIndication)
+    /// SDES, PT 202 (RFC 3550 §6.5); only CNAME items are kept.
+    case sourceDescription(RTCPSourceDescription)
+    /// BYE, PT 203 (RFC 3550 §6.6).
+    case goodbye(RTCPGoodbye)
 
     /// Parses a compound RTCP packet; unknown packet types are skipped.
     public static func parseCompound(_ bytes: [UInt8]) throws(MediaError) -> [RTCPPacket] {
@@ -61,8 +65,12 @@ public enum RTCPPacket: Equatable, Sendable {
                     packets.append(.nack(try RTCPGenericNack(body: &r)))
                 case (RTCPPictureLossIndication.packetType, RTCPPictureLossIndication.format):
                     packets.append(.pictureLossIndication(try RTCPPictureLossIndication(body: &r)))
+                case (RTCPSourceDescription.packetType, _):
+                    packets.append(.sourceDescription(try RTCPSourceDescription(body: &r, count: count)))
+                case (RTCPGoodbye.packetType, _):
+                    packets.append(.goodbye(try RTCPGoodbye(body: &r, count: count)))
                 default:
-                    break  // SDES, BYE, APP, other feedback: skipped (RFC 3550 §6.1)
+                    break  // APP, XR, other feedback: skipped (RFC 3550 §6.1)
                 }
             } catch {
                 throw MediaError(.truncated, at: error.offset,
@@ -88,6 +96,10 @@ public enum RTCPPacket: Equatable, Sendable {
         case .pictureLossIndication(let pli):
             count = Int(RTCPPictureLossIndication.format); type = RTCPPictureLossIndication.packetType
             pli.writeBody(to: &w)
+        case .sourceDescription(let sdes):
+            count = sdes.chunks.count; type = RTCPSourceDescription.packetType; sdes.writeBody(to: &w)
+        case .goodbye(let bye):
+            count = bye.sources.count; type = RTCPGoodbye.packetType; bye.writeBody(to: &w)
         }
         precondition(w.count % 4 == 0 && w.count / 4 - 1 <= Int(UInt16.max), "RTCP packets are whole 32-bit words")
         w.setUInt32(UInt32(2 << 30 | count << 24 | Int(type) << 16 | (w.count / 4 - 1)), at: 0)

@@ -17,10 +17,14 @@ public struct JitterBufferConfiguration: Equatable, Sendable {
     public var latency: Duration
     /// The most packets held; more are refused as overflow.
     public var maxPackets: Int
+    /// How long the stream start waits for packets reordered ahead of the first arrival; nil
+    /// means `latency`. A fast stream wants it short, or its first packets pile up meanwhile.
+    public var startupDelay: Duration?
 
-    public init(latency: Duration = .milliseconds(100), maxPackets: Int = 4096) {
+    public init(latency: Duration = .milliseconds(100), maxPackets: Int = 4096, startupDelay: Duration? = nil) {
         self.latency = latency
         self.maxPackets = maxPackets
+        self.startupDelay = startupDelay
     }
 }
 
@@ -87,10 +91,38 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
     /// How many packets are held.
     public var count: Int { slots.count }
 
-    /// When `poll` should next be called if no packet arrives: the oldest packet's deadline.
+    /// When `poll` should next be called if no packet arrives: the oldest packet's deadline
+    /// (before the stream started, the end of the startup delay).
     public var nextDeadline: Instant? {
-        slots.map(\.arrival).min().map { $0 + configuration.latency }
+        oldestArrival.map { $0 + (nextSequence == nil ? startupWait : configuration.latency) }
     }
+
+    /// How long the start waits: the startup delay when the lowest packet held begins a frame,
+    /// else the full latency (the frame's first packets may still come, repaired).
+    private var startupWait: Duration {
+        guard let first = slots.first, depacketizer.startsFrame(first.packet.payload) else {
+            return configuration.latency
+        }
+        return configuration.startupDelay ?? configuration.latency
+    }
+
+    /// Declares the stream's first sequence number (when signaled): the stream starts there at
+    /// once, with no startup wait, and packets before it are late.
+    public mutating func expectFirst(sequenceNumber: UInt16) {
+        guard nextSequence == nil, slots.isEmpty else { return }
+        nextSequence = unwrapper.unwrap(sequenceNumber)
+        nextIsBoundary = true
+    }
+
+    /// The earliest arrival among held packets.
+    private var oldestArrival: Instant? {
+        var oldest: Instant?
+        for slot in slots where oldest == nil || slot.arrival < oldest! { oldest = slot.arrival }
+        return oldest
+    }
+
+    /// When packets held now start being given up on, whether or not the stream has started.
+    private var expiry: Instant? { oldestArrival.map { $0 + configuration.latency } }
 
     /// Adds a received packet.
     @discardableResult
@@ -119,7 +151,7 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
                 emit(through: end, into: &events)
                 continue
             }
-            guard let deadline = nextDeadline, now >= deadline else { break }
+            guard let deadline = expiry, now >= deadline else { break }
             // Waited long enough: skip to the next complete frame, or drop what expired.
             if let start = slots.indices.first(where: { slots[$0].sequence > next && isBoundary(at: $0)
                                                          && frameEnd(from: $0) != nil }) {

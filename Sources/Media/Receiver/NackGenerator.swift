@@ -74,25 +74,38 @@ public struct NackGenerator: Sendable {
         roundTripTime = rtt
     }
 
-    /// Records an arrived packet: it fills its own hole, or opens one before it.
-    public mutating func received(sequenceNumber: UInt16, now: Instant) {
+    /// Records an arrived packet: it fills its own hole, or opens one before it. Returns true
+    /// when it filled a hole that had already been NACKed (a repair, not mere reordering).
+    @discardableResult
+    public mutating func received(sequenceNumber: UInt16, now: Instant) -> Bool {
         let previousHighest = unwrapper.highest
         let sequence = unwrapper.unwrap(sequenceNumber)
-        guard let previousHighest else { return }
+        guard let previousHighest else { return false }
         if sequence <= previousHighest {
-            missing[sequence] = nil  // a retransmission or a reordered packet
-            return
+            // A retransmission or a reordered packet.
+            return (missing.removeValue(forKey: sequence)?.retries ?? 0) > 0
         }
         let gap = sequence - previousHighest - 1
         if gap > UInt64(configuration.maxMissing) || missing.count + Int(gap) > configuration.maxMissing {
             missing.removeAll()
             keyframeNeeded = true
-            return
+            return false
         }
         for lost in (previousHighest + 1)..<sequence {
             missing[lost] = Missing(detected: now, lastSent: nil, retries: 0)
         }
+        return false
     }
+
+    /// Declares the stream's first sequence number (when signaled), so that losing the first
+    /// packets is noticed too.
+    public mutating func expectFirst(sequenceNumber: UInt16) {
+        guard unwrapper.highest == nil else { return }
+        _ = unwrapper.unwrap(sequenceNumber &- 1)
+    }
+
+    /// How many packets are missing (waiting for a NACK or its answer).
+    public var missingCount: Int { missing.count }
 
     /// What to send now: due NACKs, and a PLI if something was given up on.
     public mutating func poll(now: Instant) -> NackRequest {

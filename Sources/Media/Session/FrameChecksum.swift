@@ -1,0 +1,61 @@
+// Checking that the frames a receiver got are the frames a sender sent: a CRC-32 per frame and
+// an MD5 over the whole stream (each frame's pts, length and bytes, in order), computed the same
+// way on both sides and compared as text.
+//
+// H.264 needs one normalization: RTP carries NAL units without their start codes (RFC 6184
+// §5.6), so a depacketized access unit has four-byte start codes where the file may have had
+// three-byte ones. Frames of that codec are checksummed in that canonical form (NAL units each
+// behind 00 00 00 01), which both the file's and the depacketized access units reduce to.
+
+import ZoneCore
+
+/// Per-frame CRC-32s and a whole-stream digest of a sequence of frames.
+public struct FrameChecksum: Sendable {
+    public let codec: VideoCodec
+    /// The CRC-32 (ISO-HDLC) of each frame's bytes (canonical form), in order.
+    public private(set) var frameCRCs: [UInt32] = []
+    /// How many frame bytes were checksummed (canonical form).
+    public private(set) var byteCount = 0
+    private var stream = MD5()
+
+    public init(codec: VideoCodec) {
+        self.codec = codec
+    }
+
+    /// How many frames were added.
+    public var frameCount: Int { frameCRCs.count }
+
+    /// Adds the next frame.
+    public mutating func add(_ frame: VideoFrame) {
+        let bytes = Self.canonicalBytes(frame.bytes, codec: codec)
+        frameCRCs.append(CRC32.checksum(bytes))
+        byteCount += bytes.count
+        var header = [UInt8](repeating: 0, count: 12)
+        for i in 0..<8 { header[i] = UInt8(truncatingIfNeeded: UInt64(bitPattern: frame.pts) >> (8 * i)) }
+        for i in 0..<4 { header[8 + i] = UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: bytes.count) >> (8 * i)) }
+        stream.update(header)
+        stream.update(bytes)
+    }
+
+    /// The whole-stream digest as 32 hex digits: equal digests mean equal frames, sizes and pts.
+    public var digest: String {
+        stream.finalize().map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+        }.joined()
+    }
+
+    /// The checksum of `frames`.
+    public static func of(_ frames: [VideoFrame], codec: VideoCodec) -> FrameChecksum {
+        var checksum = FrameChecksum(codec: codec)
+        for frame in frames { checksum.add(frame) }
+        return checksum
+    }
+
+    /// The bytes a frame is compared by: as is, except H.264 access units, rewritten with
+    /// four-byte start codes (an access unit that does not parse is taken as is).
+    public static func canonicalBytes(_ bytes: [UInt8], codec: VideoCodec) -> [UInt8] {
+        guard codec == .h264, let units = try? AnnexBReader.read(bytes) else { return bytes }
+        return AnnexBWriter.bytes(for: units.flatMap(\.nalUnits))
+    }
+}

@@ -1,0 +1,479 @@
+// The sending side of a video stream as a sans-I/O machine (RFC 3550 RTP/RTCP; RFC 4585
+// feedback): frames in, RTP and RTCP datagrams out, driven by `now`.
+//
+// - Pacing: `.realtime` sends frame i at start + (pts_i − pts_0), the file's own timing;
+//   `.max` sends as fast as the driver drains `pollOutput`. Only the current frame's packets
+//   are held, so a driver that stops draining (its socket would block) costs no memory.
+// - Every packet sent is kept in a retransmission buffer; a generic NACK resends the packets it
+//   names (same SSRC and sequence number, RFC 4588 §1), a PLI is counted and reported (frames
+//   come from a file: there is no encoder to make a keyframe).
+// - RTCP: a sender report (with SDES CNAME, RFC 3550 §6.1) before the first packet and every
+//   `senderReportInterval`; receiver reports give loss, jitter and the round-trip time (§6.4.1).
+// - The end: after the last frame the sender sends SR + SDES + BYE (§6.6), repeats the BYE
+//   every `byeInterval`, keeps answering NACKs, and resends the tail a receiver report shows
+//   missing. It finishes when a receiver report confirms every packet arrived, when the
+//   receiver says BYE, or after `drainTimeout` without feedback.
+
+import ZoneCore
+
+/// Sends one video stream as RTP.
+public struct MediaSender: Sendable {
+    /// How frames are paced.
+    public enum Pace: String, CaseIterable, Equatable, Sendable {
+        /// Each frame at its pts relative to the first: the file's real time.
+        case realtime
+        /// As fast as the driver drains the output.
+        case max
+    }
+
+    /// The sender's knobs.
+    public struct Configuration: Equatable, Sendable {
+        public var codec: VideoCodec
+        public var ssrc: UInt32
+        public var payloadType: UInt8
+        public var pace: Pace
+        /// The largest RTP payload (payload-format header included).
+        public var maxPayloadSize: Int
+        /// How many sent packets are kept for retransmission (1…32768).
+        public var retransmissionCapacity: Int
+        /// Packets older than this are not resent.
+        public var retransmissionMaxAge: Duration
+        public var senderReportInterval: Duration
+        /// The first RTP sequence number (random in real sessions, RFC 3550 §5.1).
+        public var initialSequenceNumber: UInt16
+        /// The RTP timestamp of pts 0 (random in real sessions, RFC 3550 §5.1); a receiver that
+        /// knows it recovers the original pts exactly.
+        public var timestampOrigin: UInt32
+        /// The SDES CNAME (RFC 3550 §6.5.1).
+        public var cname: String
+        /// How often the BYE is repeated while the sender waits for the end of feedback.
+        public var byeInterval: Duration
+        /// How long after the last frame (or the last NACK) the sender waits for feedback.
+        public var drainTimeout: Duration
+
+        public init(codec: VideoCodec, ssrc: UInt32, payloadType: UInt8 = 96, pace: Pace = .realtime,
+                    maxPayloadSize: Int = defaultMaxPayloadSize, retransmissionCapacity: Int = 1024,
+                    retransmissionMaxAge: Duration = .seconds(2), senderReportInterval: Duration = .seconds(1),
+                    initialSequenceNumber: UInt16 = 0, timestampOrigin: UInt32 = 0, cname: String = "zonertc",
+                    byeInterval: Duration = .milliseconds(200), drainTimeout: Duration = .seconds(1)) {
+            self.codec = codec
+            self.ssrc = ssrc
+            self.payloadType = payloadType
+            self.pace = pace
+            self.maxPayloadSize = maxPayloadSize
+            self.retransmissionCapacity = retransmissionCapacity
+            self.retransmissionMaxAge = retransmissionMaxAge
+            self.senderReportInterval = senderReportInterval
+            self.initialSequenceNumber = initialSequenceNumber
+            self.timestampOrigin = timestampOrigin
+            self.cname = cname
+            self.byeInterval = byeInterval
+            self.drainTimeout = drainTimeout
+        }
+
+        /// A configuration with random SSRC, first sequence number and timestamp origin.
+        public static func random(codec: VideoCodec, using random: inout SeededRandom) -> Configuration {
+            Configuration(codec: codec, ssrc: UInt32(truncatingIfNeeded: random.next()),
+                          initialSequenceNumber: UInt16(truncatingIfNeeded: random.next()),
+                          timestampOrigin: UInt32(truncatingIfNeeded: random.next()))
+        }
+    }
+
+    /// What the driver hands the sender.
+    public enum Input: Sendable {
+        /// An RTCP datagram from the receiver (compound or single).
+        case rtcp([UInt8])
+        /// Time passed (a deadline was reached); `now` says how far.
+        case timer
+    }
+
+    /// What the sender asks the driver to do.
+    public enum Output: Equatable, Sendable {
+        /// Send this RTP packet to the RTP destination.
+        case rtp([UInt8])
+        /// Send this RTCP packet to the RTCP destination.
+        case rtcp([UInt8])
+        /// Something happened.
+        case event(Event)
+    }
+
+    /// Things the driver may want to report.
+    public enum Event: Equatable, Sendable {
+        /// The receiver asked for a keyframe (PLI); a file cannot make one, so it is only reported.
+        case keyframeRequested
+        /// A frame could not be packetized (for example an H.264 access unit without NAL units)
+        /// and was skipped.
+        case frameSkipped(pts: Int64, reason: String)
+        /// The frame source failed; the stream ends after what was sent.
+        case sourceFailed(String)
+        /// The stream is over: the last output.
+        case finished
+    }
+
+    /// Counters and the receiver's view of the stream.
+    public struct Stats: Equatable, Sendable {
+        /// Frames whose packets have all been handed out.
+        public var framesSent = 0
+        public var framesSkipped = 0
+        /// RTP packets handed out for the first time.
+        public var packetsSent = 0
+        /// RTP bytes (headers included) of those packets.
+        public var bytesSent = 0
+        /// Frame bytes carried by them.
+        public var mediaBytesSent = 0
+        /// Packets resent (NACKed, or the tail a receiver report showed missing).
+        public var retransmissions = 0
+        /// NACKed packets no longer held (too old, or overwritten).
+        public var retransmissionMisses = 0
+        public var nacksReceived = 0
+        public var plisReceived = 0
+        public var receiverReports = 0
+        public var rtcpSent = 0
+        /// RTCP datagrams that did not parse.
+        public var malformedRTCP = 0
+        /// The last reported fraction lost (0…1).
+        public var lossFraction: Double?
+        /// The last reported cumulative loss.
+        public var cumulativeLost: Int?
+        /// The last reported interarrival jitter.
+        public var jitter: Duration?
+        /// The last round-trip time from a report block.
+        public var rtt: Duration?
+        /// Whether a receiver report confirmed that every packet arrived.
+        public var confirmedComplete = false
+
+        public init() {}
+    }
+
+    private enum Phase: Equatable {
+        /// Frames remain.
+        case sending
+        /// Every frame is out; BYE sent. Waits for feedback until `deadline`.
+        case draining(nextBye: Instant, deadline: Instant)
+        case finished
+    }
+
+    public let configuration: Configuration
+    /// The time base of the frames' pts.
+    public let timebase: Timebase
+    public private(set) var stats = Stats()
+
+    private var source: any VideoFrameSource
+    private var packetizer: CodecPacketizer
+    private var sequencer: RTPSequencer
+    private var retransmission: RetransmissionBuffer
+    private var phase = Phase.sending
+    private let start: Instant
+    private var lastNow: Instant
+    private var firstPTS: Int64?
+    /// The next frame, read ahead so its due time is known.
+    private var lookahead: VideoFrame?
+    private var sourceExhausted = false
+    /// The current frame's packets; `packetHead` is the next to hand out.
+    private var packets: [RTPPacket] = []
+    private var packetHead = 0
+    private var currentFrameBytes = 0
+    /// Sequence numbers to resend, in order, without repeats.
+    private var resend: [UInt16] = []
+    private var resendHead = 0
+    private var resendQueued = Set<UInt16>()
+    private var rtcp: [[UInt8]] = []
+    private var events: [Event] = []
+    private var nextSenderReport: Instant
+    /// The sequence number and RTP timestamp of the last original packet.
+    private var lastSequence: UInt16?
+    private var lastTimestamp: UInt32
+    /// When the tail was last resent for a receiver report, to resend it at most once per BYE interval.
+    private var lastTailResend: Instant?
+
+    /// A sender of `frames` starting at `now`.
+    public init(configuration: Configuration, frames: [VideoFrame], timebase: Timebase, now: Instant) {
+        self.init(configuration: configuration, source: VideoFrameList(frames), timebase: timebase, now: now)
+    }
+
+    /// A sender of the frames `source` yields, starting at `now`.
+    public init(configuration: Configuration, source: some VideoFrameSource, timebase: Timebase, now: Instant) {
+        precondition(configuration.payloadType < 128, "an RTP payload type is 7 bits")
+        self.configuration = configuration
+        self.timebase = timebase
+        self.source = source
+        packetizer = configuration.codec.packetizer(maxPayloadSize: configuration.maxPayloadSize)
+        sequencer = RTPSequencer(ssrc: configuration.ssrc, payloadType: configuration.payloadType,
+                                 initialSequenceNumber: configuration.initialSequenceNumber,
+                                 timestampOffset: configuration.timestampOrigin)
+        retransmission = RetransmissionBuffer(capacity: configuration.retransmissionCapacity,
+                                              maxAge: configuration.retransmissionMaxAge)
+        start = now
+        lastNow = now
+        nextSenderReport = now
+        lastTimestamp = configuration.timestampOrigin
+    }
+
+    /// Whether the sender has finished (after its `.finished` event).
+    public var isFinished: Bool { phase == .finished && events.isEmpty }
+
+    // MARK: Input
+
+    public mutating func handle(_ input: Input, now: Instant) {
+        lastNow = max(lastNow, now)
+        switch input {
+        case .timer:
+            break
+        case .rtcp(let bytes):
+            guard let packets = try? RTCPPacket.parseCompound(bytes) else {
+                stats.malformedRTCP += 1
+                return
+            }
+            for packet in packets { receive(packet, now: now) }
+        }
+        advance(now: now)
+    }
+
+    private mutating func receive(_ packet: RTCPPacket, now: Instant) {
+        let ssrc = configuration.ssrc
+        switch packet {
+        case .nack(let nack) where nack.mediaSSRC == ssrc:
+            stats.nacksReceived += 1
+            for sequence in nack.lostSequenceNumbers { queueResend(sequence, now: now) }
+            extendDrain(now: now)
+        case .pictureLossIndication(let pli) where pli.mediaSSRC == ssrc:
+            stats.plisReceived += 1
+            events.append(.keyframeRequested)
+        case .receiverReport(let rr):
+            for block in rr.reports where block.ssrc == ssrc { report(block, now: now) }
+        case .senderReport(let sr):
+            for block in sr.reports where block.ssrc == ssrc { report(block, now: now) }
+        case .goodbye(let bye) where !bye.sources.contains(ssrc):
+            if case .draining = phase { finish() }
+        default:
+            break  // SDES, feedback about other sources
+        }
+    }
+
+    private mutating func report(_ block: RTCPReportBlock, now: Instant) {
+        stats.receiverReports += 1
+        stats.lossFraction = Double(block.fractionLost) / 256
+        stats.cumulativeLost = Int(block.cumulativeLost)
+        stats.jitter = .nanoseconds(Int64(block.jitter) * 1_000_000_000 / VideoCodec.clockRate)
+        if let rtt = NTPTimestamp.roundTripTime(now: now, lastSenderReport: block.lastSenderReport,
+                                                delaySinceLastSenderReport: block.delaySinceLastSenderReport) {
+            stats.rtt = rtt
+        }
+        guard case .draining = phase, let last = lastSequence else { return }
+        let highest = UInt16(truncatingIfNeeded: block.extendedHighestSequence)
+        if highest == last && block.cumulativeLost <= 0 {
+            stats.confirmedComplete = true
+            finish()
+        } else if highest != last, lastTailResend.map({ now - $0 >= configuration.byeInterval }) ?? true {
+            // The receiver has not seen the end of the stream: resend the tail it is missing.
+            lastTailResend = now
+            let missing = Int(last &- highest)
+            if missing <= configuration.retransmissionCapacity {
+                for i in 1...missing { queueResend(highest &+ UInt16(i), now: now) }
+            }
+            extendDrain(now: now)
+        }
+    }
+
+    private mutating func queueResend(_ sequence: UInt16, now: Instant) {
+        guard !resendQueued.contains(sequence) else { return }
+        guard retransmission.packet(sequenceNumber: sequence, now: now) != nil else {
+            stats.retransmissionMisses += 1
+            return
+        }
+        resendQueued.insert(sequence)
+        resend.append(sequence)
+    }
+
+    private mutating func extendDrain(now: Instant) {
+        if case .draining(let nextBye, _) = phase {
+            phase = .draining(nextBye: nextBye, deadline: now + configuration.drainTimeout)
+        }
+    }
+
+    // MARK: Output
+
+    /// The next datagram or event, or nil when nothing is due before `nextDeadline`.
+    public mutating func pollOutput(now: Instant) -> Output? {
+        lastNow = max(lastNow, now)
+        advance(now: now)
+        if !rtcp.isEmpty {
+            stats.rtcpSent += 1
+            return .rtcp(rtcp.removeFirst())
+        }
+        while resendHead < resend.count {
+            let sequence = resend[resendHead]
+            resendHead += 1
+            resendQueued.remove(sequence)
+            if resendHead == resend.count {
+                resend.removeAll(keepingCapacity: true)
+                resendHead = 0
+            }
+            if let packet = retransmission.packet(sequenceNumber: sequence, now: now) {
+                stats.retransmissions += 1
+                return .rtp(packet.serialized())
+            }
+            stats.retransmissionMisses += 1
+        }
+        if packetHead < packets.count {
+            return .rtp(nextOriginalPacket(now: now))
+        }
+        if !events.isEmpty {
+            // `.finished` is always last; other events come as they happen.
+            return .event(events.removeFirst())
+        }
+        return nil
+    }
+
+    /// When the sender next has something to do if nothing arrives: now if output is waiting.
+    public var nextDeadline: Instant? {
+        if phase == .finished { return events.isEmpty ? nil : lastNow }
+        if !rtcp.isEmpty || resendHead < resend.count || packetHead < packets.count || !events.isEmpty {
+            return lastNow
+        }
+        var deadline = nextSenderReport
+        switch phase {
+        case .sending:
+            if let frame = lookahead { deadline = min(deadline, due(frame)) }
+        case .draining(let nextBye, let end):
+            deadline = min(deadline, nextBye, end)
+        case .finished:
+            break
+        }
+        return deadline
+    }
+
+    private mutating func nextOriginalPacket(now: Instant) -> [UInt8] {
+        let packet = packets[packetHead]
+        packetHead += 1
+        retransmission.store(packet, now: now)
+        let bytes = packet.serialized()
+        stats.packetsSent += 1
+        stats.bytesSent += bytes.count
+        lastSequence = packet.sequenceNumber
+        lastTimestamp = packet.timestamp
+        if packetHead == packets.count {
+            stats.framesSent += 1
+            stats.mediaBytesSent += currentFrameBytes
+            packets.removeAll(keepingCapacity: true)
+            packetHead = 0
+            advance(now: now)  // the next frame may be due at once (pace max)
+        }
+        return bytes
+    }
+
+    // MARK: Time
+
+    /// The instant frame `frame` is due under the pacing.
+    private func due(_ frame: VideoFrame) -> Instant {
+        guard configuration.pace == .realtime, let firstPTS else { return start }
+        return start + Self.duration(frame.pts - firstPTS, timebase)
+    }
+
+    /// `ticks` of `timebase` as a duration, without overflow for any realistic stream.
+    static func duration(_ ticks: Int64, _ timebase: Timebase) -> Duration {
+        guard timebase.denominator > 0, ticks > 0 else { return .zero }
+        let (total, overflow) = ticks.multipliedReportingOverflow(by: Int64(timebase.numerator))
+        guard !overflow else { return .seconds(Int64.max / 1_000_000_000) }
+        let denominator = Int64(timebase.denominator)
+        let seconds = total / denominator
+        let rest = (total % denominator) * 1_000_000_000 / denominator
+        return .seconds(seconds) + .nanoseconds(rest)
+    }
+
+    private mutating func advance(now: Instant) {
+        switch phase {
+        case .finished:
+            return
+        case .sending:
+            if now >= nextSenderReport { queueSenderReport(now: now, goodbye: false) }
+            // Packetize the next frame once the current one is out and the next is due (a frame
+            // that cannot be packetized is skipped, and the one after it considered).
+            while packetHead == packets.count {
+                if lookahead == nil && !sourceExhausted { readAhead() }
+                guard let frame = lookahead else {
+                    if sourceExhausted { startDraining(now: now) }
+                    return
+                }
+                guard now >= due(frame) else { return }
+                lookahead = nil
+                packetize(frame)
+            }
+        case .draining(let nextBye, let deadline):
+            if now >= deadline {
+                finish()
+            } else if now >= nextBye {
+                queueSenderReport(now: now, goodbye: true)
+                phase = .draining(nextBye: now + configuration.byeInterval, deadline: deadline)
+            } else if now >= nextSenderReport {
+                queueSenderReport(now: now, goodbye: false)
+            }
+        }
+    }
+
+    private mutating func readAhead() {
+        do {
+            if let frame = try source.nextFrame() {
+                if firstPTS == nil { firstPTS = frame.pts }
+                lookahead = frame
+            } else {
+                sourceExhausted = true
+            }
+        } catch {
+            sourceExhausted = true
+            events.append(.sourceFailed("\(error)"))
+        }
+    }
+
+    private mutating func packetize(_ frame: VideoFrame) {
+        do {
+            let chunks = try packetizer.packetize(frame.bytes)
+            let mediaTime = timebase.convert(frame.pts, toClockRate: VideoCodec.clockRate)
+            packets = sequencer.packets(for: chunks, mediaTimestamp: mediaTime)
+            packetHead = 0
+            currentFrameBytes = frame.bytes.count
+        } catch {
+            stats.framesSkipped += 1
+            events.append(.frameSkipped(pts: frame.pts, reason: error.description))
+        }
+    }
+
+    private mutating func startDraining(now: Instant) {
+        queueSenderReport(now: now, goodbye: true)
+        phase = .draining(nextBye: now + configuration.byeInterval, deadline: now + configuration.drainTimeout)
+    }
+
+    private mutating func finish() {
+        guard phase != .finished else { return }
+        phase = .finished
+        packets.removeAll()
+        resend.removeAll()
+        resendHead = 0
+        resendQueued.removeAll()
+        events.append(.finished)
+    }
+
+    /// SR + SDES (+ BYE): the sender's RTCP compound packet (RFC 3550 §6.1).
+    private mutating func queueSenderReport(now: Instant, goodbye: Bool) {
+        let ssrc = configuration.ssrc
+        var compound: [RTCPPacket] = [
+            .senderReport(RTCPSenderReport(ssrc: ssrc, ntpTimestamp: NTPTimestamp.from(now),
+                                           rtpTimestamp: rtpTimestamp(at: now),
+                                           packetCount: UInt32(truncatingIfNeeded: stats.packetsSent),
+                                           octetCount: UInt32(truncatingIfNeeded: stats.bytesSent))),
+            .sourceDescription(RTCPSourceDescription(ssrc: ssrc, cname: configuration.cname)),
+        ]
+        if goodbye { compound.append(.goodbye(RTCPGoodbye(sources: [ssrc], reason: "end of stream"))) }
+        rtcp.append(RTCPPacket.serializeCompound(compound))
+        nextSenderReport = now + configuration.senderReportInterval
+    }
+
+    /// The RTP timestamp that corresponds to `now`: under real-time pacing the media clock runs
+    /// with the wall clock from the first frame; unpaced, it is the last frame's timestamp.
+    private func rtpTimestamp(at now: Instant) -> UInt32 {
+        guard configuration.pace == .realtime, let firstPTS else { return lastTimestamp }
+        let first = timebase.convert(firstPTS, toClockRate: VideoCodec.clockRate)
+        let elapsed = max(0, (now - start).nanoseconds) / 1000 * (VideoCodec.clockRate / 10_000) / 100
+        return configuration.timestampOrigin &+ UInt32(truncatingIfNeeded: first &+ elapsed)
+    }
+}
