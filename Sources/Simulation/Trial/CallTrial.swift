@@ -1,7 +1,7 @@
-// One simulated call: two peers running the real `CallSignaling` (negotiator, inbox, change
-// sync) and the real ICE agent (through `CallTransport`), a real `StoreEngine` and
-// `PushDeliveryModel` behind `SimulatedStore`, and a real `TURNServer` on a relay host — all on
-// the scheduler's virtual clock and the virtual network. The trial is only the driver: it moves
+// One simulated call: two peers each running the real `PeerCall` (the negotiator, inbox and
+// change sync of `CallSignaling`, and per epoch an `ICETransport` — ICE agent and TURN client),
+// a real `StoreEngine` and `PushDeliveryModel` behind `SimulatedStore`, and a real `TURNServer`
+// on a relay host — all on the scheduler's virtual clock and the virtual network. The trial is only the driver: it moves
 // datagrams, store requests, replies and pushes between the machines, at the instants the
 // network, store and push models give, and records each step in the trace.
 import ICE
@@ -13,11 +13,10 @@ import ZoneCore
 
 /// A simulated call between two peers, from the call's start to convergence or the deadline.
 public struct CallTrial {
-    /// Whether peers' ICE gathers relayed candidates from the relay. The TURN server runs on the
-    /// relay host in every trial (it is also the STUN server); relayed candidates need the TURN
-    /// client in the peer transport, which is not there yet. Until it is, trials whose peers both
-    /// map per remote endpoint (symmetric NATs) cannot connect, and are reported as failures.
-    public static let relaysGathered = false
+    /// Whether peers' ICE gathers relayed candidates from the relay (the TURN server on the relay
+    /// host, which is also their STUN server) when the configuration offers it. Without relayed
+    /// candidates, trials whose peers both map per remote endpoint (symmetric NATs) cannot connect.
+    public static let relaysGathered = true
 
     /// The offer creator (lower user ID) and the answerer.
     public static let users = ("_a11ce", "_b0b")
@@ -41,8 +40,7 @@ public struct CallTrial {
 
     private struct Participant {
         let user: String
-        var signaling: CallSignaling
-        var transport: CallTransport
+        var call: PeerCall
         let host: HostID
         let socket: Endpoint
         var wakeAt: Instant?
@@ -117,16 +115,18 @@ public struct CallTrial {
                 host = network.addHost(user, address: local, link: configuration.link)
             }
             let socket = Endpoint(address: local, port: UInt16(50_000 + n * 2))
-            let signaling = try CallSignaling(configuration: configuration.signaling, binding: binding, myUserID: user,
-                                              remoteUserID: remote, seed: random.next())
-            var transportConfiguration = CallTransport.Configuration(
-                hostAddresses: [socket], stunServers: stunServers,
-                role: signaling.negotiator.roles.isOfferCreator ? .controlling : .controlled, seed: random.next())
-            transportConfiguration.checkTiming = TransactionTiming(initialRTO: .milliseconds(200),
-                                                                   maxRTO: .milliseconds(1600), maxRetransmits: 7)
-            peers.append(Participant(user: user, signaling: signaling,
-                                     transport: CallTransport(configuration: transportConfiguration, now: start),
-                                     host: host, socket: socket))
+            let relays = configuration.offerRelay && CallTrial.relaysGathered
+                ? [TURNServerCredentials(server: relayListen, username: CallTrial.turnUser.0,
+                                         password: CallTrial.turnUser.1)]
+                : []
+            let transport = PeerTransportConfiguration(hostAddresses: [socket], stunServers: stunServers,
+                                                       turnServers: relays)
+            let call = try PeerCall(
+                configuration: PeerCallConfiguration(myUserID: user, remoteUserID: remote,
+                                                     signaling: configuration.signaling, transport: transport,
+                                                     seed: random.next()),
+                binding: binding)
+            peers.append(Participant(user: user, call: call, host: host, socket: socket))
         }
         scheduler.schedule(.start(0), at: start)
         scheduler.schedule(.start(1), at: start)
@@ -146,20 +146,14 @@ public struct CallTrial {
             trace.record(.deadline, at: limit, actor: 0, text: "not connected on one epoch within "
                          + SimulationDuration.format(configuration.deadline))
         }
-        var transportCounters = CallTransportCounters()
-        for p in peers {
-            transportCounters.candidatesRefused += p.transport.counters.candidatesRefused
-            transportCounters.answersRefused += p.transport.counters.answersRefused
-            transportCounters.generations += p.transport.counters.generations
-        }
-        let path: PathKind? = convergedAt == nil ? nil : peers[0].transport.selectedPair.map {
+        let path: PathKind? = convergedAt == nil ? nil : peers[0].call.selectedPair.map {
             $0.local.kind == .relay || $0.remote.kind == .relay ? .relayed : .direct
         }
         return TrialOutcome(
             index: index, seed: seed, convergence: convergedAt.map { $0 - start }, epoch: convergedEpoch, path: path,
-            peers: peers.map(\.signaling.counters), firstPush: firstPush, firstPoll: firstPoll,
-            network: network.counters, store: store.counters, transport: transportCounters,
-            events: scheduler.processed, trace: trace)
+            peers: peers.map(\.call.signaling.counters), firstPush: firstPush, firstPoll: firstPoll,
+            network: network.counters, store: store.counters, relay: relay.counters, events: scheduler.processed,
+            trace: trace)
     }
 
     // MARK: Events
@@ -173,7 +167,6 @@ public struct CallTrial {
         case .wake(let i):
             guard peers[i].wakeAt == now else { return }  // superseded by an earlier wake
             peers[i].wakeAt = nil
-            peers[i].transport.handle(.timer, now: now)
             feed(i, .timer, polling: true)
         case .datagram(let datagram):
             switch network.arrive(datagram, now: now) {
@@ -191,14 +184,14 @@ public struct CallTrial {
             scheduler.schedule(.storeReply(i, origin, outcome), after: reply)
             schedulePush()
         case .storeReply(let i, let origin, let outcome):
-            feed(i, .reply(origin, outcome))
+            feed(i, .signaling(.reply(origin, outcome)))
         case .push:
             pushWakeAt = nil
             for note in store.duePushes(now: now) {
                 guard let i = peers.firstIndex(where: { $0.user == note.userRecordName }) else { continue }
                 trace.record(.pushDelivered, at: now, actor: UInt8(i + 1), note.notification.notificationID)
                 if firstPush == nil { firstPush = now - CallTrial.start }
-                feed(i, .notification(note.notification))
+                feed(i, .signaling(.notification(note.notification)))
             }
             schedulePush()
         case .relayTimer:
@@ -228,67 +221,55 @@ public struct CallTrial {
         trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(arrival.from),
                      EventTrace.pack(arrival.to), EventTrace.fingerprint(arrival.payload),
                      text: "\(arrival.from) > \(arrival.to) \(arrival.payload.count) bytes")
-        peers[i].transport.handle(.datagram(arrival.payload, from: arrival.from, to: arrival.to), now: now)
-        pump(i, [], polling: false)
+        feed(i, .datagram(arrival.payload, from: arrival.from, to: arrival.to))
     }
 
     // MARK: Peers
 
-    /// Feeds a signaling event to peer `i` and carries out everything it leads to. `polling`
-    /// marks a timer: fetches it starts right away are polls.
-    private mutating func feed(_ i: Int, _ event: CallSignaling.Event, polling: Bool = false) {
-        let actions = peers[i].signaling.handle(event, now: scheduler.now)
-        pump(i, actions, polling: polling)
-    }
-
-    private mutating func pump(_ i: Int, _ initial: [CallSignaling.Action], polling: Bool) {
+    /// Feeds an input to peer `i`'s call and carries out everything it asks for. `polling` marks
+    /// a timer: fetches it starts are polls.
+    private mutating func feed(_ i: Int, _ input: PeerCall.Input, polling: Bool = false) {
         let now = scheduler.now
-        var queue = initial
-        let timerActions = polling ? initial.count : 0
-        drainTransport(i, into: &queue)
-        var k = 0
-        while k < queue.count {
-            let action = queue[k]
-            k += 1
-            switch action {
+        peers[i].call.handle(input, now: now)
+        while let output = peers[i].call.pollOutput() {
+            switch output {
             case .store(let request, let origin):
-                if k <= timerActions, firstPoll == nil, case .path = origin, Self.isFetch(request) {
+                if polling, firstPoll == nil, case .path = origin, Self.isFetch(request) {
                     firstPoll = now - CallTrial.start
                 }
                 let (arrival, reply) = store.timing(client: peers[i].user, now: now)
                 trace.record(.storeRequest, at: now, actor: UInt8(i + 1), Self.code(of: request.operation),
                              Self.size(of: request.operation), text: Self.describe(request.operation))
                 scheduler.schedule(.storeArrival(i, request, origin, reply: reply), at: arrival)
-            case .ice(let command):
-                peers[i].transport.perform(command, now: now)
-                drainTransport(i, into: &queue)
-            case .report(let state):
-                trace.record(.callState, at: now, actor: UInt8(i + 1), Self.code(of: state),
-                             UInt64(bitPattern: state.epoch?.milliseconds ?? 0), text: "\(state)")
-                checkConvergence(now: now)
-            case .zoneUnavailable(let path, let error):
-                trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: "\(path): \(error)")
+            case .transmit(let bytes, let from, let to):
+                send(bytes, from: from, to: to, host: peers[i].host, actor: UInt8(i + 1))
+            case .event(let event):
+                switch event {
+                case .callState(let state):
+                    trace.record(.callState, at: now, actor: UInt8(i + 1), Self.code(of: state),
+                                 UInt64(bitPattern: state.epoch?.milliseconds ?? 0), text: "\(state)")
+                    checkConvergence(now: now)
+                case .iceState(let state):
+                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 1, Self.code(of: state),
+                                 text: "ICE \(state)")
+                case .selectedPair(let pair):
+                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 2, EventTrace.pack(pair.local.address),
+                                 EventTrace.pack(pair.remote.address), text: "selected \(pair)")
+                case .relay(let what):
+                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 3, text: "relay \(what)")
+                case .zoneUnavailable(let why):
+                    trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
+                case .frame, .mediaFinished:
+                    break
+                }
             }
         }
         scheduleWake(i)
     }
 
-    private mutating func drainTransport(_ i: Int, into queue: inout [CallSignaling.Action]) {
-        let now = scheduler.now
-        while let output = peers[i].transport.pollOutput() {
-            switch output {
-            case .transmit(let bytes, let from, let to):
-                send(bytes, from: from, to: to, host: peers[i].host, actor: UInt8(i + 1))
-            case .event(let event):
-                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), Self.code(of: event), text: "\(event)")
-                queue += peers[i].signaling.handle(.ice(event), now: now)
-            }
-        }
-    }
-
     private mutating func checkConvergence(now: Instant) {
-        guard convergedAt == nil, case .connected(let e) = peers[0].signaling.negotiator.state,
-              peers[1].signaling.negotiator.state == .connected(e)
+        guard convergedAt == nil, case .connected(let e) = peers[0].call.signaling.negotiator.state,
+              peers[1].call.signaling.negotiator.state == .connected(e)
         else { return }
         convergedAt = now
         convergedEpoch = e
@@ -299,8 +280,7 @@ public struct CallTrial {
 
     private mutating func scheduleWake(_ i: Int) {
         let now = scheduler.now
-        let deadlines = [peers[i].signaling.nextWake, peers[i].transport.nextDeadline].compactMap { $0 }
-        guard var next = deadlines.min() else { return }
+        guard var next = peers[i].call.nextDeadline else { return }
         // A deadline already past was missed by the machine itself; look again shortly rather
         // than spin at one instant.
         if next <= now { next = now + .milliseconds(1) }
@@ -449,12 +429,15 @@ public struct CallTrial {
         }
     }
 
-    private static func code(of event: ICEEvent) -> UInt64 {
-        switch event {
-        case .localCandidates(_, let c): 1 << 16 | UInt64(c.count)
-        case .gatheringComplete: 2
-        case .connected: 3
-        case .failed: 4
+    private static func code(of state: ConnectionState) -> UInt64 {
+        switch state {
+        case .new: 0
+        case .checking: 1
+        case .connected: 2
+        case .completed: 3
+        case .disconnected: 4
+        case .failed: 5
+        case .closed: 6
         }
     }
 }

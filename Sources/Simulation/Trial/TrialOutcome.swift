@@ -1,6 +1,7 @@
 // What one simulated call came to: whether and when both peers were connected on the same
 // epoch, what signaling cost, and what the network, the store and ICE did on the way.
 import Signaling
+import TURN
 import ZoneCore
 
 /// How the connected peers' data travels.
@@ -33,23 +34,14 @@ public struct TrialOutcome: Sendable {
     public var firstPoll: Duration?
     public var network: VirtualNetwork.Counters
     public var store: SimulatedStore.Counters
-    /// Both peers' transport counters, added up.
-    public var transport: CallTransportCounters
+    /// What the relay's TURN server did (Binding requests, allocations, relayed packets).
+    public var relay: TURNServer.Counters
     /// Events the scheduler took.
     public var events: Int
     /// The trial's event trace.
     public var trace: EventTrace
 
     public var converged: Bool { convergence != nil }
-}
-
-/// The peers' transport counters added up (see `CallTransport.Counters`).
-public struct CallTransportCounters: Hashable, Sendable, Codable {
-    public var candidatesRefused = 0
-    public var answersRefused = 0
-    public var generations = 0
-
-    public init() {}
 }
 
 extension TrialOutcome {
