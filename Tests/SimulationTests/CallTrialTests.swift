@@ -65,24 +65,23 @@ struct CallTrialTests {
         }
     }
 
-    @Test("symmetric NATs on both sides need the relay")
+    @Test("symmetric NATs on both sides need the relay: without it no call connects, with it every call does")
     func symmetricBothSidesNeedsRelay() throws {
         let setup = NATSetup.both(.symmetric)
         #expect(setup.needsRelay)
-        var config = Self.configuration("hybrid", nat: setup)
-        config.deadline = .seconds(20)
-        let outcomes = try runTrials(config, trials: 3)
-        if CallTrial.relaysGathered {
-            // Once the peer transport gathers relayed candidates, the relay carries these calls.
-            for o in outcomes {
-                #expect(o.converged && o.path == .relayed, "trial \(o.index): \(String(describing: o.path))")
-            }
-        } else {
-            // Without relayed candidates no pair can work: checks die in the NATs' filters.
-            for o in outcomes {
-                #expect(!o.converged, "trial \(o.index) connected through two symmetric NATs without a relay")
-                #expect(o.network.filtered > 0)
-            }
+        var withoutRelay = Self.configuration("hybrid", nat: setup)
+        withoutRelay.offerRelay = false
+        withoutRelay.deadline = .seconds(20)
+        // Without relayed candidates no pair can work: checks die in the NATs' filters.
+        for o in try runTrials(withoutRelay, trials: 3) {
+            #expect(!o.converged, "trial \(o.index) connected through two symmetric NATs without a relay")
+            #expect(o.network.filtered > 0 && o.relay.allocations == 0)
+        }
+        #expect(CallTrial.relaysGathered, "the peers' transport gathers relayed candidates")
+        let withRelay = Self.configuration("hybrid", nat: setup)
+        for o in try runTrials(withRelay, trials: 4) {
+            #expect(o.converged && o.path == .relayed, "trial \(o.index): \(String(describing: o.path))")
+            #expect(o.relay.allocations >= 2 && o.relay.packetsToPeers > 0)
         }
     }
 
@@ -119,6 +118,12 @@ struct CallTrialTests {
             #expect(o.resets == 0, "ours reset trial \(o.index)")
             #expect(o.staleDrops > 0, "ours did not see the old records")
         }
+        // Without old records legacy still re-applies the offers its three paths deliver again:
+        // resets, and (the connection surviving a renegotiation) calls that still connect.
+        let plain = try runTrials(Self.configuration("legacy"), trials: 6)
+        #expect(plain.reduce(0) { $0 + $1.resets } > 0)
+        let stillConnect = plain.allSatisfy(\.converged)
+        #expect(stillConnect, "\(plain.map(\.convergence))")
     }
 
     @Test("token expiry, a store restart and injected store errors are survived")
