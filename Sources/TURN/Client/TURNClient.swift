@@ -46,8 +46,7 @@ public struct TURNClient {
     /// Payloads waiting for their peer's permission, oldest first.
     var queue: [(payload: [UInt8], peer: Endpoint)] = []
     var random: SeededRandom
-    private var outputs: [Output] = []
-    private var outputHead = 0
+    private var outputs = OutputQueue<Output>()
 
     /// Creates the client and sends the first Allocate.
     public init(configuration: TURNClientConfiguration, now: Instant) {
@@ -164,15 +163,7 @@ public struct TURNClient {
 
     /// The next output, or nil when there is nothing to do until the next input.
     public mutating func pollOutput() -> Output? {
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        outputs.pop()
     }
 
     /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled.
