@@ -2,6 +2,8 @@
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// A load generator rather than a suite: Bench/relay/compare.sh drives it against a running relay.
+if arguments.first == "relay-load" { exit(RelayLoad.run(Array(arguments.dropFirst()))) }
 let json = arguments.contains("--json")
 let suites = arguments.filter { !$0.hasPrefix("--") }
 
@@ -13,7 +15,9 @@ let usage = """
       http      store daemon on loopback: saves/s from 16 connections (fsync batch), push latency (lan)
       stun      ICE Binding request: encode+integrity+fingerprint and parse+verify, messages/s on one core
       ice       two ICE agents in memory: CPU µs from creation to a nominated host pair, over 2,000 connects
+      ice-udp   two ICE transports over loopback UDP: wall ms from creation to both selected, 200 connects
       all       every suite above
+    zonertc-bench relay-load --server HOST:PORT [--rate N] …   paced ChannelData through a TURN relay (RelayLoad.swift)
     """
 
 if suites.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
@@ -27,6 +31,7 @@ for suite in suites {
     case "store": await StoreBench.run(json: json)
     case "stun": STUNBench.run(json: json)
     case "ice": ICEBench.run(json: json)
+    case "ice-udp": ICESocketBench.run(json: json)
     case "http": await HTTPStoreBench.run(json: json)
     case "all":
         DigestBench.run(json: json)

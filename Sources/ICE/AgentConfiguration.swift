@@ -25,6 +25,9 @@ public struct AgentConfiguration: Sendable {
     public var gatheringTiming: TransactionTiming
     /// Consent freshness (RFC 7675).
     public var consent: ConsentConfiguration
+    /// How many relayed candidates the caller will add (`ICEAgent.addLocalRelayedCandidate`) or
+    /// report unavailable: gathering is complete only once all of them have come or failed.
+    public var expectedRelayedCandidates: Int
     /// The seed of every random choice: tie-breaker, transaction IDs, consent jitter.
     public var seed: UInt64
     /// The tie-breaker (RFC 8445 §7.1.3); drawn from `seed` when nil.
@@ -35,9 +38,11 @@ public struct AgentConfiguration: Sendable {
         nomination: Nomination = .default, pacing: Duration = .milliseconds(20),
         checkTiming: TransactionTiming = TransactionTiming(),
         gatheringTiming: TransactionTiming = TransactionTiming(initialRTO: .milliseconds(250), maxRetransmits: 4),
-        consent: ConsentConfiguration = ConsentConfiguration(), seed: UInt64, tieBreaker: UInt64? = nil
+        consent: ConsentConfiguration = ConsentConfiguration(), expectedRelayedCandidates: Int = 0, seed: UInt64,
+        tieBreaker: UInt64? = nil
     ) {
         precondition(pacing > .zero, "the pacing interval Ta must be positive")
+        precondition(expectedRelayedCandidates >= 0, "a count of relayed candidates cannot be negative")
         self.hostAddresses = hostAddresses
         self.stunServers = stunServers
         self.role = role
@@ -47,6 +52,7 @@ public struct AgentConfiguration: Sendable {
         self.checkTiming = checkTiming
         self.gatheringTiming = gatheringTiming
         self.consent = consent
+        self.expectedRelayedCandidates = expectedRelayedCandidates
         self.seed = seed
         self.tieBreaker = tieBreaker
     }

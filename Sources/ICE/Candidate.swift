@@ -16,7 +16,7 @@ public struct Candidate: Hashable, Sendable, CustomStringConvertible {
         case serverReflexive = "srflx"
         /// An address learned from a connectivity check or its response (RFC 8445 §7.2.5.3.1, §7.3.1.3).
         case peerReflexive = "prflx"
-        /// An address on a TURN server (not gathered by this module; see `RelayAllocation`).
+        /// An address on a TURN server, allocated by the caller's TURN client (see RelayAllocation.swift).
         case relay
     }
 

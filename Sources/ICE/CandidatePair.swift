@@ -20,7 +20,8 @@ public struct CandidatePair: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The local candidate; a server-reflexive one is replaced by its base when pairing
-    /// (RFC 8445 §6.1.2.4), so this is a host candidate or a peer-reflexive one learned from a response.
+    /// (RFC 8445 §6.1.2.4), so this is a host or relayed candidate, or a peer-reflexive one learned
+    /// from a response.
     public var local: Candidate
     /// The remote candidate.
     public var remote: Candidate

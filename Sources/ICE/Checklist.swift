@@ -41,7 +41,6 @@ struct Checklist {
         if local.kind == .serverReflexive {
             local = Candidate.host(local.base)  // its base, a host candidate
         }
-        guard local.kind != .relay else { return nil }  // relayed pairs come with the TURN seam
         if let existing = pairID(base: local.base, remote: remote.address) {
             // Redundant. Keep the higher-priority local candidate for a pair not yet checked.
             if pairs[existing].state == .frozen || pairs[existing].state == .waiting,
@@ -73,10 +72,16 @@ struct Checklist {
         return newID
     }
 
-    /// Queues a triggered check on `id` (RFC 8445 §7.3.1.4), unless one is queued already.
+    /// Queues a triggered check on `id` (RFC 8445 §7.3.1.4), unless one is queued already, and
+    /// sets the pair waiting (the caller has cancelled a check in flight).
     mutating func trigger(_ id: Int) {
         if !triggered.contains(id) { triggered.append(id) }
-        if pairs[id].state != .inProgress { pairs[id].state = .waiting }
+        if pairs[id].state != .succeeded { pairs[id].state = .waiting }
+    }
+
+    /// Takes `id` off the triggered-check queue (its cancelled check was answered after all).
+    mutating func untrigger(_ id: Int) {
+        triggered.removeAll { $0 == id }
     }
 
     /// The pair the pacing timer checks next (RFC 8445 §6.1.4.2): the oldest triggered pair, else

@@ -41,6 +41,9 @@ struct ConnectivityCheck {
     /// When the next retransmission (or the timeout) is due.
     private(set) var deadline: Instant
     private(set) var retransmits = 0
+    /// Cancelled (RFC 8445 §7.3.1.4): not retransmitted, and its timeout fails nothing, but a
+    /// response still counts.
+    private(set) var isCancelled = false
     private var rto: Duration
     private let maxRTO: Duration
     private let maxRetransmits: Int
@@ -59,14 +62,23 @@ struct ConnectivityCheck {
         self.deadline = now + timing.initialRTO
     }
 
-    /// Advances the schedule to `now`.
+    /// Advances the schedule to `now`. A cancelled transaction keeps its schedule, silently,
+    /// so that it times out when it would have.
     mutating func onTimer(now: Instant) -> RetransmissionAction {
         guard now >= deadline else { return .wait }
         if retransmits >= maxRetransmits { return .timedOut }
         retransmits += 1
         rto = min(rto * 2, maxRTO)
         deadline = now + rto
-        return .retransmit
+        return isCancelled ? .wait : .retransmit
+    }
+
+    /// Stops retransmitting; the response, if one comes, is still processed.
+    mutating func cancel() { isCancelled = true }
+
+    /// True for a connectivity check on `pairID` of `generation`.
+    func isCheck(pairID: Int, generation: Int) -> Bool {
+        if case .check(pairID, generation, _, _) = purpose { true } else { false }
     }
 
     /// The Binding request of a connectivity check (RFC 8445 §7.1): USERNAME "remote:local",

@@ -24,8 +24,8 @@ public struct ICEAgent {
     public private(set) var state: ConnectionState = .new
     /// The ICE generation: 0, then one more per restart.
     public private(set) var generation = 0
-    /// Local candidates of this generation: host, server-reflexive, and peer-reflexive ones
-    /// learned from responses (which are not signalled).
+    /// Local candidates of this generation: host, server-reflexive, relayed, and peer-reflexive
+    /// ones learned from responses (which are not signalled).
     public private(set) var localCandidates: [Candidate] = []
     /// Remote candidates of this generation, signalled or peer-reflexive.
     public private(set) var remoteCandidates: [Candidate] = []
@@ -52,9 +52,12 @@ public struct ICEAgent {
     private var consentLost = false
     private var closed = false
     private var peerReflexiveCount = 0
+    /// Relayed candidates the caller still owes before gathering can complete.
+    private var relayedCandidatesPending: Int
+    /// Application datagrams dropped because they came from no known remote candidate.
+    public private(set) var droppedDatagrams = 0
     private var lastNow: Instant
-    private var outputs: [Output] = []
-    private var outputHead = 0
+    private var outputs = OutputQueue<Output>()
 
     /// Creates an agent, announces its host candidates and starts server-reflexive gathering.
     ///
@@ -68,7 +71,7 @@ public struct ICEAgent {
         local = try KeyedCredentials(configuration.credentials)
         nextCheckAt = now
         lastNow = now
-        outputs.reserveCapacity(16)
+        relayedCandidatesPending = configuration.expectedRelayedCandidates
         gather(now: now)
     }
 
@@ -97,6 +100,37 @@ public struct ICEAgent {
     /// The peer will send no more candidates in this generation (RFC 8838 §8.2).
     public mutating func endOfRemoteCandidates() {
         hasRemoteEndOfCandidates = true
+        updateState(now: lastNow)
+    }
+
+    /// A relayed candidate the caller allocated on the TURN server `server` (RFC 8445 §5.1.1.2):
+    /// announced, and paired with every remote candidate (§6.1.2). Checks and data on its pairs
+    /// are transmitted "from" `relayed`; the caller relays them and feeds what the TURN server
+    /// delivers for it as datagrams "to" `relayed`.
+    public mutating func addLocalRelayedCandidate(relayed: Endpoint, server: Endpoint) {
+        guard !closed else { return }
+        if relayedCandidatesPending > 0 { relayedCandidatesPending -= 1 }
+        defer {
+            completeGatheringIfDone()
+            updateState(now: lastNow)
+        }
+        guard !localCandidates.contains(where: { $0.address == relayed }) else { return }
+        let index = localCandidates.count { $0.kind == .relay }
+        let candidate = Candidate.relayed(relayed, server: server,
+                                          localPreference: Priority.hostLocalPreference(index: index))
+        localCandidates.append(candidate)
+        push(.event(.localCandidate(candidate)))
+        for remoteCandidate in remoteCandidates {
+            checklist.add(local: candidate, remote: remoteCandidate, role: role)
+        }
+    }
+
+    /// One of the relayed candidates the configuration announced will not come (the allocation
+    /// failed), so gathering need not wait for it.
+    public mutating func relayedCandidateUnavailable() {
+        guard !closed else { return }
+        if relayedCandidatesPending > 0 { relayedCandidatesPending -= 1 }
+        completeGatheringIfDone()
         updateState(now: lastNow)
     }
 
@@ -157,15 +191,7 @@ public struct ICEAgent {
 
     /// The next output, or nil when there is nothing to do until the next input.
     public mutating func pollOutput() -> Output? {
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        outputs.pop()
     }
 
     /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled.
@@ -221,7 +247,7 @@ public struct ICEAgent {
     private mutating func completeGatheringIfDone() {
         guard !isGatheringComplete else { return }
         let pending = transactions.contains { if case .serverReflexive = $0.purpose { true } else { false } }
-        if !pending {
+        if !pending && relayedCandidatesPending == 0 {
             isGatheringComplete = true
             push(.event(.gatheringComplete))
         }
@@ -279,7 +305,7 @@ public struct ICEAgent {
         case .consent:
             break  // consent is judged by time since the last response, not per transaction
         case .check(let pairID, let gen, let useCandidate, _):
-            guard gen == generation else { return }
+            guard gen == generation, !transaction.isCancelled else { return }
             if checklist[pairID].state != .succeeded {
                 checklist[pairID].state = .failed
             } else if useCandidate, configuration.nomination.nominatesEveryCheck == false {
@@ -311,9 +337,24 @@ public struct ICEAgent {
             transactionID: id,
             purpose: .check(pairID: pairID, generation: generation, useCandidate: useCandidate, roleWhenSent: role),
             bytes: bytes, from: pair.sendFrom, to: pair.sendTo, responseKey: remote.key, now: now,
-            timing: configuration.checkTiming))
+            timing: checkTiming()))
         if pair.state != .succeeded { checklist[pairID].state = .inProgress }
         push(.transmit(bytes, from: pair.sendFrom, to: pair.sendTo))
+    }
+
+    /// The retransmission timing of a connectivity check (RFC 8445 §14.3): RTO = MAX(floor,
+    /// Ta × (number of waiting and in-progress pairs)), so that a long checklist does not
+    /// retransmit faster than pacing lets new checks out. The floor is the configured initial RTO
+    /// (RFC 8445 recommends 500 ms on the Internet; loopback and the simulator use less).
+    private func checkTiming() -> TransactionTiming {
+        var timing = configuration.checkTiming
+        let busy = checklist.pairs.count { $0.state == .waiting || $0.state == .inProgress }
+        let paced = configuration.pacing * busy
+        if paced > timing.initialRTO {
+            timing.initialRTO = paced
+            timing.maxRTO = max(timing.maxRTO, paced)
+        }
+        return timing
     }
 
     private mutating func sendConsentCheck(on pair: CandidatePair, now: Instant) {
@@ -336,6 +377,13 @@ public struct ICEAgent {
     private mutating func onDatagram(_ bytes: [UInt8], from: Endpoint, to: Endpoint, now: Instant) {
         let isSTUN = bytes.withUnsafeBytes { STUNMessageHeader.looksLikeSTUN($0) }
         guard isSTUN else {
+            // Application data only from where a peer can be: the selected pair, or a remote
+            // candidate, to one of our bases (anyone else could inject into the stream).
+            let selected = selectedPair.map { $0.sendTo == from && $0.sendFrom == to } ?? false
+            guard selected || (isLocalBase(to) && remoteCandidates.contains(where: { $0.address == from })) else {
+                droppedDatagrams += 1
+                return
+            }
             push(.event(.data(bytes, from: from)))
             return
         }
@@ -350,9 +398,17 @@ public struct ICEAgent {
         }
     }
 
+    /// True when `address` is the base of a host or relayed candidate: an address we receive on.
+    private func isLocalBase(_ address: Endpoint) -> Bool {
+        localCandidates.contains { $0.address == address && ($0.kind == .host || $0.kind == .relay) }
+    }
+
     /// An incoming Binding request (RFC 8445 §7.3, RFC 8489 §9.1.3).
     private mutating func onRequest(_ message: STUNMessage, bytes: [UInt8], from: Endpoint, to: Endpoint,
                                     now: Instant) {
+        // Only our bases answer (RFC 8445 §7.3): a relay-only agent has no host candidates, and
+        // must not reveal a direct path by answering on the sockets its TURN clients use.
+        guard isLocalBase(to) else { return }
         let unknown = message.unknownComprehensionRequiredAttributes
         guard unknown.isEmpty else {
             let response = message.errorResponse(code: STUNErrorCode.unknownAttribute,
@@ -403,9 +459,7 @@ public struct ICEAgent {
             return
         }
         reply(message.successResponse(attributes: [.xorMappedAddress(from)]), key: credentials.key, from: to, to: from)
-        guard isCurrent,
-              localCandidates.contains(where: { $0.kind == .host && $0.address == to })
-        else { return }
+        guard isCurrent else { return }
 
         // A source we do not know is a peer-reflexive remote candidate (RFC 8445 §7.3.1.3).
         if !remoteCandidates.contains(where: { $0.address == from }) {
@@ -415,9 +469,10 @@ public struct ICEAgent {
             remoteCandidates.append(candidate)
         }
         var pairID = checklist.pairID(base: to, remote: from)
-        if pairID == nil, let host = localCandidates.first(where: { $0.kind == .host && $0.address == to }),
+        if pairID == nil,
+           let base = localCandidates.first(where: { $0.address == to && ($0.kind == .host || $0.kind == .relay) }),
            let remoteCandidate = remoteCandidates.first(where: { $0.address == from }) {
-            pairID = checklist.add(local: host, remote: remoteCandidate, role: role)
+            pairID = checklist.add(local: base, remote: remoteCandidate, role: role)
         }
         guard let pairID else { return }
 
@@ -426,9 +481,12 @@ public struct ICEAgent {
         case .succeeded:
             break
         case .inProgress:
-            // RFC 8445 §7.3.1.4 suggests a new check here; the one in flight keeps retransmitting
-            // and its response serves just as well, so we do not send a second one.
-            break
+            // RFC 8445 §7.3.1.4: cancel the check in flight (no more retransmissions, and no
+            // failure if it goes unanswered, though a response still counts) and check again.
+            for i in transactions.indices where transactions[i].isCheck(pairID: pairID, generation: generation) {
+                transactions[i].cancel()
+            }
+            checklist.trigger(pairID)
         case .frozen, .waiting, .failed:
             checklist.trigger(pairID)
         }
@@ -513,6 +571,7 @@ public struct ICEAgent {
         }
         checklist[pairID].state = .succeeded
         checklist[pairID].validPairID = validID
+        if transaction.isCancelled { checklist.untrigger(pairID) }  // the answer came after all
         checklist.unfreeze(foundation: pair.foundation)
         if firstValidAt == nil { firstValidAt = now }
         if selectedPair?.sendFrom == pair.sendFrom, selectedPair?.sendTo == pair.sendTo,
@@ -584,7 +643,10 @@ public struct ICEAgent {
                 newState = settled ? .completed : .connected
             }
         } else if hasRemoteEndOfCandidates && !checklist.hasUnfinishedPairs
-                    && !transactions.contains(where: { if case .check = $0.purpose { true } else { false } }) {
+                    && !transactions.contains(where: { if case .check = $0.purpose { true } else { false } })
+                    && !checklist.pairs.contains(where: { $0.state == .succeeded }) {
+            // Failed only when no pair succeeded (RFC 8445 §8.1.2): a controlled agent whose
+            // checks succeeded is waiting for the controlling agent's nomination, not failing.
             newState = .failed
         } else if checklist.pairs.isEmpty {
             newState = state == .new ? .new : .checking

@@ -1,19 +1,23 @@
-// The seam for relayed candidates (RFC 8445 §5.1.1.2 with TURN, RFC 8656).
+// Relayed candidates: RFC 8445 §5.1.1.2 (gathered from TURN servers), §5.1.2.2 (type preference
+// 0), §5.1.1.3 (foundation from type, base and server), §6.1.2 (paired like any local candidate).
 //
-// Not implemented in this module. The TURN client lives in the `TURN` module; when it exists, an
-// allocation will give the agent a relayed candidate whose base is the relayed address itself,
-// and datagrams on relayed pairs will travel inside Send indications or ChannelData through the
-// allocation. Until then the agent gathers no relayed candidates, `Checklist.add` refuses relayed
-// local candidates, and remote relayed candidates are paired like any other remote address.
+// The agent does not speak TURN; its caller does (the Peer layer's `ICETransport` composes a
+// TURN client per server). Once an allocation exists, the caller hands the agent the relayed
+// address with `ICEAgent.addLocalRelayedCandidate(relayed:server:)`. For the agent the relayed
+// address is an ordinary base (a relayed candidate is its own base, §5.1.1.2): checks and data
+// on relayed pairs leave "from" it, and the caller wraps them for the TURN server (Send indication
+// or ChannelData); what the TURN server delivers for it the caller unwraps and feeds back as
+// datagrams "to" it. `AgentConfiguration.expectedRelayedCandidates` holds end-of-gathering back
+// until each expected allocation either produced its candidate or was reported unavailable.
 
 import ZoneCore
 
-/// A TURN allocation as the ICE agent will need it. Nothing in this module conforms to it yet.
-public protocol RelayAllocation {
-    /// The relayed transport address on the TURN server: the relayed candidate's address and base.
-    var relayedAddress: Endpoint { get }
-    /// The TURN server the allocation lives on.
-    var server: Endpoint { get }
-    /// Wraps `payload` for `peer` (Send indication or ChannelData) to go to `server`.
-    mutating func wrap(_ payload: [UInt8], to peer: Endpoint) -> [UInt8]
+extension Candidate {
+    /// A local relayed candidate: `address` allocated on the TURN server `server`; its own base.
+    public static func relayed(_ address: Endpoint, server: Endpoint, localPreference: UInt16 = 65535) -> Candidate {
+        Candidate(kind: .relay, address: address, base: address,
+                  priority: Priority.candidate(kind: .relay, localPreference: localPreference),
+                  foundation: CandidateFoundation.compute(kind: .relay, base: address.address,
+                                                          server: server.address))
+    }
 }

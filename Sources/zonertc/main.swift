@@ -10,8 +10,13 @@ let commands: [CommandSpec] = [
     StoreUserAddCommand.spec,
     StoreInspectCommand.spec,
     RelayServeCommand.spec,
+    PeerCommand.spec,
+    CallCommand.spec,
     MediaSendCommand.spec,
     MediaReceiveCommand.spec,
+    BenchSignalingCommand.spec,
+    BenchCallCommand.spec,
+    SimConvergeCommand.spec,
 ]
 
 let overview = """

@@ -11,7 +11,7 @@ struct CommandLineTests {
         let help = try ZonertcProcess.run(["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("store inspect"))
-        #expect(!help.stdout.contains("peer"))
+        #expect(help.stdout.contains("peer") && help.stdout.contains("call") && help.stdout.contains("bench signaling"))
         let version = try ZonertcProcess.run(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("zonertc "))
         let commandHelp = try ZonertcProcess.run(["help", "store", "inspect"])

@@ -40,6 +40,8 @@ final class Harness {
     /// A STUN server here answers Binding requests with `stunMapped[source]` (or the source).
     var stunServer: Endpoint?
     var stunMapped: [Endpoint: Endpoint] = [:]
+    /// Relayed addresses (as a TURN server would hold them) → the agent they deliver to.
+    var relayed: [Endpoint: Int] = [:]
 
     private var random: SeededRandom
     private var inFlight: [(at: Instant, seq: Int, from: Endpoint, to: Endpoint, bytes: [UInt8])] = []
@@ -127,6 +129,10 @@ final class Harness {
             let response = request.successResponse(attributes: [.xorMappedAddress(mapped)])
             seq += 1
             inFlight.append((now + path.latency, seq, server, packet.from, try! response.encode(fingerprint: true)))
+            return
+        }
+        if let owner = relayed[packet.to] {
+            agents[owner].handle(.datagram(packet.bytes, from: packet.from, to: packet.to), now: now)
             return
         }
         let destination = nat.first(where: { $0.value == packet.to })?.key ?? packet.to

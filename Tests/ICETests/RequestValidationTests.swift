@@ -113,9 +113,26 @@ import ZoneCore
         #expect(ok.messageClass == .successResponse && a.role == .controlled)
     }
 
-    @Test func nonSTUNDatagramsAreApplicationData() {
+    @Test func nonSTUNDatagramsAreApplicationDataOnlyFromKnownCandidates() throws {
         var a = agent()
+        // From an address no check or signal named: dropped (it could be anyone).
+        a.handle(.datagram([0x80, 0x60, 1, 2], from: peer, to: Harness.hostA), now: .seconds(11))
+        #expect(a.pollOutput() == nil && a.droppedDatagrams == 1)
+        // Once the peer's check made it a (peer-reflexive) remote candidate, its data is accepted…
+        _ = try answer(&a, request(username: "AAAA:BBBB", password: "aaaaaaaaaaaaaaaaaaaaaaaa"))
         a.handle(.datagram([0x80, 0x60, 1, 2], from: peer, to: Harness.hostA), now: .seconds(11))
         #expect(a.pollOutput() == .event(.data([0x80, 0x60, 1, 2], from: peer)))
+        // …but not on an address that is none of our bases, nor from a neighbouring port.
+        let stranger = Endpoint(address: peer.address, port: peer.port + 1)
+        a.handle(.datagram([0x80, 0x60, 1, 2], from: stranger, to: Harness.hostA), now: .seconds(11))
+        a.handle(.datagram([0x80, 0x60, 1, 2], from: peer, to: Harness.hostB), now: .seconds(11))
+        #expect(a.pollOutput() == nil && a.droppedDatagrams == 3)
+    }
+
+    @Test func requestsToAnAddressThatIsNoBaseAreNotAnswered() {
+        var a = agent()
+        let bytes = request(username: "AAAA:BBBB", password: "aaaaaaaaaaaaaaaaaaaaaaaa")
+        a.handle(.datagram(bytes, from: peer, to: Harness.hostB), now: .seconds(11))
+        #expect(a.pollOutput() == nil && a.remoteCandidates.isEmpty)
     }
 }

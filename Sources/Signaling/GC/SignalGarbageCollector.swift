@@ -104,6 +104,23 @@ public struct SignalGarbageCollector: Sendable {
         }
     }
 
+    /// The call is over (hang-up): every record of ours it knows of, of every epoch, goes — the
+    /// peer's goodbye through the store. The remote's records are its own to collect.
+    public mutating func farewell() -> [[RecordID]] {
+        var doomed: [RecordID] = []
+        for (name, record) in catalogue where !deleting.contains(name) && record.ownerUserID == myUserID {
+            doomed.append(record.id)
+        }
+        guard !doomed.isEmpty else { return [] }
+        counters.sweeps += 1
+        nextSweep = nil
+        doomed.sort { $0.recordName < $1.recordName }
+        for id in doomed { deleting.insert(id.recordName) }
+        return stride(from: 0, to: doomed.count, by: policy.maxDeletesPerRequest).map {
+            Array(doomed[$0..<min($0 + policy.maxDeletesPerRequest, doomed.count)])
+        }
+    }
+
     /// Whether a deletion of `name` is in flight (its result belongs to the collector).
     public func isDeleting(_ name: String) -> Bool { deleting.contains(name) }
 

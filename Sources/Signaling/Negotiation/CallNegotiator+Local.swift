@@ -112,10 +112,16 @@ extension CallNegotiator {
 
     mutating func hangUp(_ out: inout [Action]) {
         guard state != .ended else { return }
+        let started = state != .idle
         state = .ended
         negotiation.reset()
         retries = []
         out.append(.ice(.close))
+        // Goodbye: with GC configured, our records of this call leave the zone with us.
+        guard started else { return }
+        for batch in collector?.farewell() ?? [] {
+            out.append(.modify(saves: [], deletes: batch, policy: .ifServerRecordUnchanged, atomic: false))
+        }
     }
 
     // MARK: ICE

@@ -26,6 +26,8 @@ public struct CallNegotiator: Sendable {
         public var codecs: [RTPCodec] = [.vp8(), .h264()]
         /// DTLS-SRTP parameters for our descriptions; nil for plain RTP.
         public var dtls: SilentVideoConfiguration.DTLS?
+        /// Attributes added to our video section of every description (the media layer's own).
+        public var mediaAttributes: [SDPAttribute] = []
         /// Whether the offer creator starts a new epoch by itself when ICE fails.
         public var restartOnICEFailure = true
 
@@ -235,9 +237,11 @@ public struct CallNegotiator: Sendable {
     /// Our media parameters for a description of the active epoch.
     mutating func mediaConfiguration(_ credentials: ICECredentials) -> SilentVideoConfiguration {
         sessionVersion += 1
-        return SilentVideoConfiguration(sessionID: mediaSessionID, sessionVersion: sessionVersion,
-                                        iceCredentials: credentials, codecs: configuration.codecs,
-                                        dtls: configuration.dtls)
+        var media = SilentVideoConfiguration(sessionID: mediaSessionID, sessionVersion: sessionVersion,
+                                             iceCredentials: credentials, codecs: configuration.codecs,
+                                             dtls: configuration.dtls)
+        media.extraAttributes = configuration.mediaAttributes
+        return media
     }
 
     /// The first usable video section's ICE ufrag of a description.

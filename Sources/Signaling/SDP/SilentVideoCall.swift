@@ -38,6 +38,9 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
     public var dtls: DTLS?
     /// The mid of our video section when we offer.
     public var mid: String
+    /// Further attributes of our video section, after the codecs (e.g. `a=x-zonertc-format:…`,
+    /// which tells a receiver the container and time base of the file being sent).
+    public var extraAttributes: [SDPAttribute] = []
 
     public init(
         sessionID: UInt64, sessionVersion: UInt64 = 2, iceCredentials: ICECredentials,
@@ -90,6 +93,7 @@ extension SessionDescription {
         var attributes = config.transportAttributes(
             mid: config.mid, setup: config.dtls == nil ? nil : .activePassive, direction: config.direction)
         attributes += config.codecs.flatMap(MediaDescription.attributes(describing:))
+        attributes += config.extraAttributes
         attributes += config.candidateAttributes
         let video = MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,
@@ -183,6 +187,7 @@ extension SessionDescription {
         if offered.mid == nil { attributes.removeAll { $0 == .mid(mid) } }
         if !offered.isRTCPMultiplexed { attributes.removeAll { $0 == .rtcpMux } }
         attributes += codecs.flatMap(MediaDescription.attributes(describing:))
+        attributes += config.extraAttributes
         attributes += config.candidateAttributes
         return MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,

@@ -1,0 +1,284 @@
+// A call, sans-I/O: the signaling machine (records in the store), the ICE transport of the
+// current epoch, and the media that flows once a pair is selected (ARCHITECTURE "a call, end
+// to end"). The runner performs the store requests and moves datagrams and time; every
+// decision is made here, so the simulator and the tests run exactly this.
+
+import ICE
+import Media
+import RecordStore
+import Signaling
+import ZoneCore
+
+/// One peer's side of a call.
+public struct PeerCall {
+    /// Something that happened to the call.
+    public enum Input: Sendable {
+        /// Begin the call (set up the epoch, offer or wait for the offer).
+        case start
+        /// A store reply or push notification for the signaling machine.
+        case signaling(CallSignaling.Event)
+        /// A datagram arrived from `from` on the local socket bound to `to`.
+        case datagram([UInt8], from: Endpoint, to: Endpoint)
+        /// `nextDeadline` was reached.
+        case timer
+        /// The user ends the call: say goodbye through the store, stop ICE and media.
+        case hangUp
+    }
+
+    /// Something the call wants done or reported.
+    public enum Output: Sendable {
+        /// Carry out a store request and feed back `.signaling(.reply(origin, outcome))`.
+        case store(StoreRequest, origin: CallSignaling.Origin)
+        /// Send `bytes` from the local socket bound to `from` to `to`.
+        case transmit([UInt8], from: Endpoint, to: Endpoint)
+        /// Tell the user.
+        case event(Event)
+    }
+
+    /// What the call reports.
+    public enum Event: Sendable {
+        /// The negotiator's state changed.
+        case callState(CallState)
+        /// The ICE connection state of the current epoch changed.
+        case iceState(ConnectionState)
+        /// A pair was selected: media flows on it.
+        case selectedPair(CandidatePair)
+        /// A frame was received (in order, with its original timestamp).
+        case frame(VideoFrame)
+        /// The zone cannot be used (deleted, access lost): the call cannot go on.
+        case zoneUnavailable(String)
+        /// Every media stream this peer takes part in is done.
+        case mediaFinished
+        /// A TURN allocation was made or failed.
+        case relay(String)
+    }
+
+    public let configuration: PeerCallConfiguration
+    public private(set) var signaling: CallSignaling
+    public private(set) var milestones = CallMilestones()
+    /// The transport of the newest epoch.
+    private var current: EpochTransport?
+    /// The pair media flows on, across epochs until a newer one is selected.
+    public private(set) var selectedPair: CandidatePair?
+    public private(set) var iceState: ConnectionState = .new
+    public private(set) var media: CallMedia
+    private var outputs = OutputQueue<Output>()
+    private var seed: UInt64
+    private var hungUp = false
+    /// Set when the media budget ran out: more media output is due at once.
+    private var mediaBacklog: Instant?
+    /// Why the last TURN allocation failed, if one did.
+    public private(set) var relayFailure: String?
+
+    public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
+        self.configuration = configuration
+        seed = configuration.seed
+        var signalingConfiguration = configuration.signaling
+        signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        signaling = try CallSignaling(
+            configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
+            remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
+        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
+    }
+
+    /// The ICE state of the current epoch's transport, when there is one.
+    public var transport: ICETransport? { current?.transport }
+
+    /// Feeds an input at `now`.
+    public mutating func handle(_ input: Input, now: Instant) {
+        switch input {
+        case .start:
+            milestones.started = milestones.started ?? now
+            signal(.start, now: now)
+        case .signaling(let event):
+            signal(event, now: now)
+        case .hangUp:
+            guard !hungUp else { return }
+            hungUp = true
+            media.stop(now: now)
+            drainMedia(now: now)
+            signal(.hangUp, now: now)
+            milestones.ended = now
+        case .timer:
+            if let wake = signaling.nextWake, wake <= now { signal(.timer, now: now) }
+            if let deadline = current?.transport?.nextDeadline, deadline <= now {
+                current!.transport!.handle(.timer, now: now)
+                drainTransport(now: now)
+            }
+            media.handle(.timer, now: now)
+            drainMedia(now: now)
+        case .datagram(let bytes, let from, let to):
+            guard current?.transport != nil else { return }
+            current!.transport!.handle(.datagram(bytes, from: from, to: to), now: now)
+            drainTransport(now: now)
+        }
+    }
+
+    /// The next output, or nil until the next input.
+    public mutating func pollOutput() -> Output? {
+        outputs.pop()
+    }
+
+    /// When to feed `.timer` next.
+    public var nextDeadline: Instant? {
+        [signaling.nextWake, current?.transport?.nextDeadline, media.nextDeadline, mediaBacklog].compactMap { $0 }.min()
+    }
+
+    // MARK: - Signaling
+
+    private mutating func signal(_ event: CallSignaling.Event, now: Instant) {
+        var queue = signaling.handle(event, now: now)
+        var next = 0
+        while next < queue.count {
+            let action = queue[next]
+            next += 1
+            switch action {
+            case .store(let request, let origin):
+                outputs.append(.store(request, origin: origin))
+            case .ice(let command):
+                for iceEvent in perform(command, now: now) {
+                    queue += signaling.handle(.ice(iceEvent), now: now)
+                }
+            case .report(let state):
+                if case .connecting = state, milestones.signalingComplete == nil { milestones.signalingComplete = now }
+                if case .connected = state, milestones.signalingComplete == nil { milestones.signalingComplete = now }
+                outputs.append(.event(.callState(state)))
+            case .zoneUnavailable(let path, let error):
+                outputs.append(.event(.zoneUnavailable("\(path): \(error)")))
+            }
+        }
+    }
+
+    /// Carries out an ICE command; returns what the agent reports back at once.
+    private mutating func perform(_ command: ICECommand, now: Instant) -> [ICEEvent] {
+        switch command {
+        case .restartICE(let epoch, let credentials):
+            current?.transport?.close()
+            drainTransport(now: now)
+            current = EpochTransport(epoch: epoch, credentials: credentials)
+            return []
+        case .setLocalDescription(let epoch, let description):
+            guard current?.epoch == epoch else { return [] }
+            media.localDescription(description)
+            seed &+= 1
+            do {
+                try current!.start(role: description.type == .offer ? .controlling : .controlled,
+                                   configuration: configuration.transport, seed: seed, now: now)
+            } catch {
+                return [.failed(epoch: epoch)]
+            }
+            return collectTransport(now: now)
+        case .applyRemoteDescription(let epoch, let description):
+            guard current?.epoch == epoch else { return [] }
+            media.remoteDescription(description, now: now)
+            let section = description.media.first
+            let credentials = section.flatMap { description.iceCredentials(for: $0) }
+            let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
+            let previous = current!.remoteCredentials
+            do {
+                try current!.setRemote(credentials: credentials, candidates: candidates,
+                                       ended: section?.hasEndOfCandidates ?? false)
+            } catch {
+                return [.failed(epoch: epoch)]
+            }
+            var events = collectTransport(now: now)
+            // The same credentials again on a connected epoch: a renegotiation without an ICE
+            // restart, which leaves the ICE connection up (RFC 8839 §4.4.1.1.1). The negotiator
+            // went back to connecting when it applied the description; tell it the connection
+            // stands (the `legacy` configuration re-applies old offers like this).
+            if previous != nil, previous == credentials, current!.transport?.selectedPair != nil,
+               iceState == .connected || iceState == .completed {
+                events.append(.connected(epoch: epoch))
+            }
+            return events
+        case .addRemoteCandidates(let epoch, let candidates, let ended):
+            guard current?.epoch == epoch else { return [] }
+            current!.add(candidates.compactMap(\.iceCandidate), ended: ended)
+            return collectTransport(now: now)
+        case .close:
+            current?.transport?.close()
+            drainTransport(now: now)
+            return []
+        }
+    }
+
+    /// Drains the transport outside of a signaling step, feeding ICE events to signaling.
+    private mutating func drainTransport(now: Instant) {
+        let events = collectTransport(now: now)
+        for event in events { signal(.ice(event), now: now) }
+    }
+
+    /// Drains the transport: transmits go out, data goes to media, ICE events are returned.
+    private mutating func collectTransport(now: Instant) -> [ICEEvent] {
+        guard current?.transport != nil else { return [] }
+        let epoch = current!.epoch
+        let ufrag = current!.credentials.usernameFragment
+        var events: [ICEEvent] = []
+        var candidates: [ICECandidate] = []
+        while let output = current!.transport!.pollOutput() {
+            switch output {
+            case .transmit(let bytes, let from, let to):
+                outputs.append(.transmit(bytes, from: from, to: to))
+            case .event(.localCandidate(let candidate)):
+                candidates.append(ICECandidate(candidate, usernameFragment: ufrag))
+            case .event(.gatheringComplete):
+                if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }
+                candidates.removeAll()
+                events.append(.gatheringComplete(epoch: epoch))
+            case .event(.stateChanged(let state)):
+                iceState = state
+                outputs.append(.event(.iceState(state)))
+                if state == .failed { events.append(.failed(epoch: epoch)) }
+            case .event(.selectedPair(let pair)):
+                selectedPair = pair
+                milestones.iceConnected = milestones.iceConnected ?? now
+                outputs.append(.event(.selectedPair(pair)))
+                events.append(.connected(epoch: epoch))
+                media.connected(now: now)
+                drainMedia(now: now)
+            case .event(.data(let bytes, _)):
+                media.received(bytes, now: now)
+                drainMedia(now: now)
+            case .event(.relayAllocated(let relayed, let server)):
+                outputs.append(.event(.relay("allocated \(relayed) on \(server)")))
+            case .event(.relayFailed(let server, let code, let reason)):
+                relayFailure = "TURN server \(server): \(code) \(reason)"
+                outputs.append(.event(.relay("failed: \(relayFailure!)")))
+            }
+        }
+        if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }
+        return events
+    }
+
+    // MARK: - Media
+
+    /// At most this many media outputs per step, so a sender pacing `max` shares the loop with
+    /// incoming datagrams and RTCP (the rest is taken at the next step, due at once).
+    static let mediaBudget = 128
+
+    private mutating func drainMedia(now: Instant) {
+        var budget = Self.mediaBudget
+        mediaBacklog = nil
+        while let output = media.pollOutput(now: now) {
+            budget -= 1
+            if budget == 0 { mediaBacklog = now }
+            switch output {
+            case .packet(let bytes):
+                guard current?.transport != nil else { continue }
+                try? current!.transport!.send(bytes)
+                while let out = current!.transport!.pollOutput() {
+                    if case .transmit(let bytes, let from, let to) = out {
+                        outputs.append(.transmit(bytes, from: from, to: to))
+                    }
+                }
+            case .frame(let frame):
+                milestones.firstFrame = milestones.firstFrame ?? now
+                outputs.append(.event(.frame(frame)))
+            case .finished:
+                milestones.mediaFinished = milestones.mediaFinished ?? now
+                outputs.append(.event(.mediaFinished))
+            }
+            if budget == 0 { break }
+        }
+    }
+}

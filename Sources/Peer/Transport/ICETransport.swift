@@ -1,0 +1,264 @@
+// The call's transport, sans-I/O: an ICE agent (RFC 8445) and, when relays are configured, the
+// TURN clients whose allocations give it relayed candidates (RFC 8656, RFC 8445 §5.1.1.2).
+//
+// The driver binds one UDP socket per host address and feeds every datagram that arrives on
+// any of them; whatever must travel through a TURN server is wrapped and unwrapped here, so
+// the ICE agent only ever sees its candidates' addresses and the driver only ever sees sockets:
+//
+//   - each TURN client allocates from the first host socket of its server's family at start;
+//     once allocated, the relayed address becomes a local candidate of the agent;
+//   - the agent's transmits "from" a relayed address go to that TURN client, which wraps them
+//     (Send indication, ChannelData once a channel is bound) and sends them to its server from
+//     its host socket;
+//   - datagrams from a TURN server on its client's socket go to that client, and what it
+//     unwraps reaches the agent as a datagram from the peer "to" the relayed address. Binding
+//     messages are the agent's own (a TURN server may also be its STUN server).
+//
+// With `relayOnly` the agent gets no host candidates (and gathers no server-reflexive ones): it
+// announces and pairs relayed candidates only, so the call goes through the relay.
+
+import ICE
+import STUN
+import TURN
+import ZoneCore
+
+/// ICE plus relays, as one machine with one input and one output queue.
+public struct ICETransport {
+    /// Something that happened to the transport.
+    public enum Input: Hashable, Sendable {
+        /// A datagram arrived from `from` on the local socket bound to `to`.
+        case datagram([UInt8], from: Endpoint, to: Endpoint)
+        /// `nextDeadline` was reached (calling earlier is harmless).
+        case timer
+    }
+
+    /// Something the transport wants done or reported.
+    public enum Output: Hashable, Sendable {
+        /// Send `bytes` from the local socket bound to `from` to `to`.
+        case transmit([UInt8], from: Endpoint, to: Endpoint)
+        /// Tell the application.
+        case event(Event)
+    }
+
+    /// What the transport reports.
+    public enum Event: Hashable, Sendable {
+        /// The ICE connection state changed.
+        case stateChanged(ConnectionState)
+        /// A pair was selected; application data now travels on it.
+        case selectedPair(CandidatePair)
+        /// A local candidate to signal to the peer.
+        case localCandidate(Candidate)
+        /// No more local candidates in this generation.
+        case gatheringComplete
+        /// Application data arrived from `from`.
+        case data([UInt8], from: Endpoint)
+        /// A TURN server allocated `relayed` for us; it is now a local candidate.
+        case relayAllocated(relayed: Endpoint, server: Endpoint)
+        /// A TURN allocation failed or was lost (`code` is the server's error code, 0 when no
+        /// usable answer came).
+        case relayFailed(server: Endpoint, code: Int, reason: String)
+    }
+
+    /// Everything the transport is created with.
+    public struct Configuration: Sendable {
+        /// The ICE agent's configuration (host addresses are the driver's sockets).
+        public var agent: AgentConfiguration
+        /// TURN servers to allocate relayed candidates on, one allocation each.
+        public var turnServers: [TURNServerCredentials]
+        /// Announce and pair relayed candidates only: the call goes through a relay.
+        public var relayOnly: Bool
+        /// Retransmission of TURN requests (RFC 8489 §6.2.1; 500 ms initial RTO by default).
+        public var turnTiming: TURNRequestTiming
+
+        public init(agent: AgentConfiguration, turnServers: [TURNServerCredentials] = [], relayOnly: Bool = false,
+                    turnTiming: TURNRequestTiming = TURNRequestTiming()) {
+            self.agent = agent
+            self.turnServers = turnServers
+            self.relayOnly = relayOnly
+            self.turnTiming = turnTiming
+        }
+    }
+
+    /// One TURN client and the host socket it talks to its server from.
+    private struct Relay {
+        var client: TURNClient
+        let socket: Endpoint
+        var server: Endpoint { client.configuration.server }
+    }
+
+    public private(set) var agent: ICEAgent
+    private var relays: [Relay] = []
+    private var lastNow: Instant
+    private var outputs = OutputQueue<Output>()
+
+    public init(configuration: Configuration, now: Instant) throws(ICEError) {
+        var agentConfiguration = configuration.agent
+        let hosts = configuration.agent.hostAddresses
+        // Each server is reached from the first host socket of its family.
+        let usable = configuration.turnServers.compactMap { turn in
+            hosts.first { $0.family == turn.server.family }.map { (turn, $0) }
+        }
+        agentConfiguration.expectedRelayedCandidates += usable.count
+        if configuration.relayOnly {
+            agentConfiguration.hostAddresses = []
+            agentConfiguration.stunServers = []
+        }
+        agent = try ICEAgent(configuration: agentConfiguration, now: now)
+        lastNow = now
+        for (index, (turn, socket)) in usable.enumerated() {
+            let client = TURNClient(configuration: TURNClientConfiguration(
+                server: turn.server, username: turn.username, password: turn.password,
+                timing: configuration.turnTiming, seed: configuration.agent.seed &+ 0x7475_726E &+ UInt64(index)),
+                now: now)
+            relays.append(Relay(client: client, socket: socket))
+        }
+        for turn in configuration.turnServers where !usable.contains(where: { $0.0 == turn }) {
+            outputs.append(.event(.relayFailed(server: turn.server, code: TURNClient.noResponseCode,
+                                               reason: "no host socket of the server's address family")))
+        }
+        pump(now: now)
+    }
+
+    // MARK: - ICE, passed through
+
+    /// The current connection state.
+    public var state: ConnectionState { agent.state }
+    /// The selected pair, once there is one.
+    public var selectedPair: CandidatePair? { agent.selectedPair }
+    /// The relayed addresses allocated so far.
+    public var relayedAddresses: [Endpoint] { relays.compactMap { $0.client.relayedAddress } }
+
+    public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
+        try agent.setRemoteCredentials(credentials)
+    }
+
+    public mutating func addRemoteCandidate(_ candidate: Candidate) {
+        agent.addRemoteCandidate(candidate)
+        pump(now: lastNow)
+    }
+
+    public mutating func endOfRemoteCandidates() {
+        agent.endOfRemoteCandidates()
+        pump(now: lastNow)
+    }
+
+    public mutating func restart(newCredentials: Credentials) throws(ICEError) {
+        try agent.restart(newCredentials: newCredentials)
+        pump(now: lastNow)
+    }
+
+    /// Sends application data on the selected pair (through its relay when the pair is relayed).
+    public mutating func send(_ bytes: [UInt8]) throws(ICEError) {
+        try agent.send(bytes)
+        pump(now: lastNow)
+    }
+
+    /// Closes the agent and deletes the allocations (Refresh with lifetime 0): keep feeding
+    /// datagrams and timers until `nextDeadline` is nil for the deallocations to be answered.
+    public mutating func close() {
+        agent.close()
+        for i in relays.indices { relays[i].client.deallocate(now: lastNow) }
+        pump(now: lastNow)
+    }
+
+    /// Feeds an input at `now`.
+    public mutating func handle(_ input: Input, now: Instant) {
+        lastNow = max(lastNow, now)
+        switch input {
+        case .timer:
+            agent.handle(.timer, now: now)
+            for i in relays.indices { relays[i].client.handle(.timer, now: now) }
+        case .datagram(let bytes, let from, let to):
+            if !ICETransport.isBinding(bytes),
+               let i = relays.firstIndex(where: { $0.server == from && $0.socket == to }) {
+                relays[i].client.handle(.datagram(bytes, from: from), now: now)
+            } else {
+                agent.handle(.datagram(bytes, from: from, to: to), now: now)
+            }
+        }
+        pump(now: now)
+    }
+
+    /// The next output, or nil until the next input.
+    public mutating func pollOutput() -> Output? {
+        outputs.pop()
+    }
+
+    /// When to call `handle(.timer, now:)` next.
+    public var nextDeadline: Instant? {
+        var next = agent.nextDeadline
+        for relay in relays {
+            if let d = relay.client.nextDeadline, next == nil || d < next! { next = d }
+        }
+        return next
+    }
+
+    // MARK: - Plumbing
+
+    /// True for a STUN Binding message (RFC 8489 §5: method bits of the first two bytes).
+    private static func isBinding(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 20, bytes[0] < 4 else { return false }
+        return STUNMessageType(rawValue: UInt16(bytes[0]) << 8 | UInt16(bytes[1])).method == .binding
+    }
+
+    /// Moves outputs between the agent, the TURN clients and the output queue until all are quiet.
+    private mutating func pump(now: Instant) {
+        var progressed = true
+        while progressed {
+            progressed = false
+            while let output = agent.pollOutput() {
+                progressed = true
+                agentOutput(output, now: now)
+            }
+            for i in relays.indices {
+                while let output = relays[i].client.pollOutput() {
+                    progressed = true
+                    relayOutput(output, relay: i, now: now)
+                }
+            }
+        }
+    }
+
+    private mutating func agentOutput(_ output: ICEAgent.Output, now: Instant) {
+        switch output {
+        case .transmit(let bytes, let from, let to):
+            if let i = relays.firstIndex(where: { $0.client.relayedAddress == from }) {
+                // Dropped when the allocation is gone: UDP, and ICE retransmits what matters.
+                try? relays[i].client.send(bytes, to: to, now: now)
+            } else {
+                outputs.append(.transmit(bytes, from: from, to: to))
+            }
+        case .event(let event):
+            switch event {
+            case .stateChanged(let state): outputs.append(.event(.stateChanged(state)))
+            case .selectedPair(let pair): outputs.append(.event(.selectedPair(pair)))
+            case .localCandidate(let candidate): outputs.append(.event(.localCandidate(candidate)))
+            case .gatheringComplete: outputs.append(.event(.gatheringComplete))
+            case .data(let bytes, let from): outputs.append(.event(.data(bytes, from: from)))
+            }
+        }
+    }
+
+    private mutating func relayOutput(_ output: TURNClient.Output, relay i: Int, now: Instant) {
+        let server = relays[i].server
+        switch output {
+        case .transmit(let bytes, let to):
+            outputs.append(.transmit(bytes, from: relays[i].socket, to: to))
+        case .event(.allocated(let relayed, _)):
+            agent.addLocalRelayedCandidate(relayed: relayed, server: server)
+            outputs.append(.event(.relayAllocated(relayed: relayed, server: server)))
+        case .event(.allocationFailed(let code, let reason)):
+            agent.relayedCandidateUnavailable()
+            outputs.append(.event(.relayFailed(server: server, code: code, reason: reason)))
+        case .event(.allocationLost(let code, let reason)):
+            outputs.append(.event(.relayFailed(server: server, code: code, reason: reason)))
+        case .event(.data(let payload, let peer)):
+            if let relayed = relays[i].client.relayedAddress {
+                agent.handle(.datagram(payload, from: peer, to: relayed), now: now)
+            }
+        case .event(.refreshed), .event(.permissionCreated), .event(.channelBound), .event(.requestFailed),
+             .event(.deallocated):
+            break  // ICE's own checks tell whether the relayed paths work
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A child process whose output goes to files, waited for without blocking a thread.
+final class ChildProcess: @unchecked Sendable {
+    let name: String
+    let process = Process()
+    let stdoutPath: String
+    let stderrPath: String
+    private let exited = NSCondition()
+    private var status: Int32?
+
+    /// The running `zonertc` binary.
+    static var zonertc: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    init(name: String, executable: String = ChildProcess.zonertc, arguments: [String], directory: String) throws {
+        self.name = name
+        stdoutPath = "\(directory)/\(name).out"
+        stderrPath = "\(directory)/\(name).err"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [weak self] p in
+            guard let self else { return }
+            self.exited.lock()
+            self.status = p.terminationStatus
+            self.exited.broadcast()
+            self.exited.unlock()
+        }
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Waits (on a thread of its own) until the process exits or `timeout` passes; nil on timeout.
+    func wait(timeout: Duration) async -> Int32? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                let deadline = Date().addingTimeInterval(Double(timeout.components.seconds)
+                                                         + Double(timeout.components.attoseconds) / 1e18)
+                exited.lock()
+                while status == nil, exited.wait(until: deadline) {}
+                let result = status
+                exited.unlock()
+                continuation.resume(returning: result)
+            }
+        }
+    }
+
+    /// Polls the stdout file until a line contains `marker` (or the process exits, or time is up).
+    func waitForLine(containing marker: String, timeout: Duration) async -> String? {
+        let end = ContinuousClock.now + timeout
+        while ContinuousClock.now < end {
+            if let line = stdout.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+            if !process.isRunning { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return nil
+    }
+
+    func signal(_ sig: Int32) {
+        if process.isRunning { kill(process.processIdentifier, sig) }
+    }
+
+    /// SIGTERM, then SIGKILL if it is still there after `grace`.
+    func stop(grace: Duration = .seconds(3)) async {
+        guard process.isRunning else { return }
+        signal(SIGTERM)
+        if await wait(timeout: grace) == nil {
+            signal(SIGKILL)
+            _ = await wait(timeout: .seconds(2))
+        }
+    }
+}

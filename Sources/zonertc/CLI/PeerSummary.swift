@@ -1,0 +1,115 @@
+import Foundation
+import Peer
+import Signaling
+
+/// The end-of-call summary of `zonertc peer`, as text or as one JSON object.
+struct PeerSummary: Codable {
+    var me: String
+    var remote: String
+    var room: String
+    var sync: String
+    /// `completed`, `failed` or `interrupted`.
+    var outcome: String
+    var reason: String?
+    var signalingCompleteMs: Double?
+    var iceConnectedMs: Double?
+    var firstFrameMs: Double?
+    var mediaFinishedMs: Double?
+    /// Wall-clock instants (ms since 1970) of the call's start and first frame, to line up two peers.
+    var startedAtMs: Int64?
+    var firstFrameAtMs: Int64?
+    var callState: String?
+    var iceState: String?
+    /// host, srflx, prflx or relay.
+    var path: String?
+    var localCandidate: String?
+    var remoteCandidate: String?
+    var storeRequests: Int?
+    var recordsFetched: Int?
+    var staleDrops: Int?
+    var duplicates: Int?
+    var resets: Int?
+    var media: CallMediaStats?
+
+    init(me: String, remote: String, room: String, sync: String, outcome: PeerRunner.Outcome,
+         snapshot: PeerCallSnapshot?) {
+        self.me = me
+        self.remote = remote
+        self.room = room
+        self.sync = sync
+        switch outcome {
+        case .completed: self.outcome = "completed"
+        case .failed(let why): self.outcome = "failed"; reason = why
+        case .interrupted: self.outcome = "interrupted"
+        }
+        guard let s = snapshot else { return }
+        signalingCompleteMs = s.milestones.milliseconds(to: s.milestones.signalingComplete)
+        iceConnectedMs = s.milestones.milliseconds(to: s.milestones.iceConnected)
+        firstFrameMs = s.milestones.milliseconds(to: s.milestones.firstFrame)
+        mediaFinishedMs = s.milestones.milliseconds(to: s.milestones.mediaFinished)
+        startedAtMs = s.milestones.started?.millisecondsSinceEpoch
+        firstFrameAtMs = s.milestones.firstFrame?.millisecondsSinceEpoch
+        callState = s.callState.description
+        iceState = s.iceState.rawValue
+        path = s.pathKind
+        localCandidate = s.localCandidate
+        remoteCandidate = s.remoteCandidate
+        storeRequests = s.signaling.storeRequests
+        recordsFetched = s.signaling.recordsFetched
+        staleDrops = s.signaling.staleDrops
+        duplicates = s.signaling.duplicates
+        resets = s.signaling.resets
+        media = s.media
+    }
+
+    static func ms(_ value: Double?) -> String {
+        value.map { String(format: "%.1f ms", $0) } ?? "—"
+    }
+
+    var text: String {
+        var lines = ["call \(room): \(me) ↔ \(remote) (\(sync)) \(outcome)" + (reason.map { ": \($0)" } ?? "")]
+        lines.append("  signaling complete  \(Self.ms(signalingCompleteMs))")
+        lines.append("  ICE connected       \(Self.ms(iceConnectedMs))")
+        lines.append("  first frame         \(Self.ms(firstFrameMs))")
+        if let path { lines.append("  path                \(path): \(localCandidate ?? "?") → \(remoteCandidate ?? "?")") }
+        if let storeRequests {
+            lines.append("  store               \(storeRequests) requests, \(recordsFetched ?? 0) records fetched, "
+                         + "\(staleDrops ?? 0) stale dropped, \(duplicates ?? 0) duplicates, \(resets ?? 0) resets")
+        }
+        if let media, let text = media.summaryText { lines.append(text) }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The live status line on a terminal (stderr), redrawn in place.
+final class ProgressLine: @unchecked Sendable {
+    private let enabled: Bool
+    private let lock = NSLock()
+    private var last = ""
+    private var lastDraw = Date.distantPast
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ event: PeerCall.Event, _ call: PeerCall) {
+        guard enabled else { return }
+        var force = true
+        if case .frame = event { force = false }
+        let now = Date()
+        lock.lock()
+        defer { lock.unlock() }
+        guard force || now.timeIntervalSince(lastDraw) > 0.2 else { return }
+        lastDraw = now
+        var parts = ["call \(call.signaling.negotiator.state)", "ICE \(call.iceState)"]
+        if let pair = call.selectedPair { parts.append("path \(pair.local.kind.rawValue)→\(pair.remote.kind.rawValue)") }
+        if let media = call.media.stats.progressText { parts.append(media) }
+        let line = parts.joined(separator: " · ")
+        guard line != last else { return }
+        last = line
+        FileHandle.standardError.write(Data(("\r\u{1B}[2K" + line).utf8))
+    }
+
+    func finish() {
+        guard enabled, !last.isEmpty else { return }
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+}

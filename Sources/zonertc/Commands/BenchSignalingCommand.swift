@@ -1,0 +1,197 @@
+import Foundation
+import RecordStore
+import ZoneCore
+
+/// `zonertc bench signaling`: call convergence with real processes against a real store daemon,
+/// per push profile and sync strategy — the measured counterpart of `zonertc sim converge`.
+enum BenchSignalingCommand {
+    static let spec = CommandSpec(
+        path: ["bench", "signaling"],
+        summary: "Measure call convergence with real peer processes against a real store daemon.",
+        options: [
+            .value("--strategies", "LIST", "sync strategies to compare", default: "push,poll-token,poll-fullscan,hybrid"),
+            .value("--profiles", "LIST", "store daemon push profiles (lan, cloudkit, custom:…; ';' between customs)",
+                   default: "lan,cloudkit"),
+            .value("--calls", "N", "calls per strategy and profile", default: "10"),
+            .value("--hold", "DURATION", "how long each call stays up after connecting", default: "300ms"),
+            .value("--timeout", "DURATION", "a call not connected by then counts as a failure", default: "30s"),
+            .value("--csv", "FILE", "also write one row per call"),
+            .flag("--json", "print the results as one JSON object"),
+        ],
+        discussion: """
+            For each push profile a `zonertc store serve` runs on a free loopback port (in memory); for each
+            strategy, --calls calls run one after another, each as two `zonertc peer` processes in a new room.
+            Convergence is the later of the two peers' ICE-connected times, each from its own call start
+            (after room setup). Prints a markdown table; a progress line goes to stderr on a terminal.
+            """,
+        run: run)
+
+    struct CallResult: Codable {
+        var profile: String
+        var strategy: String
+        var call: Int
+        var ok: Bool
+        var convergenceMs: Double?
+        var signalingCompleteMs: Double?
+        var storeRequests: Int?
+        var recordsFetched: Int?
+        var reason: String?
+    }
+
+    struct Row: Codable {
+        var profile: String
+        var strategy: String
+        var calls: Int
+        var failures: Int
+        var p50Ms: Double?
+        var p90Ms: Double?
+        var p99Ms: Double?
+        var maxMs: Double?
+        var signalingP50Ms: Double?
+        var storeRequestsPerCall: Double?
+        var recordsFetchedPerCall: Double?
+    }
+
+    static func run(_ args: ParsedCommand) async throws -> Int32 {
+        func list(_ name: String) -> [String] {
+            (args.string(name) ?? "").split(separator: name == "--profiles" ? (args.string(name)!.contains(";") ? ";" : ",") : ",")
+                .map(String.init).filter { !$0.isEmpty }
+        }
+        let strategies = list("--strategies")
+        for s in strategies where !["push", "poll-token", "poll-fullscan", "hybrid", "legacy"].contains(s) {
+            throw UsageError(message: "--strategies: unknown strategy '\(s)'", command: spec)
+        }
+        let profiles = list("--profiles")
+        guard !strategies.isEmpty, !profiles.isEmpty else {
+            throw UsageError(message: "give at least one strategy and one profile", command: spec)
+        }
+        let calls = try args.int("--calls", in: 1...10_000) ?? 10
+        func duration(_ name: String) throws -> Duration {
+            let text = args.string(name)!
+            do { return try PushProfileDuration.parse(text) } catch {
+                throw UsageError(message: "\(name) \(text): \(error)", command: spec)
+            }
+        }
+        let hold = try duration("--hold")
+        let timeout = try duration("--timeout")
+        let json = args.has("--json")
+        let progress = isatty(STDERR_FILENO) == 1 && !json
+        let directory = NSTemporaryDirectory() + "zonertc-bench-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        var results: [CallResult] = []
+        let total = profiles.count * strategies.count * calls
+        for profile in profiles {
+            let store: ChildProcess
+            do {
+                store = try ChildProcess(name: "store", arguments: [
+                    "store", "serve", "--listen", "127.0.0.1:0", "--memory", "--push-profile", profile,
+                ], directory: directory)
+            } catch {
+                Terminal.error("zonertc bench signaling: cannot start the store daemon: \(error)")
+                return 1
+            }
+            guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
+                  let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
+            else {
+                Terminal.error("zonertc bench signaling: the store daemon did not start (\(profile)): \(store.stderr)")
+                await store.stop()
+                return 1
+            }
+            for strategy in strategies {
+                for i in 0..<calls {
+                    let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+                    let common = ["peer", "--store", String(url), "--room", room, "--sync", strategy, "--json",
+                                  "--duration", "\(Int(hold.milliseconds))ms",
+                                  "--connect-timeout", "\(Int(timeout.milliseconds))ms", "--seed", "\(i + 1)"]
+                    var result = CallResult(profile: profile, strategy: strategy, call: i, ok: false)
+                    do {
+                        let a = try ChildProcess(name: "a\(i)", arguments: common + [
+                            "--me", "alice", "--remote", "bob", "--owner"], directory: directory)
+                        let b = try ChildProcess(name: "b\(i)", arguments: common + [
+                            "--me", "bob", "--remote", "alice"], directory: directory)
+                        let sa = await a.wait(timeout: timeout + .seconds(10))
+                        let sb = await b.wait(timeout: timeout + .seconds(10))
+                        if sa == nil { await a.stop() }
+                        if sb == nil { await b.stop() }
+                        let summaries = [a, b].map { p -> PeerSummary? in
+                            guard let line = p.stdout.split(separator: "\n").last else { return nil }
+                            return try? JSONDecoder().decode(PeerSummary.self, from: Data(line.utf8))
+                        }
+                        if sa == 0, sb == 0, let x = summaries[0], let y = summaries[1],
+                           let ca = x.iceConnectedMs, let cb = y.iceConnectedMs {
+                            result.ok = true
+                            result.convergenceMs = max(ca, cb)
+                            result.signalingCompleteMs = max(x.signalingCompleteMs ?? 0, y.signalingCompleteMs ?? 0)
+                            result.storeRequests = (x.storeRequests ?? 0) + (y.storeRequests ?? 0)
+                            result.recordsFetched = (x.recordsFetched ?? 0) + (y.recordsFetched ?? 0)
+                        } else {
+                            result.reason = summaries.compactMap { $0?.reason }.first
+                                ?? "exit \(sa.map(String.init) ?? "timeout")/\(sb.map(String.init) ?? "timeout")"
+                        }
+                    } catch {
+                        result.reason = "cannot start the peers: \(error)"
+                    }
+                    results.append(result)
+                    if progress {
+                        FileHandle.standardError.write(Data(
+                            "\r\u{1B}[2K[\(results.count)/\(total)] \(profile) \(strategy) call \(i + 1)/\(calls)".utf8))
+                    }
+                }
+            }
+            await store.stop()
+        }
+        if progress { FileHandle.standardError.write(Data("\n".utf8)) }
+
+        var rows: [Row] = []
+        for profile in profiles {
+            for strategy in strategies {
+                let mine = results.filter { $0.profile == profile && $0.strategy == strategy }
+                let times = mine.compactMap(\.convergenceMs).sorted()
+                let ok = mine.filter(\.ok)
+                func pct(_ p: Double) -> Double? {
+                    times.isEmpty ? nil : times[min(times.count - 1, Int((p * Double(times.count)).rounded(.up)) - 1)]
+                }
+                let sig = ok.compactMap(\.signalingCompleteMs).sorted()
+                rows.append(Row(
+                    profile: profile, strategy: strategy, calls: mine.count, failures: mine.count - ok.count,
+                    p50Ms: pct(0.5), p90Ms: pct(0.9), p99Ms: pct(0.99), maxMs: times.last,
+                    signalingP50Ms: sig.isEmpty ? nil : sig[(sig.count - 1) / 2],
+                    storeRequestsPerCall: ok.isEmpty ? nil : Double(ok.compactMap(\.storeRequests).reduce(0, +)) / Double(ok.count),
+                    recordsFetchedPerCall: ok.isEmpty ? nil : Double(ok.compactMap(\.recordsFetched).reduce(0, +)) / Double(ok.count)))
+            }
+        }
+        if let csv = args.string("--csv") {
+            var text = "profile,strategy,call,ok,convergence_ms,signaling_complete_ms,store_requests,records_fetched,reason\n"
+            for r in results {
+                text += "\(r.profile),\(r.strategy),\(r.call),\(r.ok),\(r.convergenceMs.map { String($0) } ?? ""),"
+                    + "\(r.signalingCompleteMs.map { String($0) } ?? ""),\(r.storeRequests.map(String.init) ?? ""),"
+                    + "\(r.recordsFetched.map(String.init) ?? ""),\"\(r.reason ?? "")\"\n"
+            }
+            try? text.write(toFile: csv, atomically: true, encoding: .utf8)
+        }
+        if json {
+            struct Report: Codable { var rows: [Row]; var calls: [CallResult] }
+            print((try? Terminal.json(Report(rows: rows, calls: results))) ?? "{}")
+        } else {
+            func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "—" }
+            print("| profile | strategy | calls | failures | p50 ms | p90 ms | p99 ms | max ms | signaling p50 ms | store requests/call | records fetched/call |")
+            print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            for r in rows {
+                print("| \(r.profile) | \(r.strategy) | \(r.calls) | \(r.failures) | \(f(r.p50Ms)) | \(f(r.p90Ms)) | "
+                      + "\(f(r.p99Ms)) | \(f(r.maxMs)) | \(f(r.signalingP50Ms)) | \(f(r.storeRequestsPerCall)) | "
+                      + "\(f(r.recordsFetchedPerCall)) |")
+            }
+            for r in results where !r.ok {
+                Terminal.error("failed: \(r.profile) \(r.strategy) call \(r.call + 1): \(r.reason ?? "?")")
+            }
+        }
+        return results.allSatisfy(\.ok) ? 0 : 1
+    }
+}
+
+/// Durations as the push profiles write them (`300ms`, `2s`, `250us`).
+enum PushProfileDuration {
+    static func parse(_ text: String) throws -> Duration { try PushProfile.parseDuration(text) }
+}

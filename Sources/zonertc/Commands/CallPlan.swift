@@ -1,0 +1,187 @@
+import Foundation
+import Media
+import ZoneCore
+
+/// One `zonertc call` run: the processes it starts, what it checks, what it prints.
+struct CallPlan {
+    var file: String
+    var bothWays: Bool
+    var sync: String
+    var push: String
+    var pace: String
+    var relayOnly: Bool
+    var impair: String?
+    var timeout: Duration
+    var keep: String?
+    var json: Bool
+
+    struct Verdict: Encodable {
+        var ok: Bool
+        var text: String
+    }
+
+    struct Report: Encodable {
+        var alice: PeerSummary?
+        var bob: PeerSummary?
+        var verdict: Verdict
+    }
+
+    func run() async -> Int32 {
+        // A file that does not read is the user's to fix: say so before starting anything.
+        do {
+            let (_, frames) = try VideoFileSource.read(path: file)
+            guard !frames.isEmpty else {
+                Terminal.error("zonertc call: \(file) holds no frames")
+                return 1
+            }
+        } catch {
+            Terminal.error("zonertc call: cannot stream \(file): \(error)")
+            return 1
+        }
+        let directory: String
+        if let keep {
+            directory = keep
+            try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        } else {
+            directory = NSTemporaryDirectory() + "zonertc-call-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let group = ChildGroup()
+        func cleanUp() async {
+            for child in group.children.reversed() { await child.stop() }
+            if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
+        }
+        func failure(_ message: String) async -> Int32 {
+            let logs = group.children.map { "--- \($0.name) stderr:\n\($0.stderr)" }.joined(separator: "\n")
+            Terminal.error("zonertc call: \(message)" + (logs.isEmpty ? "" : "\n\(logs)"))
+            if json { print((try? Terminal.json(Report(alice: nil, bob: nil, verdict: Verdict(ok: false, text: message)))) ?? "{}") }
+            await cleanUp()
+            return 1
+        }
+        let interrupt = InterruptWatch { group.signal(SIGTERM) }
+        defer { interrupt.cancel() }
+
+        // The store daemon on a free loopback port.
+        let store: ChildProcess
+        do {
+            store = try ChildProcess(name: "store", arguments: [
+                "store", "serve", "--listen", "127.0.0.1:0", "--data", "\(directory)/store", "--push-profile", push,
+            ], directory: directory)
+            group.children.append(store)
+        } catch { return await failure("cannot start the store daemon: \(error)") }
+        guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
+              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
+        else { return await failure("the store daemon did not start") }
+
+        var common = ["--store", String(url), "--room", "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), "--sync", sync, "--json",
+                      "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]
+        if let impair { common += ["--impair", impair] }
+        if relayOnly {
+            let password = "pw\(UInt32.random(in: 0...UInt32.max))"
+            let relay: ChildProcess
+            do {
+                relay = try ChildProcess(name: "relay", arguments: [
+                    "relay", "serve", "--listen", "127.0.0.1:0", "--user", "zonertc:\(password)",
+                    "--allow-loopback-peers", "--stats-interval", "0s",
+                ], directory: directory)
+                group.children.append(relay)
+            } catch { return await failure("cannot start the relay: \(error)") }
+            guard let line = await relay.waitForLine(containing: "listening on", timeout: .seconds(10)),
+                  let address = line.split(separator: " ").first(where: { $0.contains(":") && $0.first!.isNumber })
+            else { return await failure("the relay did not start") }
+            common += ["--turn", "zonertc:\(password)@\(address)", "--relay-only"]
+        }
+        var alice = common + ["--me", "alice", "--remote", "bob", "--owner", "--send", file]
+        var bob = common + ["--me", "bob", "--remote", "alice", "--record", "\(directory)/bob-received"]
+        if bothWays {
+            alice += ["--record", "\(directory)/alice-received"]
+            bob += ["--send", file]
+        }
+        let peers: [ChildProcess]
+        do {
+            peers = [try ChildProcess(name: "alice", arguments: ["peer"] + alice, directory: directory),
+                     try ChildProcess(name: "bob", arguments: ["peer"] + bob, directory: directory)]
+            group.children += peers
+        } catch { return await failure("cannot start the peers: \(error)") }
+        // When one peer fails, the other has nobody to talk to: stop it after a grace period.
+        var statuses: [Int32?] = [nil, nil]
+        let end = ContinuousClock.now + timeout + .seconds(10)
+        var firstFailure: ContinuousClock.Instant?
+        while statuses.contains(where: { $0 == nil }) && ContinuousClock.now < end {
+            for (i, peer) in peers.enumerated() where statuses[i] == nil {
+                statuses[i] = await peer.wait(timeout: .milliseconds(20))
+                if let status = statuses[i], status != 0, firstFailure == nil { firstFailure = .now }
+            }
+            if let firstFailure, ContinuousClock.now - firstFailure > .seconds(3) {
+                for (i, peer) in peers.enumerated() where statuses[i] == nil {
+                    await peer.stop()
+                    statuses[i] = peer.process.isRunning ? nil : peer.process.terminationStatus
+                }
+            }
+        }
+        let summaries = peers.map { peer -> PeerSummary? in
+            guard let line = peer.stdout.split(separator: "\n").last else { return nil }
+            return try? JSONDecoder().decode(PeerSummary.self, from: Data(line.utf8))
+        }
+        if statuses.contains(where: { $0 == nil }) {
+            return await failure("a peer did not end within \(timeout)")
+        }
+        let verdict = Self.verdict(summaries: summaries, statuses: statuses.map { $0! }, bothWays: bothWays)
+        if json {
+            print((try? Terminal.json(Report(alice: summaries[0], bob: summaries[1], verdict: verdict))) ?? "{}")
+        } else {
+            for (peer, summary) in zip(peers, summaries) {
+                print("== \(peer.name)")
+                print(summary?.text ?? peer.stdout)
+            }
+            print(verdict.text)
+        }
+        if !verdict.ok {
+            for peer in peers where !peer.stderr.isEmpty { Terminal.error("--- \(peer.name) stderr:\n\(peer.stderr)") }
+        }
+        await cleanUp()
+        return verdict.ok ? 0 : 1
+    }
+
+    /// The frames each receiver got must be the frames the other side sent.
+    static func verdict(summaries: [PeerSummary?], statuses: [Int32], bothWays: Bool) -> Verdict {
+        let names = ["alice", "bob"]
+        for (i, status) in statuses.enumerated() where status != 0 {
+            let reason = summaries[i]?.reason ?? "exit status \(status)"
+            return Verdict(ok: false, text: "FAIL: \(names[i]) failed: \(reason)")
+        }
+        var checks: [(from: Int, to: Int)] = [(0, 1)]
+        if bothWays { checks.append((1, 0)) }
+        var parts: [String] = []
+        for (from, to) in checks {
+            let sent = summaries[from]?.media?.sentDigest
+            let received = summaries[to]?.media?.receivedDigest
+            let sentFrames = summaries[from]?.media?.framesSent ?? 0
+            let receivedFrames = summaries[to]?.media?.framesReceived ?? 0
+            guard let sent, let received, sent == received, sentFrames == receivedFrames else {
+                return Verdict(ok: false, text: "FAIL: \(names[to]) received \(receivedFrames) frames "
+                               + "(digest \(received ?? "none")), \(names[from]) sent \(sentFrames) "
+                               + "(digest \(sent ?? "none"))")
+            }
+            parts.append("\(names[from])→\(names[to]) \(sentFrames) frames identical (\(sent.prefix(16)))")
+        }
+        let first = summaries[1]?.firstFrameMs
+        return Verdict(ok: true, text: "OK: " + parts.joined(separator: "; ")
+                       + (first.map { String(format: "; first frame at %.1f ms", $0) } ?? ""))
+    }
+}
+
+/// The processes of a call, reachable from a signal handler.
+final class ChildGroup: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [ChildProcess] = []
+
+    var children: [ChildProcess] {
+        get { lock.withLock { list } }
+        set { lock.withLock { list = newValue } }
+    }
+
+    func signal(_ sig: Int32) {
+        for child in children { child.signal(sig) }
+    }
+}

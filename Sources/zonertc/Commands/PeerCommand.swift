@@ -1,0 +1,293 @@
+import Foundation
+import Media
+import Net
+import ICE
+import Peer
+import RecordStore
+import Signaling
+import StoreServer
+import ZoneCore
+
+/// `zonertc peer`: one side of a call, negotiated through the store, over real UDP.
+enum PeerCommand {
+    static let spec = CommandSpec(
+        path: ["peer"],
+        summary: "Run one peer of a call: signal through the store, connect with ICE over UDP, stream.",
+        options: [
+            .value("--store", "URL|embedded:DIR", "(required) a store daemon (http://HOST:PORT) or a store directory opened in this process"),
+            .value("--room", "ROOM", "(required) the room ID: room_ and 8 of a-z 0-9"),
+            .value("--me", "ID", "(required) my user ID"),
+            .value("--remote", "ID", "(required) the other peer's user ID"),
+            .flag("--owner", "create the room (the other peer joins it)"),
+            .value("--token", "TOKEN", "bearer token for the store (default: $ZONERTC_TOKEN, else register on a loopback daemon)"),
+            .value("--send", "FILE", "stream this video file (IVF, H.264 Annex B, Y4M) once connected"),
+            .value("--record", "OUT", "write the received stream to OUT, in the sender's container"),
+            .value("--pace", "MODE", "realtime (by the file's timestamps) or max (as fast as the path takes)", default: "realtime"),
+            .value("--impair", "SPEC", "impair outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,reorder=0.05,duplicate=0.01,seed=1"),
+            .value("--sync", "STRATEGY", "how records are learned: push, poll-token, poll-fullscan, hybrid, legacy", default: "hybrid"),
+            .value("--bind", "IP", "local address for the UDP socket (host candidate)", default: "127.0.0.1"),
+            .value("--stun", "HOST:PORT", "a STUN server for server-reflexive candidates (repeatable)", repeatable: true),
+            .value("--turn", "USER:PASS@HOST:PORT", "a TURN server for relayed candidates (repeatable)", repeatable: true),
+            .flag("--relay-only", "pair only relayed candidates: every packet goes through the TURN relay"),
+            .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
+            .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
+            .value("--seed", "N", "seed of the call's random choices", default: "1"),
+            .flag("--json", "print the summary as one JSON object"),
+        ],
+        discussion: """
+            Both peers run this command with the same --room; the one with --owner creates the room and
+            the other joins it (retrying until it exists). The lower user ID makes the offer. On a terminal
+            a live line shows the call's progress on stderr; at the end a summary goes to stdout: time to
+            signaling complete, to ICE connected, to the first frame, the selected pair and the counters.
+            Exit 0 when the call completed, 1 when it failed (the reason is printed), 130 on SIGINT/SIGTERM
+            after an orderly goodbye. embedded:DIR locks DIR: two peer processes need a store daemon.
+            """,
+        run: run)
+
+    static func run(_ args: ParsedCommand) async throws -> Int32 {
+        let setup = try PeerSetup(args, spec: spec)
+        return await setup.runCall()
+    }
+}
+
+/// A `zonertc peer` command line, checked and turned into what a call needs.
+struct PeerSetup {
+    let storeSpec: String
+    let roomID: RoomID
+    let me: String
+    let remote: String
+    let owner: Bool
+    let token: String?
+    let signaling: SignalingConfiguration
+    let syncName: String
+    let bind: IPAddress
+    let stun: [Endpoint]
+    let turn: [TURNServerCredentials]
+    let relayOnly: Bool
+    let connectTimeout: Duration
+    let duration: Duration?
+    let seed: UInt64
+    let json: Bool
+    let send: CallMediaConfiguration.Outgoing?
+    let sendPath: String?
+    let record: String?
+    let pace: MediaSender.Pace
+    let impairment: ImpairmentSpec?
+
+    init(_ args: ParsedCommand, spec: CommandSpec) throws {
+        func usage(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
+        storeSpec = try args.required("--store")
+        do { roomID = try RoomID(try args.required("--room")) } catch let error as UsageError { throw error } catch {
+            throw usage("--room: \(error)")
+        }
+        me = try args.required("--me")
+        remote = try args.required("--remote")
+        guard me != remote else { throw usage("--me and --remote must differ") }
+        owner = args.has("--owner")
+        token = args.string("--token") ?? ProcessInfo.processInfo.environment["ZONERTC_TOKEN"]
+        syncName = args.string("--sync") ?? "hybrid"
+        guard let configuration = SignalingConfiguration.named(syncName), syncName != "standard" else {
+            throw usage("--sync \(syncName): choose one of push, poll-token, poll-fullscan, hybrid, legacy")
+        }
+        signaling = configuration
+        do { bind = try IPAddress(parsing: args.string("--bind") ?? "127.0.0.1") } catch {
+            throw usage("--bind: \(error)")
+        }
+        var servers: [Endpoint] = []
+        for text in args.strings("--stun") {
+            do { servers.append(try Endpoint(parsing: text)) } catch { throw usage("--stun \(text): \(error)") }
+        }
+        stun = servers
+        var relays: [TURNServerCredentials] = []
+        for text in args.strings("--turn") {
+            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else {
+                throw usage("--turn \(text): give USER:PASS@HOST:PORT")
+            }
+            do {
+                relays.append(TURNServerCredentials(
+                    server: try Endpoint(parsing: String(text[text.index(after: at)...])),
+                    username: String(text[..<colon]), password: String(text[text.index(after: colon)..<at])))
+            } catch { throw usage("--turn \(text): \(error)") }
+        }
+        turn = relays
+        relayOnly = args.has("--relay-only")
+        guard !relayOnly || !turn.isEmpty else { throw usage("--relay-only needs a --turn server") }
+        func duration(_ flag: String) throws -> Duration? {
+            guard let text = args.string(flag) else { return nil }
+            do { return try PushProfile.parseDuration(text) } catch { throw usage("\(flag) \(text): \(error)") }
+        }
+        connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
+        self.duration = try duration("--duration")
+        seed = try args.int("--seed", in: UInt64(0)...UInt64.max) ?? 1
+        json = args.has("--json")
+        let paceText = args.string("--pace") ?? "realtime"
+        guard let pace = MediaSender.Pace(rawValue: paceText) else {
+            throw usage("--pace \(paceText): choose realtime or max")
+        }
+        self.pace = pace
+        if let text = args.string("--impair") {
+            do { impairment = try ImpairmentSpec(parsing: text) } catch { throw usage("--impair \(text): \(error)") }
+        } else {
+            impairment = nil
+        }
+        record = args.string("--record")
+        sendPath = args.string("--send")
+        if let path = sendPath {
+            guard FileManager.default.isReadableFile(atPath: path) else { throw usage("--send: cannot read \(path)") }
+            send = nil  // read in runCall, where a bad file is a failure (exit 1), not a usage error
+        } else {
+            send = nil
+        }
+    }
+
+    /// Opens the store, sets up the room, runs the call, prints the summary; returns the exit code.
+    func runCall() async -> Int32 {
+        let start = WallClock().now()
+        let client: any StoreClient
+        var embedded: EmbeddedStore?
+        do {
+            (client, embedded) = try await openStore()
+        } catch {
+            return fail("cannot use the store \(storeSpec): \(error)")
+        }
+        defer { embedded?.close() }
+        let binding: RoomBinding
+        do {
+            binding = try await joinRoom(client, deadline: start + connectTimeout)
+        } catch {
+            return fail("cannot set up room \(roomID.rawValue): \(error)")
+        }
+        var outgoing: CallMediaConfiguration.Outgoing?
+        if let sendPath {
+            do {
+                let (format, frames) = try VideoFileSource.read(path: sendPath)
+                guard !frames.isEmpty else { return fail("\(sendPath) holds no frames") }
+                outgoing = .init(format: format, frames: frames)
+            } catch {
+                return fail("cannot read \(sendPath): \(error)")
+            }
+        }
+        let socket: UDPSocket
+        do { socket = try UDPSocket(bind: Endpoint(address: bind, port: 0)) } catch {
+            return fail("cannot bind a UDP socket on \(bind): \(error)")
+        }
+        let configuration = PeerCallConfiguration(
+            myUserID: me, remoteUserID: remote, signaling: signaling,
+            transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
+                                                  turnServers: turn, relayOnly: relayOnly),
+            media: CallMediaConfiguration(send: outgoing, receive: record != nil, pace: pace),
+            seed: seed)
+        let call: PeerCall
+        do { call = try PeerCall(configuration: configuration, binding: binding) } catch {
+            return fail("cannot start the call: \(error)")
+        }
+        var options = PeerRunner.Options()
+        options.connectTimeout = connectTimeout
+        options.duration = duration
+        options.impairment = impairment
+        options.endAfterMedia = outgoing != nil || record != nil
+        let progress = ProgressLine(enabled: !json && isatty(STDERR_FILENO) == 1)
+        let recorder = record.map { Recorder(path: $0) }
+        let runner: PeerRunner
+        do {
+            runner = try PeerRunner(call: call, client: client, sockets: [socket], options: options) { event, call in
+                progress.update(event, call)
+                if case .frame(let frame) = event, let format = call.media.remoteFormat {
+                    recorder?.write(frame, format: format)
+                }
+            }
+        } catch {
+            return fail("cannot start the event loop: \(error)")
+        }
+        let signals = InterruptWatch { runner.interrupt() }
+        var outcome = await runner.run()
+        signals.cancel()
+        progress.finish()
+        if let recorder, let problem = recorder.finish() {
+            if outcome == .completed { outcome = .failed(problem) }
+        }
+        guard let snapshot = runner.final else { return fail("the call ended without a summary") }
+        let summary = PeerSummary(me: me, remote: remote, room: roomID.rawValue, sync: syncName,
+                                  outcome: outcome, snapshot: snapshot)
+        if json {
+            print((try? Terminal.json(summary)) ?? "{}")
+        } else {
+            print(summary.text)
+        }
+        switch outcome {
+        case .completed: return 0
+        case .failed: return 1
+        case .interrupted: return 130
+        }
+    }
+
+    private func fail(_ message: String) -> Int32 {
+        if json {
+            let summary = PeerSummary(me: me, remote: remote, room: roomID.rawValue, sync: syncName,
+                                      outcome: .failed(message), snapshot: nil)
+            print((try? Terminal.json(summary)) ?? "{}")
+        }
+        Terminal.error("zonertc peer: \(message)")
+        return 1
+    }
+
+    private func openStore() async throws -> (any StoreClient, EmbeddedStore?) {
+        if storeSpec.hasPrefix("embedded:") {
+            let directory = String(storeSpec.dropFirst("embedded:".count))
+            guard !directory.isEmpty else { throw StoreError(.invalidArguments, "embedded: needs a directory") }
+            let store = try EmbeddedStore(options: EmbeddedStore.Options(directory: directory))
+            return (store.client(user: me, deviceID: "\(me)-device"), store)
+        }
+        let endpoint = try RemoteStoreClient.endpoint(fromURL: storeSpec)
+        var bearer = token
+        if bearer == nil { bearer = try await RemoteStoreClient.register(userName: me, at: endpoint) }
+        var configuration = RemoteStoreClient.Configuration(endpoint: endpoint, token: bearer!)
+        configuration.requestTimeout = .seconds(10)
+        return (RemoteStoreClient(configuration: configuration, userRecordName: me, deviceID: "\(me)-device"), nil)
+    }
+
+    /// The owner creates the room; the other peer retries joining until the owner has made it.
+    private func joinRoom(_ client: any StoreClient, deadline: Instant) async throws -> RoomBinding {
+        let setup = RoomSetup(roomID: roomID, role: owner ? .owner : .participant(ownerUserID: remote), myUserID: me,
+                              displayName: me, roomName: roomID.rawValue)
+        var wait = Duration.milliseconds(5)
+        while true {
+            switch await client.setUp(setup) {
+            case .success(let binding):
+                return binding
+            case .failure(let error):
+                let retryable = !owner && [.zoneNotFound, .unknownItem, .permissionFailure]
+                    .contains(error.code)
+                guard retryable || error.code.isRetryable, WallClock().now() + wait < deadline else { throw error }
+                try? await Task.sleep(for: wait)
+                wait = min(wait * 2, .milliseconds(20))
+            }
+        }
+    }
+}
+
+/// Writes received frames to the record file, in the sender's container (opened at the first frame).
+final class Recorder: @unchecked Sendable {
+    let path: String
+    private var sink: VideoFileSink?
+    private var problem: String?
+
+    init(path: String) { self.path = path }
+
+    func write(_ frame: VideoFrame, format: VideoStreamFormat) {
+        guard problem == nil else { return }
+        do {
+            if sink == nil { sink = try VideoFileSink(path: path, format: format) }
+            try sink!.write(frame)
+        } catch {
+            problem = "cannot write \(path): \(error)"
+        }
+    }
+
+    /// Closes the file; returns what went wrong, if anything.
+    func finish() -> String? {
+        do { try sink?.finish() } catch { problem = problem ?? "cannot finish \(path): \(error)" }
+        if sink == nil && problem == nil { problem = "no frame was received to record in \(path)" }
+        return problem
+    }
+}
