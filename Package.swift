@@ -28,8 +28,11 @@ let package = Package(
         .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
         // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
         .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
+        .target(name: "Simulation", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "RecordStore", "ZoneCore"]),
+        .target(name: "Harness", dependencies: ["Simulation", "Signaling", "RecordStore", "ZoneCore"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
-                                                          "Peer", "Signaling", "Net", "Media", "MediaNet"]),
+                                                          "Peer", "Signaling", "Net", "Media", "MediaNet",
+                                                          "Simulation", "Harness"]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net"],
@@ -47,6 +50,8 @@ let package = Package(
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
         // Our STUN, TURN and ICE against real programs (coturn, aioice); see README "Interop".
         .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore"]),

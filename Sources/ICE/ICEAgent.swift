@@ -653,7 +653,10 @@ public struct ICEAgent {
                 newState = settled ? .completed : .connected
             }
         } else if hasRemoteEndOfCandidates && !checklist.hasUnfinishedPairs
-                    && !transactions.contains(where: { if case .check = $0.purpose { true } else { false } }) {
+                    && !transactions.contains(where: { if case .check = $0.purpose { true } else { false } })
+                    && !checklist.pairs.contains(where: { $0.state == .succeeded }) {
+            // Failed only when no pair succeeded (RFC 8445 §8.1.2): a controlled agent whose
+            // checks succeeded is waiting for the controlling agent's nomination, not failing.
             newState = .failed
         } else if checklist.pairs.isEmpty {
             newState = state == .new ? .new : .checking

@@ -16,6 +16,7 @@ let commands: [CommandSpec] = [
     MediaReceiveCommand.spec,
     BenchSignalingCommand.spec,
     BenchCallCommand.spec,
+    SimConvergeCommand.spec,
 ]
 
 let overview = """

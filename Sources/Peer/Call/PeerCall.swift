@@ -183,13 +183,23 @@ public struct PeerCall {
             let section = description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
+            let previous = current!.remoteCredentials
             do {
                 try current!.setRemote(credentials: credentials, candidates: candidates,
                                        ended: section?.hasEndOfCandidates ?? false)
             } catch {
                 return [.failed(epoch: epoch)]
             }
-            return collectTransport(now: now)
+            var events = collectTransport(now: now)
+            // The same credentials again on a connected epoch: a renegotiation without an ICE
+            // restart, which leaves the ICE connection up (RFC 8839 §4.4.1.1.1). The negotiator
+            // went back to connecting when it applied the description; tell it the connection
+            // stands (the `legacy` configuration re-applies old offers like this).
+            if previous != nil, previous == credentials, current!.transport?.selectedPair != nil,
+               iceState == .connected || iceState == .completed {
+                events.append(.connected(epoch: epoch))
+            }
+            return events
         case .addRemoteCandidates(let epoch, let candidates, let ended):
             guard current?.epoch == epoch else { return [] }
             current!.add(candidates.compactMap(\.iceCandidate), ended: ended)

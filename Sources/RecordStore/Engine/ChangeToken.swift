@@ -28,17 +28,12 @@ public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible 
         put(p.owner); put(p.incarnation); put(p.sequence); put(UInt64(bitPattern: p.issuedAtMs))
         let check = FNV1a.hash(bytes)
         put(check)
-        rawValue = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        rawValue = Base64URL.encode(bytes)
     }
 
     /// The payload, or nil if this is not a token this store issued.
     var payload: Payload? {
-        var b64 = rawValue.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while b64.count % 4 != 0 { b64 += "=" }
-        guard let data = Data(base64Encoded: b64), data.count == 42 else { return nil }
-        let bytes = [UInt8](data)
+        guard let bytes = Base64URL.decode(rawValue), bytes.count == 42 else { return nil }
         func get(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 << 8 | UInt64(bytes[at + $1]) } }
         guard bytes[0] == 1, let kind = Kind(rawValue: bytes[1]), FNV1a.hash(bytes[0..<34]) == get(34) else {
             return nil
@@ -60,5 +55,61 @@ enum FNV1a {
         var bytes: [UInt8] = []
         for p in parts { bytes.append(contentsOf: p.utf8); bytes.append(0) }
         return hash(bytes)
+    }
+}
+
+/// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5), the form tokens travel in.
+/// Written out rather than going through Foundation's string replacing: every change-feed
+/// request decodes one token and encodes another.
+enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
+        return table
+    }()
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)],
+                    alphabet[Int(v & 63)]]
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let v = UInt32(bytes[i]) << 16
+            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)]]
+        } else if rest == 2 {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)]]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes, or nil for anything but unpadded base64url (a length of 1 mod 4 included).
+    static func decode(_ text: String) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for c in chars {
+            let v = values[Int(c)]
+            guard v != 0xFF else { return nil }
+            accumulator = accumulator << 6 | UInt32(v)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero, as an encoder writes them.
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return out
     }
 }

@@ -1,0 +1,204 @@
+// The virtual UDP network: hosts on links, some behind NATs, joined by a core that adds no
+// delay of its own. Sending computes, from the seeded generator, whether and when a datagram
+// arrives (the sender's link, then the receiver's); the scheduler carries it; arriving passes
+// it through the receiving NAT's filter at that moment. Nothing here knows about STUN or ICE.
+import ZoneCore
+
+/// A host of the virtual network.
+public struct HostID: Hashable, Sendable, CustomStringConvertible {
+    public let index: Int
+
+    public var description: String { "host\(index)" }
+}
+
+/// A datagram on its way: from its (public) source to its (public) destination.
+public struct Datagram: Sendable {
+    public var payload: [UInt8]
+    /// The source as the receiver will see it (after the sender's NAT).
+    public var source: Endpoint
+    /// The destination address on the network (a public address, a NAT's included).
+    public var destination: Endpoint
+    /// The host it is headed for.
+    public var host: HostID
+}
+
+/// A datagram that made it: the host it reached, from whom, on which local address.
+public struct Arrival: Sendable {
+    public var host: HostID
+    public var payload: [UInt8]
+    public var from: Endpoint
+    public var to: Endpoint
+}
+
+/// Why a datagram did not arrive.
+public enum DropReason: UInt8, Error, Sendable, CustomStringConvertible {
+    /// Lost on a link.
+    case lost = 1
+    /// No host or NAT owns the destination address (a private address seen from outside).
+    case unroutable
+    /// A NAT's filter refused it, or no mapping had its port.
+    case filtered
+
+    public var description: String {
+        switch self {
+        case .lost: "lost"
+        case .unroutable: "unroutable"
+        case .filtered: "filtered"
+        }
+    }
+}
+
+/// Hosts, links and NATs, and the seeded generator that decides each datagram's fate.
+public struct VirtualNetwork {
+    private struct Host {
+        var name: String
+        var address: IPAddress
+        var link: LinkProfile
+        /// The NAT the host sits behind (index into `nats`).
+        var nat: Int?
+        var uplinkFreeAt: Instant = .zero
+        var downlinkFreeAt: Instant = .zero
+    }
+
+    private enum Route {
+        case host(Int)
+        /// A NAT's public address: the host behind it.
+        case nat(Int, host: Int)
+    }
+
+    /// Datagrams counted by fate.
+    public struct Counters: Hashable, Sendable, Codable {
+        public var sent = 0
+        public var delivered = 0
+        public var lost = 0
+        public var unroutable = 0
+        public var filtered = 0
+        public var duplicated = 0
+        public var reordered = 0
+
+        public init() {}
+    }
+
+    private var hosts: [Host] = []
+    private var nats: [NATBox] = []
+    private var routes: [IPAddress: Route] = [:]
+    private var random: SeededRandom
+    public private(set) var counters = Counters()
+
+    public init(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+    }
+
+    /// Adds a host with a public address.
+    public mutating func addHost(_ name: String, address: IPAddress, link: LinkProfile) -> HostID {
+        hosts.append(Host(name: name, address: address, link: link))
+        routes[address] = .host(hosts.count - 1)
+        return HostID(index: hosts.count - 1)
+    }
+
+    /// Adds a host with a private address behind its own NAT, whose public address is `publicAddress`.
+    public mutating func addHost(_ name: String, address: IPAddress, link: LinkProfile, behind behavior: NATBehavior,
+                                 publicAddress: IPAddress) -> HostID {
+        nats.append(NATBox(behavior: behavior, publicAddress: publicAddress, random: &random))
+        hosts.append(Host(name: name, address: address, link: link, nat: nats.count - 1))
+        routes[publicAddress] = .nat(nats.count - 1, host: hosts.count - 1)
+        return HostID(index: hosts.count - 1)
+    }
+
+    /// The host's own (possibly private) address.
+    public func address(of host: HostID) -> IPAddress { hosts[host.index].address }
+
+    /// The address the rest of the network sees the host at.
+    public func publicAddress(of host: HostID) -> IPAddress {
+        hosts[host.index].nat.map { nats[$0].publicAddress } ?? hosts[host.index].address
+    }
+
+    public func name(of host: HostID) -> String { hosts[host.index].name }
+
+    /// Mappings each NAT made (in host order of the NATs).
+    public var natMappings: [Int] { nats.map(\.mappingsCreated) }
+
+    /// Sends `payload` from `from` (an address of `host`) to `to`. Returns the copies that will
+    /// arrive — none, one, or two when duplicated — with their arrival instants, or the reason
+    /// the datagram was dropped on the way out.
+    public mutating func send(_ payload: [UInt8], from: Endpoint, to: Endpoint, host: HostID,
+                              now: Instant) -> Result<[(at: Instant, datagram: Datagram)], DropReason> {
+        counters.sent += 1
+        var source = from
+        if let n = hosts[host.index].nat {
+            source = nats[n].outbound(from: from, to: to, now: now)
+        }
+        let receiver: Int
+        switch routes[to.address] {
+        case .host(let h)?: receiver = h
+        case .nat(_, let h)?: receiver = h
+        case nil:
+            counters.unroutable += 1
+            return .failure(.unroutable)
+        }
+        let bits = Int64(payload.count + 28) * 8  // UDP and IPv4 headers
+        var sender = hosts[host.index]
+        let departure = cross(&sender, bits: bits, now: now, uplink: true)
+        hosts[host.index] = sender
+        var target = hosts[receiver]
+        let arrival = departure.flatMap { cross(&target, bits: bits, now: $0, uplink: false) }
+        hosts[receiver] = target
+        guard let arrival else {
+            counters.lost += 1
+            return .failure(.lost)
+        }
+        let datagram = Datagram(payload: payload, source: source, destination: to, host: HostID(index: receiver))
+        var copies = [(at: arrival, datagram: datagram)]
+        let link = hosts[receiver].link
+        if random.chance(max(hosts[host.index].link.duplication, link.duplication)) {
+            counters.duplicated += 1
+            copies.append((arrival + .microseconds(Int64(random.next() % 1000) + 1), datagram))
+        }
+        return .success(copies)
+    }
+
+    /// The datagram reaches its destination now: through the receiving NAT's filter, to the
+    /// host's local address.
+    public mutating func arrive(_ datagram: Datagram, now: Instant) -> Result<Arrival, DropReason> {
+        switch routes[datagram.destination.address] {
+        case .host(let h)?:
+            counters.delivered += 1
+            return .success(Arrival(host: HostID(index: h), payload: datagram.payload, from: datagram.source,
+                                    to: datagram.destination))
+        case .nat(let n, let h)?:
+            guard let inside = nats[n].inbound(from: datagram.source, toPort: datagram.destination.port, now: now)
+            else {
+                counters.filtered += 1
+                return .failure(.filtered)
+            }
+            counters.delivered += 1
+            return .success(Arrival(host: HostID(index: h), payload: datagram.payload, from: datagram.source,
+                                    to: inside))
+        case nil:
+            counters.unroutable += 1
+            return .failure(.unroutable)
+        }
+    }
+
+    /// One link crossing: the instant the datagram leaves it, or nil when lost. The link
+    /// serializes at its rate (queueing behind earlier datagrams), then adds delay and jitter.
+    private mutating func cross(_ host: inout Host, bits: Int64, now: Instant, uplink: Bool) -> Instant? {
+        let link = host.link
+        if random.chance(link.loss) { return nil }
+        var start = now
+        if let rate = link.bitsPerSecond {
+            let free = uplink ? host.uplinkFreeAt : host.downlinkFreeAt
+            start = max(now, free) + .nanoseconds(bits * 1_000_000_000 / Int64(rate))
+            if uplink { host.uplinkFreeAt = start } else { host.downlinkFreeAt = start }
+        }
+        var delay = link.latency
+        if link.jitter > .zero {
+            delay += .nanoseconds(Int64(Double(link.jitter.nanoseconds) * random.nextUnit()))
+        }
+        if random.chance(link.reordering) {
+            counters.reordered += 1
+            delay += link.reorderDelay
+        }
+        return start + delay
+    }
+}

@@ -1,0 +1,87 @@
+// The discrete-event scheduler: a virtual clock and the events queued on it. Time moves only
+// when the next event is taken, to that event's instant; nothing sleeps and nothing reads a
+// clock. Events due at the same instant leave in the order they were scheduled, so a run is a
+// pure function of its inputs and seed.
+import ZoneCore
+
+/// A queue of events on a virtual clock.
+public struct EventScheduler<Event> {
+    private struct Entry {
+        var due: Instant
+        var sequence: UInt64
+        var event: Event
+
+        @inline(__always)
+        static func earlier(_ a: Entry, _ b: Entry) -> Bool {
+            a.due < b.due || (a.due == b.due && a.sequence < b.sequence)
+        }
+    }
+
+    /// The virtual now: the instant of the event last taken (or the start).
+    public private(set) var now: Instant
+    private var heap: [Entry] = []
+    private var nextSequence: UInt64 = 0
+    /// Events taken so far.
+    public private(set) var processed = 0
+
+    public init(start: Instant) {
+        now = start
+        heap.reserveCapacity(64)
+    }
+
+    /// Events waiting.
+    public var count: Int { heap.count }
+
+    /// When the next event is due.
+    public var nextDue: Instant? { heap.first?.due }
+
+    /// Queues `event` at `instant`; an instant in the past is taken as now (time never runs back).
+    public mutating func schedule(_ event: Event, at instant: Instant) {
+        heap.append(Entry(due: max(instant, now), sequence: nextSequence, event: event))
+        nextSequence &+= 1
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard Entry.earlier(heap[i], heap[parent]) else { break }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    /// Queues `event` `delay` from now.
+    public mutating func schedule(_ event: Event, after delay: Duration) {
+        schedule(event, at: now + delay)
+    }
+
+    /// Takes the next event if it is due at or before `limit`, moving the clock to it.
+    public mutating func next(notAfter limit: Instant) -> Event? {
+        guard let top = heap.first, top.due <= limit else { return nil }
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            siftDown()
+        }
+        now = top.due
+        processed += 1
+        return top.event
+    }
+
+    /// Moves the clock to `instant` without taking an event (the end of a run).
+    public mutating func advance(to instant: Instant) {
+        now = max(now, instant)
+    }
+
+    private mutating func siftDown() {
+        var i = 0
+        let n = heap.count
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var smallest = i
+            if l < n && Entry.earlier(heap[l], heap[smallest]) { smallest = l }
+            if r < n && Entry.earlier(heap[r], heap[smallest]) { smallest = r }
+            if smallest == i { return }
+            heap.swapAt(i, smallest)
+            i = smallest
+        }
+    }
+}

@@ -1,0 +1,127 @@
+// The event trace of a simulated run: one compact binary record per thing that happened
+// (a datagram delivered or dropped, a store request and its reply, a push, a state change), in
+// the order the scheduler took them. Two runs with the same seed produce the same bytes; the
+// SHA-256 of the bytes (`RunTraceHash`) is what the command prints, so a reader can check that.
+// A readable text form is kept only when asked for (`--trace FILE`): building strings for
+// every event would cost more than the simulation itself.
+import ZoneCore
+
+/// What a trace record is about.
+public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
+    case trialStart = 1
+    case callStart
+    case datagramSent
+    case datagramDelivered
+    case datagramDropped
+    case storeRequest
+    case storeReply
+    case pushSubmitted
+    case pushDelivered
+    case pushLost
+    case callState
+    case iceEvent
+    case converged
+    case deadline
+    case fault
+    case zoneUnavailable
+
+    public var description: String {
+        switch self {
+        case .trialStart: "trial"
+        case .callStart: "call-start"
+        case .datagramSent: "udp-send"
+        case .datagramDelivered: "udp-recv"
+        case .datagramDropped: "udp-drop"
+        case .storeRequest: "store-req"
+        case .storeReply: "store-rep"
+        case .pushSubmitted: "push-submit"
+        case .pushDelivered: "push"
+        case .pushLost: "push-lost"
+        case .callState: "state"
+        case .iceEvent: "ice"
+        case .converged: "converged"
+        case .deadline: "deadline"
+        case .fault: "fault"
+        case .zoneUnavailable: "zone-unavailable"
+        }
+    }
+}
+
+/// One trial's trace: binary records, and text lines when `capturesText`.
+public struct EventTrace: Sendable {
+    /// The records, in order: each is the time (ns since the trial's start, 8 bytes big-endian),
+    /// the kind, the actor (0 none, 1 peer A, 2 peer B, 3 store, 4 relay, 5 network), then the
+    /// kind's numbers, 8 bytes each.
+    public private(set) var bytes: [UInt8] = []
+    /// Readable lines, when captured.
+    public private(set) var lines: [String] = []
+    public let capturesText: Bool
+    private let origin: Instant
+
+    public init(origin: Instant, capturesText: Bool) {
+        self.origin = origin
+        self.capturesText = capturesText
+        bytes.reserveCapacity(4096)
+    }
+
+    /// Appends a record; `text` is evaluated only when text is captured.
+    @inline(__always)
+    public mutating func record(_ kind: TraceKind, at now: Instant, actor: UInt8, _ a: UInt64 = 0, _ b: UInt64 = 0,
+                                _ c: UInt64 = 0, text: @autoclosure () -> String = "") {
+        append(UInt64(bitPattern: (now - origin).nanoseconds))
+        bytes.append(kind.rawValue)
+        bytes.append(actor)
+        append(a)
+        append(b)
+        append(c)
+        if capturesText {
+            let micros = (now - origin).nanoseconds / 1000
+            let name = ["-", "A", "B", "store", "relay", "net"][Int(min(actor, 5))]
+            let detail = text()
+            lines.append("\(micros)us \(name) \(kind)" + (detail.isEmpty ? "" : " " + detail))
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ value: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    /// FNV-1a (32-bit) of a datagram: its content, in the trace, at a cost of one pass.
+    @inline(__always)
+    public static func fingerprint(_ payload: [UInt8]) -> UInt64 {
+        var h: UInt32 = 0x811C_9DC5
+        for byte in payload { h = (h ^ UInt32(byte)) &* 0x0100_0193 }
+        return UInt64(h)
+    }
+
+    /// An endpoint as one number: IPv4 address and port (IPv6 folded), for trace records.
+    @inline(__always)
+    public static func pack(_ endpoint: Endpoint) -> UInt64 {
+        switch endpoint.address {
+        case .v4(let a): return UInt64(a) << 16 | UInt64(endpoint.port)
+        case .v6(let bits): return (bits.high ^ bits.low) << 16 | UInt64(endpoint.port)
+        }
+    }
+}
+
+/// The SHA-256 of every trial's trace bytes, fed in trial order.
+public struct RunTraceHash: Sendable {
+    private var hash = SHA256()
+    public private(set) var trials = 0
+
+    public init() {}
+
+    public mutating func absorb(_ trace: EventTrace) {
+        hash.update(trace.bytes)
+        trials += 1
+    }
+
+    /// The digest so far, in lower-case hex.
+    public var hex: String {
+        hash.finalize().map { byte in
+            let s = String(byte, radix: 16)
+            return byte < 16 ? "0" + s : s
+        }.joined()
+    }
+}

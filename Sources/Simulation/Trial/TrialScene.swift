@@ -1,0 +1,87 @@
+// The store as a call finds it: the room set up by both peers (zone, share, members,
+// subscriptions), their devices registered for push, and the records of earlier calls. Setting
+// it up is the same for every trial of a configuration, so an experiment makes it once and
+// each trial starts from a copy (`StoreEngine` is a value). With throttling or injected errors
+// the engine carries a seeded generator, so each trial then makes its own scene.
+import RecordStore
+import Signaling
+import ZoneCore
+
+/// A room's store before a call, ready to be copied into trials.
+public struct TrialScene: Sendable {
+    /// The engine with the room and the old records.
+    public let engine: StoreEngine
+    /// Where each peer reaches the room.
+    public let offerCreator: RoomBinding
+    public let answerer: RoomBinding
+    /// The epochs of the earlier calls whose records are in the zone.
+    public let oldEpochs: [CallEpoch]
+
+    /// Whether trials may share this scene: not when the engine draws injected errors from a
+    /// generator each trial should have its own of.
+    public var isShareable: Bool { engine.configuration.throttle.isOff }
+
+    public init(configuration: TrialConfiguration, seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        var storeConfiguration = configuration.store
+        storeConfiguration.throttle.seed = random.next()
+        var engine = StoreEngine(configuration: storeConfiguration)
+        let setupTime = CallTrial.start - .seconds(3600)
+        let roomID = try RoomID(CallTrial.roomName)
+        let (userA, userB) = CallTrial.users
+        let bindingA = try Self.setUp(&engine, RoomSetup(roomID: roomID, role: .owner, myUserID: userA,
+                                                         displayName: "A", roomName: "simulated"), now: setupTime)
+        let bindingB = try Self.setUp(&engine, RoomSetup(roomID: roomID, role: .participant(ownerUserID: userA),
+                                                         myUserID: userB, displayName: "B"), now: setupTime)
+        for user in [userA, userB] {
+            try engine.registerDevice(RequestContext(user: user, deviceID: CallTrial.device, now: setupTime))
+        }
+        let names = SignalRecordNames(sessionKey: try SessionKey(roomID: roomID, users: userA, userB))
+        let previous = PreviousCalls(count: configuration.oldEpochs, names: names,
+                                     offerCreator: (userA, bindingA.zone), answerer: (userB, bindingB.zone),
+                                     before: CallTrial.start, random: &random)
+        for (records, user, binding) in [(previous.byOfferCreator, userA, bindingA),
+                                         (previous.byAnswerer, userB, bindingB)] where !records.isEmpty {
+            for batch in stride(from: 0, to: records.count, by: 400) {
+                let request = ModifyRecordsRequest(saves: Array(records[batch..<min(batch + 400, records.count)]),
+                                                   savePolicy: .allKeys)
+                let outcome = Self.perform(&engine, StoreRequest(scope: binding.scope, .modifyRecords(request)),
+                                           user: user, now: CallTrial.start - .seconds(60))
+                if case .failed(let error) = outcome { throw error }
+            }
+        }
+        _ = engine.drainNotifications()
+        self.engine = engine
+        offerCreator = bindingA
+        answerer = bindingB
+        oldEpochs = previous.epochs
+    }
+
+    /// One request outside any latency or fault; throttled or refused attempts are retried.
+    private static func perform(_ engine: inout StoreEngine, _ request: StoreRequest, user: String,
+                                now: Instant) -> StoreOutcome {
+        var outcome = engine.perform(request, RequestContext(user: user, deviceID: CallTrial.device, now: now))
+        var attempts = 0
+        while case .failed(let error) = outcome, error.code.isRetryable, attempts < 100 {
+            attempts += 1
+            outcome = engine.perform(request, RequestContext(user: user, deviceID: CallTrial.device, now: now))
+        }
+        return outcome
+    }
+
+    /// Runs a room setup to its end.
+    private static func setUp(_ engine: inout StoreEngine, _ setup: RoomSetup, now: Instant) throws -> RoomBinding {
+        var setup = setup
+        var action = setup.start()
+        while true {
+            switch action {
+            case .store(let request):
+                action = setup.handle(perform(&engine, request, user: setup.myUserID, now: now))
+            case .ready(let binding):
+                return binding
+            case .failed(let error):
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Simulation
+import Testing
+import ZoneCore
+
+@Suite struct SchedulerTests {
+    @Test("events leave in time order, same-instant events in the order scheduled; the clock follows")
+    func ordering() {
+        let t0 = Instant.seconds(100)
+        var s = EventScheduler<String>(start: t0)
+        s.schedule("c", at: t0 + .seconds(2))
+        s.schedule("a1", at: t0 + .seconds(1))
+        s.schedule("a2", at: t0 + .seconds(1))
+        s.schedule("past", at: t0 - .seconds(5))
+        var taken: [String] = []
+        while let e = s.next(notAfter: t0 + .seconds(1)) { taken.append(e) }
+        #expect(taken == ["past", "a1", "a2"])
+        #expect(s.now == t0 + .seconds(1))
+        #expect(s.nextDue == t0 + .seconds(2))
+        #expect(s.next(notAfter: t0 + .seconds(10)) == "c" && s.now == t0 + .seconds(2))
+        #expect(s.next(notAfter: t0 + .seconds(10)) == nil)
+    }
+
+    @Test("durations, windows, links and latencies parse; bad text says what to write")
+    func parsing() throws {
+        #expect(SimulationDuration.parse("1.5s") == .milliseconds(1500))
+        #expect(SimulationDuration.parse("250us") == .microseconds(250))
+        #expect(SimulationDuration.parse("fast") == nil)
+        #expect(FaultWindow.parse("2s-20s") == FaultWindow(start: .seconds(2), end: .seconds(20)))
+        #expect(FaultWindow.parse("5s+3s") == FaultWindow(start: .seconds(5), end: .seconds(8)))
+        #expect(FaultWindow.parse("20s-2s") == nil)
+        let link = try LinkProfile.parse("latency=40ms,loss=0.1,bandwidth=2mbit")
+        #expect(link.latency == .milliseconds(40) && link.loss == 0.1 && link.bitsPerSecond == 2_000_000)
+        #expect(throws: LinkProfile.ParseError.self) { try LinkProfile.parse("loss=2") }
+        #expect(throws: LinkProfile.ParseError.self) { try LinkProfile.parse("speed=fast") }
+        #expect(try LatencyDistribution.parse("median=100ms,p95=300ms")
+                    == .logNormal(median: .milliseconds(100), p95: .milliseconds(300)))
+        #expect(throws: LatencyDistribution.ParseError.self) { try LatencyDistribution.parse("min=3s,max=1s") }
+    }
+}
