@@ -31,6 +31,8 @@ public struct ExperimentPlan: Sendable {
     public var hold: Duration
     /// Keep readable trace lines (for `--trace`).
     public var traceText: Bool
+    /// Offer the TURN relay to the peers' ICE (every real deployment does; off to see what it costs).
+    public var offerRelay = true
 
     public init(strategies: [String], pushLosses: [Double], nats: [NATSetup], trials: Int, seed: UInt64,
                 pushProfile: PushProfile = .cloudkit, storeLatency: LatencyDistribution = StoreLatencyProfile.cloudkit,
@@ -83,8 +85,8 @@ public struct ExperimentPlan: Sendable {
         var push = pushProfile
         push.dropProbability = cell.pushLoss
         return TrialConfiguration(signaling: signaling, push: push, storeLatency: storeLatency, store: store,
-                                  faults: faults, nat: cell.nat, link: link, oldEpochs: oldEpochs, deadline: deadline,
-                                  traceText: traceText)
+                                  faults: faults, nat: cell.nat, link: link, offerRelay: offerRelay,
+                                  oldEpochs: oldEpochs, deadline: deadline, traceText: traceText)
     }
 
     /// Trial `index`'s seed: the same in every configuration.

@@ -36,6 +36,7 @@ public enum MarkdownReport {
             + "store latency \(p.storeLatency), poll interval \(fixed(p.pollIntervalSeconds, 1)) s, "
             + "old epochs in the zone \(p.oldEpochs), deadline \(fixed(p.deadlineSeconds, 0)) s"
             + (p.holdSeconds > 0 ? ", calls followed \(fixed(p.holdSeconds, 0)) s after connecting" : "")
+            + (p.relay ? ", TURN relay offered" : ", no relay")
             + ". Failed: not connected within the deadline (percentiles that fall among them show "
             + "\"> \(fixed(p.deadlineSeconds, 0)) s\").\n\n"
         out += table(report.configurations, deadline: p.deadlineSeconds)

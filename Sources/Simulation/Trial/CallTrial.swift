@@ -38,12 +38,20 @@ public struct CallTrial {
         case relayTimer
     }
 
-    private struct Participant {
+    /// A peer of the call. A class, so the call machine is fed in place wherever it is reached from.
+    private final class Participant {
         let user: String
         var call: PeerCall
         let host: HostID
         let socket: Endpoint
         var wakeAt: Instant?
+
+        init(user: String, call: PeerCall, host: HostID, socket: Endpoint) {
+            self.user = user
+            self.call = call
+            self.host = host
+            self.socket = socket
+        }
     }
 
     public let configuration: TrialConfiguration
@@ -268,8 +276,8 @@ public struct CallTrial {
     }
 
     private mutating func checkConvergence(now: Instant) {
-        guard convergedAt == nil, case .connected(let e) = peers[0].call.signaling.negotiator.state,
-              peers[1].call.signaling.negotiator.state == .connected(e)
+        guard convergedAt == nil, case .connected(let e) = peers[0].call.inPlaceState(),
+              peers[1].call.inPlaceState() == .connected(e)
         else { return }
         convergedAt = now
         convergedEpoch = e
@@ -280,7 +288,7 @@ public struct CallTrial {
 
     private mutating func scheduleWake(_ i: Int) {
         let now = scheduler.now
-        guard var next = peers[i].call.nextDeadline else { return }
+        guard var next = peers[i].call.inPlaceDeadline() else { return }
         // A deadline already past was missed by the machine itself; look again shortly rather
         // than spin at one instant.
         if next <= now { next = now + .milliseconds(1) }
@@ -440,4 +448,15 @@ public struct CallTrial {
         case .closed: 6
         }
     }
+}
+
+extension PeerCall {
+    // A call is a large value; reading one of its properties from outside copies all of it
+    // first. Asked through `inout`, it is read where it lies. (The trial asks after every step.)
+
+    /// `nextDeadline`, read in place.
+    mutating func inPlaceDeadline() -> Instant? { nextDeadline }
+
+    /// The negotiator's state, read in place.
+    mutating func inPlaceState() -> CallState { signaling.negotiator.state }
 }

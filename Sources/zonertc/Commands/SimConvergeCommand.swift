@@ -39,6 +39,7 @@ enum SimConvergeCommand {
                    repeatable: true),
             .value("--store-restart", "WINDOW", "the store restarts: requests fail with retryAfter, queued pushes "
                    + "are lost; repeatable", repeatable: true),
+            .flag("--no-relay", "give the peers no TURN relay (symmetric NATs on both sides then cannot connect)"),
             .value("--csv", "FILE", "write one CSV row per configuration to FILE"),
             .value("--svg", "FILE", "write the CDF chart (one panel per push loss and NAT) to FILE"),
             .value("--trace", "FILE", "write every trial's event trace as text to FILE (slow)"),
@@ -156,11 +157,13 @@ enum SimConvergeCommand {
         let safetyPoll = try duration(args.string("--safety-poll") ?? "30s", "--safety-poll", positive: true)
         let deadline = try duration(args.string("--deadline") ?? "60s", "--deadline", positive: true)
         let hold = try duration(args.string("--hold") ?? "0s", "--hold")
-        return ExperimentPlan(
+        var plan = ExperimentPlan(
             strategies: strategies, pushLosses: losses, nats: nats, trials: trials, seed: seed, pushProfile: push,
             storeLatency: storeLatency, store: store, faults: faults, link: link, pollInterval: pollInterval,
             safetyPollInterval: safetyPoll, oldEpochs: oldEpochs, deadline: deadline, hold: hold,
             traceText: args.string("--trace") != nil)
+        plan.offerRelay = !args.has("--no-relay")
+        return plan
     }
 
     static func list(_ text: String) -> [String] {
