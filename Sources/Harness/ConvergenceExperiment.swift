@@ -149,7 +149,8 @@ public enum ConvergenceExperiment {
                                                 nat: cell.nat.description, samples: samples))
         }
         progress(ExperimentProgress(cell: cells.count, cells: cells.count, trialsDone: total, trialsTotal: total,
-                                    current: cells.last ?? ExperimentPlan.Cell(strategy: "", pushLoss: 0, nat: .both(nil))))
+                                    current: cells.last
+                                        ?? ExperimentPlan.Cell(strategy: "", pushLoss: 0, nat: .both(nil))))
         let cpu = CPUTime.now() - cpuStart
         return ExperimentReport(
             plan: ExperimentReport.Parameters(plan), configurations: summaries, traceHash: hash.hex, trials: total,

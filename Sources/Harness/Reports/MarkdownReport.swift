@@ -21,7 +21,8 @@ public enum MarkdownReport {
                 seconds(s.p99, deadline), seconds(s.max, deadline),
                 "\(s.failures)/\(s.trials)", fixed(s.storeRequests, 1), fixed(s.recordsFetched, 1),
                 fixed(s.bytesFetched / 1024, 1), fixed(s.staleDrops, 1), fixed(s.duplicates, 1), fixed(s.resets, 2),
-                s.firstPushMedian.map { fixed($0, 2) + " s" } ?? "–", s.firstPollMedian.map { fixed($0, 2) + " s" } ?? "–",
+                s.firstPushMedian.map { fixed($0, 2) + " s" } ?? "–",
+                s.firstPollMedian.map { fixed($0, 2) + " s" } ?? "–",
             ]
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }

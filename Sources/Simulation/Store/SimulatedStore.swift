@@ -69,7 +69,8 @@ public struct SimulatedStore {
             return .failed(StoreError(.serviceUnavailable, "the store is restarting (injected)",
                                       retryAfter: (left * 1000).rounded(.up) / 1000))
         }
-        if !faults.tokenExpiries.isEmpty, let token = Self.token(of: request), expired(token, now: now, offset: offset) {
+        if !faults.tokenExpiries.isEmpty, let token = Self.token(of: request),
+           expired(token, now: now, offset: offset) {
             counters.tokensExpired += 1
             counters.failures += 1
             return .failed(StoreError(.changeTokenExpired, "the change token expired (injected): fetch without one"))
@@ -146,7 +147,8 @@ extension StoreEngine {
                 return .databaseChanges(try fetchDatabaseChanges(since: since, resultsLimit: nil, scope: scope, ctx))
             case .createZone(let zone): return .zones(try modifyZones(save: [zone], delete: [], scope: scope, ctx))
             case .createShare(let zone, let permission, let participants):
-                return .share(try createShare(zone: zone, publicPermission: permission, participants: participants, ctx))
+                return .share(try createShare(zone: zone, publicPermission: permission, participants: participants,
+                                              ctx))
             case .fetchShare(let zone): return .share(try fetchShare(zone: zone, scope: scope, ctx))
             case .acceptShare(let zone): return .share(try acceptShare(zone: zone, ctx))
             case .saveSubscription(let s):

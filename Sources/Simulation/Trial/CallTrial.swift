@@ -1,9 +1,9 @@
 // One simulated call: two peers each running the real `PeerCall` (the negotiator, inbox and
 // change sync of `CallSignaling`, and per epoch an `ICETransport` — ICE agent and TURN client),
 // a real `StoreEngine` and `PushDeliveryModel` behind `SimulatedStore`, and a real `TURNServer`
-// on a relay host — all on the scheduler's virtual clock and the virtual network. The trial is only the driver: it moves
-// datagrams, store requests, replies and pushes between the machines, at the instants the
-// network, store and push models give, and records each step in the trace.
+// on a relay host — all on the scheduler's virtual clock and the virtual network. The trial is
+// only the driver: it moves datagrams, store requests, replies and pushes between the machines,
+// at the instants the network, store and push models give, and records each step in the trace.
 import ICE
 import Peer
 import RecordStore
@@ -93,7 +93,8 @@ public struct CallTrial {
         relayListen = Endpoint(address: CallTrial.relayAddress, port: CallTrial.relayPort)
         var turnConfiguration = TURNServerConfiguration(
             realm: "zonertc.sim", authentication: .users([CallTrial.turnUser.0: CallTrial.turnUser.1]),
-            relayAddress: CallTrial.relayAddress, nonceKey: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            relayAddress: CallTrial.relayAddress,
+            nonceKey: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         turnConfiguration.software = "ZoneRTC simulated relay"
         relay = TURNServer(configuration: turnConfiguration, seed: random.next())
 
@@ -211,7 +212,8 @@ public struct CallTrial {
 
     private mutating func deliver(_ arrival: Arrival, now: Instant) {
         if arrival.host == relayHost {
-            trace.record(.datagramDelivered, at: now, actor: 4, EventTrace.pack(arrival.from), EventTrace.pack(arrival.to),
+            trace.record(.datagramDelivered, at: now, actor: 4, EventTrace.pack(arrival.from),
+                         EventTrace.pack(arrival.to),
                          EventTrace.fingerprint(arrival.payload), text: "\(arrival.from) > \(arrival.to)")
             if arrival.to == relayListen {
                 runRelay(relay.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to, now: now))

@@ -62,7 +62,8 @@ enum SimConvergeCommand {
         let jsonOutput = args.has("--json")
         var traceFile: FileHandle?
         if let path = args.string("--trace") {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: path)
             else { throw SimulationCommandError("cannot write the trace to \(path)") }
             traceFile = handle
         }
@@ -140,11 +141,15 @@ enum SimConvergeCommand {
             case "lan": storeLatency = StoreLatencyProfile.lan
             case "cloudkit": storeLatency = StoreLatencyProfile.cloudkit
             default:
-                do { storeLatency = try LatencyDistribution.parse(text) } catch { throw usage("--store-latency: \(error)") }
+                do { storeLatency = try LatencyDistribution.parse(text) } catch {
+                    throw usage("--store-latency: \(error)")
+                }
             }
         }
         let link: LinkProfile
-        do { link = try LinkProfile.parse(args.string("--link") ?? "broadband") } catch { throw usage("--link: \(error)") }
+        do { link = try LinkProfile.parse(args.string("--link") ?? "broadband") } catch {
+            throw usage("--link: \(error)")
+        }
 
         var store = StoreConfiguration.default
         store.throttle = try throttle(args.string("--throttle") ?? "off")
@@ -172,7 +177,8 @@ enum SimConvergeCommand {
 
     static func duration(_ text: String, _ flag: String, positive: Bool = false) throws -> Duration {
         guard let d = SimulationDuration.parse(text), !positive || d > .zero else {
-            throw usage("\(flag): '\(text)' is not a\(positive ? " positive" : "") duration (250us, 20ms, 2s, 1.5s, 2m)")
+            throw usage("\(flag): '\(text)' is not a\(positive ? " positive" : "") duration "
+                        + "(250us, 20ms, 2s, 1.5s, 2m)")
         }
         return d
     }
@@ -212,7 +218,8 @@ enum SimConvergeCommand {
                 if kv[0] == "unavailable" { p.injectServiceUnavailable = v }
                 if kv[0] == "limited" { p.injectRateLimited = v }
             default:
-                throw usage("--throttle: unknown setting '\(kv[0])' (rate, burst, busy, unavailable, limited, retry-after)")
+                throw usage("--throttle: unknown setting '\(kv[0])' "
+                            + "(rate, burst, busy, unavailable, limited, retry-after)")
             }
         }
         return p
