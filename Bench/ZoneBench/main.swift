@@ -2,6 +2,8 @@
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// A load generator rather than a suite: Bench/relay/compare.sh drives it against a running relay.
+if arguments.first == "relay-load" { exit(RelayLoad.run(Array(arguments.dropFirst()))) }
 let json = arguments.contains("--json")
 let suites = arguments.filter { !$0.hasPrefix("--") }
 
@@ -15,6 +17,7 @@ let usage = """
       ice       two ICE agents in memory: CPU µs from creation to a nominated host pair, over 2,000 connects
       ice-udp   two ICE transports over loopback UDP: wall ms from creation to both selected, 200 connects
       all       every suite above
+    zonertc-bench relay-load --server HOST:PORT [--rate N] …   paced ChannelData through a TURN relay (RelayLoad.swift)
     """
 
 if suites.isEmpty || arguments.contains("--help") || arguments.contains("-h") {

@@ -5,6 +5,12 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
 
 const uint32_t CS_EPOLLIN = EPOLLIN;
 const uint32_t CS_EPOLLOUT = EPOLLOUT;
@@ -97,3 +103,58 @@ int cs_sendmmsg(int fd, const uint8_t *buffers, const size_t *offsets, const siz
     do { n = sendmmsg(fd, msgs, count, MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
     return n;
 }
+
+int cs_recvmmsg_strided(int fd, uint8_t *base, size_t stride, size_t headroom, size_t capacity, unsigned count,
+                        size_t *lengths, struct sockaddr_storage *sources, socklen_t *source_lengths) {
+    struct mmsghdr msgs[64];
+    struct iovec iov[64];
+    if (count > 64) count = 64;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        iov[i].iov_base = base + i * stride + headroom;
+        iov[i].iov_len = capacity;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &sources[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
+    }
+    int n;
+    do { n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL); } while (n < 0 && errno == EINTR);
+    for (int i = 0; i < n; i++) {
+        lengths[i] = msgs[i].msg_len;
+        source_lengths[i] = msgs[i].msg_hdr.msg_namelen;
+    }
+    return n;
+}
+
+int cs_send_batch(int fd, const cs_outgoing *messages, unsigned count) {
+    struct mmsghdr msgs[64];
+    union {
+        char bytes[CMSG_SPACE(sizeof(uint16_t))];
+        struct cmsghdr align;
+    } control[64];
+    if (count > 64) count = 64;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        const cs_outgoing *m = &messages[i];
+        msgs[i].msg_hdr.msg_iov = (struct iovec *)m->iov;
+        msgs[i].msg_hdr.msg_iovlen = m->iov_count;
+        msgs[i].msg_hdr.msg_name = (void *)m->destination;
+        msgs[i].msg_hdr.msg_namelen = m->destination_length;
+        if (m->segment_size > 0) {
+            memset(&control[i], 0, sizeof control[i]);
+            msgs[i].msg_hdr.msg_control = control[i].bytes;
+            msgs[i].msg_hdr.msg_controllen = sizeof control[i].bytes;
+            struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr);
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            memcpy(CMSG_DATA(c), &m->segment_size, sizeof(uint16_t));
+        }
+    }
+    int n;
+    do { n = sendmmsg(fd, msgs, count, MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
+    return n;
+}
+
+int cs_errno(void) { return errno; }

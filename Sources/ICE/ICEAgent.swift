@@ -57,8 +57,7 @@ public struct ICEAgent {
     /// Application datagrams dropped because they came from no known remote candidate.
     public private(set) var droppedDatagrams = 0
     private var lastNow: Instant
-    private var outputs: [Output] = []
-    private var outputHead = 0
+    private var outputs = OutputQueue<Output>()
 
     /// Creates an agent, announces its host candidates and starts server-reflexive gathering.
     ///
@@ -73,7 +72,6 @@ public struct ICEAgent {
         nextCheckAt = now
         lastNow = now
         relayedCandidatesPending = configuration.expectedRelayedCandidates
-        outputs.reserveCapacity(16)
         gather(now: now)
     }
 
@@ -193,15 +191,7 @@ public struct ICEAgent {
 
     /// The next output, or nil when there is nothing to do until the next input.
     public mutating func pollOutput() -> Output? {
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        outputs.pop()
     }
 
     /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled.

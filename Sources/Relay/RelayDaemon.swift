@@ -12,6 +12,9 @@ public final class RelayDaemon: @unchecked Sendable {
     public struct Options: Sendable {
         public var listen: Endpoint
         public var threads = 1
+        /// Send runs of equal-sized datagrams to one destination as one UDP_SEGMENT message
+        /// (Linux 4.18+); turned off by itself if the kernel refuses.
+        public var segmentOffload = true
         public var server: TURNServerConfiguration
 
         public init(listen: Endpoint, server: TURNServerConfiguration) {
@@ -43,29 +46,50 @@ public final class RelayDaemon: @unchecked Sendable {
         workers.map { $0.snapshot() }.reduce(into: TURNServer.Counters()) { total, c in
             total.requests += c.requests; total.bindings += c.bindings; total.allocations += c.allocations
             total.activeAllocations += c.activeAllocations; total.errors += c.errors
-            total.authFailures += c.authFailures; total.packetsToPeers += c.packetsToPeers
+            total.authFailures += c.authFailures; total.challenges += c.challenges; total.packetsToPeers += c.packetsToPeers
             total.packetsToClients += c.packetsToClients; total.bytesToPeers += c.bytesToPeers
             total.bytesToClients += c.bytesToClients; total.dropped += c.dropped; total.malformed += c.malformed
         }
     }
 
     /// One thread: a loop, a listening socket, an engine, relayed sockets.
+    ///
+    /// The data path reads a batch with recvmmsg into one `ReceiveBatch`, asks the engine where
+    /// each datagram goes (`routeClientDatagram`, `routePeerDatagram`: no allocation), and sends
+    /// the payloads from where they landed with one sendmmsg per socket (`SendBatch`, segmented
+    /// runs where the kernel can). Everything else goes through the engine's actions.
     final class Worker: @unchecked Sendable {
         let loop: EventLoop
         let listener: UDPSocket
         private var engine: TURNServer
-        private var relays: [Endpoint: UDPSocket] = [:]
+        /// Relayed sockets and addresses by the engine's relay handle (its allocation slot).
+        private var relaySockets: [UDPSocket?] = []
+        private var relayAddresses: [Endpoint?] = []
+        private var handleByRelay: [Endpoint: Int] = [:]
         private var timer: EventLoop.Timer?
         private var timerAt: Instant?
         private let published = Mutex(TURNServer.Counters())
         private let log = Logger(component: "relay")
         private var outbound: [(payload: [UInt8], to: Endpoint)] = []
+        private let received = ReceiveBatch()
+        private let toClients: SendBatch
+        private let toPeers: SendBatch
+        /// Client datagrams of the current batch bound for peers: (handle, start, length, peer).
+        private var pending: [(handle: Int, start: UnsafeRawPointer, length: Int, peer: Endpoint)] = []
+        private var pendingSent: [Bool] = []
+        private var offloadLogged = false
+        private let offloadWanted: Bool
 
         init(index: Int, options: Options, reusePort: Bool) throws {
             loop = try EventLoop(name: "zonertc-relay-\(index)")
-            listener = try UDPSocket(bind: options.listen, reusePort: reusePort, batch: 64)
+            listener = try UDPSocket(bind: options.listen, reusePort: reusePort, batch: 1)
             var seed = SystemRandomNumberGenerator()
             engine = TURNServer(configuration: options.server, seed: seed.next())
+            offloadWanted = options.segmentOffload
+            toClients = SendBatch(segmentOffload: options.segmentOffload)
+            toPeers = SendBatch(segmentOffload: options.segmentOffload)
+            pending.reserveCapacity(received.count)
+            pendingSent.reserveCapacity(received.count)
         }
 
         func start() {
@@ -83,6 +107,7 @@ public final class RelayDaemon: @unchecked Sendable {
             let done = DispatchSemaphore(value: 0)
             loop.execute { [self] in
                 perform(engine.releaseAll())
+                published.withLock { $0 = engine.counters }
                 flush()
                 loop.deregister(listener.fd)
                 done.signal()
@@ -93,22 +118,90 @@ public final class RelayDaemon: @unchecked Sendable {
 
         func snapshot() -> TURNServer.Counters { published.withLock { $0 } }
 
+        // MARK: Data path
+
         private func readClients() {
-            let now = loop.clock.now()
             let local = listener.localEndpoint
-            listener.receiveAll { bytes, from in
-                perform(engine.clientDatagram(Array(bytes), from: from, to: local, now: now))
+            while true {
+                let n = received.receive(from: listener.fd)
+                guard n > 0 else { break }
+                let now = loop.clock.now()
+                for i in 0..<n {
+                    guard let from = received.source(i) else { continue }
+                    let bytes = received.payload(i)
+                    switch engine.routeClientDatagram(bytes, from: from, to: local, now: now) {
+                    case .toPeer(let handle, let peer, let length):
+                        pending.append((handle.index, bytes.baseAddress! + 4, length, peer))
+                    case .dropped:
+                        break
+                    case .notChannelData:
+                        // Keep order: what was queued for peers leaves before this request's effects.
+                        sendPending()
+                        perform(engine.clientDatagram(Array(bytes), from: from, to: local, now: now))
+                    }
+                }
+                sendPending()
+                if n < received.count { break }
             }
             afterBatch()
         }
 
-        private func readPeers(_ relay: Endpoint) {
-            guard let socket = relays[relay] else { return }
-            let now = loop.clock.now()
-            socket.receiveAll { bytes, from in
-                perform(engine.peerDatagram(Array(bytes), from: from, relay: relay, now: now))
+        /// Sends the queued client datagrams, one sendmmsg per relayed socket.
+        private func sendPending() {
+            guard !pending.isEmpty else { return }
+            pendingSent.removeAll(keepingCapacity: true)
+            pendingSent.append(contentsOf: repeatElement(false, count: pending.count))
+            for first in pending.indices where !pendingSent[first] {
+                let handle = pending[first].handle
+                for k in first..<pending.count where !pendingSent[k] && pending[k].handle == handle {
+                    pendingSent[k] = true
+                    toPeers.append(pending[k].start, length: pending[k].length, to: pending[k].peer)
+                }
+                guard let socket = handle < relaySockets.count ? relaySockets[handle] : nil else {
+                    toPeers.send(on: -1)
+                    continue
+                }
+                toPeers.send(on: socket.fd)
+            }
+            pending.removeAll(keepingCapacity: true)
+            noteOffload(toPeers)
+        }
+
+        private func readPeers(_ handle: Int) {
+            guard let socket = relaySockets[handle] else { return }
+            let relayHandle = RelayHandle(index: handle)
+            while true {
+                let n = received.receive(from: socket.fd)
+                guard n > 0 else { break }
+                let now = loop.clock.now()
+                for i in 0..<n {
+                    guard let from = received.source(i) else { continue }
+                    switch engine.routePeerDatagram(length: received.length(i), from: from, handle: relayHandle, now: now) {
+                    case .channel(let number, let client, _):
+                        let frame = received.channelDataFrame(i, channel: number)
+                        toClients.append(frame.start, length: frame.length, to: client)
+                        if toClients.isFull { toClients.send(on: listener.fd) }
+                    case .dataIndication:
+                        toClients.send(on: listener.fd)
+                        guard let relay = relayAddresses[handle] else { continue }
+                        perform(engine.peerDatagram(Array(received.payload(i)), from: from, relay: relay, now: now))
+                        flush()
+                    case .dropped:
+                        break
+                    }
+                }
+                toClients.send(on: listener.fd)
+                noteOffload(toClients)
+                if n < received.count { break }
             }
             afterBatch()
+        }
+
+        private func noteOffload(_ batch: SendBatch) {
+            if !batch.segmentOffload && !offloadLogged && offloadWanted {
+                offloadLogged = true
+                log.notice("the kernel refused UDP segmentation offload; sending datagram by datagram")
+            }
         }
 
         /// Publishes counters, sends what the batch produced for clients in one sendmmsg, re-arms the timer.
@@ -135,6 +228,8 @@ public final class RelayDaemon: @unchecked Sendable {
             outbound.removeAll(keepingCapacity: true)
         }
 
+        // MARK: Control path
+
         private func perform(_ actions: [TURNServer.Action]) {
             for action in actions {
                 switch action {
@@ -142,27 +237,43 @@ public final class RelayDaemon: @unchecked Sendable {
                     outbound.append((bytes, client))
                     if outbound.count >= 64 { flush() }
                 case .toPeer(let bytes, let relay, let peer):
-                    relays[relay]?.send(bytes, to: peer)
+                    if let handle = handleByRelay[relay] { relaySockets[handle]?.send(bytes, to: peer) }
                 case .openRelay(let relay, let response, let client, _):
                     do {
-                        let socket = try UDPSocket(bind: relay, batch: 64)
-                        try loop.register(socket.fd, interest: .readable) { [weak self] _ in self?.readPeers(relay) }
-                        relays[relay] = socket
+                        guard let handle = engine.relayHandle(for: relay)?.index else { continue }
+                        let socket = try UDPSocket(bind: relay, batch: 1)
+                        try loop.register(socket.fd, interest: .readable) { [weak self] _ in self?.readPeers(handle) }
+                        while relaySockets.count <= handle {
+                            relaySockets.append(nil)
+                            relayAddresses.append(nil)
+                        }
+                        relaySockets[handle] = socket
+                        relayAddresses[handle] = relay
+                        handleByRelay[relay] = handle
                         outbound.append((response, client))
                     } catch {
-                        log.warning("cannot bind relayed address", ["relay": "\(relay)", "error": "\(error)"])
+                        log.notice("cannot bind relayed address", ["relay": "\(relay)", "error": "\(error)"])
                         perform(engine.relayBindFailed(relay: relay, now: loop.clock.now()))
                     }
                 case .closeRelay(let relay):
-                    if let socket = relays.removeValue(forKey: relay) { loop.deregister(socket.fd) }
+                    guard let handle = handleByRelay.removeValue(forKey: relay) else { continue }
+                    if let socket = relaySockets[handle] { loop.deregister(socket.fd) }
+                    relaySockets[handle] = nil
+                    relayAddresses[handle] = nil
                 case .event(let event):
                     switch event {
                     case .allocated(let user, let client, let relay, let lifetime):
-                        log.info("allocation", ["user": user, "client": "\(client)", "relay": "\(relay)", "lifetime": "\(lifetime)"])
+                        log.info("allocation", ["user": user, "client": "\(client)", "relay": "\(relay)",
+                                                "lifetime": "\(lifetime)"])
                     case .released(let user, let relay, let reason):
                         log.info("allocation released", ["user": user, "relay": "\(relay)", "reason": reason])
                     case .refused(let client, let code, let reason):
                         log.debug("refused", ["client": "\(client)", "code": "\(code)", "reason": reason])
+                    case .binding(let client):
+                        log.debug("binding", ["client": "\(client)"])
+                    case .relayMoved(let user, let from, let to):
+                        log.info("allocation moved to another relayed port", ["user": user, "from": "\(from)",
+                                                                               "relay": "\(to)"])
                     }
                 }
             }

@@ -12,7 +12,10 @@ let commands: [CommandSpec] = [
     RelayServeCommand.spec,
     PeerCommand.spec,
     CallCommand.spec,
+    MediaSendCommand.spec,
+    MediaReceiveCommand.spec,
     BenchSignalingCommand.spec,
+    BenchCallCommand.spec,
     SimConvergeCommand.spec,
 ]
 

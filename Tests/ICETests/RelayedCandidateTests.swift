@@ -82,11 +82,12 @@ import ZoneCore
         let firstID = try STUNMessage(decoding: first[0]).transactionID
 
         // The peer's check on the same pair arrives while ours is in flight.
-        let request = STUNMessage(method: .binding, messageClass: .request, transactionID: STUNTransactionID(high: 1, low: 1),
+        let request = STUNMessage(method: .binding, messageClass: .request,
+                                  transactionID: STUNTransactionID(high: 1, low: 1),
                                   attributes: [.username("AAAA:BBBB"), .priority(1), .iceControlling(tieBreaker: 9)])
         let key = try STUNIntegrityKey.shortTerm(password: Harness.credentialsA.password)
-        agent.handle(.datagram(try request.encode(key: key, fingerprint: true), from: remote.address, to: Harness.hostA),
-                     now: .milliseconds(1_010))
+        let bytes = try request.encode(key: key, fingerprint: true)
+        agent.handle(.datagram(bytes, from: remote.address, to: Harness.hostA), now: .milliseconds(1_010))
         _ = drain(&agent)  // the response
         #expect(agent.pairs[0].state == .waiting)
         // Next pacing tick: a new check with a new transaction; the old one is never resent.

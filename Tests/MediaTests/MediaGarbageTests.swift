@@ -55,6 +55,26 @@ struct MediaGarbageTests {
         #expect(r.lost == 0 && r.framesReceived == 60)
     }
 
+    @Test func strayRTPBeforeTheStreamDoesNotCaptureTheReceiver() throws {
+        let (format, frames) = try fixtureStream("vp8-320x240-60.ivf")
+        // Nothing signaled: the receiver learns SSRC and payload type from the traffic.
+        var session = MediaSessionHarness(frames: frames, codec: .vp8, timebase: format.timebase) {
+            $0.payloadType = nil
+            $0.firstSequenceNumber = nil
+            $0.remoteSSRC = nil
+        }
+        var random = SeededRandom(seed: 3)
+        for i in 0..<50 {
+            let stray = RTPPacket(payloadType: 96, sequenceNumber: UInt16(i * 7), timestamp: 0,
+                                  ssrc: UInt32(truncatingIfNeeded: random.next()), payload: [0x90, 0, 0])
+            session.receiver.handle(.rtp(stray.serialized()), now: session.clock.now())
+        }
+        session.run()
+        #expect(session.receivedEqual(frames), "\(session.difference(from: frames))")
+        #expect(session.receiver.remoteSSRC == session.sender.configuration.ssrc)
+        #expect(session.receiver.stats.wrongSSRC >= 49)
+    }
+
     @Test func goodbyeAndSourceDescriptionRoundTrip() throws {
         let packets: [RTCPPacket] = [
             .receiverReport(RTCPReceiverReport(ssrc: 7)),

@@ -68,7 +68,9 @@ struct ICETransportRelayTests {
         #expect(net.transports[0].selectedPair?.local.kind == .host)
         // End of gathering waited for the relayed candidate.
         let gathered = try #require(net.events[0].firstIndex(of: .gatheringComplete))
-        let relay = try #require(net.events[0].firstIndex { if case .localCandidate(let c) = $0 { c.kind == .relay } else { false } })
+        let relay = try #require(net.events[0].firstIndex { event in
+            if case .localCandidate(let c) = event { c.kind == .relay } else { false }
+        })
         #expect(relay < gathered)
     }
 

@@ -34,7 +34,8 @@ final class RelayNetwork {
         c.relayPorts = 50000...50099
         c.peerPolicy.allowLoopback = true
         server = TURNServer(configuration: c, seed: 5)
-        let turnServer = TURNServerCredentials(server: RelayNetwork.serverAddress, username: "alice", password: password)
+        let turnServer = TURNServerCredentials(server: RelayNetwork.serverAddress, username: "alice",
+                                               password: password)
         for i in 0..<2 {
             let agent = AgentConfiguration(hostAddresses: [RelayNetwork.hosts[i]],
                                            role: i == 0 ? .controlling : .controlled,
@@ -64,8 +65,9 @@ final class RelayNetwork {
                         events[i].append(event)
                         switch event {
                         case .localCandidate(let c):
-                            transports[1 - i].addRemoteCandidate(.remote(kind: c.kind, address: c.address,
-                                                                         priority: c.priority, foundation: c.foundation))
+                            let remote = Candidate.remote(kind: c.kind, address: c.address, priority: c.priority,
+                                                          foundation: c.foundation)
+                            transports[1 - i].addRemoteCandidate(remote)
                         case .gatheringComplete:
                             transports[1 - i].endOfRemoteCandidates()
                         default:

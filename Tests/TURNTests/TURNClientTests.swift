@@ -195,7 +195,9 @@ struct TURNClientTests {
         loop.clients[0].createPermission(for: peer, now: loop.now)
         #expect(loop.run(for: .seconds(5)) { $0.clients[0].hasPermission(for: self.peer) })
         #expect(staleAnswers == 1)
-        let permissionRequests = loop.sent.filter { (try? STUNMessage(decoding: $0.bytes))?.method == .createPermission }
+        let permissionRequests = loop.sent.filter {
+            (try? STUNMessage(decoding: $0.bytes))?.method == .createPermission
+        }
         let nonces = permissionRequests.compactMap { try? STUNMessage(decoding: $0.bytes).nonce }
         #expect(nonces.count == 2 && nonces[0] != nonces[1])
         #expect(!loop.events[0].contains { if case .requestFailed = $0 { true } else { false } })
@@ -297,7 +299,9 @@ struct TURNClientTests {
         loop.clients[0].createPermission(for: peer, now: loop.now)
         var forged = false
         loop.dropToClient = { bytes in
-            guard !forged, var m = try? STUNMessage(decoding: bytes), m.method == .createPermission else { return false }
+            guard !forged, var m = try? STUNMessage(decoding: bytes), m.method == .createPermission else {
+                return false
+            }
             forged = true
             m.attributes.removeAll { $0.type == .messageIntegrity || $0.type == .fingerprint }
             let key = STUNIntegrityKey(bytes: Array(repeating: 1, count: 16))
@@ -312,7 +316,8 @@ struct TURNClientTests {
     func otherSources() throws {
         let loop = allocated()
         let relayed = try #require(loop.relayed(0))
-        let indication = STUNMessage(method: .data, messageClass: .indication, transactionID: STUNTransactionID(high: 1, low: 2),
+        let indication = STUNMessage(method: .data, messageClass: .indication,
+                                     transactionID: STUNTransactionID(high: 1, low: 2),
                                      attributes: [.xorPeerAddress(peer), .data([1])])
         loop.clients[0].handle(.datagram(try indication.encode(), from: peer), now: loop.now)
         #expect(loop.clients[0].pollOutput() == nil)

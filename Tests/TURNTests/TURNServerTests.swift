@@ -238,14 +238,33 @@ struct TURNServerTests {
         #expect(allocate(&turn, &old, from: try! Endpoint(parsing: "127.0.0.1:40009"), now: t0).1?.errorCode?.code == 401)
     }
 
-    @Test("a failed relay bind withdraws the allocation with 508")
+    @Test("a failed relay bind moves the allocation to another port, and after 8 ports withdraws it with 508")
     func bindFailure() {
         var turn = TURNServer(configuration: configuration(), seed: 1)
         var c = Client()
-        let relay = allocate(&turn, &c, now: t0).0!
+        var relay = allocate(&turn, &c, now: t0).0!
+        var tried: Set<Endpoint> = [relay]
+        for _ in 1..<8 {
+            let actions = turn.relayBindFailed(relay: relay, now: t0)
+            guard case .openRelay(let moved, let response, let client, _)? = actions.first else {
+                Issue.record("no new relayed port: \(actions)")
+                return
+            }
+            // The client hears of the new address only, with the original transaction's success.
+            let answer = try? STUNMessage(decoding: response)
+            #expect(client == self.client && answer?.xorRelayedAddress == moved && answer?.lifetime == 600)
+            #expect(!tried.contains(moved) && turn.byRelay[relay] == nil && turn.byRelay[moved] != nil)
+            tried.insert(moved)
+            relay = moved
+        }
         let r = reply(turn.relayBindFailed(relay: relay, now: t0))
         #expect(r?.errorCode?.code == 508)
         #expect(turn.activeAllocations == 0)
+        // A port chosen by EVEN-PORT is not moved: 508 at once.
+        var even = Client()
+        let evenRelay = allocate(&turn, &even, from: try! Endpoint(parsing: "127.0.0.1:40100"),
+                                 extra: [.evenPort(reserveNextPort: false)], now: t0).0!
+        #expect(reply(turn.relayBindFailed(relay: evenRelay, now: t0))?.errorCode?.code == 508)
     }
 
     @Test("20,000 seeded hostile datagrams: no crash, nothing relayed, the server still answers")

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 /// One readiness event: the epoll event mask and the 64-bit token registered with the fd.
 typedef struct {
@@ -45,5 +46,28 @@ int cs_recvmmsg(int fd, uint8_t *buffers, size_t size, unsigned count, size_t *l
 int cs_sendmmsg(int fd, const uint8_t *buffers, const size_t *offsets, const size_t *lengths,
                 const struct sockaddr_storage *destinations, const socklen_t *destination_lengths,
                 unsigned count);
+
+/// Like cs_recvmmsg, with datagram i written at `base + i * stride + headroom` (at most `capacity`
+/// bytes), so a caller can put a header in front of it and padding after it without copying.
+int cs_recvmmsg_strided(int fd, uint8_t *base, size_t stride, size_t headroom, size_t capacity, unsigned count,
+                        size_t *lengths, struct sockaddr_storage *sources, socklen_t *source_lengths);
+
+/// One message of a batch send: the bytes gathered from `iov`, to `destination`. A nonzero
+/// `segment_size` asks the kernel to cut it into datagrams of that size (UDP_SEGMENT, Linux 4.18;
+/// every piece but the last exactly that long), one send for a train of datagrams to one peer.
+typedef struct {
+    const struct iovec *iov;
+    size_t iov_count;
+    const struct sockaddr_storage *destination;
+    socklen_t destination_length;
+    uint16_t segment_size;
+} cs_outgoing;
+
+/// Sends `count` messages (at most 64) in one sendmmsg. Returns how many were sent, or -1 with
+/// errno (EIO or EINVAL from a kernel or device without UDP segmentation offload).
+int cs_send_batch(int fd, const cs_outgoing *messages, unsigned count);
+
+/// The errno of the last failed call on this thread.
+int cs_errno(void);
 
 #endif

@@ -63,23 +63,18 @@ final class FileDescriptor: @unchecked Sendable {
 
     deinit { close(fd) }
 
-    /// Reads up to `count` bytes into `buffer` (replacing its contents); empty at end of file.
+    /// Reads up to `count` bytes into `buffer` (replacing it); empty at end of file.
     func read(into buffer: inout [UInt8], count: Int) throws(VideoFileError) {
-        // Read straight into uninitialized capacity: filling the buffer with zeros first costs a
-        // generic element-by-element loop per megabyte in debug builds.
         var failure: Int32 = 0
         buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
-            var n = 0
+            var n: Int
             repeat {
                 n = Glibc.read(fd, raw.baseAddress, count)
-                failure = n < 0 ? errno : 0
-            } while n < 0 && failure == EINTR
+            } while n < 0 && errno == EINTR
+            if n < 0 { failure = errno }
             initialized = max(0, n)
         }
-        guard failure == 0 else {
-            buffer.removeAll(keepingCapacity: true)
-            throw .system(.io, path: path, "read", errno: failure)
-        }
+        if failure != 0 { throw .system(.io, path: path, "read", errno: failure) }
     }
 
     /// Writes all of `bytes` at the current position (or at `offset`, with pwrite).

@@ -175,6 +175,8 @@ public struct MediaReceiver: Sendable {
     private var nacks: NackGenerator
     private var unwrapper = SequenceUnwrapper()
     private var lowestSequence: UInt64?
+    /// A packet from a source not yet taken on (see `probe`).
+    private var probation: (packet: RTPPacket, size: Int, arrival: Instant)?
     private var outputs: [Output] = []
     private var outputHead = 0
     private var lastNow: Instant
@@ -245,14 +247,46 @@ public struct MediaReceiver: Sendable {
             stats.wrongPayloadType += 1
             return
         }
-        if let remoteSSRC, packet.ssrc != remoteSSRC {
+        guard let remoteSSRC else {
+            probe(packet, size: bytes.count, now: now)
+            return
+        }
+        guard packet.ssrc == remoteSSRC else {
             stats.wrongSSRC += 1
             return
         }
-        payloadType = packet.payloadType
-        remoteSSRC = packet.ssrc
-        stats.bytesReceived += bytes.count
-        lastArrival = now
+        accept(packet, size: bytes.count, now: now)
+    }
+
+    /// An unknown source is taken on after two packets in sequence (RFC 3550 §A.1 "probation"),
+    /// or one packet and a sender report from it, so a stray datagram that happens to look like
+    /// RTP cannot capture the receiver.
+    private mutating func probe(_ packet: RTPPacket, size: Int, now: Instant) {
+        if let candidate = probation, candidate.packet.ssrc == packet.ssrc,
+           candidate.packet.payloadType == packet.payloadType,
+           packet.sequenceNumber == candidate.packet.sequenceNumber &+ 1 {
+            lock(on: packet.ssrc, payloadType: packet.payloadType, now: now)
+            accept(packet, size: size, now: now)
+            return
+        }
+        if probation != nil { stats.wrongSSRC += 1 }  // the candidate it replaces was no stream
+        probation = (packet, size, now)
+    }
+
+    /// Takes `ssrc` as the stream, with the packet on probation if it is from it.
+    private mutating func lock(on ssrc: UInt32, payloadType: UInt8?, now: Instant) {
+        remoteSSRC = ssrc
+        if let payloadType { self.payloadType = payloadType }
+        if let candidate = probation, candidate.packet.ssrc == ssrc {
+            self.payloadType = candidate.packet.payloadType
+            accept(candidate.packet, size: candidate.size, now: candidate.arrival)
+        }
+        probation = nil
+    }
+
+    private mutating func accept(_ packet: RTPPacket, size: Int, now: Instant) {
+        stats.bytesReceived += size
+        lastArrival = max(lastArrival ?? now, now)
         if nextReceiverReport == nil { nextReceiverReport = now + configuration.receiverReportInterval }
         let repaired = nacks.received(sequenceNumber: packet.sequenceNumber, now: now)
         switch jitter.insert(packet, now: now) {
@@ -291,6 +325,9 @@ public struct MediaReceiver: Sendable {
         for packet in packets {
             switch packet {
             case .senderReport(let sr) where remoteSSRC == nil || sr.ssrc == remoteSSRC:
+                if remoteSSRC == nil, probation?.packet.ssrc == sr.ssrc {
+                    lock(on: sr.ssrc, payloadType: nil, now: now)
+                }
                 stats.senderReportsReceived += 1
                 lastSenderReport = (sr.compactNTP, now, sr.ntpTimestamp, sr.rtpTimestamp)
             case .goodbye(let bye) where remoteSSRC.map(bye.sources.contains) ?? true:

@@ -9,7 +9,7 @@
 //   come from a file: there is no encoder to make a keyframe).
 // - RTCP: a sender report (with SDES CNAME, RFC 3550 §6.1) before the first packet and every
 //   `senderReportInterval`; receiver reports give loss, jitter and the round-trip time (§6.4.1).
-// - The end: after the last frame the sender sends SR + SDES + BYE (§6.6), repeats the BYE
+// - The end: shortly after the last frame the sender sends SR + SDES + BYE (§6.6), repeats the BYE
 //   every `byeInterval`, keeps answering NACKs, and resends the tail a receiver report shows
 //   missing. It finishes when a receiver report confirms every packet arrived, when the
 //   receiver says BYE, or after `drainTimeout` without feedback.
@@ -46,6 +46,9 @@ public struct MediaSender: Sendable {
         public var timestampOrigin: UInt32
         /// The SDES CNAME (RFC 3550 §6.5.1).
         public var cname: String
+        /// How long after the last frame the first BYE waits, so that a receiver that stops at
+        /// BYE (ffmpeg does) has taken the last packets first.
+        public var byeDelay: Duration
         /// How often the BYE is repeated while the sender waits for the end of feedback.
         public var byeInterval: Duration
         /// How long after the last frame (or the last NACK) the sender waits for feedback.
@@ -55,7 +58,8 @@ public struct MediaSender: Sendable {
                     maxPayloadSize: Int = defaultMaxPayloadSize, retransmissionCapacity: Int = 1024,
                     retransmissionMaxAge: Duration = .seconds(2), senderReportInterval: Duration = .seconds(1),
                     initialSequenceNumber: UInt16 = 0, timestampOrigin: UInt32 = 0, cname: String = "zonertc",
-                    byeInterval: Duration = .milliseconds(200), drainTimeout: Duration = .seconds(1)) {
+                    byeDelay: Duration = .milliseconds(20), byeInterval: Duration = .milliseconds(200),
+                    drainTimeout: Duration = .seconds(1)) {
             self.codec = codec
             self.ssrc = ssrc
             self.payloadType = payloadType
@@ -67,6 +71,7 @@ public struct MediaSender: Sendable {
             self.initialSequenceNumber = initialSequenceNumber
             self.timestampOrigin = timestampOrigin
             self.cname = cname
+            self.byeDelay = byeDelay
             self.byeInterval = byeInterval
             self.drainTimeout = drainTimeout
         }
@@ -334,7 +339,9 @@ public struct MediaSender: Sendable {
         var deadline = nextSenderReport
         switch phase {
         case .sending:
-            if let frame = lookahead { deadline = min(deadline, due(frame)) }
+            // Without a frame read ahead, the next poll reads one (or starts the end) at once.
+            guard let frame = lookahead else { return lastNow }
+            deadline = min(deadline, due(frame))
         case .draining(let nextBye, let end):
             deadline = min(deadline, nextBye, end)
         case .finished:
@@ -353,11 +360,12 @@ public struct MediaSender: Sendable {
         lastSequence = packet.sequenceNumber
         lastTimestamp = packet.timestamp
         if packetHead == packets.count {
+            // The next frame is read and packetized at the next poll, not now: reading may block
+            // on the file, and this packet should leave first.
             stats.framesSent += 1
             stats.mediaBytesSent += currentFrameBytes
             packets.removeAll(keepingCapacity: true)
             packetHead = 0
-            advance(now: now)  // the next frame may be due at once (pace max)
         }
         return bytes
     }
@@ -439,8 +447,8 @@ public struct MediaSender: Sendable {
     }
 
     private mutating func startDraining(now: Instant) {
-        queueSenderReport(now: now, goodbye: true)
-        phase = .draining(nextBye: now + configuration.byeInterval, deadline: now + configuration.drainTimeout)
+        phase = .draining(nextBye: now + configuration.byeDelay, deadline: now + configuration.drainTimeout)
+        advance(now: now)  // a zero delay says BYE at once
     }
 
     private mutating func finish() {

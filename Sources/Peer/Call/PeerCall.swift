@@ -62,8 +62,7 @@ public struct PeerCall {
     public private(set) var selectedPair: CandidatePair?
     public private(set) var iceState: ConnectionState = .new
     public private(set) var media: CallMedia
-    private var outputs: [Output] = []
-    private var outputHead = 0
+    private var outputs = OutputQueue<Output>()
     private var seed: UInt64
     private var hungUp = false
     /// Set when the media budget ran out: more media output is due at once.
@@ -117,15 +116,7 @@ public struct PeerCall {
 
     /// The next output, or nil until the next input.
     public mutating func pollOutput() -> Output? {
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        outputs.pop()
     }
 
     /// When to feed `.timer` next.

@@ -89,8 +89,7 @@ public struct ICETransport {
     public private(set) var agent: ICEAgent
     private var relays: [Relay] = []
     private var lastNow: Instant
-    private var outputs: [Output] = []
-    private var outputHead = 0
+    private var outputs = OutputQueue<Output>()
 
     public init(configuration: Configuration, now: Instant) throws(ICEError) {
         var agentConfiguration = configuration.agent
@@ -182,15 +181,7 @@ public struct ICETransport {
 
     /// The next output, or nil until the next input.
     public mutating func pollOutput() -> Output? {
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        outputs.pop()
     }
 
     /// When to call `handle(.timer, now:)` next.

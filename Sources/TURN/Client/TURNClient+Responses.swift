@@ -77,7 +77,9 @@ extension TURNClient {
                challenged(transaction, by: message, code: error.code, now: now) {
                 return
             }
-            failed(transaction, code: error.code, reason: error.reason, now: now)
+            // coturn ends its reason phrases with a NUL; people reading the event need not see it.
+            failed(transaction, code: error.code, reason: String(error.reason.unicodeScalars.filter { $0 != "\0" }),
+                   now: now)
             return
         }
         switch transaction.kind {
@@ -214,8 +216,8 @@ extension TURNClient {
                 lose(code: code, reason: reason)
                 return
             }
-            permissions[ip] = TURNPermission(peer: peer, state: .failed(retryAt: now + configuration.permissionRetryDelay),
-                                             requestInFlight: false)
+            let retryAt = now + configuration.permissionRetryDelay
+            permissions[ip] = TURNPermission(peer: peer, state: .failed(retryAt: retryAt), requestInFlight: false)
             dropQueue(for: ip)
             push(.event(.requestFailed(method: .createPermission, peer: peer, code: code, reason: reason)))
         case .channelBind(let number, let peer):

@@ -46,8 +46,7 @@ public struct TURNClient {
     /// Payloads waiting for their peer's permission, oldest first.
     var queue: [(payload: [UInt8], peer: Endpoint)] = []
     var random: SeededRandom
-    private var outputs: [Output] = []
-    private var outputHead = 0
+    private var outputs = OutputQueue<Output>()
 
     /// Creates the client and sends the first Allocate.
     public init(configuration: TURNClientConfiguration, now: Instant) {
@@ -164,15 +163,7 @@ public struct TURNClient {
 
     /// The next output, or nil when there is nothing to do until the next input.
     public mutating func pollOutput() -> Output? {
-        guard outputHead < outputs.count else {
-            if outputHead > 0 {
-                outputs.removeAll(keepingCapacity: true)
-                outputHead = 0
-            }
-            return nil
-        }
-        defer { outputHead += 1 }
-        return outputs[outputHead]
+        outputs.pop()
     }
 
     /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled.
@@ -217,13 +208,16 @@ public struct TURNClient {
         if let refreshAt, now >= refreshAt {
             self.refreshAt = nil
             var attributes: [STUNAttribute] = []
-            if let lifetime = configuration.requestedLifetime { attributes.append(.lifetime(seconds: seconds(lifetime))) }
+            if let lifetime = configuration.requestedLifetime {
+                attributes.append(.lifetime(seconds: seconds(lifetime)))
+            }
             start(.refresh(lifetime: configuration.requestedLifetime.map(seconds)), attributes: attributes, now: now)
         }
         for (ip, permission) in permissions {
             guard let due = permission.deadline, now >= due else { continue }
             permissions[ip]!.requestInFlight = true
-            start(.createPermission(ip, peer: permission.peer), attributes: [.xorPeerAddress(permission.peer)], now: now)
+            start(.createPermission(ip, peer: permission.peer), attributes: [.xorPeerAddress(permission.peer)],
+                  now: now)
         }
         for (peer, channel) in channels {
             guard let due = channel.deadline, now >= due else { continue }

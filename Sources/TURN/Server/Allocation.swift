@@ -17,8 +17,17 @@ public struct FiveTuple: Hashable, Sendable, CustomStringConvertible {
 /// permissions and channels, each with its own expiry.
 struct Allocation: Sendable {
     let tuple: FiveTuple
-    let relay: Endpoint
+    /// The relayed transport address; it changes only when the driver cannot bind it (see
+    /// `TURNServer.relayBindFailed`).
+    var relay: Endpoint
     let user: String
+    /// The lifetime granted at creation, for re-sending the success answer.
+    var grantedSeconds: UInt32 = 0
+    /// Whether the relayed port may be changed if binding fails: not when EVEN-PORT or a
+    /// RESERVATION-TOKEN chose it.
+    var portIsFree = true
+    /// Ports tried that the driver could not bind.
+    var failedBinds = 0
     /// The transaction that created it, so a retransmitted Allocate gets the same answer.
     let transactionID: [UInt8]
     let key: [UInt8]
@@ -39,6 +48,18 @@ struct Allocation: Sendable {
     func permits(_ peer: Endpoint, now: Instant) -> Bool {
         guard let expiry = permissions[peer.address.unmapped] else { return false }
         return expiry > now
+    }
+
+    /// The peer bound to `channel`, when the binding and the peer's permission are both current.
+    func boundPeer(_ channel: UInt16, now: Instant) -> Endpoint? {
+        guard let c = channels[channel], c.expires > now, permits(c.peer, now: now) else { return nil }
+        return c.peer
+    }
+
+    /// The channel bound to `peer`, when the binding is current.
+    func channel(for peer: Endpoint, now: Instant) -> UInt16? {
+        guard let number = channelByPeer[peer], let c = channels[number], c.expires > now else { return nil }
+        return number
     }
 }
 

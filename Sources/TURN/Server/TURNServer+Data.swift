@@ -1,16 +1,131 @@
 import STUN
 import ZoneCore
 
+// The data path (RFC 8656 §11 Send/Data indications, §12 ChannelData). Each direction has a
+// route function that decides from the bytes where they go without allocating, for a driver that
+// moves payloads straight from its receive buffers; `clientDatagram` and `peerDatagram` wrap the
+// same decisions in actions with byte arrays, for tests and simple drivers.
+
+/// The slot of an allocation: stable for its life, small, so a driver can index an array of
+/// relayed sockets with it. Ask `relayHandle(for:)` when `openRelay` comes.
+public struct RelayHandle: Hashable, Sendable {
+    public let index: Int
+
+    public init(index: Int) { self.index = index }
+}
+
 extension TURNServer {
+    /// Where a datagram from a client goes.
+    public enum ClientRoute: Equatable, Sendable {
+        /// ChannelData for a bound channel: send bytes 4..<4+length from the allocation's relayed
+        /// address to `peer` (counted as relayed).
+        case toPeer(RelayHandle, peer: Endpoint, length: Int)
+        /// Not ChannelData (STUN, or nothing we know): give it to `clientDatagram`.
+        case notChannelData
+        /// Malformed, no allocation, channel unbound or expired, no permission, over the quota
+        /// (counted as dropped or malformed).
+        case dropped
+    }
+
+    /// Where a datagram from a peer goes.
+    public enum PeerRoute: Equatable, Sendable {
+        /// The peer has a channel: send `client` a ChannelData message on `channel` (4-byte header
+        /// before the payload, padding after it), from the listening address `via` (counted).
+        case channel(UInt16, client: Endpoint, via: Endpoint)
+        /// Permitted but without a channel: give it to `peerDatagram`, which wraps it in a Data
+        /// indication. Nothing was counted yet.
+        case dataIndication
+        /// No allocation, no permission, over the quota (counted as dropped).
+        case dropped
+    }
+
+    /// The handle of the allocation on a relayed address.
+    public func relayHandle(for relay: Endpoint) -> RelayHandle? {
+        byRelay[relay].flatMap { allocations.slot(of: $0) }.map(RelayHandle.init)
+    }
+
+    /// Routes a datagram that arrived on a listening address, when it is ChannelData (first byte
+    /// 0x40–0x7F, RFC 5764 §5.1.2); anything else is `notChannelData`.
+    public mutating func routeClientDatagram(_ bytes: UnsafeRawBufferPointer, from client: Endpoint,
+                                             to server: Endpoint, now: Instant) -> ClientRoute {
+        guard let first = bytes.first, first >= 0x40 && first <= 0x7F else { return .notChannelData }
+        // RFC 8656 §12.4: a channel in range, a length that fits the datagram, at most padding after.
+        guard bytes.count >= 4 else { counters.malformed += 1; return .dropped }
+        let channel = UInt16(first) << 8 | UInt16(bytes[1])
+        let length = Int(bytes[2]) << 8 | Int(bytes[3])
+        guard TURNServer.channelNumbers.contains(channel), bytes.count >= 4 + length, bytes.count - 4 - length < 4 else {
+            counters.malformed += 1
+            return .dropped
+        }
+        guard let slot = allocations.slot(of: FiveTuple(client: client, server: server)),
+              let peer = allocations.boundPeer(slot: slot, channel: channel, now: now) else {
+            counters.dropped += 1
+            return .dropped
+        }
+        guard relayOut(slot: slot, bytes: length, now: now) else { return .dropped }
+        return .toPeer(RelayHandle(index: slot), peer: peer, length: length)
+    }
+
+    /// Routes a datagram of `length` bytes that arrived from `peer` on the relayed address of `handle`.
+    public mutating func routePeerDatagram(length: Int, from peer: Endpoint, handle: RelayHandle,
+                                           now: Instant) -> PeerRoute {
+        guard allocations.permits(slot: handle.index, peer: peer, now: now) else {
+            counters.dropped += 1
+            return .dropped
+        }
+        guard let number = allocations.channel(slot: handle.index, for: peer, now: now), length <= 0xFFFF,
+              let tuple = allocations.tuple(slot: handle.index) else {
+            return .dataIndication
+        }
+        guard relayIn(slot: handle.index, bytes: length, now: now) else { return .dropped }
+        return .channel(number, client: tuple.client, via: tuple.server)
+    }
+
+    /// Counts bytes relayed to a peer, within the bandwidth quota; false (counted as dropped) when over.
+    private mutating func relayOut(slot: Int, bytes: Int, now: Instant) -> Bool {
+        if let rate = configuration.bytesPerSecondPerAllocation,
+           !allocations[slot: slot]!.budgetOut.take(bytes, perSecond: rate, now: now) {
+            counters.dropped += 1
+            return false
+        }
+        allocations[slot: slot]!.bytesToPeer += bytes
+        allocations[slot: slot]!.packetsToPeer += 1
+        counters.packetsToPeers += 1
+        counters.bytesToPeers += bytes
+        return true
+    }
+
+    /// Counts bytes relayed to the client, within the bandwidth quota; false (counted as dropped) when over.
+    private mutating func relayIn(slot: Int, bytes: Int, now: Instant) -> Bool {
+        if let rate = configuration.bytesPerSecondPerAllocation,
+           !allocations[slot: slot]!.budgetIn.take(bytes, perSecond: rate, now: now) {
+            counters.dropped += 1
+            return false
+        }
+        allocations[slot: slot]!.bytesToClient += bytes
+        allocations[slot: slot]!.packetsToClient += 1
+        counters.packetsToClients += 1
+        counters.bytesToClients += bytes
+        return true
+    }
+
+    // MARK: With actions
+
     /// A datagram arrived on a listening address: STUN (requests, Send indications) or ChannelData.
     public mutating func clientDatagram(_ bytes: [UInt8], from client: Endpoint, to server: Endpoint,
                                         now: Instant) -> [Action] {
         let tuple = FiveTuple(client: client, server: server)
-        guard let first = bytes.first else { counters.malformed += 1; return [] }
-        if first >= 0x40 && first <= 0x4F {
-            return channelData(bytes, tuple: tuple, now: now)
+        let route = bytes.withUnsafeBytes { routeClientDatagram($0, from: client, to: server, now: now) }
+        switch route {
+        case .toPeer(let handle, let peer, let length):
+            guard let relay = allocations[slot: handle.index]?.relay else { return [] }
+            return [.toPeer(Array(bytes[4..<(4 + length)]), from: relay, to: peer)]
+        case .dropped:
+            return []
+        case .notChannelData:
+            break
         }
-        guard first < 0x04 else { counters.malformed += 1; return [] }
+        guard let first = bytes.first, first < 0x04 else { counters.malformed += 1; return [] }
         let message: STUNMessage
         do { message = try STUNMessage(decoding: bytes) } catch {
             counters.malformed += 1
@@ -39,62 +154,41 @@ extension TURNServer {
 
     /// A datagram arrived on a relayed address from a peer (RFC 8656 §11.3, §12.4).
     public mutating func peerDatagram(_ bytes: [UInt8], from peer: Endpoint, relay: Endpoint, now: Instant) -> [Action] {
-        guard let tuple = byRelay[relay], var a = allocations[tuple] else { counters.dropped += 1; return [] }
-        guard a.permits(peer, now: now) else { counters.dropped += 1; return [] }
-        guard a.budgetIn.take(bytes.count, perSecond: configuration.bytesPerSecondPerAllocation, now: now) else {
-            allocations[tuple] = a
-            counters.dropped += 1
+        guard let handle = relayHandle(for: relay) else { counters.dropped += 1; return [] }
+        switch routePeerDatagram(length: bytes.count, from: peer, handle: handle, now: now) {
+        case .dropped:
             return []
-        }
-        let out: [UInt8]?
-        if let number = a.channelByPeer[peer], let c = a.channels[number], c.expires > now {
-            out = try? ChannelData(channel: number, payload: bytes).encode(padded: true)
-        } else {
+        case .channel(let number, let client, let via):
+            return [.toClient(TURNServer.channelDataFrame(channel: number, payload: bytes), client: client, via: via)]
+        case .dataIndication:
+            guard relayIn(slot: handle.index, bytes: bytes.count, now: now) else { return [] }
+            let tuple = allocations[slot: handle.index]!.tuple
             let indication = STUNMessage(method: .data, messageClass: .indication,
                                          transactionID: .random(using: &random),
                                          attributes: [.xorPeerAddress(peer), .data(bytes)])
-            out = try? indication.encode(fingerprint: true)
+            guard let out = try? indication.encode(fingerprint: true) else { return [] }
+            return [.toClient(out, client: tuple.client, via: tuple.server)]
         }
-        guard let out else { counters.dropped += 1; return [] }
-        a.bytesToClient += bytes.count
-        a.packetsToClient += 1
-        allocations[tuple] = a
-        counters.packetsToClients += 1
-        counters.bytesToClients += bytes.count
-        return [.toClient(out, client: tuple.client, via: tuple.server)]
-    }
-
-    private mutating func channelData(_ bytes: [UInt8], tuple: FiveTuple, now: Instant) -> [Action] {
-        guard let frame = try? ChannelData(decoding: bytes) else { counters.malformed += 1; return [] }
-        guard var a = allocations[tuple], let c = a.channels[frame.channel], c.expires > now,
-              a.permits(c.peer, now: now) else {
-            counters.dropped += 1
-            return []
-        }
-        return forward(frame.payload, to: c.peer, allocation: &a, tuple: tuple, now: now)
     }
 
     private mutating func sendIndication(_ m: STUNMessage, tuple: FiveTuple, now: Instant) -> [Action] {
-        guard var a = allocations[tuple], let peer = m.xorPeerAddresses.first, let data = m.data,
-              a.permits(peer, now: now) else {
+        guard let slot = allocations.slot(of: tuple), let a = allocations[slot: slot],
+              let peer = m.xorPeerAddresses.first, let data = m.data, a.permits(peer, now: now) else {
             counters.dropped += 1
             return []
         }
-        return forward(data, to: peer, allocation: &a, tuple: tuple, now: now)
+        guard relayOut(slot: slot, bytes: data.count, now: now) else { return [] }
+        return [.toPeer(data, from: a.relay, to: peer)]
     }
 
-    private mutating func forward(_ payload: [UInt8], to peer: Endpoint, allocation a: inout Allocation,
-                                  tuple: FiveTuple, now: Instant) -> [Action] {
-        guard a.budgetOut.take(payload.count, perSecond: configuration.bytesPerSecondPerAllocation, now: now) else {
-            allocations[tuple] = a
-            counters.dropped += 1
-            return []
-        }
-        a.bytesToPeer += payload.count
-        a.packetsToPeer += 1
-        allocations[tuple] = a
-        counters.packetsToPeers += 1
-        counters.bytesToPeers += payload.count
-        return [.toPeer(payload, from: a.relay, to: peer)]
+    /// ChannelData to a client, padded to a multiple of 4 (RFC 8656 §12.5 allows it over UDP).
+    static func channelDataFrame(channel: UInt16, payload: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 4 + (payload.count + 3) & ~3)
+        out[0] = UInt8(channel >> 8)
+        out[1] = UInt8(channel & 0xFF)
+        out[2] = UInt8(payload.count >> 8)
+        out[3] = UInt8(payload.count & 0xFF)
+        out.replaceSubrange(4..<(4 + payload.count), with: payload)
+        return out
     }
 }

@@ -12,8 +12,8 @@ extension TURNServer {
         }
         if m.method == .binding {
             counters.bindings += 1
-            return respond(m.successResponse(attributes: [.xorMappedAddress(tuple.client)]), key: nil, tuple: tuple)
-                .map { [$0] } ?? []
+            let answer = respond(m.successResponse(attributes: [.xorMappedAddress(tuple.client)]), key: nil, tuple: tuple)
+            return answer.map { [$0, .event(.binding(client: tuple.client))] } ?? []
         }
         guard [.allocate, .refresh, .createPermission, .channelBind].contains(m.method) else {
             return fail(m, 400, "Bad Request", key: nil, tuple: tuple)
@@ -40,25 +40,27 @@ extension TURNServer {
     }
 
     private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], now: Instant) -> AuthResult {
-        let challenge: (Int, String) -> AuthResult = { code, reason in
+        // A request without credentials, or with a nonce that went stale, is the normal first step
+        // (a challenge); credentials that do not check out are a failure worth counting apart.
+        let challenge: (Int, String, Bool) -> AuthResult = { code, reason, failed in
             .rejected { server, tuple in
-                server.counters.authFailures += 1
+                if failed { server.counters.authFailures += 1 } else { server.counters.challenges += 1 }
                 return server.fail(m, code, reason,
                                    extra: [.realm(server.configuration.realm), .nonce(server.mintNonce(now: now))],
                                    key: nil, tuple: tuple)
             }
         }
         guard m.contains(.messageIntegrity) || m.contains(.messageIntegritySHA256) else {
-            return challenge(401, "Unauthorized")
+            return challenge(401, "Unauthorized", false)
         }
         guard let username = m.username, let realm = m.realm, let nonce = m.nonce else {
             return .rejected { server, tuple in server.fail(m, 400, "Bad Request", key: nil, tuple: tuple) }
         }
-        guard realm == configuration.realm else { return challenge(401, "Unauthorized") }
-        guard nonceIsFresh(nonce, now: now) else { return challenge(438, "Stale Nonce") }
-        guard let key = longTermKey(username: username, now: now) else { return challenge(401, "Unauthorized") }
+        guard realm == configuration.realm else { return challenge(401, "Unauthorized", true) }
+        guard nonceIsFresh(nonce, now: now) else { return challenge(438, "Stale Nonce", false) }
+        guard let key = longTermKey(username: username, now: now) else { return challenge(401, "Unauthorized", true) }
         guard (try? STUNIntegrity.verify(raw, key: STUNIntegrityKey(bytes: key))) != nil else {
-            return challenge(401, "Unauthorized")
+            return challenge(401, "Unauthorized", true)
         }
         return .accepted(key: key, user: username)
     }
@@ -166,8 +168,11 @@ extension TURNServer {
         usedPorts.insert(port)
         let lifetime = grantedLifetime(m.lifetime)
         let relay = Endpoint(address: configuration.relayAddress, port: port)
-        allocations[tuple] = Allocation(tuple: tuple, relay: relay, user: user, transactionID: m.transactionID.bytes,
-                                        key: key, expires: now + lifetime)
+        var allocation = Allocation(tuple: tuple, relay: relay, user: user, transactionID: m.transactionID.bytes,
+                                    key: key, expires: now + lifetime)
+        allocation.grantedSeconds = UInt32(lifetime.seconds)
+        allocation.portIsFree = token == nil && m.evenPort == nil
+        allocations[tuple] = allocation
         byRelay[relay] = tuple
         perUser[user, default: 0] += 1
         counters.allocations += 1
@@ -189,7 +194,7 @@ extension TURNServer {
     }
 
     /// A free relay port (even when asked, with the next one free too when it is to be reserved).
-    private mutating func pickPort(even: Bool, pairFree: Bool) -> UInt16? {
+    mutating func pickPort(even: Bool, pairFree: Bool) -> UInt16? {
         let range = configuration.relayPorts
         let span = Int(range.upperBound) - Int(range.lowerBound) + 1
         for _ in 0..<span {
@@ -239,8 +244,8 @@ extension TURNServer {
         guard var a = allocations[tuple], a.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
-        guard let number = m.channelNumber, ChannelData.channelRange.contains(number) else {
-            return fail(m, 400, "Bad Request: channel number outside 0x4000-0x4FFF", key: key, tuple: tuple)
+        guard let number = m.channelNumber, TURNServer.channelNumbers.contains(number) else {
+            return fail(m, 400, "Bad Request: channel number outside 0x4000-0x7FFF", key: key, tuple: tuple)
         }
         guard let peer = m.xorPeerAddresses.first else {
             return fail(m, 400, "Bad Request: XOR-PEER-ADDRESS missing", key: key, tuple: tuple)

@@ -29,6 +29,10 @@ public struct TURNServer: Sendable {
         case allocated(user: String, client: Endpoint, relay: Endpoint, lifetime: Int)
         case released(user: String, relay: Endpoint, reason: String)
         case refused(client: Endpoint, code: Int, reason: String)
+        /// A STUN Binding request answered with the client's address (server-reflexive).
+        case binding(client: Endpoint)
+        /// The relayed port could not be bound; the allocation moved to another.
+        case relayMoved(user: String, from: Endpoint, to: Endpoint)
     }
 
     /// Everything counted, for the periodic stats line and the benchmark.
@@ -38,6 +42,9 @@ public struct TURNServer: Sendable {
         public var allocations = 0
         public var activeAllocations = 0
         public var errors = 0
+        /// Requests answered 401/438 because they carried no credentials yet or a stale nonce.
+        public var challenges = 0
+        /// Requests whose credentials were wrong: unknown user, wrong realm, bad integrity.
         public var authFailures = 0
         public var packetsToPeers = 0
         public var packetsToClients = 0
@@ -50,9 +57,14 @@ public struct TURNServer: Sendable {
         public init() {}
     }
 
+    /// The channel numbers a client may bind. RFC 8656 §12 allows 0x4000–0x4FFF, but RFC 5766
+    /// §11 allowed 0x4000–0x7FFF and classic clients (coturn's `turnutils_uclient`) still pick
+    /// from the whole of it, so the server accepts both (first byte 0x40–0x7F, as RFC 5764 §5.1.2).
+    public static let channelNumbers: ClosedRange<UInt16> = 0x4000...0x7FFF
+
     public let configuration: TURNServerConfiguration
     public internal(set) var counters = Counters()
-    var allocations: [FiveTuple: Allocation] = [:]
+    var allocations = AllocationTable()
     var byRelay: [Endpoint: FiveTuple] = [:]
     var perUser: [String: Int] = [:]
     var usedPorts: Set<UInt16> = []
@@ -93,7 +105,7 @@ public struct TURNServer: Sendable {
     /// Removes what has expired.
     public mutating func timer(now: Instant) -> [Action] {
         var actions: [Action] = []
-        for (tuple, a) in allocations where a.expires <= now {
+        for tuple in Array(allocations.keys) where allocations[tuple]!.expires <= now {
             actions += release(tuple, reason: "expired")
         }
         for tuple in Array(allocations.keys) {
@@ -112,10 +124,33 @@ public struct TURNServer: Sendable {
         return actions
     }
 
-    /// The driver could not bind a relayed address: the allocation is withdrawn and the client
-    /// told 508 Insufficient Capacity.
+    /// How many ports an allocation tries before the client is told 508.
+    static let relayBindAttempts = 8
+
+    /// The driver could not bind a relayed address (another program holds the port). An
+    /// allocation whose port was the server's free choice moves to another port (a new
+    /// `openRelay`); after `relayBindAttempts` ports, or when EVEN-PORT or a RESERVATION-TOKEN
+    /// chose the port, it is withdrawn and the client told 508 Insufficient Capacity.
     public mutating func relayBindFailed(relay: Endpoint, now: Instant) -> [Action] {
         guard let tuple = byRelay[relay], let a = allocations[tuple] else { return [] }
+        if a.portIsFree && a.failedBinds + 1 < TURNServer.relayBindAttempts,
+           let port = pickPort(even: false, pairFree: false) {
+            let moved = Endpoint(address: a.relay.address, port: port)
+            usedPorts.insert(port)
+            usedPorts.remove(relay.port)
+            byRelay[relay] = nil
+            byRelay[moved] = tuple
+            allocations[tuple]!.relay = moved
+            allocations[tuple]!.failedBinds += 1
+            let request = STUNMessage(method: .allocate, messageClass: .request,
+                                      transactionID: STUNTransactionID(bytes: a.transactionID)
+                                          ?? STUNTransactionID(high: 0, low: 0), attributes: [])
+            let answer = request.successResponse(attributes: [
+                .xorRelayedAddress(moved), .lifetime(seconds: a.grantedSeconds), .xorMappedAddress(tuple.client)])
+            guard case .toClient(let bytes, _, _)? = respond(answer, key: a.key, tuple: tuple) else { return [] }
+            return [.openRelay(moved, response: bytes, client: tuple.client, via: tuple.server),
+                    .event(.relayMoved(user: a.user, from: relay, to: moved))]
+        }
         _ = release(tuple, reason: "relay socket failed")
         refreshDeadline()
         counters.errors += 1

@@ -113,23 +113,3 @@ final class ProgressLine: @unchecked Sendable {
         FileHandle.standardError.write(Data("\n".utf8))
     }
 }
-
-/// SIGINT and SIGTERM call `handler` once (the call says goodbye, then the command exits).
-final class InterruptWatcher: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
-
-    init(_ handler: @escaping @Sendable () -> Void) {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    func stop() {
-        for source in sources { source.cancel() }
-        sources.removeAll()
-    }
-}

@@ -58,8 +58,8 @@ struct CallPlan {
             await cleanUp()
             return 1
         }
-        let interrupt = InterruptWatcher { group.signal(SIGTERM) }
-        defer { interrupt.stop() }
+        let interrupt = InterruptWatch { group.signal(SIGTERM) }
+        defer { interrupt.cancel() }
 
         // The store daemon on a free loopback port.
         let store: ChildProcess

@@ -199,9 +199,9 @@ struct PeerSetup {
         } catch {
             return fail("cannot start the event loop: \(error)")
         }
-        let signals = InterruptWatcher { runner.interrupt() }
+        let signals = InterruptWatch { runner.interrupt() }
         var outcome = await runner.run()
-        signals.stop()
+        signals.cancel()
         progress.finish()
         if let recorder, let problem = recorder.finish() {
             if outcome == .completed { outcome = .failed(problem) }

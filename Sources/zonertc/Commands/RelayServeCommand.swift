@@ -18,6 +18,7 @@ enum RelayServeCommand {
             .value("--max-port", "N", "highest relayed port", default: "65535"),
             .value("--threads", "N", "event-loop threads sharing the port (SO_REUSEPORT)", default: "1"),
             .flag("--allow-loopback-peers", "allow relaying to loopback peers (as coturn's flag)"),
+            .flag("--no-gso", "send relayed datagrams one by one, not as UDP_SEGMENT runs"),
             .value("--allow", "CIDR", "peer addresses to allow even if private (repeatable)", repeatable: true),
             .value("--deny", "CIDR", "peer addresses to refuse (repeatable)", repeatable: true),
             .value("--quota-user", "N", "allocations per user", default: "64"),
@@ -78,11 +79,13 @@ enum RelayServeCommand {
         config.maxAllocations = try args.int("--quota-total", in: 1...10_000_000) ?? 10_000
         config.bytesPerSecondPerAllocation = try args.int("--bandwidth", in: 1...Int.max)
         let interval: Duration
-        do { interval = try StoreServeCommand.parseLongDuration(args.string("--stats-interval") ?? "5s") } catch {
+        let intervalText = args.string("--stats-interval") ?? "5s"
+        do { interval = intervalText == "0" ? .zero : try StoreServeCommand.parseLongDuration(intervalText) } catch {
             throw UsageError(message: "--stats-interval: \(error)", command: spec)
         }
         var options = RelayDaemon.Options(listen: listen, server: config)
         options.threads = try args.int("--threads", in: 1...64) ?? 1
+        options.segmentOffload = !args.has("--no-gso")
 
         let daemon = try RelayDaemon(options: options)
         daemon.start()
@@ -107,6 +110,7 @@ enum RelayServeCommand {
     static func describe(_ c: TURNServer.Counters) -> String {
         "allocations \(c.activeAllocations) active / \(c.allocations) made, requests \(c.requests), "
             + "to peers \(c.packetsToPeers) pkts \(c.bytesToPeers) B, to clients \(c.packetsToClients) pkts "
-            + "\(c.bytesToClients) B, dropped \(c.dropped), malformed \(c.malformed), auth failures \(c.authFailures)"
+            + "\(c.bytesToClients) B, dropped \(c.dropped), malformed \(c.malformed), auth failures \(c.authFailures), "
+            + "challenges \(c.challenges)"
     }
 }

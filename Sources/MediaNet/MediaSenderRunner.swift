@@ -1,0 +1,191 @@
+// The real driver of a MediaSender: a UDP socket on an event loop and the wall clock. It moves
+// bytes and time only: RTCP read from the socket goes into the sender, the sender's RTP and
+// RTCP go out (through an optional seeded impairment), and the loop wakes at the sender's next
+// deadline. Unpaced output is sent in sendmmsg batches while the socket is writable; when the
+// kernel takes no more, the unsent datagrams wait (one batch at most) for the socket to drain,
+// so a fast sender never piles packets up in memory.
+
+import Media
+import Net
+import ZoneCore
+
+/// Runs a `MediaSender` on a `UDPSocket` until it finishes.
+public final class MediaSenderRunner: @unchecked Sendable {
+    /// Where the datagrams go, and what happens to them on the way.
+    public struct Options: Sendable {
+        public var rtpDestination: Endpoint
+        /// Where RTCP goes: the RTP port + 1 (RFC 3550 §11), or the RTP port itself (rtcp-mux).
+        public var rtcpDestination: Endpoint
+        /// A seeded user-space impairment of everything sent (this kernel has no netem).
+        public var impairment: ImpairmentSpec?
+        /// Datagrams per sendmmsg call.
+        public var batch: Int
+
+        public init(rtpDestination: Endpoint, rtcpDestination: Endpoint, impairment: ImpairmentSpec? = nil,
+                    batch: Int = 64) {
+            self.rtpDestination = rtpDestination
+            self.rtcpDestination = rtcpDestination
+            self.impairment = impairment
+            self.batch = max(1, min(batch, 64))
+        }
+    }
+
+    /// How the run went.
+    public struct Result: Sendable {
+        public var stats: MediaSender.Stats
+        /// Every event but `.finished`, in order.
+        public var events: [MediaSender.Event]
+        /// Whether the sender finished (false: stopped from outside).
+        public var completed: Bool
+        public var started: Instant
+        /// When the last original packet left.
+        public var lastMediaSent: Instant?
+        public var ended: Instant
+        public var impairment: Impairment<Datagram>.Stats?
+    }
+
+    /// A datagram and where it goes.
+    public typealias Datagram = (payload: [UInt8], to: Endpoint)
+
+    public let loop: EventLoop
+    public let socket: UDPSocket
+    public let options: Options
+    // Loop-confined state.
+    private var sender: MediaSender
+    private var impairment: Impairment<Datagram>?
+    private var batch: [Datagram] = []
+    /// Datagrams the kernel did not take yet (the socket would block).
+    private var blocked: [Datagram] = []
+    private var events: [MediaSender.Event] = []
+    private var timer: EventLoop.Timer?
+    private var timerDue: Instant?
+    private var writable = false
+    private var started: Instant?
+    private var lastMediaSent: Instant?
+    private var finished = false
+    private var onFinish: ((Result) -> Void)?
+
+    public init(sender: MediaSender, socket: UDPSocket, loop: EventLoop, options: Options) {
+        self.sender = sender
+        self.socket = socket
+        self.loop = loop
+        self.options = options
+        impairment = options.impairment.map { Impairment(spec: $0) }
+        batch.reserveCapacity(options.batch)
+    }
+
+    /// Starts sending (from any thread); `onFinish` runs once, on the loop's thread.
+    public func start(onFinish: @escaping @Sendable (Result) -> Void) {
+        loop.execute { [self] in
+            self.onFinish = onFinish
+            started = loop.clock.now()
+            do {
+                try loop.register(socket.fd, interest: .readable) { [weak self] _ in self?.pump() }
+            } catch {
+                complete(completed: false)
+                return
+            }
+            pump()
+        }
+    }
+
+    /// Ends the run early (from any thread); `onFinish` reports what was done.
+    public func stop() {
+        loop.execute { [self] in complete(completed: false) }
+    }
+
+    // MARK: The loop
+
+    private func pump() {
+        guard !finished else { return }
+        let now = loop.clock.now()
+        socket.receiveAll { bytes, _ in
+            sender.handle(.rtcp(Array(bytes)), now: now)
+        }
+        if !blocked.isEmpty {
+            let sent = socket.send(blocked)
+            blocked.removeFirst(sent)
+        }
+        if blocked.isEmpty {
+            while let datagram = impairment?.poll(now: now) { enqueue(datagram) }
+            drain(now: now)
+        }
+        if sender.isFinished && blocked.isEmpty && (impairment?.count ?? 0) == 0 {
+            complete(completed: true)
+            return
+        }
+        rearm(now: now)
+    }
+
+    /// Takes the sender's output, a bounded amount per wake-up so RTCP is read in between.
+    private func drain(now: Instant) {
+        var budget = 1024
+        while budget > 0, blocked.isEmpty, let output = sender.pollOutput(now: now) {
+            budget -= 1
+            switch output {
+            case .rtp(let bytes):
+                lastMediaSent = now
+                route((bytes, options.rtpDestination), now: now)
+            case .rtcp(let bytes):
+                route((bytes, options.rtcpDestination), now: now)
+            case .event(let event):
+                if event != .finished { events.append(event) }
+            }
+        }
+        flush()
+    }
+
+    private func route(_ datagram: Datagram, now: Instant) {
+        if impairment != nil {
+            impairment!.submit(datagram, now: now)
+            while let due = impairment!.poll(now: now) { enqueue(due) }
+        } else {
+            enqueue(datagram)
+        }
+    }
+
+    private func enqueue(_ datagram: Datagram) {
+        batch.append(datagram)
+        if batch.count >= options.batch { flush() }
+    }
+
+    private func flush() {
+        guard !batch.isEmpty else { return }
+        if !blocked.isEmpty {
+            blocked += batch
+        } else {
+            let sent = socket.send(batch)
+            if sent < batch.count { blocked += batch[sent...] }
+        }
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    /// Watches for writability while output waits, and sets the timer for the next deadline.
+    private func rearm(now: Instant) {
+        let ready = !blocked.isEmpty || (sender.nextDeadline.map { $0 <= now } ?? false)
+        if ready != writable {
+            writable = ready
+            loop.setInterest(socket.fd, ready ? [.readable, .writable] : .readable)
+        }
+        let next = [sender.nextDeadline, impairment?.nextDeadline].compactMap { $0 }.min()
+        guard let next, next > now, next != timerDue else { return }
+        if let timer { loop.cancel(timer) }
+        timerDue = next
+        timer = loop.schedule(at: next) { [weak self] in
+            self?.timerDue = nil
+            self?.pump()
+        }
+    }
+
+    private func complete(completed: Bool) {
+        guard !finished else { return }
+        finished = true
+        if let timer { loop.cancel(timer) }
+        loop.deregister(socket.fd)
+        let result = Result(stats: sender.stats, events: events, completed: completed,
+                            started: started ?? loop.clock.now(), lastMediaSent: lastMediaSent,
+                            ended: loop.clock.now(), impairment: impairment?.stats)
+        onFinish?(result)
+        onFinish = nil
+    }
+}

@@ -1,0 +1,110 @@
+import ZoneCore
+
+/// The server's allocations, by 5-tuple and by slot.
+///
+/// Each allocation sits in a numbered slot that stays the same for its whole life, so a driver can
+/// keep its relayed socket in an array at that index (`RelayHandle`) instead of hashing an address
+/// for every datagram. Mutation through the subscripts happens in place: the data path bumps
+/// counters without copying an allocation's permission and channel tables.
+struct AllocationTable: Sendable {
+    private(set) var slots: [Allocation?] = []
+    private var freeSlots: [Int] = []
+    private var slotByTuple: [FiveTuple: Int] = [:]
+
+    var count: Int { slotByTuple.count }
+    var isEmpty: Bool { slotByTuple.isEmpty }
+    var keys: Dictionary<FiveTuple, Int>.Keys { slotByTuple.keys }
+    var values: some Sequence<Allocation> { slots.lazy.compactMap { $0 } }
+
+    func slot(of tuple: FiveTuple) -> Int? { slotByTuple[tuple] }
+
+    /// The allocation of a 5-tuple; setting nil removes it and frees its slot.
+    subscript(tuple: FiveTuple) -> Allocation? {
+        _read {
+            if let i = slotByTuple[tuple] { yield slots[i] } else { yield nil }
+        }
+        set {
+            if let i = slotByTuple[tuple] {
+                slots[i] = newValue
+                if newValue == nil {
+                    slotByTuple[tuple] = nil
+                    freeSlots.append(i)
+                }
+            } else if let newValue {
+                let i: Int
+                if let reused = freeSlots.popLast() {
+                    i = reused
+                } else {
+                    i = slots.count
+                    slots.append(nil)
+                }
+                slots[i] = newValue
+                slotByTuple[tuple] = i
+            }
+        }
+        _modify {
+            guard let i = slotByTuple[tuple] else {
+                var inserted: Allocation?
+                yield &inserted
+                if let inserted { self[tuple] = inserted }
+                return
+            }
+            // Move the value out so the yield holds the only reference to its tables.
+            var value: Allocation?
+            swap(&value, &slots[i])
+            defer {
+                slots[i] = value
+                if value == nil {
+                    slotByTuple[tuple] = nil
+                    freeSlots.append(i)
+                }
+            }
+            yield &value
+        }
+    }
+
+    /// The allocation in `slot`, if the slot is in use.
+    subscript(slot slot: Int) -> Allocation? {
+        _read {
+            if slot >= 0 && slot < slots.count { yield slots[slot] } else { yield nil }
+        }
+        _modify {
+            // Only the data path writes through here, and never to remove or add.
+            precondition(slot >= 0 && slot < slots.count, "slot \(slot) out of range")
+            yield &slots[slot]
+        }
+    }
+
+    // The data path's questions, answered on the slot in place: going through the subscripts
+    // would copy the allocation (and retain each of its tables) for every datagram.
+
+    /// The peer bound to `channel` in `slot`, when the binding and its permission are current.
+    func boundPeer(slot: Int, channel: UInt16, now: Instant) -> Endpoint? {
+        guard slot < slots.count else { return nil }
+        return slots[slot]?.boundPeer(channel, now: now)
+    }
+
+    /// Whether the allocation in `slot` lets `peer` in.
+    func permits(slot: Int, peer: Endpoint, now: Instant) -> Bool {
+        slot >= 0 && slot < slots.count && slots[slot]?.permits(peer, now: now) == true
+    }
+
+    /// The channel bound to `peer` in `slot`, when current.
+    func channel(slot: Int, for peer: Endpoint, now: Instant) -> UInt16? {
+        guard slot < slots.count else { return nil }
+        return slots[slot]?.channel(for: peer, now: now)
+    }
+
+    /// The 5-tuple of the allocation in `slot`.
+    func tuple(slot: Int) -> FiveTuple? {
+        guard slot >= 0 && slot < slots.count else { return nil }
+        return slots[slot]?.tuple
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey tuple: FiveTuple) -> Allocation? {
+        guard let value = self[tuple] else { return nil }
+        self[tuple] = nil
+        return value
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Third-party programs the interop tests run (coturn's tools, python3 with aioice, iperf3).
+///
+/// Without `ZONERTC_CI=1` a test whose program is missing is skipped, with the reason shown;
+/// with it (`.ci/run` sets it after installing them) the test runs and fails, so CI never
+/// passes by silently testing nothing.
+enum ExternalProgram {
+    static var underCI: Bool { ProcessInfo.processInfo.environment["ZONERTC_CI"] == "1" }
+
+    /// The full path of `name` in PATH, or nil.
+    static func path(_ name: String) -> String? {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        for dir in dirs {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Whether a test needing `names` should run: they are all installed, or this is CI.
+    static func runnable(_ names: String...) -> Bool {
+        underCI || names.allSatisfy { path($0) != nil }
+    }
+
+    /// Whether python3 can import `module` (asked once per module).
+    static func pythonHas(_ module: String) -> Bool {
+        guard let python = path("python3"), let child = try? ChildProcess(python, ["-c", "import \(module)"]) else {
+            return false
+        }
+        return child.wait(within: .seconds(20)) == 0
+    }
+
+    /// The path of `name`, or an error that says what to install.
+    static func require(_ name: String, package: String) throws -> String {
+        guard let found = path(name) else {
+            throw ChildProcess.SpawnError(description:
+                "\(name) is not installed (apt-get install \(package)); .ci/run installs it")
+        }
+        return found
+    }
+}
