@@ -31,6 +31,8 @@ public struct ExperimentPlan: Sendable {
     public var hold: Duration
     /// Keep readable trace lines (for `--trace`).
     public var traceText: Bool
+    /// Offer the TURN relay to the peers' ICE (every real deployment does; off to see what it costs).
+    public var offerRelay = true
 
     public init(strategies: [String], pushLosses: [Double], nats: [NATSetup], trials: Int, seed: UInt64,
                 pushProfile: PushProfile = .cloudkit, storeLatency: LatencyDistribution = StoreLatencyProfile.cloudkit,
@@ -83,8 +85,8 @@ public struct ExperimentPlan: Sendable {
         var push = pushProfile
         push.dropProbability = cell.pushLoss
         return TrialConfiguration(signaling: signaling, push: push, storeLatency: storeLatency, store: store,
-                                  faults: faults, nat: cell.nat, link: link, oldEpochs: oldEpochs, deadline: deadline,
-                                  traceText: traceText)
+                                  faults: faults, nat: cell.nat, link: link, offerRelay: offerRelay,
+                                  oldEpochs: oldEpochs, deadline: deadline, traceText: traceText)
     }
 
     /// Trial `index`'s seed: the same in every configuration.
@@ -147,7 +149,8 @@ public enum ConvergenceExperiment {
                                                 nat: cell.nat.description, samples: samples))
         }
         progress(ExperimentProgress(cell: cells.count, cells: cells.count, trialsDone: total, trialsTotal: total,
-                                    current: cells.last ?? ExperimentPlan.Cell(strategy: "", pushLoss: 0, nat: .both(nil))))
+                                    current: cells.last
+                                        ?? ExperimentPlan.Cell(strategy: "", pushLoss: 0, nat: .both(nil))))
         let cpu = CPUTime.now() - cpuStart
         return ExperimentReport(
             plan: ExperimentReport.Parameters(plan), configurations: summaries, traceHash: hash.hex, trials: total,

@@ -18,6 +18,7 @@ public struct ExperimentReport: Sendable, Codable {
         public var oldEpochs: Int
         public var deadlineSeconds: Double
         public var holdSeconds: Double
+        public var relay: Bool
 
         public init(_ plan: ExperimentPlan) {
             strategies = plan.strategies
@@ -32,6 +33,7 @@ public struct ExperimentReport: Sendable, Codable {
             oldEpochs = plan.oldEpochs
             deadlineSeconds = plan.deadline.seconds
             holdSeconds = plan.hold.seconds
+            relay = plan.offerRelay
         }
     }
 

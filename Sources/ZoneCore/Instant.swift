@@ -45,6 +45,15 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func += (lhs: inout Instant, rhs: Duration) { lhs = lhs + rhs }
 
+    /// The earlier of two optional instants (nil when both are): the next deadline of machines
+    /// that ask several parts, without building an array each time they are asked.
+    @inlinable
+    public static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return b < a ? b : a
+    }
+
     public var description: String {
         let ns = nanosecondsSinceEpoch
         return "\(ns / 1_000_000_000).\(String(format9(abs(ns % 1_000_000_000))))s"

@@ -76,7 +76,7 @@ struct SimConvergeTests {
         #expect(out.status == 0)
         for flag in ["--strategies", "--trials", "--profile", "--push-loss", "--poll-interval", "--nat", "--old-epochs",
                      "--seed", "--csv", "--svg", "--json", "--deadline", "--push-outage", "--store-restart",
-                     "--token-expiry", "--throttle", "--link", "--trace", "--hold"] {
+                     "--token-expiry", "--throttle", "--link", "--trace", "--hold", "--no-relay"] {
             #expect(out.stdout.contains(flag), "\(flag) missing from the help")
         }
         #expect(try ZonertcProcess.run(["--help"]).stdout.contains("sim converge"))

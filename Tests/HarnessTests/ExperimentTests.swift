@@ -12,7 +12,8 @@ struct ExperimentTests {
     func grid() throws {
         let report = try ConvergenceExperiment.run(Self.plan)
         #expect(report.configurations.count == 8 && report.trials == 24)
-        #expect(report.configurations.map(\.strategy) == Array(repeating: ["poll-token", "legacy"], count: 4).flatMap { $0 })
+        let order = Array(repeating: ["poll-token", "legacy"], count: 4).flatMap { $0 }
+        #expect(report.configurations.map(\.strategy) == order)
         #expect(report.configurations.map(\.nat).prefix(4).allSatisfy { $0 == "none" })
         #expect(report.traceHash.count == 64)
         #expect(try ConvergenceExperiment.run(Self.plan).traceHash == report.traceHash)

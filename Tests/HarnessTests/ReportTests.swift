@@ -23,7 +23,8 @@ struct ReportTests {
         #expect(s.fractionConverged(within: 4.5) == 0.4)
         #expect(s.fractionConverged(within: 100) == 0.8)
         #expect(s.firstPushMedian == 2 && s.firstPollMedian == nil)
-        let all = ConvergenceSummary(strategy: "x", pushLoss: 0, nat: "none", samples: (1...100).map { sample(Double($0)) })
+        let all = ConvergenceSummary(strategy: "x", pushLoss: 0, nat: "none",
+                                     samples: (1...100).map { sample(Double($0)) })
         #expect(all.p50 == 50 && all.p90 == 90 && all.p99 == 99 && all.max == 100)
     }
 

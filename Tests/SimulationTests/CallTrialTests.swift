@@ -153,7 +153,8 @@ struct CallTrialTests {
     @Test("lossy, reordering, duplicating links still connect")
     func impairedLinks() throws {
         var config = Self.configuration("hybrid", nat: .both(.portRestrictedCone))
-        config.link = try LinkProfile.parse("latency=40ms,jitter=30ms,loss=0.1,reorder=0.1,duplicate=0.05,bandwidth=1mbit")
+        config.link = try LinkProfile.parse(
+            "latency=40ms,jitter=30ms,loss=0.1,reorder=0.1,duplicate=0.05,bandwidth=1mbit")
         let outcomes = try runTrials(config, trials: 6)
         #expect(outcomes.filter(\.converged).count >= 5)
         #expect(outcomes.reduce(0) { $0 + $1.network.lost } > 0)

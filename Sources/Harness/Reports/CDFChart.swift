@@ -16,7 +16,7 @@ public enum CDFChart {
     static let plotRight = 18.0
     static let plotTop = 34.0
     static let plotBottom = 48.0
-    static let titleHeight = 58.0
+    static let titleHeight = 66.0
     static let legendHeight = 34.0
 
     /// The SVG text. `title` heads the figure; `deadline` bounds the time axis.
@@ -36,11 +36,17 @@ public enum CDFChart {
             <rect width="100%" height="100%" fill="#ffffff"/>
             <text x="\(n(width / 2))" y="24" text-anchor="middle" font-size="17" font-weight="bold">\
             \(escape(title))</text>
-            <text x="\(n(width / 2))" y="44" text-anchor="middle" font-size="12" fill="#444444">\
-            fraction of calls connected on one epoch, by time since the call started; \
-            a curve below 100 % at the right edge is calls that did not connect within \(n(deadline)) s</text>
 
             """
+        // The subtitle on one line when it fits, else on two.
+        let notes = ["share of calls connected on one epoch, by time since the call started;",
+                     "a curve below 100 % at the right edge: calls not connected within \(n(deadline)) s"]
+        let lines = Double(notes.joined(separator: " ").count) * 6.6 < width - 20
+            ? [notes.joined(separator: " ")] : notes
+        for (k, line) in lines.enumerated() {
+            svg += "<text x=\"\(n(width / 2))\" y=\"\(n(42 + Double(k) * 14))\" text-anchor=\"middle\" "
+                + "font-size=\"12\" fill=\"#444444\">\(escape(line))</text>\n"
+        }
         // Legend.
         var x = 20.0
         let legendY = titleHeight + 14

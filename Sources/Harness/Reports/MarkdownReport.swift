@@ -21,7 +21,8 @@ public enum MarkdownReport {
                 seconds(s.p99, deadline), seconds(s.max, deadline),
                 "\(s.failures)/\(s.trials)", fixed(s.storeRequests, 1), fixed(s.recordsFetched, 1),
                 fixed(s.bytesFetched / 1024, 1), fixed(s.staleDrops, 1), fixed(s.duplicates, 1), fixed(s.resets, 2),
-                s.firstPushMedian.map { fixed($0, 2) + " s" } ?? "–", s.firstPollMedian.map { fixed($0, 2) + " s" } ?? "–",
+                s.firstPushMedian.map { fixed($0, 2) + " s" } ?? "–",
+                s.firstPollMedian.map { fixed($0, 2) + " s" } ?? "–",
             ]
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
@@ -36,6 +37,7 @@ public enum MarkdownReport {
             + "store latency \(p.storeLatency), poll interval \(fixed(p.pollIntervalSeconds, 1)) s, "
             + "old epochs in the zone \(p.oldEpochs), deadline \(fixed(p.deadlineSeconds, 0)) s"
             + (p.holdSeconds > 0 ? ", calls followed \(fixed(p.holdSeconds, 0)) s after connecting" : "")
+            + (p.relay ? ", TURN relay offered" : ", no relay")
             + ". Failed: not connected within the deadline (percentiles that fall among them show "
             + "\"> \(fixed(p.deadlineSeconds, 0)) s\").\n\n"
         out += table(report.configurations, deadline: p.deadlineSeconds)

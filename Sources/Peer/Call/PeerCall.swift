@@ -121,7 +121,8 @@ public struct PeerCall {
 
     /// When to feed `.timer` next.
     public var nextDeadline: Instant? {
-        [signaling.nextWake, current?.transport?.nextDeadline, media.nextDeadline, mediaBacklog].compactMap { $0 }.min()
+        .earliest(.earliest(signaling.nextWake, current?.transport?.nextDeadline),
+                  .earliest(media.nextDeadline, mediaBacklog))
     }
 
     // MARK: - Signaling

@@ -185,7 +185,7 @@ public struct CallMedia {
     }
 
     var nextDeadline: Instant? {
-        [sender?.nextDeadline, receiver?.nextDeadline].compactMap { $0 }.min()
+        .earliest(sender?.nextDeadline, receiver?.nextDeadline)
     }
 
     public var stats: CallMediaStats {

@@ -105,7 +105,9 @@ public struct CallSignaling: Sendable {
 
     /// When the machine next needs a `.timer`.
     public var nextWake: Instant? {
-        ([negotiator.nextWake] + paths.map(\.nextWake)).compactMap { $0 }.min()
+        var next = negotiator.nextWake
+        for path in paths { next = .earliest(next, path.nextWake) }
+        return next
     }
 
     /// Everything counted, summed over the paths.

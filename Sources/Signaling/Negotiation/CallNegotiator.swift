@@ -199,9 +199,10 @@ public struct CallNegotiator: Sendable {
 
     /// When the negotiator next needs a `.timer`.
     public var nextWake: Instant? {
-        let retry = retries.map(\.at).min()
+        var retry: Instant?
+        for r in retries { retry = .earliest(retry, r.at) }
         guard state != .idle && state != .ended else { return retry }
-        return [retry, collector?.nextWake].compactMap { $0 }.min()
+        return .earliest(retry, collector?.nextWake)
     }
 
     var protections: SignalingProtections { configuration.protections }

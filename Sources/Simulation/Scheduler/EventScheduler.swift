@@ -6,10 +6,12 @@ import ZoneCore
 
 /// A queue of events on a virtual clock.
 public struct EventScheduler<Event> {
+    /// A heap entry: when, in which order, and where the event waits (events can be large; the
+    /// heap moves only these).
     private struct Entry {
         var due: Instant
         var sequence: UInt64
-        var event: Event
+        var slot: Int
 
         @inline(__always)
         static func earlier(_ a: Entry, _ b: Entry) -> Bool {
@@ -20,6 +22,8 @@ public struct EventScheduler<Event> {
     /// The virtual now: the instant of the event last taken (or the start).
     public private(set) var now: Instant
     private var heap: [Entry] = []
+    private var slots: [Event?] = []
+    private var freeSlots: [Int] = []
     private var nextSequence: UInt64 = 0
     /// Events taken so far.
     public private(set) var processed = 0
@@ -37,7 +41,15 @@ public struct EventScheduler<Event> {
 
     /// Queues `event` at `instant`; an instant in the past is taken as now (time never runs back).
     public mutating func schedule(_ event: Event, at instant: Instant) {
-        heap.append(Entry(due: max(instant, now), sequence: nextSequence, event: event))
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = event
+        } else {
+            slot = slots.count
+            slots.append(event)
+        }
+        heap.append(Entry(due: max(instant, now), sequence: nextSequence, slot: slot))
         nextSequence &+= 1
         var i = heap.count - 1
         while i > 0 {
@@ -63,7 +75,9 @@ public struct EventScheduler<Event> {
         }
         now = top.due
         processed += 1
-        return top.event
+        let event = slots[top.slot].take()
+        freeSlots.append(top.slot)
+        return event
     }
 
     /// Moves the clock to `instant` without taking an event (the end of a run).

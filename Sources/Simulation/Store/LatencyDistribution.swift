@@ -48,7 +48,8 @@ public enum LatencyDistribution: Hashable, Sendable, CustomStringConvertible {
         for setting in text.split(separator: ",") {
             let kv = setting.split(separator: "=", maxSplits: 1).map(String.init)
             guard kv.count == 2, ["fixed", "min", "max", "median", "p95"].contains(kv[0]) else {
-                throw ParseError(description: "latency setting '\(setting)': use fixed=D, min=D,max=D or median=D,p95=D")
+                throw ParseError(description: "latency setting '\(setting)': "
+                                 + "use fixed=D, min=D,max=D or median=D,p95=D")
             }
             guard let d = SimulationDuration.parse(kv[1]) else {
                 throw ParseError(description: "\(kv[0])=\(kv[1]): give a duration such as 150ms or 1.5s")

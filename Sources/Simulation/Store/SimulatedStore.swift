@@ -61,15 +61,16 @@ public struct SimulatedStore {
     public mutating func execute(_ request: StoreRequest, user: String, device: String, now: Instant) -> StoreOutcome {
         counters.requests += 1
         let offset = now - origin
-        beginRestarts(offset: offset)
-        if let window = faults.restarts.first(where: { $0.contains(offset) }) {
+        if !faults.restarts.isEmpty { beginRestarts(offset: offset) }
+        if !faults.restarts.isEmpty, let window = faults.restarts.first(where: { $0.contains(offset) }) {
             counters.refusedRestarting += 1
             counters.failures += 1
             let left = max(0.001, (window.end - offset).seconds)
             return .failed(StoreError(.serviceUnavailable, "the store is restarting (injected)",
                                       retryAfter: (left * 1000).rounded(.up) / 1000))
         }
-        if let token = Self.token(of: request), expired(token, now: now, offset: offset) {
+        if !faults.tokenExpiries.isEmpty, let token = Self.token(of: request),
+           expired(token, now: now, offset: offset) {
             counters.tokensExpired += 1
             counters.failures += 1
             return .failed(StoreError(.changeTokenExpired, "the change token expired (injected): fetch without one"))
@@ -77,14 +78,16 @@ public struct SimulatedStore {
         let ctx = RequestContext(user: user, deviceID: device, now: now)
         let outcome = engine.perform(request, ctx)
         if case .failed = outcome { counters.failures += 1 }
-        switch outcome {
-        case .zoneChanges(let changes): tokenIssued[changes.syncToken.rawValue] = now
-        case .databaseChanges(let changes): tokenIssued[changes.syncToken.rawValue] = now
-        default: break
+        if !faults.tokenExpiries.isEmpty {
+            switch outcome {
+            case .zoneChanges(let changes): tokenIssued[changes.syncToken.rawValue] = now
+            case .databaseChanges(let changes): tokenIssued[changes.syncToken.rawValue] = now
+            default: break
+            }
         }
         let notes = engine.drainNotifications()
         if !notes.isEmpty {
-            if faults.pushOutages.contains(where: { $0.contains(offset) }) {
+            if !faults.pushOutages.isEmpty, faults.pushOutages.contains(where: { $0.contains(offset) }) {
                 counters.pushesLostToFaults += notes.count
             } else {
                 for note in notes { push.submit(note, now: now) }
@@ -96,7 +99,8 @@ public struct SimulatedStore {
     /// Notifications whose delivery time has come.
     public mutating func duePushes(now: Instant) -> [DeviceNotification] {
         let due = push.due(now: now)
-        guard !due.isEmpty, faults.pushOutages.contains(where: { $0.contains(now - origin) }) else { return due }
+        guard !due.isEmpty, !faults.pushOutages.isEmpty,
+              faults.pushOutages.contains(where: { $0.contains(now - origin) }) else { return due }
         // The push service is down: what was due is lost.
         counters.pushesLostToFaults += due.count
         return []
@@ -143,7 +147,8 @@ extension StoreEngine {
                 return .databaseChanges(try fetchDatabaseChanges(since: since, resultsLimit: nil, scope: scope, ctx))
             case .createZone(let zone): return .zones(try modifyZones(save: [zone], delete: [], scope: scope, ctx))
             case .createShare(let zone, let permission, let participants):
-                return .share(try createShare(zone: zone, publicPermission: permission, participants: participants, ctx))
+                return .share(try createShare(zone: zone, publicPermission: permission, participants: participants,
+                                              ctx))
             case .fetchShare(let zone): return .share(try fetchShare(zone: zone, scope: scope, ctx))
             case .acceptShare(let zone): return .share(try acceptShare(zone: zone, ctx))
             case .saveSubscription(let s):

@@ -1,9 +1,9 @@
 // One simulated call: two peers each running the real `PeerCall` (the negotiator, inbox and
 // change sync of `CallSignaling`, and per epoch an `ICETransport` — ICE agent and TURN client),
 // a real `StoreEngine` and `PushDeliveryModel` behind `SimulatedStore`, and a real `TURNServer`
-// on a relay host — all on the scheduler's virtual clock and the virtual network. The trial is only the driver: it moves
-// datagrams, store requests, replies and pushes between the machines, at the instants the
-// network, store and push models give, and records each step in the trace.
+// on a relay host — all on the scheduler's virtual clock and the virtual network. The trial is
+// only the driver: it moves datagrams, store requests, replies and pushes between the machines,
+// at the instants the network, store and push models give, and records each step in the trace.
 import ICE
 import Peer
 import RecordStore
@@ -38,12 +38,20 @@ public struct CallTrial {
         case relayTimer
     }
 
-    private struct Participant {
+    /// A peer of the call. A class, so the call machine is fed in place wherever it is reached from.
+    private final class Participant {
         let user: String
         var call: PeerCall
         let host: HostID
         let socket: Endpoint
         var wakeAt: Instant?
+
+        init(user: String, call: PeerCall, host: HostID, socket: Endpoint) {
+            self.user = user
+            self.call = call
+            self.host = host
+            self.socket = socket
+        }
     }
 
     public let configuration: TrialConfiguration
@@ -85,7 +93,8 @@ public struct CallTrial {
         relayListen = Endpoint(address: CallTrial.relayAddress, port: CallTrial.relayPort)
         var turnConfiguration = TURNServerConfiguration(
             realm: "zonertc.sim", authentication: .users([CallTrial.turnUser.0: CallTrial.turnUser.1]),
-            relayAddress: CallTrial.relayAddress, nonceKey: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            relayAddress: CallTrial.relayAddress,
+            nonceKey: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         turnConfiguration.software = "ZoneRTC simulated relay"
         relay = TURNServer(configuration: turnConfiguration, seed: random.next())
 
@@ -203,7 +212,8 @@ public struct CallTrial {
 
     private mutating func deliver(_ arrival: Arrival, now: Instant) {
         if arrival.host == relayHost {
-            trace.record(.datagramDelivered, at: now, actor: 4, EventTrace.pack(arrival.from), EventTrace.pack(arrival.to),
+            trace.record(.datagramDelivered, at: now, actor: 4, EventTrace.pack(arrival.from),
+                         EventTrace.pack(arrival.to),
                          EventTrace.fingerprint(arrival.payload), text: "\(arrival.from) > \(arrival.to)")
             if arrival.to == relayListen {
                 runRelay(relay.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to, now: now))
@@ -268,8 +278,8 @@ public struct CallTrial {
     }
 
     private mutating func checkConvergence(now: Instant) {
-        guard convergedAt == nil, case .connected(let e) = peers[0].call.signaling.negotiator.state,
-              peers[1].call.signaling.negotiator.state == .connected(e)
+        guard convergedAt == nil, case .connected(let e) = peers[0].call.inPlaceState(),
+              peers[1].call.inPlaceState() == .connected(e)
         else { return }
         convergedAt = now
         convergedEpoch = e
@@ -280,7 +290,7 @@ public struct CallTrial {
 
     private mutating func scheduleWake(_ i: Int) {
         let now = scheduler.now
-        guard var next = peers[i].call.nextDeadline else { return }
+        guard var next = peers[i].call.inPlaceDeadline() else { return }
         // A deadline already past was missed by the machine itself; look again shortly rather
         // than spin at one instant.
         if next <= now { next = now + .milliseconds(1) }
@@ -440,4 +450,15 @@ public struct CallTrial {
         case .closed: 6
         }
     }
+}
+
+extension PeerCall {
+    // A call is a large value; reading one of its properties from outside copies all of it
+    // first. Asked through `inout`, it is read where it lies. (The trial asks after every step.)
+
+    /// `nextDeadline`, read in place.
+    mutating func inPlaceDeadline() -> Instant? { nextDeadline }
+
+    /// The negotiator's state, read in place.
+    mutating func inPlaceState() -> CallState { signaling.negotiator.state }
 }

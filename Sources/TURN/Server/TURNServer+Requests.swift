@@ -90,13 +90,25 @@ extension TURNServer {
         let expiry = UInt64(max(0, (now + configuration.nonceLifetime).nanosecondsSinceEpoch / 1_000_000_000))
         let stamp = String(expiry, radix: 16)
         let mac = nonceMAC.authenticationCode(for: Array(stamp.utf8)).prefix(8)
-        return stamp + "-" + mac.map { String(format: "%02x", $0) }.joined()
+        return stamp + "-" + Self.lowerHex(mac)
+    }
+
+    /// Lower-case hex of `bytes` (every request checks a nonce: no Foundation formatting here).
+    static func lowerHex<C: Collection<UInt8>>(_ bytes: C) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     func nonceIsFresh(_ nonce: String, now: Instant) -> Bool {
         let parts = nonce.split(separator: "-")
         guard parts.count == 2, let expiry = UInt64(parts[0], radix: 16) else { return false }
-        let mac = nonceMAC.authenticationCode(for: Array(parts[0].utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let mac = Self.lowerHex(nonceMAC.authenticationCode(for: Array(parts[0].utf8)).prefix(8))
         return mac == parts[1] && Int64(expiry) > now.nanosecondsSinceEpoch / 1_000_000_000
     }
 

@@ -39,6 +39,7 @@ enum SimConvergeCommand {
                    repeatable: true),
             .value("--store-restart", "WINDOW", "the store restarts: requests fail with retryAfter, queued pushes "
                    + "are lost; repeatable", repeatable: true),
+            .flag("--no-relay", "give the peers no TURN relay (symmetric NATs on both sides then cannot connect)"),
             .value("--csv", "FILE", "write one CSV row per configuration to FILE"),
             .value("--svg", "FILE", "write the CDF chart (one panel per push loss and NAT) to FILE"),
             .value("--trace", "FILE", "write every trial's event trace as text to FILE (slow)"),
@@ -61,7 +62,8 @@ enum SimConvergeCommand {
         let jsonOutput = args.has("--json")
         var traceFile: FileHandle?
         if let path = args.string("--trace") {
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: path)
             else { throw SimulationCommandError("cannot write the trace to \(path)") }
             traceFile = handle
         }
@@ -139,11 +141,15 @@ enum SimConvergeCommand {
             case "lan": storeLatency = StoreLatencyProfile.lan
             case "cloudkit": storeLatency = StoreLatencyProfile.cloudkit
             default:
-                do { storeLatency = try LatencyDistribution.parse(text) } catch { throw usage("--store-latency: \(error)") }
+                do { storeLatency = try LatencyDistribution.parse(text) } catch {
+                    throw usage("--store-latency: \(error)")
+                }
             }
         }
         let link: LinkProfile
-        do { link = try LinkProfile.parse(args.string("--link") ?? "broadband") } catch { throw usage("--link: \(error)") }
+        do { link = try LinkProfile.parse(args.string("--link") ?? "broadband") } catch {
+            throw usage("--link: \(error)")
+        }
 
         var store = StoreConfiguration.default
         store.throttle = try throttle(args.string("--throttle") ?? "off")
@@ -156,11 +162,13 @@ enum SimConvergeCommand {
         let safetyPoll = try duration(args.string("--safety-poll") ?? "30s", "--safety-poll", positive: true)
         let deadline = try duration(args.string("--deadline") ?? "60s", "--deadline", positive: true)
         let hold = try duration(args.string("--hold") ?? "0s", "--hold")
-        return ExperimentPlan(
+        var plan = ExperimentPlan(
             strategies: strategies, pushLosses: losses, nats: nats, trials: trials, seed: seed, pushProfile: push,
             storeLatency: storeLatency, store: store, faults: faults, link: link, pollInterval: pollInterval,
             safetyPollInterval: safetyPoll, oldEpochs: oldEpochs, deadline: deadline, hold: hold,
             traceText: args.string("--trace") != nil)
+        plan.offerRelay = !args.has("--no-relay")
+        return plan
     }
 
     static func list(_ text: String) -> [String] {
@@ -169,7 +177,8 @@ enum SimConvergeCommand {
 
     static func duration(_ text: String, _ flag: String, positive: Bool = false) throws -> Duration {
         guard let d = SimulationDuration.parse(text), !positive || d > .zero else {
-            throw usage("\(flag): '\(text)' is not a\(positive ? " positive" : "") duration (250us, 20ms, 2s, 1.5s, 2m)")
+            throw usage("\(flag): '\(text)' is not a\(positive ? " positive" : "") duration "
+                        + "(250us, 20ms, 2s, 1.5s, 2m)")
         }
         return d
     }
@@ -209,7 +218,8 @@ enum SimConvergeCommand {
                 if kv[0] == "unavailable" { p.injectServiceUnavailable = v }
                 if kv[0] == "limited" { p.injectRateLimited = v }
             default:
-                throw usage("--throttle: unknown setting '\(kv[0])' (rate, burst, busy, unavailable, limited, retry-after)")
+                throw usage("--throttle: unknown setting '\(kv[0])' "
+                            + "(rate, burst, busy, unavailable, limited, retry-after)")
             }
         }
         return p
