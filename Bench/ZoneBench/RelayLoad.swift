@@ -77,7 +77,8 @@ enum RelayLoad {
         let allocated = try request(socket, server: server, .allocate, [.requestedTransport(protocolNumber: 17)],
                                     user: user, password: password, realm: realm, nonce: nonce, seed: seed)
         guard allocated.xorRelayedAddress != nil else {
-            throw Failure(description: "Allocate refused: \(allocated.errorCode.map { "\($0.code) \($0.reason)" } ?? "?")")
+            let why = allocated.errorCode.map { "\($0.code) \($0.reason)" } ?? "?"
+            throw Failure(description: "Allocate refused: \(why)")
         }
         let bound = try request(socket, server: server, .channelBind, [.channelNumber(channel), .xorPeerAddress(peer)],
                                 user: user, password: password, realm: realm, nonce: nonce, seed: seed)
@@ -85,7 +86,8 @@ enum RelayLoad {
     }
 
     static func request(_ socket: UDPSocket, server: Endpoint, _ method: STUNMethod, _ attributes: [STUNAttribute],
-                        user: String, password: String, realm: String, nonce: String?, seed: UInt64) throws -> STUNMessage {
+                        user: String, password: String, realm: String, nonce: String?,
+                        seed: UInt64) throws -> STUNMessage {
         var rng = SeededRandom(seed: seed &* 0x9E37_79B9 &+ UInt64(method.rawValue))
         var all = attributes
         var key: STUNIntegrityKey?
@@ -93,11 +95,14 @@ enum RelayLoad {
             all += [.username(user), .realm(realm), .nonce(nonce)]
             key = try STUNIntegrityKey.longTerm(username: user, realm: realm, password: password)
         }
-        let m = STUNMessage(method: method, messageClass: .request, transactionID: .random(using: &rng), attributes: all)
+        let m = STUNMessage(method: method, messageClass: .request, transactionID: .random(using: &rng),
+                            attributes: all)
         for _ in 0..<3 {
             socket.send(try m.encode(key: key, fingerprint: true), to: server)
             while let (bytes, _) = socket.receive(timeoutMilliseconds: 1000) {
-                if let reply = try? STUNMessage(decoding: bytes), reply.transactionID == m.transactionID { return reply }
+                if let reply = try? STUNMessage(decoding: bytes), reply.transactionID == m.transactionID {
+                    return reply
+                }
             }
         }
         throw Failure(description: "no answer from \(server) to \(method)")
@@ -127,7 +132,8 @@ enum RelayLoad {
         let total = Int(rate * seconds)
         while sent < total {
             let elapsed = clock.now - start
-            let due = min(total, Int(rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)))
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let due = min(total, Int(rate * seconds))
             var owed = due - sent
             while owed > 0 {
                 // Up to 64 datagrams from one client, then the next client.

@@ -104,16 +104,17 @@ public final class MediaReceiverRunner: @unchecked Sendable {
         guard !finished else { return }
         let now = loop.clock.now()
         var arrived = false
-        // RTCP first: a sender report that came with the first packets then dates them.
-        rtcpSocket?.receiveAll { bytes, from in
-            arrived = true
-            rtcpSource = from
-            receiver.handle(.rtcp(Array(bytes)), now: now)
-        }
+        // RTP first: a BYE waiting beside the last packets is then read after them, and the
+        // report answering it counts them.
         rtpSocket.receiveAll { bytes, from in
             arrived = true
             rtpSource = from
             receiver.handle(.rtp(Array(bytes)), now: now)
+        }
+        rtcpSocket?.receiveAll { bytes, from in
+            arrived = true
+            rtcpSource = from
+            receiver.handle(.rtcp(Array(bytes)), now: now)
         }
         if arrived {
             lastArrival = now

@@ -46,7 +46,8 @@ public final class RelayDaemon: @unchecked Sendable {
         workers.map { $0.snapshot() }.reduce(into: TURNServer.Counters()) { total, c in
             total.requests += c.requests; total.bindings += c.bindings; total.allocations += c.allocations
             total.activeAllocations += c.activeAllocations; total.errors += c.errors
-            total.authFailures += c.authFailures; total.challenges += c.challenges; total.packetsToPeers += c.packetsToPeers
+            total.authFailures += c.authFailures; total.challenges += c.challenges
+            total.packetsToPeers += c.packetsToPeers
             total.packetsToClients += c.packetsToClients; total.bytesToPeers += c.bytesToPeers
             total.bytesToClients += c.bytesToClients; total.dropped += c.dropped; total.malformed += c.malformed
         }
@@ -176,7 +177,8 @@ public final class RelayDaemon: @unchecked Sendable {
                 let now = loop.clock.now()
                 for i in 0..<n {
                     guard let from = received.source(i) else { continue }
-                    switch engine.routePeerDatagram(length: received.length(i), from: from, handle: relayHandle, now: now) {
+                    let length = received.length(i)
+                    switch engine.routePeerDatagram(length: length, from: from, handle: relayHandle, now: now) {
                     case .channel(let number, let client, _):
                         let frame = received.channelDataFrame(i, channel: number)
                         toClients.append(frame.start, length: frame.length, to: client)

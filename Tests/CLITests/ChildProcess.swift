@@ -12,8 +12,8 @@ final class ChildProcess: @unchecked Sendable {
         let base = NSTemporaryDirectory() + "zonertc-child-\(UUID().uuidString)"
         stdoutURL = URL(fileURLWithPath: base + ".out")
         stderrURL = URL(fileURLWithPath: base + ".err")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)

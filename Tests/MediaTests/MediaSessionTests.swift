@@ -130,6 +130,38 @@ struct MediaSessionTests {
         #expect(elapsed < .milliseconds(200), "elapsed \(elapsed)")
     }
 
+    @Test func flowControlWindowKeepsTheSenderNearTheReceiversReports() throws {
+        let (format, frames) = try fixtureStream("vp8-320x240-60.ivf")
+        var session = MediaSessionHarness(frames: frames, codec: .vp8, timebase: format.timebase, pace: .max,
+                                          forward: ImpairmentSpec(delay: .milliseconds(5)),
+                                          backward: ImpairmentSpec(delay: .milliseconds(5)), maxPayloadSize: 200) {
+            $0.receiverReportPackets = 8
+        }
+        let configuration = session.sender.configuration
+        var windowed = configuration
+        windowed.window = 32
+        session.sender = MediaSender(configuration: windowed, frames: frames, timebase: format.timebase,
+                                     now: session.start)
+        // Track how far the sender gets ahead of what the receiver has taken.
+        var ahead = 0
+        while !session.finished && session.clock.now() - session.start < .seconds(20) {
+            session.step()
+            ahead = max(ahead, session.sender.stats.packetsSent - session.receiver.stats.packetsReceived)
+            let deadlines = [session.sender.nextDeadline, session.receiver.nextDeadline,
+                             session.forward.nextDeadline, session.backward.nextDeadline].compactMap { $0 }
+            guard let next = deadlines.min() else { break }
+            if next > session.clock.now() {
+                session.clock.set(to: next)
+                session.sender.handle(.timer, now: next)
+                session.receiver.handle(.timer, now: next)
+            }
+        }
+        #expect(session.finished && session.receivedEqual(frames), "\(session.difference(from: frames))")
+        #expect(session.sender.stats.windowStalls > 5)
+        // The window (32) plus the 8 packets a report can lag behind.
+        #expect(ahead <= 32 + 8, "ahead \(ahead)")
+    }
+
     @Test func unpacedSenderHoldsOneFrameWhenTheDriverStopsDraining() throws {
         let (format, frames) = try fixtureStream("vp8-320x240-60.ivf")
         var configuration = MediaSender.Configuration(codec: .vp8, ssrc: 1, pace: .max)

@@ -129,7 +129,8 @@ struct BadInputTests {
         var codes: [String: [Int]] = ["u": [], "v": []]
         var extra: [RawTURNClient] = []
         for (i, user) in (Array(repeating: "u", count: 8) + Array(repeating: "v", count: 6)).enumerated() {
-            let c = try RawTURNClient(server: server, user: user, password: user == "u" ? "p" : "q", seed: 100 + UInt64(i))
+            let c = try RawTURNClient(server: server, user: user, password: user == "u" ? "p" : "q",
+                                      seed: 100 + UInt64(i))
             switch c.allocate() {
             case .success: codes[user]!.append(200); extra.append(c)
             case .failure(let f): codes[user]!.append(f.code)

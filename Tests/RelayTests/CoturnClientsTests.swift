@@ -14,7 +14,8 @@ struct CoturnClientsTests {
     /// The uclient modes the issue names, each with 10 clients × 1000 messages of 1000 bytes, 1 ms apart.
     /// Without `-c` each client also makes an RTCP allocation through EVEN-PORT and RESERVATION-TOKEN.
     /// The last case runs the relay with `--no-gso` (datagram by datagram instead of UDP_SEGMENT runs).
-    static let modes: [[String]] = [["-c"], ["-c", "-s"], ["-c", "-y"], ["-c", "-X"], ["-c", "-g"], [], ["-c", "--no-gso"]]
+    static let modes: [[String]] = [["-c"], ["-c", "-s"], ["-c", "-y"], ["-c", "-X"], ["-c", "-g"], [],
+                                    ["-c", "--no-gso"]]
 
     @Test("turnutils_uclient loses nothing", arguments: modes)
     func uclientLosesNothing(_ modeFlags: [String]) async throws {
@@ -136,7 +137,9 @@ struct UclientReport: CustomStringConvertible {
         let end = output[lossRange.lowerBound...].firstIndex(of: "\n") ?? output.endIndex
         line = String(output[lossRange.lowerBound..<end])
         self.lost = lost
-        let totals = output.split(separator: "\n").last { $0.contains("tot_send_msgs=") && $0.contains("tot_recv_msgs=") }
+        let totals = output.split(separator: "\n").last {
+            $0.contains("tot_send_msgs=") && $0.contains("tot_recv_msgs=")
+        }
         func value(_ key: String) -> Int {
             guard let t = totals, let r = t.range(of: key + "[0-9]+", options: .regularExpression) else { return -1 }
             return Int(t[r].dropFirst(key.count)) ?? -1

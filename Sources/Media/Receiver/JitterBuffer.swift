@@ -82,6 +82,12 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
     private var nextSequence: UInt64?
     /// Whether `nextSequence` is known to begin a frame (it follows an emitted frame).
     private var nextIsBoundary = false
+    /// How many leading slots are known to be one incomplete run: consecutive, with the first
+    /// slot's timestamp and no marker. Lets `poll` resume its frame search instead of walking a
+    /// large frame's packets again at every arrival.
+    private var scannedPrefix = 0
+    /// The earliest arrival among held packets, kept up to date on insert and removal.
+    private var oldestArrival: Instant?
 
     public init(depacketizer: Depacketizer, configuration: JitterBufferConfiguration = .init()) {
         self.depacketizer = depacketizer
@@ -114,13 +120,6 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
         nextIsBoundary = true
     }
 
-    /// The earliest arrival among held packets.
-    private var oldestArrival: Instant? {
-        var oldest: Instant?
-        for slot in slots where oldest == nil || slot.arrival < oldest! { oldest = slot.arrival }
-        return oldest
-    }
-
     /// When packets held now start being given up on, whether or not the stream has started.
     private var expiry: Instant? { oldestArrival.map { $0 + configuration.latency } }
 
@@ -133,6 +132,8 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
         if index < slots.count && slots[index].sequence == sequence { return .duplicate }
         guard slots.count < configuration.maxPackets else { return .overflow }
         slots.insert(Slot(sequence: sequence, packet: packet, arrival: now), at: index)
+        scannedPrefix = min(scannedPrefix, index)
+        oldestArrival = min(oldestArrival ?? now, now)
         return .accepted
     }
 
@@ -147,7 +148,7 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
                 nextIsBoundary = depacketizer.startsFrame(slots[0].packet.payload)
                 continue
             }
-            if slots[0].sequence == next, nextIsBoundary || isBoundary(at: 0), let end = frameEnd(from: 0) {
+            if slots[0].sequence == next, nextIsBoundary || isBoundary(at: 0), let end = firstFrameEnd() {
                 emit(through: end, into: &events)
                 continue
             }
@@ -158,14 +159,14 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
                 events.append(.gap(next..<slots[start].sequence))
                 nextSequence = slots[start].sequence
                 nextIsBoundary = true
-                slots.removeFirst(start)
+                removeFirst(start)
             } else {
                 let expired = slots.lastIndex { $0.arrival + configuration.latency <= now }!
                 let last = slots[expired]
                 events.append(.gap(next..<(last.sequence + 1)))
                 nextSequence = last.sequence + 1
                 nextIsBoundary = last.packet.marker
-                slots.removeFirst(expired + 1)
+                removeFirst(expired + 1)
             }
         }
         return events
@@ -219,6 +220,32 @@ public struct JitterBuffer<Depacketizer: RTPDepacketizer>: Sendable {
         }
         nextSequence = packets.last!.sequence + 1
         nextIsBoundary = true
-        slots.removeFirst(end + 1)
+        removeFirst(end + 1)
+    }
+
+    private mutating func removeFirst(_ count: Int) {
+        slots.removeFirst(count)
+        scannedPrefix = 0
+        oldestArrival = nil
+        for slot in slots where oldestArrival == nil || slot.arrival < oldestArrival! { oldestArrival = slot.arrival }
+    }
+
+    /// `frameEnd(from: 0)`, resuming after the prefix already known to be incomplete.
+    private mutating func firstFrameEnd() -> Int? {
+        let timestamp = slots[0].packet.timestamp
+        var i = max(scannedPrefix - 1, 0)
+        while i < slots.count {
+            if slots[i].packet.timestamp != timestamp {
+                scannedPrefix = i
+                return nil
+            }
+            if slots[i].packet.marker { return i }
+            guard i + 1 < slots.count, slots[i + 1].sequence == slots[i].sequence + 1 else {
+                scannedPrefix = i + 1
+                return nil
+            }
+            i += 1
+        }
+        return nil
     }
 }

@@ -55,6 +55,9 @@ public struct NackGenerator: Sendable {
     private var unwrapper = SequenceUnwrapper()
     private var missing: [UInt64: Missing] = [:]
     private var keyframeNeeded = false
+    /// No entry is due before this (a lower bound, exact after each scan): `poll` skips the
+    /// scan until then, so a packet's arrival costs no walk over everything missing.
+    private var earliestDue: Instant?
 
     public init(configuration: NackConfiguration = .init(), initialRoundTripTime: Duration = .milliseconds(100)) {
         self.configuration = configuration
@@ -72,6 +75,7 @@ public struct NackGenerator: Sendable {
     /// Updates the RTT estimate (from RTCP SR/RR, RFC 3550 §6.4.1).
     public mutating func updateRoundTripTime(_ rtt: Duration) {
         roundTripTime = rtt
+        earliestDue = missing.values.map { dueTime($0) }.min()  // entries may now be due sooner
     }
 
     /// Records an arrived packet: it fills its own hole, or opens one before it. Returns true
@@ -94,6 +98,8 @@ public struct NackGenerator: Sendable {
         for lost in (previousHighest + 1)..<sequence {
             missing[lost] = Missing(detected: now, lastSent: nil, retries: 0)
         }
+        let due = now + configuration.reorderingDelay
+        earliestDue = min(earliestDue ?? due, due)
         return false
     }
 
@@ -109,26 +115,37 @@ public struct NackGenerator: Sendable {
 
     /// What to send now: due NACKs, and a PLI if something was given up on.
     public mutating func poll(now: Instant) -> NackRequest {
+        defer { keyframeNeeded = false }
+        guard let earliest = earliestDue, now >= earliest else {
+            return NackRequest(requestKeyframe: keyframeNeeded)
+        }
         var due: [UInt64] = []
+        var next: Instant?
+        let again = now + resendInterval
         for (sequence, entry) in missing {
-            guard now >= dueTime(entry) else { continue }
+            let entryDue = dueTime(entry)
+            guard now >= entryDue else {
+                next = min(next ?? entryDue, entryDue)
+                continue
+            }
             if entry.retries >= configuration.maxRetries {
                 missing[sequence] = nil
                 keyframeNeeded = true
             } else {
-                missing[sequence]!.retries += 1
-                missing[sequence]!.lastSent = now
+                missing[sequence] = Missing(detected: entry.detected, lastSent: now, retries: entry.retries + 1)
+                next = min(next ?? again, again)
                 due.append(sequence)
             }
         }
-        defer { keyframeNeeded = false }
+        earliestDue = next
         return NackRequest(sequenceNumbers: due.sorted().map { UInt16(truncatingIfNeeded: $0) },
                            requestKeyframe: keyframeNeeded)
     }
 
-    /// When `poll` next has something to do, if nothing arrives before.
+    /// When `poll` next has something to do, if nothing arrives before (possibly a little
+    /// early: the bound is refreshed by the next `poll`).
     public var nextDeadline: Instant? {
-        missing.values.map { dueTime($0) }.min()
+        missing.isEmpty ? nil : earliestDue
     }
 
     /// When a missing packet is next due: a resend interval after its last NACK, or the

@@ -37,6 +37,9 @@ public struct MediaReceiver: Sendable {
         /// The round-trip estimate that spaces repeated NACKs (RTP receivers cannot measure it).
         public var roundTripTime: Duration
         public var receiverReportInterval: Duration
+        /// Also report after this many packets (fast streams: the sender's flow-control window
+        /// advances with the reports); nil: by time only.
+        public var receiverReportPackets: Int?
         /// The least time between two PLIs.
         public var pictureLossInterval: Duration
         /// The time base of the output pts.
@@ -74,6 +77,7 @@ public struct MediaReceiver: Sendable {
             self.nack = nack
             self.roundTripTime = roundTripTime
             self.receiverReportInterval = receiverReportInterval
+            self.receiverReportPackets = 256
             self.pictureLossInterval = pictureLossInterval
             self.timebase = timebase
             self.timestampOrigin = timestampOrigin
@@ -177,6 +181,7 @@ public struct MediaReceiver: Sendable {
     private var lowestSequence: UInt64?
     /// A packet from a source not yet taken on (see `probe`).
     private var probation: (packet: RTPPacket, size: Int, arrival: Instant)?
+    private var packetsSinceReport = 0
     private var outputs: [Output] = []
     private var outputHead = 0
     private var lastNow: Instant
@@ -292,6 +297,7 @@ public struct MediaReceiver: Sendable {
         switch jitter.insert(packet, now: now) {
         case .accepted:
             stats.packetsReceived += 1
+            packetsSinceReport += 1
             if repaired { stats.recovered += 1 }
             let sequence = unwrapper.unwrap(packet.sequenceNumber)
             lowestSequence = min(lowestSequence ?? sequence, sequence)
@@ -399,6 +405,9 @@ public struct MediaReceiver: Sendable {
         }
         if request.requestKeyframe { requestKeyframe(now: now) }
         if let due = nextReceiverReport, now >= due { queueReport(now: now, extra: []) }
+        if let every = configuration.receiverReportPackets, packetsSinceReport >= every {
+            queueReport(now: now, extra: [])
+        }
         if let byeAt, jitter.count == 0, nacks.missingCount == 0,
            now >= max(byeAt, lastArrival ?? byeAt) + configuration.finishGrace {
             finish(now: now)
@@ -485,6 +494,7 @@ public struct MediaReceiver: Sendable {
             .sourceDescription(RTCPSourceDescription(ssrc: ssrc, cname: configuration.cname)),
         ] + extra
         stats.receiverReportsSent += 1
+        packetsSinceReport = 0
         outputs.append(.rtcp(RTCPPacket.serializeCompound(compound)))
         nextReceiverReport = now + configuration.receiverReportInterval
     }

@@ -9,6 +9,11 @@
 //   come from a file: there is no encoder to make a keyframe).
 // - RTCP: a sender report (with SDES CNAME, RFC 3550 §6.1) before the first packet and every
 //   `senderReportInterval`; receiver reports give loss, jitter and the round-trip time (§6.4.1).
+// - Flow control (optional, for unpaced bulk transfers): with a `window`, no original packet
+//   leaves more than `window` packets ahead of the highest sequence number the receiver last
+//   reported (the start counting as a report of nothing), so a receiver that falls behind is not
+//   flooded past its socket buffer. It lapses after `windowStallTimeout` without a report (ffmpeg
+//   sends none back) until the next one.
 // - The end: shortly after the last frame the sender sends SR + SDES + BYE (§6.6), repeats the BYE
 //   every `byeInterval`, keeps answering NACKs, and resends the tail a receiver report shows
 //   missing. It finishes when a receiver report confirms every packet arrived, when the
@@ -53,13 +58,18 @@ public struct MediaSender: Sendable {
         public var byeInterval: Duration
         /// How long after the last frame (or the last NACK) the sender waits for feedback.
         public var drainTimeout: Duration
+        /// The most original packets ahead of the receiver's last report; nil: no limit.
+        public var window: Int?
+        /// A window without a new receiver report for this long is ignored.
+        public var windowStallTimeout: Duration
 
         public init(codec: VideoCodec, ssrc: UInt32, payloadType: UInt8 = 96, pace: Pace = .realtime,
                     maxPayloadSize: Int = defaultMaxPayloadSize, retransmissionCapacity: Int = 1024,
                     retransmissionMaxAge: Duration = .seconds(2), senderReportInterval: Duration = .seconds(1),
                     initialSequenceNumber: UInt16 = 0, timestampOrigin: UInt32 = 0, cname: String = "zonertc",
                     byeDelay: Duration = .milliseconds(20), byeInterval: Duration = .milliseconds(200),
-                    drainTimeout: Duration = .seconds(1)) {
+                    drainTimeout: Duration = .seconds(1), window: Int? = nil,
+                    windowStallTimeout: Duration = .milliseconds(500)) {
             self.codec = codec
             self.ssrc = ssrc
             self.payloadType = payloadType
@@ -74,6 +84,8 @@ public struct MediaSender: Sendable {
             self.byeDelay = byeDelay
             self.byeInterval = byeInterval
             self.drainTimeout = drainTimeout
+            self.window = window
+            self.windowStallTimeout = windowStallTimeout
         }
 
         /// A configuration with random SSRC, first sequence number and timestamp origin.
@@ -146,6 +158,8 @@ public struct MediaSender: Sendable {
         public var rtt: Duration?
         /// Whether a receiver report confirmed that every packet arrived.
         public var confirmedComplete = false
+        /// How often the flow-control window held packets back.
+        public var windowStalls = 0
 
         public init() {}
     }
@@ -190,6 +204,15 @@ public struct MediaSender: Sendable {
     private var lastTimestamp: UInt32
     /// When the tail was last resent for a receiver report, to resend it at most once per BYE interval.
     private var lastTailResend: Instant?
+    /// How many original packets the receiver reported, by its extended highest sequence number,
+    /// and when (for the flow-control window).
+    private var reportedThrough = 0
+    private var lastReport: Instant
+    private var windowHeld = false
+    /// The SSRC of whoever reports on our stream (from its report blocks about us).
+    private var receiverSSRC: UInt32?
+    /// The compact NTP times of the sender reports sent with a BYE.
+    private var goodbyeReports = Set<UInt32>()
 
     /// A sender of `frames` starting at `now`.
     public init(configuration: Configuration, frames: [VideoFrame], timebase: Timebase, now: Instant) {
@@ -211,6 +234,7 @@ public struct MediaSender: Sendable {
         start = now
         lastNow = now
         nextSenderReport = now
+        lastReport = now
         lastTimestamp = configuration.timestampOrigin
     }
 
@@ -245,11 +269,19 @@ public struct MediaSender: Sendable {
             stats.plisReceived += 1
             events.append(.keyframeRequested)
         case .receiverReport(let rr):
-            for block in rr.reports where block.ssrc == ssrc { report(block, now: now) }
+            for block in rr.reports where block.ssrc == ssrc {
+                receiverSSRC = rr.ssrc
+                report(block, now: now)
+            }
         case .senderReport(let sr):
-            for block in sr.reports where block.ssrc == ssrc { report(block, now: now) }
-        case .goodbye(let bye) where !bye.sources.contains(ssrc):
-            if case .draining = phase { finish() }
+            for block in sr.reports where block.ssrc == ssrc {
+                receiverSSRC = sr.ssrc
+                report(block, now: now)
+            }
+        case .goodbye(let bye):
+            // Our receiver leaving ends the wait for feedback; another source's BYE (the other
+            // direction of a call ending its own stream) does not.
+            if let receiverSSRC, bye.sources.contains(receiverSSRC), case .draining = phase { finish() }
         default:
             break  // SDES, feedback about other sources
         }
@@ -257,6 +289,10 @@ public struct MediaSender: Sendable {
 
     private mutating func report(_ block: RTCPReportBlock, now: Instant) {
         stats.receiverReports += 1
+        // Packets up to the reported one, counted from our first (32-bit extended arithmetic).
+        let through = Int(block.extendedHighestSequence &- UInt32(configuration.initialSequenceNumber)) + 1
+        if through <= stats.packetsSent { reportedThrough = max(reportedThrough, through) }
+        lastReport = now
         stats.lossFraction = Double(block.fractionLost) / 256
         stats.cumulativeLost = Int(block.cumulativeLost)
         stats.jitter = .nanoseconds(Int64(block.jitter) * 1_000_000_000 / VideoCodec.clockRate)
@@ -269,8 +305,10 @@ public struct MediaSender: Sendable {
         if highest == last && block.cumulativeLost <= 0 {
             stats.confirmedComplete = true
             finish()
-        } else if highest != last, lastTailResend.map({ now - $0 >= configuration.byeInterval }) ?? true {
-            // The receiver has not seen the end of the stream: resend the tail it is missing.
+        } else if highest != last, goodbyeReports.contains(block.lastSenderReport),
+                  lastTailResend.map({ now - $0 >= configuration.byeInterval }) ?? true {
+            // A report written after our BYE (it echoes the sender report sent with it) has not
+            // seen the end of the stream: resend the tail it is missing. Earlier reports only lag.
             lastTailResend = now
             let missing = Int(last &- highest)
             if missing <= configuration.retransmissionCapacity {
@@ -320,7 +358,7 @@ public struct MediaSender: Sendable {
             }
             stats.retransmissionMisses += 1
         }
-        if packetHead < packets.count {
+        if packetHead < packets.count && !windowCloses(now: now) {
             return .rtp(nextOriginalPacket(now: now))
         }
         if !events.isEmpty {
@@ -333,8 +371,11 @@ public struct MediaSender: Sendable {
     /// When the sender next has something to do if nothing arrives: now if output is waiting.
     public var nextDeadline: Instant? {
         if phase == .finished { return events.isEmpty ? nil : lastNow }
-        if !rtcp.isEmpty || resendHead < resend.count || packetHead < packets.count || !events.isEmpty {
-            return lastNow
+        if !rtcp.isEmpty || resendHead < resend.count || !events.isEmpty { return lastNow }
+        if packetHead < packets.count {
+            // Held by the window: a report opens it; else it lapses after the stall timeout.
+            guard windowHeld else { return lastNow }
+            return min(nextSenderReport, lastReport + configuration.windowStallTimeout)
         }
         var deadline = nextSenderReport
         switch phase {
@@ -348,6 +389,18 @@ public struct MediaSender: Sendable {
             break
         }
         return deadline
+    }
+
+    /// Whether the flow-control window holds the next original packet back now.
+    private mutating func windowCloses(now: Instant) -> Bool {
+        guard let window = configuration.window, now - lastReport < configuration.windowStallTimeout,
+              stats.packetsSent - reportedThrough >= window else {
+            windowHeld = false
+            return false
+        }
+        if !windowHeld { stats.windowStalls += 1 }
+        windowHeld = true
+        return true
     }
 
     private mutating func nextOriginalPacket(now: Instant) -> [UInt8] {
@@ -394,6 +447,8 @@ public struct MediaSender: Sendable {
         case .finished:
             return
         case .sending:
+            // Read the first frame before the first sender report, whose media time counts from it.
+            if firstPTS == nil && lookahead == nil && !sourceExhausted { readAhead() }
             if now >= nextSenderReport { queueSenderReport(now: now, goodbye: false) }
             // Packetize the next frame once the current one is out and the next is due (a frame
             // that cannot be packetized is skipped, and the one after it considered).
@@ -471,7 +526,10 @@ public struct MediaSender: Sendable {
                                            octetCount: UInt32(truncatingIfNeeded: stats.bytesSent))),
             .sourceDescription(RTCPSourceDescription(ssrc: ssrc, cname: configuration.cname)),
         ]
-        if goodbye { compound.append(.goodbye(RTCPGoodbye(sources: [ssrc], reason: "end of stream"))) }
+        if goodbye {
+            compound.append(.goodbye(RTCPGoodbye(sources: [ssrc], reason: "end of stream")))
+            goodbyeReports.insert(NTPTimestamp.compact(now))
+        }
         rtcp.append(RTCPPacket.serializeCompound(compound))
         nextSenderReport = now + configuration.senderReportInterval
     }

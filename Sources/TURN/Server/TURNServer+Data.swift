@@ -53,7 +53,8 @@ extension TURNServer {
         guard bytes.count >= 4 else { counters.malformed += 1; return .dropped }
         let channel = UInt16(first) << 8 | UInt16(bytes[1])
         let length = Int(bytes[2]) << 8 | Int(bytes[3])
-        guard TURNServer.channelNumbers.contains(channel), bytes.count >= 4 + length, bytes.count - 4 - length < 4 else {
+        guard TURNServer.channelNumbers.contains(channel), bytes.count >= 4 + length,
+              bytes.count - 4 - length < 4 else {
             counters.malformed += 1
             return .dropped
         }
@@ -134,7 +135,8 @@ extension TURNServer {
                 let stub = STUNMessage(method: header.messageType.method, messageClass: .request,
                                        transactionID: header.transactionID, attributes: [])
                 counters.errors += 1
-                return respond(stub.errorResponse(code: 400, reason: "Bad Request"), key: nil, tuple: tuple).map { [$0] } ?? []
+                let answer = respond(stub.errorResponse(code: 400, reason: "Bad Request"), key: nil, tuple: tuple)
+                return answer.map { [$0] } ?? []
             }
             return []
         }
@@ -153,7 +155,8 @@ extension TURNServer {
     }
 
     /// A datagram arrived on a relayed address from a peer (RFC 8656 §11.3, §12.4).
-    public mutating func peerDatagram(_ bytes: [UInt8], from peer: Endpoint, relay: Endpoint, now: Instant) -> [Action] {
+    public mutating func peerDatagram(_ bytes: [UInt8], from peer: Endpoint, relay: Endpoint,
+                                      now: Instant) -> [Action] {
         guard let handle = relayHandle(for: relay) else { counters.dropped += 1; return [] }
         switch routePeerDatagram(length: bytes.count, from: peer, handle: handle, now: now) {
         case .dropped:

@@ -155,7 +155,8 @@ public struct TURNServer: Sendable {
         refreshDeadline()
         counters.errors += 1
         let fake = STUNMessage(method: .allocate, messageClass: .request,
-                               transactionID: STUNTransactionID(bytes: a.transactionID) ?? STUNTransactionID(high: 0, low: 0),
+                               transactionID: STUNTransactionID(bytes: a.transactionID)
+                                   ?? STUNTransactionID(high: 0, low: 0),
                                attributes: [])
         return [respond(fake.errorResponse(code: 508, reason: "Insufficient Capacity"), key: a.key, tuple: tuple)]
             .compactMap { $0 }
@@ -183,7 +184,8 @@ public struct TURNServer: Sendable {
         if !m.attributes.contains(where: { if case .software = $0 { return true } else { return false } }) {
             m.attributes.append(.software(configuration.software))
         }
-        guard let bytes = try? m.encode(key: key.map { STUNIntegrityKey(bytes: $0) }, fingerprint: true) else { return nil }
+        let integrity = key.map { STUNIntegrityKey(bytes: $0) }
+        guard let bytes = try? m.encode(key: integrity, fingerprint: true) else { return nil }
         return .toClient(bytes, client: tuple.client, via: tuple.server)
     }
 }

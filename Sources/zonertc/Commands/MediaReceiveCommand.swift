@@ -101,6 +101,12 @@ enum MediaReceiveCommand {
         configuration.timestampOrigin = description?.timestampOrigin
         configuration.firstSequenceNumber = description?.firstSequenceNumber
         configuration.jitterBufferLatency = latency
+        // Room for the bursts an unpaced gigabit stream loses when this process is descheduled,
+        // and NACK retries for as long as the jitter buffer waits.
+        configuration.maxBufferedPackets = 32768
+        configuration.nack.maxMissing = 16384
+        let resend = max(configuration.roundTripTime, configuration.nack.minimumResendInterval)
+        configuration.nack.maxRetries = max(10, Int(latency / resend))
         configuration.cname = "zonertc-receiver-\(configuration.ssrc)"
         let receiver = MediaReceiver(configuration: configuration, now: loop.clock.now())
         let runner = MediaReceiverRunner(receiver: receiver, rtpSocket: sockets.rtp, rtcpSocket: sockets.rtcp,

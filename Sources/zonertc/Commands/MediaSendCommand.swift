@@ -28,6 +28,8 @@ enum MediaSendCommand {
             .value("--bind", "HOST:PORT", "local address to send from (default: any, a free port)"),
             .value("--impair", "SPEC", "seeded loss/delay on what is sent: loss=0.1,delay=20ms,jitter=5ms,"
                    + "reorder=0.05,duplicate=0.01,seed=1"),
+            .value("--window", "PACKETS", "with --pace max: the most packets ahead of the receiver's last report "
+                   + "(0: no limit)", default: "2048"),
             .value("--drain", "DURATION", "how long to wait for NACKs and the receiver's report after the last "
                    + "frame", default: "1s"),
             .flag("--json", "print the summary as one JSON object"),
@@ -91,6 +93,8 @@ enum MediaSendCommand {
         configuration.pace = pace
         configuration.maxPayloadSize = maxPayload
         configuration.drainTimeout = drain
+        let window = try args.int("--window", in: 0...1_000_000) ?? 2048
+        configuration.window = pace == .max && window > 0 ? window : nil
         // Enough packets to answer NACKs for the last second at any pace this machine reaches.
         configuration.retransmissionCapacity = pace == .max ? 32768 : 4096
         configuration.cname = "zonertc-\(configuration.ssrc)"

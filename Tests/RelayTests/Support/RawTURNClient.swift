@@ -33,7 +33,8 @@ final class RawTURNClient {
             all += [.username(user), .realm(realm), .nonce(nonce)]
             key = self.key
         }
-        let m = STUNMessage(method: method, messageClass: .request, transactionID: .random(using: &rng), attributes: all)
+        let m = STUNMessage(method: method, messageClass: .request, transactionID: .random(using: &rng),
+                            attributes: all)
         return (m, try! m.encode(key: key, fingerprint: true))
     }
 

@@ -40,7 +40,8 @@ final class RelayProcess: @unchecked Sendable {
                     "--min-port", "\(relayPorts.lowerBound)", "--max-port", "\(relayPorts.upperBound)", "--log", "info"]
         for u in users { args += ["--user", u] }
         child = try ChildProcess(RelayProcess.binary, args + arguments)
-        guard let line = child.waitForOutput(matching: #"listening on 127\.0\.0\.1:[0-9]+"#, within: .seconds(20)) else {
+        let ready = #"listening on 127\.0\.0\.1:[0-9]+"#
+        guard let line = child.waitForOutput(matching: ready, within: .seconds(20)) else {
             child.kill(signal: SIGKILL, within: .seconds(5))
             throw ChildProcess.SpawnError(description:
                 "zonertc relay serve did not start: \(child.output) \(child.errorOutput)")
