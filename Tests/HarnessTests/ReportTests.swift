@@ -54,6 +54,19 @@ struct ReportTests {
         #expect(rows.last!.contains("| 2.00 |"), "legacy's resets per call")
     }
 
+    @Test("real figures sit beside simulated ones: a source column when sources differ")
+    func realBesideSimulated() {
+        let simulated = ConvergenceSummary(strategy: "hybrid", pushLoss: 0, nat: "none",
+                                           samples: (1...10).map { sample(Double($0)) })
+        let real = ConvergenceSummary(strategy: "hybrid", pushLoss: 0, nat: "loopback", source: "real lan",
+                                      samples: (1...10).map { sample(Double($0) / 10) })
+        let table = MarkdownReport.table([simulated, real], deadline: 30)
+        #expect(table.hasPrefix("| source | strategy |"))
+        #expect(table.contains("| real lan | hybrid | 0 | loopback |"))
+        #expect(!MarkdownReport.table([simulated], deadline: 30).contains("source"))
+        #expect(CSVReport.render([simulated, real]).contains("\nreal lan,hybrid,"))
+    }
+
     @Test("CSV: a header, one row per configuration, quoted fields, empty cells for percentiles among failures")
     func csv() {
         var summaries = Self.summaries()

@@ -10,13 +10,16 @@ public enum MarkdownReport {
         "KB/call", "stale drops/call", "duplicates/call", "resets/call", "first push p50", "first poll p50",
     ]
 
-    /// The table alone.
+    /// The table alone. When summaries come from more than one source (simulated beside a real
+    /// run's), a first column says which.
     public static func table(_ summaries: [ConvergenceSummary], deadline: Double) -> String {
-        var lines = ["| " + header.joined(separator: " | ") + " |",
-                     "|" + header.map { name in name == "strategy" || name == "NAT" ? "---" : "---:" }
+        let mixed = Set(summaries.map(\.source)).count > 1
+        let columns = (mixed ? ["source"] : []) + header
+        var lines = ["| " + columns.joined(separator: " | ") + " |",
+                     "|" + columns.map { name in ["source", "strategy", "NAT"].contains(name) ? "---" : "---:" }
                          .joined(separator: "|") + "|"]
         for s in summaries {
-            let cells = [
+            let cells = (mixed ? [s.source] : []) + [
                 s.strategy, number(s.pushLoss), s.nat, seconds(s.p50, deadline), seconds(s.p90, deadline),
                 seconds(s.p99, deadline), seconds(s.max, deadline),
                 "\(s.failures)/\(s.trials)", fixed(s.storeRequests, 1), fixed(s.recordsFetched, 1),

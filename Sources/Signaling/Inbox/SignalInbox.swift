@@ -110,6 +110,18 @@ public struct SignalInbox: Sendable {
     }
 
     /// Ingests fetched records, in any order.
+    /// The summary of one of our own envelopes of this session, from its fields alone; nil for
+    /// anything else (which is decoded in full).
+    private func ownEnvelope(_ record: Record) -> SignalRecordSummary? {
+        guard record.fields[SignalField.ownerUserId]?.stringValue == myUserID,
+              record.fields[SignalField.sessionKey]?.stringValue == sessionKey,
+              let epoch = record.fields[SignalField.callEpoch]?.int64Value, epoch >= 0
+        else { return nil }
+        return SignalRecordSummary(id: record.id, recordType: record.recordType,
+                                   callEpoch: CallEpoch(milliseconds: epoch), ownerUserID: myUserID,
+                                   modifiedMs: record.modified?.timestamp)
+    }
+
     public mutating func ingest(_ records: [Record]) -> Output {
         var output = Output()
         var sessions: [(SignalSession, Record)] = []
@@ -121,6 +133,13 @@ public struct SignalInbox: Sendable {
             if !seen.insert(key).inserted {
                 counters.duplicates += 1
                 if protections.deduplicate { continue }
+            }
+            // Our own envelopes are only noted (for GC and answered epochs): read what that needs
+            // from their fields and leave their SDP unparsed — half of every fetch is our own.
+            if record.recordType == SignalRecordType.envelope, let summary = ownEnvelope(record) {
+                output.observed.append(summary)
+                counters.ownRecords += 1
+                continue
             }
             let decoded = decodedVersions[key] ?? Result { () throws(SignalRecordError) in
                 try SignalRecord.decode(record)
