@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "csystem.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -46,6 +47,7 @@ int cs_epoll_wait(int epfd, cs_event *events, int max, int timeout_ms) {
 }
 
 int cs_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+int cs_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 int cs_eventfd_signal(int fd) {
     uint64_t one = 1;

@@ -1,25 +1,14 @@
 import Foundation
+import TestSupport
 
-/// A program run by a test, bounded in time: its output goes to temporary files that can be
-/// read while it runs, waits have deadlines, and it is killed if still running when the test
-/// lets go of it.
+/// A program run by a test, bounded in time: its output collected from pipes and readable while
+/// it runs, waits woken by its output and its exit (with deadlines, never by a timer), and killed
+/// if still running when the test lets go of it.
 final class ChildProcess: @unchecked Sendable {
-    let process = Process()
-    private let stdoutURL: URL
-    private let stderrURL: URL
+    private let watch: ProcessWatch
 
     init(_ executable: URL, _ arguments: [String]) throws {
-        let base = NSTemporaryDirectory() + "zonertc-child-\(UUID().uuidString)"
-        stdoutURL = URL(fileURLWithPath: base + ".out")
-        stderrURL = URL(fileURLWithPath: base + ".err")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        watch = try spawnWatched([executable.path] + arguments)
     }
 
     /// `zonertc` itself.
@@ -27,62 +16,38 @@ final class ChildProcess: @unchecked Sendable {
         try ChildProcess(ZonertcProcess.binary, arguments)
     }
 
-    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+    var stdout: String { watch.stdout }
+    var stderr: String { watch.stderr }
+    var isRunning: Bool { watch.exitStatus == nil }
 
     /// Waits until stderr holds `text` (true), the process ends or `seconds` pass (false).
     func waitForStderr(_ text: String, seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if stderr.contains(text) { return true }
-            if !process.isRunning { return stderr.contains(text) }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return false
+        watch.wait(within: .milliseconds(Int64(seconds * 1000))) { $0.stderr.contains(text) }
     }
 
     /// Waits for the exit status; nil (and the process killed) if `seconds` pass first.
     func wait(seconds: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        guard !process.isRunning else {
+        guard let status = watch.wait(within: .milliseconds(Int64(seconds * 1000))) else {
             kill()
             return nil
         }
-        return process.terminationStatus
+        return status
+    }
+
+    /// Waits up to `seconds` until `predicate` holds, checked whenever the child prints or exits.
+    func waitUntil(within seconds: Double, _ predicate: (ProcessWatch) -> Bool) -> Bool {
+        watch.wait(within: .milliseconds(Int64(seconds * 1000)), until: predicate)
     }
 
     func kill() {
-        guard process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard isRunning else { return }
+        Glibc.kill(watch.pid, SIGKILL)
+        _ = watch.wait(within: .seconds(5))
     }
 
-    deinit {
-        kill()
-        try? FileManager.default.removeItem(at: stdoutURL)
-        try? FileManager.default.removeItem(at: stderrURL)
-    }
+    deinit { kill() }
 }
 
-/// Programs the tests compare ZoneRTC with. Under ZONERTC_CI=1 a missing one fails the test
-/// that needs it; otherwise that test is skipped.
-enum ExternalProgram: String {
-    case ffmpeg
-
-    /// The program's path, if installed.
-    var path: String? {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return directories.map { "\($0)/\(rawValue)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static var required: Bool { ProcessInfo.processInfo.environment["ZONERTC_CI"] == "1" }
-
-    /// Whether tests that need it run: when it is installed, or when CI requires it.
-    var shouldTest: Bool { path != nil || Self.required }
-}
-
-/// A loopback UDP port P with P+1 free too at the time of asking (for RTP and RTCP).
 func freeUDPPortPair() -> UInt16 {
     for _ in 0..<100 {
         let first = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Media
 import Testing
 import ZoneCore
@@ -125,7 +126,7 @@ struct MediaCommandTests {
 
     /// (size, md5) of each frame, from ffmpeg's framemd5 of `path`.
     static func ffmpegFrameMD5(_ path: String) throws -> [String] {
-        let ffmpeg = try ChildProcess(URL(fileURLWithPath: ExternalProgram.ffmpeg.path!),
+        let ffmpeg = try ChildProcess(URL(fileURLWithPath: ExternalProgram.path("ffmpeg")!),
                                       ["-hide_banner", "-loglevel", "error", "-i", path, "-c", "copy", "-f",
                                        "framemd5", "-"])
         #expect(ffmpeg.wait(seconds: 30) == 0, "ffmpeg: \(ffmpeg.stderr)")
@@ -142,25 +143,22 @@ struct MediaCommandTests {
     }()
 
     @Test("ffmpeg receives zonertc media send: the same framemd5 as the input",
-          .enabled(if: ExternalProgram.ffmpeg.shouldTest, "ffmpeg is not installed (ZONERTC_CI=1 fails instead)"))
+          .enabled(if: ExternalProgram.runnable("ffmpeg"), "ffmpeg is not installed (ZONERTC_CI=1 fails instead)"))
     func ffmpegReceives() throws {
-        let ffmpegPath = try #require(ExternalProgram.ffmpeg.path, "ffmpeg is required under ZONERTC_CI=1")
+        let ffmpegPath = try #require(ExternalProgram.path("ffmpeg"), "ffmpeg is required under ZONERTC_CI=1")
         let port = freeUDPPortPair()
         let sdp = Self.temporary("ffmpeg.sdp"), out = Self.temporary("ffmpeg-out.ivf")
         defer { for p in [sdp, out] { try? FileManager.default.removeItem(atPath: p) } }
         let common = [Self.fixture("vp8-320x240-60.ivf"), "--to", "127.0.0.1:\(port)", "--seed", "11"]
         #expect(try ZonertcProcess.run(["media", "send"] + common + ["--sdp-out", sdp, "--sdp-only"]).status == 0)
         let ffmpeg = try ChildProcess(URL(fileURLWithPath: ffmpegPath), [
-            "-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp", "-i", sdp,
+            "-hide_banner", "-loglevel", "debug", "-protocol_whitelist", "file,udp,rtp", "-i", sdp,
             "-c", "copy", "-frames:v", "60", "-y", out,
         ])
-        // ffmpeg must be listening before the first packet (the keyframe) leaves.
-        let deadline = Date().addingTimeInterval(20)
-        while !udpPortIsBound(port) && ffmpeg.process.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        #expect(udpPortIsBound(port), "ffmpeg did not open port \(port): \(ffmpeg.stderr)")
-        Thread.sleep(forTimeInterval: 0.3)
+        // ffmpeg must be listening before the first packet (the keyframe) leaves. At debug level it
+        // reports each UDP socket it has bound (RTP, RTCP); bound sockets queue what arrives.
+        let bound = ffmpeg.waitUntil(within: 20) { $0.stderr.matches(of: "end receive buffer size") >= 2 }
+        #expect(bound && udpPortIsBound(port), "ffmpeg did not open port \(port): \(ffmpeg.stderr.suffix(2000))")
         let sender = try ChildProcess.zonertc(["media", "send"] + common)
         #expect(sender.wait(seconds: 60) == 0, "sender: \(sender.stderr)")
         #expect(ffmpeg.wait(seconds: 20) == 0, "ffmpeg: \(ffmpeg.stderr)")
@@ -168,9 +166,9 @@ struct MediaCommandTests {
     }
 
     @Test("ffmpeg sends into zonertc media receive: the same frames as the input",
-          .enabled(if: ExternalProgram.ffmpeg.shouldTest, "ffmpeg is not installed (ZONERTC_CI=1 fails instead)"))
+          .enabled(if: ExternalProgram.runnable("ffmpeg"), "ffmpeg is not installed (ZONERTC_CI=1 fails instead)"))
     func ffmpegSends() throws {
-        let ffmpegPath = try #require(ExternalProgram.ffmpeg.path, "ffmpeg is required under ZONERTC_CI=1")
+        let ffmpegPath = try #require(ExternalProgram.path("ffmpeg"), "ffmpeg is required under ZONERTC_CI=1")
         let out = Self.temporary("from-ffmpeg.ivf"), sdp = Self.temporary("from-ffmpeg.sdp")
         defer { for p in [sdp, out] { try? FileManager.default.removeItem(atPath: p) } }
         // ffmpeg 5.1 ends without an RTCP BYE: the receiver stops at the 60th frame.

@@ -4,6 +4,7 @@
 // over its stdin and stdout, as signaling would. Both sides' ICE connect times are printed.
 
 import Foundation
+import TestSupport
 import ICE
 import Net
 import Peer
@@ -18,9 +19,9 @@ struct AioiceInteropTests {
 
     /// True when python3 can import aioice; otherwise a failure under ZONERTC_CI=1, a skip message elsewhere.
     static func aioiceAvailable() async throws -> Bool {
-        if try await onDedicatedThread({ RealProgram.pythonHasModule("aioice") }) { return true }
+        if try await offPool({ ExternalProgram.pythonHas("aioice") }) { return true }
         let message = "python3 with aioice not found (PyPI aioice)"
-        if RealProgram.isCI {
+        if ExternalProgram.underCI {
             Issue.record("\(message), and ZONERTC_CI=1 says it must be installed")
         } else {
             print("skipped: \(message); `python3 -m pip install aioice` to run this test")
@@ -47,7 +48,7 @@ struct AioiceInteropTests {
           arguments: [Role.controlling, .controlled])
     func connect(ourRole: Role) async throws {
         guard try await Self.aioiceAvailable() else { return }
-        let report = try await onDedicatedThread { try Self.scenario(ourRole: ourRole, turn: nil) }
+        let report = try await offPool { try Self.scenario(ourRole: ourRole, turn: nil) }
         check(report, ourRole: ourRole)
         #expect(report.selectedPair?.local.kind == .host)
     }
@@ -56,7 +57,7 @@ struct AioiceInteropTests {
           arguments: [Role.controlling, .controlled])
     func connectThroughCoturn(ourRole: Role) async throws {
         guard try await Self.aioiceAvailable(), CoturnInteropTests.coturnAvailable() else { return }
-        let report = try await onDedicatedThread { () throws -> Report in
+        let report = try await offPool { () throws -> Report in
             let coturn = try Coturn()
             defer { coturn.stop() }
             return try Self.scenario(ourRole: ourRole, turn: coturn)
@@ -85,7 +86,7 @@ struct AioiceInteropTests {
 
     /// One run; with `turn`, our transport is relay-only through that turnserver.
     static func scenario(ourRole: Role, turn: Coturn?) throws -> Report {
-        let directory = try RealProgram.temporaryDirectory("aioice")
+        let directory = try InteropFiles.temporaryDirectory("aioice")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let peer = try ChildProcess(
             ["python3", driverPath, "--role", ourRole == .controlling ? "controlled" : "controlling",

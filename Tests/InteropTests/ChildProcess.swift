@@ -5,6 +5,7 @@
 
 import Foundation
 import Glibc
+import TestSupport
 
 /// What went wrong with a real program, in words for the test log.
 struct InteropFailure: Error, CustomStringConvertible {
@@ -21,7 +22,8 @@ final class ChildProcess: @unchecked Sendable {
     private var stdinFD: Int32 = -1
     private var stdoutFD: Int32 = -1
     private var buffer: [UInt8] = []
-    private var reaped = false
+    /// Reaps the child and wakes waiters when it ends (no polling).
+    private var watch: ProcessWatch!
 
     init(_ arguments: [String], pipes: Bool = false, logPath: String) throws {
         self.arguments = arguments
@@ -59,6 +61,7 @@ final class ChildProcess: @unchecked Sendable {
             throw InteropFailure("cannot start \(arguments[0]): \(String(cString: strerror(rc)))")
         }
         self.pid = pid
+        watch = ProcessWatch(pid: pid)
         if pipes {
             stdinFD = input[1]
             stdoutFD = output[0]
@@ -127,81 +130,30 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// True once the process has exited (and is reaped).
-    var hasExited: Bool {
-        if reaped { return true }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { reaped = true }
-        return reaped
-    }
+    var hasExited: Bool { watch.exitStatus != nil }
 
     /// Waits up to `timeout` for the process to exit by itself; its exit status, or nil.
     func waitForExit(timeout: Duration) -> Int32? {
-        let end = ContinuousClock.now + timeout
-        while ContinuousClock.now < end {
-            var status: Int32 = 0
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid {
-                reaped = true
-                return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-            }
-            if r < 0 { reaped = true; return nil }
-            usleep(5_000)  // a bounded wait for another process, on the dedicated thread
-        }
-        return nil
+        watch.wait(within: timeout)
     }
 
     /// SIGTERM, then SIGKILL after `grace`; the process is reaped either way.
     func stop(grace: Duration = .seconds(2)) {
-        guard !reaped else { return }
+        guard !hasExited else { return }
         kill(pid, SIGTERM)
-        if waitForExit(timeout: grace) == nil, !reaped {
+        if waitForExit(timeout: grace) == nil {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            reaped = true
+            _ = waitForExit(timeout: .seconds(5))
         }
     }
 }
 
-/// Finding the programs, and what to do when one is missing: fail under ZONERTC_CI=1 (where
-/// `.ci/run` installed them), otherwise skip with a message saying how to get it.
-enum RealProgram {
-    static var isCI: Bool { ProcessInfo.processInfo.environment["ZONERTC_CI"] == "1" }
-
-    /// The full path of `name` on PATH, or nil.
-    static func find(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":") {
-            let candidate = "\(dir)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
-    }
-
-    /// True when `python3` can import `module`.
-    static func pythonHasModule(_ module: String) -> Bool {
-        guard find("python3") != nil,
-              let probe = try? ChildProcess(["python3", "-c", "import \(module)"], logPath: "/dev/null")
-        else { return false }
-        return probe.waitForExit(timeout: .seconds(20)) == 0
-    }
-
+/// Files of one interop test.
+enum InteropFiles {
     /// A fresh temporary directory for one test's files.
     static func temporaryDirectory(_ label: String) throws -> String {
         var template = Array("/tmp/zonertc-\(label)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw InteropFailure("mkdtemp failed") }
         return String(cString: made)
-    }
-}
-
-/// Runs `body` on a thread of its own (blocking waits must stay off the cooperative pool) and
-/// returns its result to the awaiting test.
-func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Result { try body() })
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 }

@@ -16,7 +16,7 @@ final class Coturn: @unchecked Sendable {
     static let user = "u", password = "p", realm = "r"
 
     init(extraArguments: [String] = []) throws {
-        directory = try RealProgram.temporaryDirectory("coturn")
+        directory = try InteropFiles.temporaryDirectory("coturn")
         let port = try SocketWait.freePort()
         server = Endpoint(address: .loopbackV4, port: port)
         let base = UInt16(50_000 + Int.random(in: 0..<140) * 100)
@@ -73,7 +73,7 @@ final class EchoPeer: @unchecked Sendable {
     private let directory: String
 
     init() throws {
-        directory = try RealProgram.temporaryDirectory("peer")
+        directory = try InteropFiles.temporaryDirectory("peer")
         address = Endpoint(address: .loopbackV4, port: try SocketWait.freePort())
         process = try ChildProcess(["turnutils_peer", "-L", "127.0.0.1", "-p", "\(address.port)"],
                                    logPath: "\(directory)/peer.log")

@@ -2,6 +2,7 @@
 // server nobody here wrote must accept what we send, and we must understand what it answers.
 
 import Foundation
+import TestSupport
 import Net
 import STUN
 import Testing
@@ -12,10 +13,10 @@ import ZoneCore
 struct CoturnInteropTests {
     /// True when the coturn programs are here; otherwise a failure under ZONERTC_CI=1, a skip message elsewhere.
     static func coturnAvailable() -> Bool {
-        let missing = ["turnserver", "turnutils_peer"].filter { RealProgram.find($0) == nil }
+        let missing = ["turnserver", "turnutils_peer"].filter { ExternalProgram.path($0) == nil }
         guard !missing.isEmpty else { return true }
         let message = "\(missing.joined(separator: ", ")) not found (Debian package coturn)"
-        if RealProgram.isCI {
+        if ExternalProgram.underCI {
             Issue.record("\(message), and ZONERTC_CI=1 says it must be installed")
         } else {
             print("skipped: \(message); `apt-get install coturn` to run this test")
@@ -33,7 +34,7 @@ struct CoturnInteropTests {
     @Test("our Binding request: turnserver answers with our address in XOR-MAPPED-ADDRESS")
     func binding() async throws {
         guard Self.coturnAvailable() else { return }
-        let report = try await onDedicatedThread { () throws -> BindingReport in
+        let report = try await offPool { () throws -> BindingReport in
             let coturn = try Coturn()
             defer { coturn.stop() }
             let socket = try UDPSocket(bind: Endpoint(address: .loopbackV4, port: 0))
@@ -76,7 +77,7 @@ struct CoturnInteropTests {
     @Test("our TURN client against turnserver: allocation, permission, channel, echoes, refresh, deallocation")
     func turnClient() async throws {
         guard Self.coturnAvailable() else { return }
-        let report = try await onDedicatedThread { () throws -> TURNReport in
+        let report = try await offPool { () throws -> TURNReport in
             // Short allocation lifetime and nonce lifetime so refresh and 438 happen within seconds.
             let coturn = try Coturn(extraArguments: ["--max-allocate-lifetime=4", "--stale-nonce=1"])
             defer { coturn.stop() }
@@ -162,7 +163,7 @@ struct CoturnInteropTests {
     @Test("a wrong password: turnserver's 401 becomes allocationFailed(401)")
     func wrongPassword() async throws {
         guard Self.coturnAvailable() else { return }
-        let events = try await onDedicatedThread { () throws -> [TURNClient.Event] in
+        let events = try await offPool { () throws -> [TURNClient.Event] in
             let coturn = try Coturn()
             defer { coturn.stop() }
             let socket = try UDPSocket(bind: Endpoint(address: .loopbackV4, port: 0))

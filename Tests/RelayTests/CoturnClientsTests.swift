@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Glibc
 import Net
@@ -101,7 +102,7 @@ final class EchoPeer: @unchecked Sendable {
             child.kill(signal: SIGKILL, within: .seconds(5))
             lastError = child.output + child.errorOutput
         }
-        throw ChildProcess.SpawnError(description: "turnutils_peer never echoed: \(lastError)")
+        throw SpawnFailure("turnutils_peer never echoed: \(lastError)")
     }
 
     deinit { child.kill(signal: SIGKILL, within: .seconds(5)) }

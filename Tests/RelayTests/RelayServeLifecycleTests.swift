@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Glibc
 import Net
@@ -66,13 +67,18 @@ struct RelayServeLifecycleTests {
     @Test("--stats-interval 0 prints no periodic counters; the summary still comes")
     func statsOff() async throws {
         let relay = try RelayProcess(["--stats-interval", "0"])
+        // A witness with a 100 ms interval, started after it: once the witness has printed its
+        // counters twice, the relay under test has run long enough to have printed them too.
+        let witness = try RelayProcess(["--stats-interval", "100ms"])
         let allocated = try await offPool { () throws -> Bool in
             let c = try RawTURNClient(server: relay.endpoint, seed: 9)
             return (try? c.allocate().get()) != nil
         }
         #expect(allocated)
         let (status, log) = try await offPool { () -> (Int32, String) in
-            usleep(300_000)  // long enough for a 100 ms interval to have printed twice
+            let ticked = witness.child.waitForOutput(matching: " active / ", count: 2, within: .seconds(10))
+            #expect(ticked, "the 100 ms witness printed no counters: \(witness.child.errorOutput)")
+            _ = witness.stop()
             return relay.stop()
         }
         #expect(status == 0)

@@ -30,6 +30,8 @@ int cs_epoll_remove(int epfd, int fd);
 int cs_epoll_wait(int epfd, cs_event *events, int max, int timeout_ms);
 
 int cs_eventfd(void);
+/// pipe2 with O_CLOEXEC: a pipe no concurrently spawned child inherits.
+int cs_pipe_cloexec(int fds[2]);
 int cs_eventfd_signal(int fd);
 int cs_eventfd_drain(int fd);
 

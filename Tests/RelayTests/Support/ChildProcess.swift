@@ -1,70 +1,31 @@
 import Foundation
 import Glibc
+import TestSupport
 
-/// A program the tests start (our `zonertc`, coturn's tools, python3): spawned with posix_spawn,
-/// its output in files so it never blocks on a full pipe, waited for with a deadline, and killed
-/// when the test is done with it (or when this object goes away), so no test leaves one behind.
+/// A program the tests start (our `zonertc`, coturn's tools, python3): its output collected from
+/// pipes, waited for with a deadline (woken by its output and its exit, never by a timer), and
+/// killed when the test is done with it (or when this object goes away), so no test leaves one
+/// behind.
 final class ChildProcess: @unchecked Sendable {
-    struct SpawnError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    let pid: pid_t
     let name: String
-    let outputPath: String
-    let errorPath: String
-    private let lock = NSLock()
-    private var status: Int32?
+    private let watch: ProcessWatch
+
+    var pid: pid_t { watch.pid }
 
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`.
     init(_ executable: String, _ arguments: [String]) throws {
         name = (executable as NSString).lastPathComponent
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("zonertc-relay-tests")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let stem = dir.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))").path
-        outputPath = stem + ".out"
-        errorPath = stem + ".err"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var pid: pid_t = 0
-        let r = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
-        guard r == 0 else {
-            throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(r)))")
-        }
-        self.pid = pid
+        watch = try spawnWatched([executable] + arguments)
     }
 
     deinit { _ = kill(signal: SIGKILL, within: .seconds(5)) }
 
     /// The exit status once it has ended: the exit code, or 128 + the signal that ended it.
-    var exitStatus: Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        if status == nil {
-            var raw: Int32 = 0
-            if waitpid(pid, &raw, WNOHANG) == pid {
-                status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
-            }
-        }
-        return status
-    }
+    var exitStatus: Int32? { watch.exitStatus }
 
     /// Waits up to `limit` for the program to end; its exit status, or nil if it is still running.
     /// Blocks the calling thread: call it through `offPool` from async tests.
-    func wait(within limit: Duration) -> Int32? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let s = exitStatus { return s }
-            usleep(5_000)
-        }
-        return exitStatus
-    }
+    func wait(within limit: Duration) -> Int32? { watch.wait(within: limit) }
 
     /// Sends `signal` and waits up to `within` for the end; SIGKILL after that. The exit status.
     @discardableResult
@@ -76,34 +37,29 @@ final class ChildProcess: @unchecked Sendable {
         return wait(within: .seconds(5)) ?? -1
     }
 
-    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
-    var errorOutput: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    var output: String { watch.stdout }
+    var errorOutput: String { watch.stderr }
 
     /// Waits up to `limit` for `pattern` (a regular expression) to appear in stdout or stderr;
     /// the first match, or nil.
     func waitForOutput(matching pattern: String, within limit: Duration) -> String? {
-        let deadline = ContinuousClock.now + limit
-        repeat {
-            for text in [output, errorOutput] {
-                if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
+        var found: String?
+        watch.wait(within: limit) { watch in
+            for text in [watch.stdout, watch.stderr] {
+                if let range = text.range(of: pattern, options: .regularExpression) {
+                    found = String(text[range])
+                    return true
+                }
             }
-            if exitStatus != nil { break }
-            usleep(5_000)
-        } while ContinuousClock.now < deadline
-        for text in [output, errorOutput] {
-            if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
+            return false
         }
-        return nil
+        return found
     }
-}
 
-/// Runs blocking work (waiting for processes, blocking sockets) on a thread of its own, so
-/// async tests never hold a thread of the shared cooperative pool while they wait.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
+    /// Waits up to `limit` until `pattern` matches at least `count` times in stdout or stderr.
+    func waitForOutput(matching pattern: String, count: Int, within limit: Duration) -> Bool {
+        watch.wait(within: limit) { watch in
+            (watch.stdout + watch.stderr).matches(of: pattern) >= count
         }
-        thread.start()
     }
 }

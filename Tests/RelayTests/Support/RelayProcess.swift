@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Glibc
 import Synchronization
 import ZoneCore
@@ -43,8 +44,7 @@ final class RelayProcess: @unchecked Sendable {
         let ready = #"listening on 127\.0\.0\.1:[0-9]+"#
         guard let line = child.waitForOutput(matching: ready, within: .seconds(20)) else {
             child.kill(signal: SIGKILL, within: .seconds(5))
-            throw ChildProcess.SpawnError(description:
-                "zonertc relay serve did not start: \(child.output) \(child.errorOutput)")
+            throw SpawnFailure("zonertc relay serve did not start: \(child.output) \(child.errorOutput)")
         }
         endpoint = try Endpoint(parsing: String(line.dropFirst("listening on ".count)))
     }

@@ -1,15 +1,15 @@
 import Foundation
 
-/// Third-party programs the interop tests run (coturn's tools, python3 with aioice, iperf3).
+/// Third-party programs the tests run (ffmpeg, coturn's tools, python3 with aioice, iperf3).
 ///
 /// Without `ZONERTC_CI=1` a test whose program is missing is skipped, with the reason shown;
 /// with it (`.ci/run` sets it after installing them) the test runs and fails, so CI never
 /// passes by silently testing nothing.
-enum ExternalProgram {
-    static var underCI: Bool { ProcessInfo.processInfo.environment["ZONERTC_CI"] == "1" }
+public enum ExternalProgram {
+    public static var underCI: Bool { ProcessInfo.processInfo.environment["ZONERTC_CI"] == "1" }
 
     /// The full path of `name` in PATH, or nil.
-    static func path(_ name: String) -> String? {
+    public static func path(_ name: String) -> String? {
         let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         for dir in dirs {
             let candidate = "\(dir)/\(name)"
@@ -19,23 +19,22 @@ enum ExternalProgram {
     }
 
     /// Whether a test needing `names` should run: they are all installed, or this is CI.
-    static func runnable(_ names: String...) -> Bool {
+    public static func runnable(_ names: String...) -> Bool {
         underCI || names.allSatisfy { path($0) != nil }
     }
 
     /// Whether python3 can import `module` (asked once per module).
-    static func pythonHas(_ module: String) -> Bool {
-        guard let python = path("python3"), let child = try? ChildProcess(python, ["-c", "import \(module)"]) else {
+    public static func pythonHas(_ module: String) -> Bool {
+        guard let python = path("python3"), let child = try? spawnWatched([python, "-c", "import \(module)"]) else {
             return false
         }
         return child.wait(within: .seconds(20)) == 0
     }
 
     /// The path of `name`, or an error that says what to install.
-    static func require(_ name: String, package: String) throws -> String {
+    public static func require(_ name: String, package: String) throws -> String {
         guard let found = path(name) else {
-            throw ChildProcess.SpawnError(description:
-                "\(name) is not installed (apt-get install \(package)); .ci/run installs it")
+            throw SpawnFailure("\(name) is not installed (apt-get install \(package)); .ci/run installs it")
         }
         return found
     }
