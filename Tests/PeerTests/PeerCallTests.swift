@@ -35,8 +35,8 @@ final class MemoryCallHarness {
     var wire: [(at: Instant, bytes: [UInt8], from: Endpoint, to: Endpoint)] = []
     var latency: Duration = .microseconds(100)
 
-    init(strategy: SyncStrategy = .hybrid, media: (CallMediaConfiguration, CallMediaConfiguration) = (.init(), .init()))
-        async throws
+    init(strategy: SyncStrategy = .hybrid, media: (CallMediaConfiguration, CallMediaConfiguration) = (.init(), .init()),
+         lifetime: CallLifetime = CallLifetime()) async throws
     {
         clock = ManualClock(start: .seconds(1_700_000_000))
         var options = EmbeddedStore.Options.inMemoryForTests
@@ -53,7 +53,7 @@ final class MemoryCallHarness {
             let configuration = PeerCallConfiguration(
                 myUserID: user, remoteUserID: remote, signaling: .standard(strategy),
                 transport: PeerTransportConfiguration(hostAddresses: [Endpoint(address: .loopbackV4, port: port)]),
-                media: media, seed: seed)
+                media: media, lifetime: lifetime, seed: seed)
             let peer = MemoryPeer(client: client, call: try PeerCall(configuration: configuration, binding: binding))
             peer.mailbox.collect(try await client.notifications())
             return peer
@@ -199,5 +199,37 @@ final class MemoryCallHarness {
         #expect(a.sentDigest != nil && a.sentDigest == b.receivedDigest)
         #expect(b.framesReceived == frames.count)
         #expect(h.b.call.milestones.firstFrame != nil)
+    }
+}
+
+@Suite struct PeerCallLifetimeTests {
+    /// The call decides when it ends, on its own deadlines: a peer whose partner never comes
+    /// fails at the connect timeout and says why; it does not wait for its driver.
+    @Test func connectTimeoutFailsTheCall() async throws {
+        let h = try await MemoryCallHarness(strategy: .push, lifetime: CallLifetime(connectTimeout: .seconds(5)))
+        await h.feed(h.a, .start)  // B never starts
+        let ended = await h.run(for: .seconds(10)) { h.a.call.hasHungUp }
+        #expect(ended)
+        guard case .failed(let why) = h.a.call.ending else {
+            Issue.record("A ended \(String(describing: h.a.call.ending))")
+            return
+        }
+        #expect(why.contains("no connection within 5"))
+        let waited = try #require(h.a.call.milestones.ended.flatMap { end in h.a.call.milestones.started.map { end - $0 } })
+        #expect(waited >= .seconds(5) && waited < .seconds(6))
+    }
+
+    /// Held for its time after connecting, the call hangs up as completed (its goodbye deletes
+    /// its records); media streams end the call when they are done.
+    @Test func holdAfterConnectEndsTheCall() async throws {
+        let h = try await MemoryCallHarness(strategy: .push, lifetime: CallLifetime(holdAfterConnect: .seconds(2)))
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        let ended = await h.run(for: .seconds(30)) { h.a.call.hasHungUp && h.b.call.hasHungUp }
+        #expect(ended)
+        #expect(h.a.call.ending == .completed && h.b.call.ending == .completed)
+        let connected = try #require(h.a.call.milestones.iceConnected)
+        let end = try #require(h.a.call.milestones.ended)
+        #expect(end - connected >= .seconds(2) && end - connected < .milliseconds(2100))
     }
 }

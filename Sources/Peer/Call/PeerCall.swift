@@ -51,6 +51,16 @@ public struct PeerCall {
         case mediaFinished
         /// A TURN allocation was made or failed.
         case relay(String)
+        /// The call hung up, by the user's wish or by itself (`ending` says how it went).
+        case ended(Ending)
+    }
+
+    /// How a call ended.
+    public enum Ending: Sendable, Equatable {
+        /// Hung up as planned: by the user, after its media, or after its hold time.
+        case completed
+        /// Hung up because it could not go on; the reason is for the user.
+        case failed(String)
     }
 
     public let configuration: PeerCallConfiguration
@@ -65,6 +75,14 @@ public struct PeerCall {
     private var outputs = OutputQueue<Output>()
     private var seed: UInt64
     private var hungUp = false
+    /// Set inside a step when the call must end; acted on when the step is over.
+    private var pendingFailure: String?
+    private var mediaDone = false
+    /// How the call ended, once it has.
+    public private(set) var ending: Ending?
+    /// When the call fails for want of a selected pair, and when it has been held long enough.
+    private var connectDeadline: Instant?
+    private var holdDeadline: Instant?
     /// Set when the media budget ran out: more media output is due at once.
     private var mediaBacklog: Instant?
     /// Why the last TURN allocation failed, if one did.
@@ -86,20 +104,35 @@ public struct PeerCall {
 
     /// Feeds an input at `now`.
     public mutating func handle(_ input: Input, now: Instant) {
+        step(input, now: now)
+        // Endings found in the middle of a step are acted on once it is over.
+        if let failure = pendingFailure {
+            pendingFailure = nil
+            hangUp(.failed(failure), now: now)
+        }
+        if mediaDone {
+            mediaDone = false
+            hangUp(.completed, now: now)
+        }
+    }
+
+    private mutating func step(_ input: Input, now: Instant) {
         switch input {
         case .start:
             milestones.started = milestones.started ?? now
+            if let timeout = configuration.lifetime.connectTimeout { connectDeadline = now + timeout }
             signal(.start, now: now)
         case .signaling(let event):
             signal(event, now: now)
         case .hangUp:
-            guard !hungUp else { return }
-            hungUp = true
-            media.stop(now: now)
-            drainMedia(now: now)
-            signal(.hangUp, now: now)
-            milestones.ended = now
+            hangUp(.completed, now: now)
         case .timer:
+            if let deadline = connectDeadline, deadline <= now, selectedPair == nil {
+                let relay = relayFailure.map { "; relay \($0)" } ?? ""
+                hangUp(.failed("no connection within \(configuration.lifetime.connectTimeout!) (call "
+                               + "\(signaling.negotiator.state), ICE \(iceState))\(relay)"), now: now)
+            }
+            if let deadline = holdDeadline, deadline <= now { hangUp(.completed, now: now) }
             if let wake = signaling.nextWake, wake <= now { signal(.timer, now: now) }
             if let deadline = current?.transport?.nextDeadline, deadline <= now {
                 current!.transport!.handle(.timer, now: now)
@@ -121,8 +154,26 @@ public struct PeerCall {
 
     /// When to feed `.timer` next.
     public var nextDeadline: Instant? {
-        .earliest(.earliest(signaling.nextWake, current?.transport?.nextDeadline),
-                  .earliest(media.nextDeadline, mediaBacklog))
+        let own: Instant? = hungUp ? nil : .earliest(selectedPair == nil ? connectDeadline : nil, holdDeadline)
+        return .earliest(.earliest(.earliest(signaling.nextWake, current?.transport?.nextDeadline),
+                                   .earliest(media.nextDeadline, mediaBacklog)), own)
+    }
+
+    /// Whether the call has hung up (its goodbye may still be in the store requests it asked for).
+    public var hasHungUp: Bool { hungUp }
+
+    /// Hangs up once: stops media, says goodbye through the store, stops ICE.
+    private mutating func hangUp(_ how: Ending, now: Instant) {
+        guard !hungUp else { return }
+        hungUp = true
+        ending = how
+        connectDeadline = nil
+        holdDeadline = nil
+        media.stop(now: now)
+        drainMedia(now: now)
+        signal(.hangUp, now: now)
+        milestones.ended = now
+        outputs.append(.event(.ended(how)))
     }
 
     // MARK: - Signaling
@@ -146,6 +197,7 @@ public struct PeerCall {
                 outputs.append(.event(.callState(state)))
             case .zoneUnavailable(let path, let error):
                 outputs.append(.event(.zoneUnavailable("\(path): \(error)")))
+                pendingFailure = pendingFailure ?? "the room's zone is unavailable: \(path): \(error)"
             }
         }
     }
@@ -232,6 +284,9 @@ public struct PeerCall {
                 if state == .failed { events.append(.failed(epoch: epoch)) }
             case .event(.selectedPair(let pair)):
                 selectedPair = pair
+                if milestones.iceConnected == nil, let hold = configuration.lifetime.holdAfterConnect {
+                    holdDeadline = now + hold
+                }
                 milestones.iceConnected = milestones.iceConnected ?? now
                 outputs.append(.event(.selectedPair(pair)))
                 events.append(.connected(epoch: epoch))
@@ -278,6 +333,7 @@ public struct PeerCall {
             case .finished:
                 milestones.mediaFinished = milestones.mediaFinished ?? now
                 outputs.append(.event(.mediaFinished))
+                if configuration.lifetime.endAfterMedia { mediaDone = true }
             }
             if budget == 0 { break }
         }

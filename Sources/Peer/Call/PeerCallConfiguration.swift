@@ -13,18 +13,39 @@ public struct PeerCallConfiguration: Sendable {
     public var epochClock: EpochClock
     public var transport: PeerTransportConfiguration
     public var media: CallMediaConfiguration
+    /// When the call ends by itself.
+    public var lifetime: CallLifetime
     /// The seed of every random choice of the call.
     public var seed: UInt64
 
     public init(myUserID: String, remoteUserID: String, signaling: SignalingConfiguration = .default,
                 epochClock: EpochClock = EpochClock(), transport: PeerTransportConfiguration,
-                media: CallMediaConfiguration = CallMediaConfiguration(), seed: UInt64) {
+                media: CallMediaConfiguration = CallMediaConfiguration(), lifetime: CallLifetime = CallLifetime(),
+                seed: UInt64) {
         self.myUserID = myUserID
         self.remoteUserID = remoteUserID
         self.signaling = signaling
         self.epochClock = epochClock
         self.transport = transport
         self.media = media
+        self.lifetime = lifetime
         self.seed = seed
+    }
+}
+
+/// When a call hangs up by itself: these are decisions of the call, so the machine takes them
+/// on its own deadlines, the same in the real runner and the simulator.
+public struct CallLifetime: Sendable {
+    /// Fail and hang up when no pair is selected this long after the start (nil: never).
+    public var connectTimeout: Duration?
+    /// Hang up this long after the first pair is selected (nil: not for that reason).
+    public var holdAfterConnect: Duration?
+    /// Hang up once every media stream this peer takes part in is done.
+    public var endAfterMedia: Bool
+
+    public init(connectTimeout: Duration? = nil, holdAfterConnect: Duration? = nil, endAfterMedia: Bool = false) {
+        self.connectTimeout = connectTimeout
+        self.holdAfterConnect = holdAfterConnect
+        self.endAfterMedia = endAfterMedia
     }
 }

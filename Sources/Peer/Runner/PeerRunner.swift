@@ -13,14 +13,8 @@ import ZoneCore
 
 /// Runs one peer's call on real sockets until it ends.
 public final class PeerRunner: @unchecked Sendable {
-    /// When the call ends, besides the user's interrupt.
+    /// What the driver adds to the call (when the call ends is the call's own `lifetime`).
     public struct Options: Sendable {
-        /// Fail when no pair is selected this long after the start.
-        public var connectTimeout: Duration = .seconds(30)
-        /// Hang up once every media stream is finished.
-        public var endAfterMedia = true
-        /// Hang up this long after the pair is selected (nil: only on media end or interrupt).
-        public var duration: Duration?
         /// Seeded impairment of outgoing datagrams (loss, delay, jitter, reorder, duplication):
         /// the kernel here has no netem, so the peer impairs its own datagram path.
         public var impairment: ImpairmentSpec?
@@ -47,10 +41,8 @@ public final class PeerRunner: @unchecked Sendable {
     private var timer: EventLoop.Timer?
     private var timerAt: Instant?
     private var pushTask: Task<Void, Never>?
-    private var hungUp = false
-    private var hangUpAt: Instant?
+    private var goodbyeTimer: EventLoop.Timer?
     private var outcome: Outcome?
-    private var failure: String?
     private var continuation: CheckedContinuation<Outcome, Never>?
     private var pendingSends: [Endpoint: [(payload: [UInt8], to: Endpoint)]] = [:]
     private var impairment: Impairment<Transmit>?
@@ -91,9 +83,10 @@ public final class PeerRunner: @unchecked Sendable {
     /// Ends the call from any thread (SIGINT, SIGTERM): goodbye through the store, then stop.
     public func interrupt() {
         loop.execute { [self] in
-            guard outcome == nil, !hungUp else { return }
-            failure = nil
-            hangUp(interrupted: true)
+            guard outcome == nil, !call.hasHungUp else { return }
+            interrupted = true
+            call.handle(.hangUp, now: loop.clock.now())
+            pump()
         }
     }
 
@@ -112,13 +105,6 @@ public final class PeerRunner: @unchecked Sendable {
                 finish(.failed("cannot watch the socket on \(endpoint): \(error)"))
                 return
             }
-        }
-        let now = loop.clock.now()
-        loop.schedule(at: now + options.connectTimeout) { [self] in
-            guard outcome == nil, !hungUp, call.selectedPair == nil else { return }
-            failure = "no connection within \(options.connectTimeout) (call \(call.signaling.negotiator.state), ICE \(call.iceState))"
-                + (call.relayFailure.map { "; relay \($0)" } ?? "")
-            hangUp(interrupted: false)
         }
         // The push stream is opened before the call starts, so no record saved after the call's
         // first fetch can go unannounced.
@@ -187,33 +173,13 @@ public final class PeerRunner: @unchecked Sendable {
     }
 
     private func observe(_ event: PeerCall.Event, now: Instant) {
-        switch event {
-        case .mediaFinished:
-            if options.endAfterMedia, !hungUp { hangUp(interrupted: false) }
-        case .selectedPair:
-            if let duration = options.duration, hangUpAt == nil {
-                hangUpAt = now + duration
-                loop.schedule(at: now + duration) { [self] in if !hungUp { hangUp(interrupted: false) } }
+        if case .ended = event, goodbyeTimer == nil {
+            // The goodbye is store requests; a store that stopped answering must not hold us.
+            goodbyeTimer = loop.schedule(at: now + options.goodbyeTimeout) { [self] in
+                if outcome == nil { finishNow() }
             }
-        case .zoneUnavailable(let reason):
-            if !hungUp {
-                failure = "the room's zone is unavailable: \(reason)"
-                hangUp(interrupted: false)
-            }
-        case .callState, .iceState, .frame, .relay:
-            break
         }
         observer(event, call)
-    }
-
-    private func hangUp(interrupted: Bool) {
-        hungUp = true
-        self.interrupted = interrupted
-        call.handle(.hangUp, now: loop.clock.now())
-        loop.schedule(at: loop.clock.now() + options.goodbyeTimeout) { [self] in
-            if outcome == nil { finishNow() }
-        }
-        pump()
     }
 
     private func startNextStoreRequest() {
@@ -249,17 +215,15 @@ public final class PeerRunner: @unchecked Sendable {
     }
 
     private func finishIfDone() {
-        guard hungUp, outcome == nil, !storeBusy, storeQueue.isEmpty else { return }
+        guard call.hasHungUp, outcome == nil, !storeBusy, storeQueue.isEmpty else { return }
         finishNow()
     }
 
     private func finishNow() {
-        if interrupted {
-            finish(.interrupted)
-        } else if let failure {
-            finish(.failed(failure))
-        } else {
-            finish(.completed)
+        switch (interrupted, call.ending) {
+        case (true, _): finish(.interrupted)
+        case (false, .failed(let why)): finish(.failed(why))
+        case (false, _): finish(.completed)
         }
     }
 

@@ -269,7 +269,7 @@ public struct CallTrial {
                     trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 3, text: "relay \(what)")
                 case .zoneUnavailable(let why):
                     trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
-                case .frame, .mediaFinished:
+                case .frame, .mediaFinished, .ended:
                     break
                 }
             }

@@ -176,16 +176,15 @@ struct PeerSetup {
             transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
                                                   turnServers: turn, relayOnly: relayOnly),
             media: CallMediaConfiguration(send: outgoing, receive: record != nil, pace: pace),
+            lifetime: CallLifetime(connectTimeout: connectTimeout, holdAfterConnect: duration,
+                                   endAfterMedia: outgoing != nil || record != nil),
             seed: seed)
         let call: PeerCall
         do { call = try PeerCall(configuration: configuration, binding: binding) } catch {
             return fail("cannot start the call: \(error)")
         }
         var options = PeerRunner.Options()
-        options.connectTimeout = connectTimeout
-        options.duration = duration
         options.impairment = impairment
-        options.endAfterMedia = outgoing != nil || record != nil
         let progress = ProgressLine(enabled: !json && isatty(STDERR_FILENO) == 1)
         let recorder = record.map { Recorder(path: $0) }
         let runner: PeerRunner
