@@ -62,6 +62,13 @@ struct PeerSummary: Codable {
         media = s.media
     }
 
+    /// The summary a `zonertc peer --json` child printed last, if it printed one.
+    init?(lastLineOf output: String) {
+        guard let line = output.split(separator: "\n").last,
+              let summary = try? JSONDecoder().decode(PeerSummary.self, from: Data(line.utf8)) else { return nil }
+        self = summary
+    }
+
     static func ms(_ value: Double?) -> String {
         value.map { String(format: "%.1f ms", $0) } ?? "—"
     }
@@ -112,4 +119,11 @@ final class ProgressLine: @unchecked Sendable {
         guard enabled, !last.isEmpty else { return }
         FileHandle.standardError.write(Data("\n".utf8))
     }
+}
+
+/// The nearest-rank percentile `p` (0…1) of `values`, or nil when there are none.
+func percentile(_ values: [Double], _ p: Double) -> Double? {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return nil }
+    return sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
 }

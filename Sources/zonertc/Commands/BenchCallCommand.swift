@@ -65,13 +65,9 @@ enum BenchCallCommand {
             }
         }
         if progress { FileHandle.standardError.write(Data("\n".utf8)) }
-        func pct(_ values: [Double], _ p: Double) -> Double? {
-            let v = values.sorted()
-            return v.isEmpty ? nil : v[min(v.count - 1, Int((p * Double(v.count)).rounded(.up)) - 1)]
-        }
-        let result = Result(calls: calls, failures: failures, firstFrameP50Ms: pct(firstFrames, 0.5),
-                            firstFrameP99Ms: pct(firstFrames, 0.99), iceConnectedP50Ms: pct(connects, 0.5),
-                            iceConnectedP99Ms: pct(connects, 0.99), samplesMs: firstFrames)
+        let result = Result(calls: calls, failures: failures, firstFrameP50Ms: percentile(firstFrames, 0.5),
+                            firstFrameP99Ms: percentile(firstFrames, 0.99), iceConnectedP50Ms: percentile(connects, 0.5),
+                            iceConnectedP99Ms: percentile(connects, 0.99), samplesMs: firstFrames)
         if json {
             print((try? Terminal.json(result)) ?? "{}")
         } else {

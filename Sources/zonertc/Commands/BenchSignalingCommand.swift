@@ -115,10 +115,7 @@ enum BenchSignalingCommand {
                         let sb = await b.wait(timeout: timeout + .seconds(10))
                         if sa == nil { await a.stop() }
                         if sb == nil { await b.stop() }
-                        let summaries = [a, b].map { p -> PeerSummary? in
-                            guard let line = p.stdout.split(separator: "\n").last else { return nil }
-                            return try? JSONDecoder().decode(PeerSummary.self, from: Data(line.utf8))
-                        }
+                        let summaries = [a, b].map { PeerSummary(lastLineOf: $0.stdout) }
                         if sa == 0, sb == 0, let x = summaries[0], let y = summaries[1],
                            let ca = x.iceConnectedMs, let cb = y.iceConnectedMs {
                             result.ok = true
@@ -150,14 +147,11 @@ enum BenchSignalingCommand {
                 let mine = results.filter { $0.profile == profile && $0.strategy == strategy }
                 let times = mine.compactMap(\.convergenceMs).sorted()
                 let ok = mine.filter(\.ok)
-                func pct(_ p: Double) -> Double? {
-                    times.isEmpty ? nil : times[min(times.count - 1, Int((p * Double(times.count)).rounded(.up)) - 1)]
-                }
                 let sig = ok.compactMap(\.signalingCompleteMs).sorted()
                 rows.append(Row(
                     profile: profile, strategy: strategy, calls: mine.count, failures: mine.count - ok.count,
-                    p50Ms: pct(0.5), p90Ms: pct(0.9), p99Ms: pct(0.99), maxMs: times.last,
-                    signalingP50Ms: sig.isEmpty ? nil : sig[(sig.count - 1) / 2],
+                    p50Ms: percentile(times, 0.5), p90Ms: percentile(times, 0.9), p99Ms: percentile(times, 0.99), maxMs: times.last,
+                    signalingP50Ms: percentile(sig, 0.5),
                     storeRequestsPerCall: ok.isEmpty ? nil : Double(ok.compactMap(\.storeRequests).reduce(0, +)) / Double(ok.count),
                     recordsFetchedPerCall: ok.isEmpty ? nil : Double(ok.compactMap(\.recordsFetched).reduce(0, +)) / Double(ok.count)))
             }

@@ -119,10 +119,7 @@ struct CallPlan {
                 }
             }
         }
-        let summaries = peers.map { peer -> PeerSummary? in
-            guard let line = peer.stdout.split(separator: "\n").last else { return nil }
-            return try? JSONDecoder().decode(PeerSummary.self, from: Data(line.utf8))
-        }
+        let summaries = peers.map { PeerSummary(lastLineOf: $0.stdout) }
         if statuses.contains(where: { $0 == nil }) {
             return await failure("a peer did not end within \(timeout)")
         }
