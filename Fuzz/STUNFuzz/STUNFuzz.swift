@@ -4,8 +4,10 @@
 // thing. A trap here — a failed `precondition`, a failed `try!`, an out-of-bounds read caught by
 // AddressSanitizer — is a bug: hostile bytes must only ever produce a thrown STUNError.
 //
-// Built by Fuzz/run-fuzz.sh together with the ZoneCore and STUN sources into one module, so there
-// is no `import` of either; libFuzzer supplies `main`.
+// Built by Fuzz/run-fuzz.sh against the modules listed in `modules`; libFuzzer supplies `main`.
+
+@testable import STUN
+import ZoneCore
 
 /// A fixed key for the integrity round trips (the fuzzer cannot guess MACs anyway).
 private let fuzzKey = STUNIntegrityKey(bytes: Array("fuzz-key".utf8))
