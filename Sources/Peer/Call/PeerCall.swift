@@ -53,6 +53,8 @@ public struct PeerCall {
         case relay(String)
         /// The call hung up, by the user's wish or by itself (`ending` says how it went).
         case ended(Ending)
+        /// A record the remote peer wrote was dropped: its name and why (for a warning).
+        case rejectedRecord(String)
     }
 
     /// How a call ended.
@@ -198,6 +200,8 @@ public struct PeerCall {
             case .zoneUnavailable(let path, let error):
                 outputs.append(.event(.zoneUnavailable("\(path): \(error)")))
                 pendingFailure = pendingFailure ?? "the room's zone is unavailable: \(path): \(error)"
+            case .rejected(let problem):
+                outputs.append(.event(.rejectedRecord(problem.description)))
             }
         }
     }

@@ -49,6 +49,7 @@ public final class PeerRunner: @unchecked Sendable {
     /// Called on the loop's thread for every event of the call (progress lines, logs).
     private let observer: @Sendable (PeerCall.Event, PeerCall) -> Void
     private let snapshot = Mutex<PeerCallSnapshot?>(nil)
+    private let log = Logger(component: "peer")
 
     public struct Transmit: Sendable {
         var bytes: [UInt8]
@@ -179,6 +180,8 @@ public final class PeerRunner: @unchecked Sendable {
                 if outcome == nil { finishNow() }
             }
         }
+        // What the other user wrote and we dropped: never a silent wait.
+        if case .rejectedRecord(let why) = event { log.warning(why) }
         observer(event, call)
     }
 

@@ -44,6 +44,8 @@ public struct CallSignaling: Sendable {
         case report(CallState)
         /// An ingestion path stopped: the zone is gone or access was lost.
         case zoneUnavailable(path: String, StoreError)
+        /// A record the remote peer wrote was dropped (malformed or refused): log it.
+        case rejected(SignalInbox.Problem)
     }
 
     public let configuration: SignalingConfiguration
@@ -173,6 +175,8 @@ public struct CallSignaling: Sendable {
             case .report(let state):
                 out.append(.report(state))
                 for i in paths.indices { sync(i, .negotiating(state.isNegotiating), now, &out) }
+            case .rejected(let problem):
+                out.append(.rejected(problem))
             }
         }
     }
@@ -215,6 +219,8 @@ public struct SignalingCounters: Hashable, Sendable, Codable {
     public var storeRequests: Int { requests.total }
     /// Records (and held chunks) dropped for a stale epoch.
     public var staleDrops: Int { inbox.staleDrops }
+    /// Signal records dropped as malformed or refused (an epoch too far ahead, too many chunks).
+    public var malformedRecords: Int { inbox.malformed }
     /// Record versions (or chunk seqs) seen twice.
     public var duplicates: Int { inbox.duplicates }
     /// Chunks held for their description.

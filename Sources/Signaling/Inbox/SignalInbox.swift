@@ -12,6 +12,7 @@
 // and hands the negotiator each remaining record once: sessions, then descriptions by epoch,
 // then candidates.
 import RecordStore
+import ZoneCore
 
 /// Turns fetched records into deliveries for the negotiator, each once and in order.
 public struct SignalInbox: Sendable {
@@ -67,12 +68,25 @@ public struct SignalInbox: Sendable {
     }
 
     /// A problem with something the remote peer wrote.
-    public enum Problem: Hashable, Sendable {
-        /// A record that could not be read.
+    public enum Problem: Hashable, Sendable, CustomStringConvertible {
+        /// A record that could not be read (or was refused).
         case record(SignalRecordError)
         /// A candidate string inside a chunk that could not be read.
         case candidate(recordName: String, CandidateParseError)
+
+        /// One line for the log: the record's name and what was wrong.
+        public var description: String {
+            switch self {
+            case .record(let error): return "dropped \(error)"
+            case .candidate(let name, let error):
+                return "dropped a candidate of \(SDPGrammar.quoted(name, limit: 80)): \(error)"
+            }
+        }
     }
+
+    /// Chunks held for one epoch at most (waiting for their description or an earlier seq); more
+    /// are refused as malformed. Ours send a handful per epoch.
+    public static let maxHeldChunks = 256
 
     /// The result of ingesting records.
     public struct Output: Sendable {
@@ -93,6 +107,9 @@ public struct SignalInbox: Sendable {
     public let remoteUserID: String
     public let sessionKey: String
     public let protections: SignalingProtections
+    /// How far ahead of `now` a remote record's epoch may be; further is refused as malformed.
+    /// nil: no limit (only for tests that feed records without a clock).
+    public let maxEpochLead: Duration?
     public private(set) var counters = Counters()
     /// Records of epochs below this are stale.
     public private(set) var floor: CallEpoch?
@@ -102,11 +119,33 @@ public struct SignalInbox: Sendable {
     private var queues: [CallEpoch: CandidateQueue] = [:]
 
     public init(myUserID: String, remoteUserID: String, sessionKey: String,
-                protections: SignalingProtections = .all) {
+                protections: SignalingProtections = .all, maxEpochLead: Duration? = nil) {
         self.myUserID = myUserID
         self.remoteUserID = remoteUserID
         self.sessionKey = sessionKey
         self.protections = protections
+        self.maxEpochLead = maxEpochLead
+    }
+
+    /// Why `epoch` of `record` is refused at `now`: further ahead than `maxEpochLead`; nil when
+    /// it is acceptable (or there is no limit, or no clock).
+    public func refusal(of epoch: CallEpoch, in record: Record, now: Instant?) -> SignalRecordError? {
+        guard let lead = maxEpochLead, let now else { return nil }
+        // Saturating: a lead of years or a clock near the end of time must not trap.
+        let leadMs = lead.components.seconds.multipliedReportingOverflow(by: 1000)
+        let nowMs = now.millisecondsSinceEpoch
+        let latest = nowMs.addingReportingOverflow(leadMs.overflow ? .max : leadMs.partialValue)
+        let bound = latest.overflow || leadMs.overflow ? Int64.max : latest.partialValue
+        guard epoch.milliseconds > bound else { return nil }
+        return SignalRecordError(.epochTooFarAhead, recordName: record.id.recordName, field: SignalField.callEpoch,
+                                 detail: "epoch \(epoch) is more than \(lead) ahead of this device's clock "
+                                    + "(\(nowMs) ms)")
+    }
+
+    /// Counts a record refused outside `ingest` (the session record read by name) as malformed.
+    public mutating func refuse(_ error: SignalRecordError) -> Problem {
+        counters.malformed += 1
+        return .record(error)
     }
 
     /// Ingests fetched records, in any order.
@@ -122,11 +161,12 @@ public struct SignalInbox: Sendable {
                                    modifiedMs: record.modified?.timestamp)
     }
 
-    public mutating func ingest(_ records: [Record]) -> Output {
+    /// `now` bounds how far ahead a remote epoch may be (`maxEpochLead`).
+    public mutating func ingest(_ records: [Record], now: Instant? = nil) -> Output {
         var output = Output()
         var sessions: [(SignalSession, Record)] = []
         var envelopes: [(SignalEnvelope, Record)] = []
-        var chunks: [SignalIceChunk] = []
+        var chunks: [(chunk: SignalIceChunk, recordName: String)] = []
         for record in records {
             counters.received += 1
             let key = VersionKey(name: record.id.recordName, tag: record.recordChangeTag ?? "")
@@ -171,6 +211,11 @@ public struct SignalInbox: Sendable {
                 counters.foreignSession += 1
                 continue
             }
+            if let epoch = content.callEpoch, let refused = refusal(of: epoch, in: record, now: now) {
+                counters.malformed += 1
+                output.problems.append(.record(refused))
+                continue
+            }
             if isStale(content.callEpoch) {
                 counters.staleDrops += 1
                 continue
@@ -181,7 +226,7 @@ public struct SignalInbox: Sendable {
             case .iceChunk(let chunk):
                 counters.invalidCandidates += chunk.rejectedCandidates.count
                 output.problems += chunk.rejectedCandidates.map { .candidate(recordName: record.id.recordName, $0) }
-                chunks.append(chunk)
+                chunks.append((chunk, record.id.recordName))
             case .room, .member: break
             }
         }
@@ -192,8 +237,17 @@ public struct SignalInbox: Sendable {
         let ordered = envelopes.sorted { rank($0.0) < rank($1.0) }
         for (envelope, record) in ordered { output.deliveries.append(.envelope(envelope, record)) }
         counters.delivered += sessions.count + envelopes.count
-        for chunk in chunks.sorted(by: { ($0.callEpoch, $0.seq) < ($1.callEpoch, $1.seq) }) {
+        let sortedChunks = chunks.sorted { ($0.chunk.callEpoch, $0.chunk.seq) < ($1.chunk.callEpoch, $1.chunk.seq) }
+        for (chunk, recordName) in sortedChunks {
             var q = queues[chunk.callEpoch] ?? CandidateQueue(epoch: chunk.callEpoch)
+            if q.heldCount >= Self.maxHeldChunks {
+                counters.malformed += 1
+                output.problems.append(.record(SignalRecordError(
+                    .tooManyHeldChunks, recordName: recordName, field: SignalField.seq,
+                    detail: "seq \(chunk.seq) refused: \(q.heldCount) chunks of epoch \(chunk.callEpoch) "
+                        + "are already held (at most \(Self.maxHeldChunks))")))
+                continue
+            }
             output.deliveries += q.insert(chunk, protections, &counters)
             queues[chunk.callEpoch] = q
         }

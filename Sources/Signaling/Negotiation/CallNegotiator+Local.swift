@@ -17,7 +17,7 @@ extension CallNegotiator {
     /// offer, the other peer waits for it.
     mutating func sessionLookedUp(_ results: [LookupResult], now: Instant, _ out: inout [Action]) {
         guard state == .preparing else { return }
-        if case .found(let record)? = results.first { learnSession(record) }
+        if case .found(let record)? = results.first { learnSession(record, now: now, &out) }
         if roles.isOfferCreator {
             startEpoch(now: now, &out)
         } else {
@@ -32,8 +32,22 @@ extension CallNegotiator {
 
     /// Takes in a version of the session record: its epoch is known to exist, so ours must be
     /// higher, and everything below it is stale.
-    mutating func learnSession(_ record: Record) {
-        guard let session = try? SignalSession(decoding: record) else { return }
+    /// A version that cannot be read, or names an epoch too far ahead, is dropped and reported; its
+    /// change tag is still kept, so our next save goes over it (and replaces it).
+    mutating func learnSession(_ record: Record, now: Instant, _ out: inout [Action]) {
+        let session: SignalSession
+        do {
+            session = try SignalSession(decoding: record)
+        } catch {
+            sessionRecord = record
+            out.append(.rejected(inbox.refuse(error)))
+            return
+        }
+        if let refused = inbox.refusal(of: session.callEpoch, in: record, now: now) {
+            sessionRecord = record
+            out.append(.rejected(inbox.refuse(refused)))
+            return
+        }
         sessionRecord = record
         epochClock.observe(session.callEpoch)
         inbox.raiseFloor(to: session.callEpoch)

@@ -7,7 +7,8 @@ import ZoneCore
 extension CallNegotiator {
     mutating func recordsFetched(_ records: [Record], deleted: [RecordID], now: Instant, _ out: inout [Action]) {
         collector?.forget(deleted)
-        let output = inbox.ingest(records)
+        let output = inbox.ingest(records, now: now)
+        for problem in output.problems { out.append(.rejected(problem)) }
         collector?.observe(output.observed)
         // Our own answers in the zone: those epochs were answered, whatever this process remembers.
         for summary in output.observed where summary.ownerUserID == myUserID

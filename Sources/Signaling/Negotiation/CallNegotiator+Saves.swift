@@ -38,7 +38,7 @@ extension CallNegotiator {
             } else {
                 sessionLookedUp([], now: now, &out)
             }
-        case .fetchNow, .ice, .report:
+        case .fetchNow, .ice, .report, .rejected:
             break
         }
     }
@@ -142,18 +142,31 @@ extension CallNegotiator {
     private mutating func sessionCollided(epoch: CallEpoch, offer: Record?, server: Record?, now: Instant,
                                           _ out: inout [Action]) {
         counters.sessionConflicts += 1
-        guard let server, let theirs = try? SignalSession(decoding: server) else {
+        guard let server else {
             counters.saveFailures += 1
             return
         }
+        // A version that cannot be read or names an epoch too far ahead is dropped and reported,
+        // and ours is saved over it like over a lower epoch: the pair's session must stay usable.
+        var theirs: SignalSession?
+        do {
+            let decoded = try SignalSession(decoding: server)
+            if let refused = inbox.refusal(of: decoded.callEpoch, in: server, now: now) {
+                out.append(.rejected(inbox.refuse(refused)))
+            } else {
+                theirs = decoded
+            }
+        } catch {
+            out.append(.rejected(inbox.refuse(error)))
+        }
         sessionRecord = server
-        epochClock.observe(theirs.callEpoch)
-        if theirs.callEpoch > epoch {
+        if let theirs { epochClock.observe(theirs.callEpoch) }
+        if let theirs, theirs.callEpoch > epoch {
             abandonOffer(for: theirs.callEpoch)
             out.append(.fetchNow)
             return
         }
-        if theirs.callEpoch == epoch {
+        if let theirs, theirs.callEpoch == epoch {
             negotiation.localOfferPublished()
             return
         }
@@ -169,8 +182,10 @@ extension CallNegotiator {
     /// Sends `action` again after the store's `retryAfter`, or after an exponential backoff.
     mutating func retry(_ action: Action, _ error: StoreError, now: Instant) {
         let wait: Duration
-        if let seconds = error.retryAfter {
-            wait = .milliseconds(Int64((seconds * 1000).rounded(.up)))
+        if let seconds = error.retryAfter, seconds.isFinite, seconds >= 0 {
+            // The store's value: bounded before conversion (a huge or odd one must not trap).
+            let cap = Double(configuration.retryCap.nanoseconds) / 1e9
+            wait = .milliseconds(Int64((min(seconds, cap) * 1000).rounded(.up)))
         } else {
             let base = configuration.retryBase.nanoseconds
             let scaled = base.multipliedReportingOverflow(by: Int64(1) << min(retryAttempt, 30))

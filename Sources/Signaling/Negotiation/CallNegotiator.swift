@@ -30,6 +30,9 @@ public struct CallNegotiator: Sendable {
         public var mediaAttributes: [SDPAttribute] = []
         /// Whether the offer creator starts a new epoch by itself when ICE fails.
         public var restartOnICEFailure = true
+        /// How far ahead of this device's clock a remote epoch may be: records beyond are refused
+        /// as malformed (an epoch near `Int64.max` would leave no room for any later epoch).
+        public var maxEpochLead: Duration = .seconds(86_400)
 
         public init() {}
     }
@@ -105,6 +108,8 @@ public struct CallNegotiator: Sendable {
         case ice(ICECommand)
         /// The call's state changed.
         case report(CallState)
+        /// A record the remote peer wrote was dropped (malformed or refused): log it.
+        case rejected(SignalInbox.Problem)
     }
 
     /// What an in-flight save is.
@@ -191,7 +196,7 @@ public struct CallNegotiator: Sendable {
         self.configuration = configuration
         negotiation = PerfectNegotiation(polite: roles.isPolite)
         inbox = SignalInbox(myUserID: myUserID, remoteUserID: remoteUserID, sessionKey: sessionKey.rawValue,
-                            protections: configuration.protections)
+                            protections: configuration.protections, maxEpochLead: configuration.maxEpochLead)
         collector = configuration.garbageCollection.map { SignalGarbageCollector(myUserID: myUserID, policy: $0) }
         random = SeededRandom(seed: seed)
         mediaSessionID = random.next() >> 1

@@ -30,7 +30,9 @@ public struct EpochClock: Hashable, Sendable {
     /// A new epoch: the current millisecond, or one more than `last` if that is not higher.
     public mutating func next(now: Instant) -> CallEpoch {
         var ms = now.millisecondsSinceEpoch
-        if let last, last.milliseconds >= ms { ms = last.milliseconds + 1 }
+        // Saturating: `last` may come from a record the other user wrote (the inbox refuses epochs
+        // far ahead of now, but a device must not trap on any value it observed).
+        if let last, last.milliseconds >= ms { ms = last.milliseconds == .max ? .max : last.milliseconds + 1 }
         let epoch = CallEpoch(milliseconds: ms)
         last = epoch
         return epoch

@@ -31,6 +31,11 @@ public struct SignalRecordError: Error, Hashable, Sendable, CustomStringConverti
         case malformedCandidateBatch
         /// An envelope's `payload` is not a session description; `sdpError` says why.
         case invalidSessionDescription
+        /// `callEpoch` is further ahead of this device's clock than the configured lead allows: a
+        /// record that would pin every later epoch of the pair near `Int64.max`.
+        case epochTooFarAhead
+        /// A chunk would exceed what the inbox holds for one epoch (a flood of out-of-order chunks).
+        case tooManyHeldChunks
     }
 
     /// What was wrong.

@@ -269,6 +269,8 @@ public struct CallTrial {
                     trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 3, text: "relay \(what)")
                 case .zoneUnavailable(let why):
                     trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
+                case .rejectedRecord(let why):
+                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 4, text: "rejected \(why)")
                 case .frame, .mediaFinished, .ended:
                     break
                 }

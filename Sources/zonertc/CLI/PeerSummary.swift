@@ -29,6 +29,8 @@ struct PeerSummary: Codable {
     var staleDrops: Int?
     var duplicates: Int?
     var resets: Int?
+    /// Signal records the other user wrote that were dropped as malformed or refused.
+    var malformedRecords: Int?
     var media: CallMediaStats?
 
     init(me: String, remote: String, room: String, sync: String, outcome: PeerRunner.Outcome,
@@ -59,6 +61,7 @@ struct PeerSummary: Codable {
         staleDrops = s.signaling.staleDrops
         duplicates = s.signaling.duplicates
         resets = s.signaling.resets
+        malformedRecords = s.signaling.malformedRecords
         media = s.media
     }
 
@@ -81,7 +84,8 @@ struct PeerSummary: Codable {
         if let path { lines.append("  path                \(path): \(localCandidate ?? "?") → \(remoteCandidate ?? "?")") }
         if let storeRequests {
             lines.append("  store               \(storeRequests) requests, \(recordsFetched ?? 0) records fetched, "
-                         + "\(staleDrops ?? 0) stale dropped, \(duplicates ?? 0) duplicates, \(resets ?? 0) resets")
+                         + "\(staleDrops ?? 0) stale dropped, \(duplicates ?? 0) duplicates, \(resets ?? 0) resets, "
+                         + "\(malformedRecords ?? 0) malformed records")
         }
         if let media, let text = media.summaryText { lines.append(text) }
         return lines.joined(separator: "\n")

@@ -55,6 +55,8 @@ final class TestPeer {
                 reports.append(state)
             case .zoneUnavailable(let path, _):
                 unavailable.append(path)
+            case .rejected:
+                break
             case .store:
                 Issue.record("the driver left a store request undone")
             }
