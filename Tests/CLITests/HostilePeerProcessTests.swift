@@ -1,0 +1,76 @@
+import Foundation
+import RecordStore
+import Signaling
+import StoreServer
+import Testing
+import TestSupport
+import ZoneCore
+
+/// `zonertc peer` against what the other user of the room wrote to hurt it (issue #13): real
+/// processes through a real store daemon.
+@Suite("zonertc peer against hostile records", .serialized)
+struct HostilePeerProcessTests {
+    /// Registers `user` on the daemon and returns its token.
+    private func token(_ user: String, _ daemon: DaemonProcess) async throws -> String {
+        try await RemoteStoreClient.register(userName: user, at: daemon.endpoint)
+    }
+
+    private func client(_ user: String, token: String, _ daemon: DaemonProcess) -> RemoteStoreClient {
+        RemoteStoreClient(configuration: .init(endpoint: daemon.endpoint, token: token), userRecordName: user,
+                          deviceID: "\(user)-device")
+    }
+
+    private func peer(_ me: String, _ remote: String, room: RoomID, token: String, owner: Bool,
+                      _ daemon: DaemonProcess) throws -> ChildProcess {
+        try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", room.rawValue, "--me", me,
+                      "--remote", remote, "--token", token, "--duration", "300ms", "--connect-timeout", "20s",
+                      "--json"] + (owner ? ["--owner"] : []))
+    }
+
+    @Test("a SignalSession and an offer with callEpoch Int64.max: logged, counted, and the room still works")
+    func largestEpochInTheRoom() async throws {
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        let room = try RoomID("room_hstl0001")
+        let aliceToken = try await token("alice", daemon), bobToken = try await token("bob", daemon)
+        // Alice's room exists; Bob joins it and writes the hostile session and offer.
+        let alice = client("alice", token: aliceToken, daemon)
+        _ = try await alice.setUp(RoomSetup(roomID: room, role: .owner, myUserID: "alice", displayName: "alice"))
+            .get()
+        let bob = client("bob", token: bobToken, daemon)
+        let binding = try await bob.setUp(RoomSetup(roomID: room, role: .participant(ownerUserID: "alice"),
+                                                    myUserID: "bob", displayName: "bob")).get()
+        let key = try SessionKey(roomID: room, users: "alice", "bob")
+        let names = SignalRecordNames(sessionKey: key)
+        let evil = CallEpoch(milliseconds: .max)
+        let session = SignalSession(sessionKey: key.rawValue, roomID: room.rawValue, userID: "bob",
+                                    otherUserID: "alice", callEpoch: evil, updatedAtMs: 0)
+            .record(over: nil, name: names.session, in: binding.zone)
+        var offer = session
+        offer.recordType = SignalRecordType.envelope
+        offer.id = RecordID(recordName: names.envelope(epoch: evil, type: .offer), zoneID: binding.zone)
+        offer.fields = [SignalField.sessionKey: .string(key.rawValue), SignalField.roomID: .string(room.rawValue),
+                        SignalField.callEpoch: .int64(.max), SignalField.ownerUserId: .string("bob"),
+                        SignalField.envelopeType: .string("offer"), SignalField.payload: .string("v=0 garbage"),
+                        SignalField.updatedAt: .timestamp(0)]
+        let saved = await bob.perform(StoreRequest(scope: binding.scope, .modifyRecords(
+            ModifyRecordsRequest(saves: [session, offer], savePolicy: .allKeys, atomic: false))))
+        guard case .modified(let result) = saved, result.results.allSatisfy({ $0.record != nil })
+        else {
+            Issue.record("the hostile records were not saved: \(saved)")
+            return
+        }
+
+        // An honest call in that room: Alice (the offer creator) reads the hostile session first.
+        let a = try peer("alice", "bob", room: room, token: aliceToken, owner: true, daemon)
+        let b = try peer("bob", "alice", room: room, token: bobToken, owner: false, daemon)
+        let (statusA, statusB) = try await offPool { (a.wait(seconds: 60), b.wait(seconds: 60)) }
+        #expect(statusA == 0, "alice: \(a.stderr)\n\(a.stdout)")
+        #expect(statusB == 0, "bob: \(b.stderr)\n\(b.stdout)")
+        #expect(a.stderr.contains("warning") && a.stderr.contains(names.session), "alice logged: \(a.stderr)")
+        #expect(a.stderr.contains("ahead of this device's clock"), "alice logged: \(a.stderr)")
+        struct Summary: Decodable { var outcome: String; var malformedRecords: Int? }
+        let summary = try JSONDecoder().decode(Summary.self, from: Data((a.stdout.split(separator: "\n").last ?? "").utf8))
+        #expect(summary.outcome == "completed")
+        #expect((summary.malformedRecords ?? 0) >= 1, "alice: \(a.stdout)")
+    }
+}
