@@ -34,9 +34,13 @@ final class MemoryCallHarness {
     /// Datagrams in flight: (deliver at, bytes, from, to).
     var wire: [(at: Instant, bytes: [UInt8], from: Endpoint, to: Endpoint)] = []
     var latency: Duration = .microseconds(100)
+    /// Peers whose process is gone (kill -9): nothing is fed to them, datagrams to them vanish.
+    var killed: Set<ObjectIdentifier> = []
+    /// While true every datagram is lost (the path fails; the store still works).
+    var partitioned = false
 
     init(strategy: SyncStrategy = .hybrid, media: (CallMediaConfiguration, CallMediaConfiguration) = (.init(), .init()),
-         lifetime: CallLifetime = CallLifetime()) async throws
+         lifetime: CallLifetime = CallLifetime(), consent: ConsentConfiguration = ConsentConfiguration()) async throws
     {
         clock = ManualClock(start: .seconds(1_700_000_000))
         var options = EmbeddedStore.Options.inMemoryForTests
@@ -52,7 +56,8 @@ final class MemoryCallHarness {
             let binding = try await client.setUp(setup).get()
             let configuration = PeerCallConfiguration(
                 myUserID: user, remoteUserID: remote, signaling: .standard(strategy),
-                transport: PeerTransportConfiguration(hostAddresses: [Endpoint(address: .loopbackV4, port: port)]),
+                transport: PeerTransportConfiguration(hostAddresses: [Endpoint(address: .loopbackV4, port: port)],
+                                                      consent: consent),
                 media: media, lifetime: lifetime, seed: seed)
             let peer = MemoryPeer(client: client, call: try PeerCall(configuration: configuration, binding: binding))
             peer.mailbox.collect(try await client.notifications())
@@ -82,7 +87,7 @@ final class MemoryCallHarness {
                 let outcome = await peer.client.perform(request)
                 peer.call.handle(.signaling(.reply(origin, outcome)), now: now)
             case .transmit(let bytes, let from, let to):
-                wire.append((now + latency, bytes, from, to))
+                if !partitioned { wire.append((now + latency, bytes, from, to)) }
             case .event(.callState(let state)):
                 peer.states.append(state)
             case .event(.frame(let frame)):
@@ -103,19 +108,21 @@ final class MemoryCallHarness {
             spins += 1
             await Task.yield()
         }
-        for peer in [a, b] {
+        let running = [a, b].filter { !killed.contains(ObjectIdentifier($0)) }
+        for peer in running {
             for note in peer.mailbox.drain() { await feed(peer, .signaling(.notification(note))) }
         }
         let due = wire.filter { $0.at <= now }
         wire.removeAll { $0.at <= now }
         for d in due {
             let peer = d.to.port == 41000 ? a : b
+            guard !killed.contains(ObjectIdentifier(peer)) else { continue }
             await feed(peer, .datagram(d.bytes, from: d.from, to: d.to))
         }
-        for peer in [a, b] {
+        for peer in running {
             if let deadline = peer.call.nextDeadline, deadline <= now { await feed(peer, .timer) }
         }
-        let next = ([a.call.nextDeadline, b.call.nextDeadline] + wire.map(\.at)).compactMap { $0 }.min()
+        let next = (running.map(\.call.nextDeadline) + wire.map(\.at)).compactMap { $0 }.min()
         let target = min(next ?? now + .milliseconds(1), now + .milliseconds(1))
         if target > now { clock.advance(by: target - now) }
     }
@@ -231,5 +238,96 @@ final class MemoryCallHarness {
         let connected = try #require(h.a.call.milestones.iceConnected)
         let end = try #require(h.a.call.milestones.ended)
         #expect(end - connected >= .seconds(2) && end - connected < .milliseconds(2100))
+    }
+}
+
+/// Calls that never end (issue #13, item 6): a connected call whose path fails — the remote was
+/// killed, or every datagram is lost — restarts ICE in a new epoch a bounded number of times, then
+/// ends with `remote unreachable` within consent expiry + `reconnectTimeout`.
+@Suite struct PeerCallUnreachableTests {
+    /// Consent checked every second, lost after 3 s (RFC 7675's 5 s / 30 s, scaled down).
+    static let consent = ConsentConfiguration(interval: .seconds(1), jitter: 0.2, disconnectedAfter: .seconds(2),
+                                              expiry: .seconds(3))
+    static let lifetime = CallLifetime(reconnectAttempts: 1, reconnectTimeout: .seconds(2))
+    /// Consent expiry + reconnect timeout, and one consent period of slack for the last response.
+    static let bound: Duration = .seconds(3) + .seconds(2) + .milliseconds(1_300)
+
+    private func connected() async throws -> MemoryCallHarness {
+        let h = try await MemoryCallHarness(strategy: .push, lifetime: Self.lifetime, consent: Self.consent)
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        let up = await h.run(for: .seconds(30)) {
+            h.a.call.selectedPair != nil && h.b.call.selectedPair != nil
+                && h.a.call.signaling.negotiator.state == h.b.call.signaling.negotiator.state
+        }
+        #expect(up)
+        return h
+    }
+
+    private func expectUnreachable(_ peer: MemoryPeer, since: Instant, _ h: MemoryCallHarness) async {
+        let ended = await h.run(for: .seconds(60)) { peer.call.hasHungUp }
+        #expect(ended, "still \(peer.call.signaling.negotiator.state), ICE \(peer.call.iceState)")
+        guard case .failed(let why)? = peer.call.ending else {
+            Issue.record("ended \(String(describing: peer.call.ending))")
+            return
+        }
+        #expect(why.hasPrefix(PeerCall.remoteUnreachable), "\(why)")
+        let end = peer.call.milestones.ended ?? h.now
+        #expect(end - since <= Self.bound, "ended \(end - since) after the remote went away")
+        #expect(end - since >= .seconds(3), "ended before consent could expire: \(end - since)")
+    }
+
+    @Test func theOfferCreatorRestartsOnceThenEndsWhenTheRemoteIsKilled() async throws {
+        let h = try await connected()
+        h.killed.insert(ObjectIdentifier(h.b))
+        let killedAt = h.now
+        await expectUnreachable(h.a, since: killedAt, h)
+        // It tried a new epoch (an ICE restart through the store) before giving up.
+        #expect(h.a.call.signaling.negotiator.counters.epochsStarted == 2)
+        #expect(h.a.call.reconnectAttempts == 1)
+    }
+
+    @Test func theAnswererEndsWhenTheOfferCreatorIsKilled() async throws {
+        let h = try await connected()
+        h.killed.insert(ObjectIdentifier(h.a))
+        await expectUnreachable(h.b, since: h.now, h)
+    }
+
+    @Test func noRestartsAllowedEndsAtConsentExpiry() async throws {
+        var lifetime = Self.lifetime
+        lifetime.reconnectAttempts = 0
+        let h = try await MemoryCallHarness(strategy: .push, lifetime: lifetime, consent: Self.consent)
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        _ = await h.run(for: .seconds(30)) { h.a.call.selectedPair != nil && h.b.call.selectedPair != nil }
+        h.killed.insert(ObjectIdentifier(h.b))
+        let killedAt = h.now
+        _ = await h.run(for: .seconds(30)) { h.a.call.hasHungUp }
+        let end = try #require(h.a.call.milestones.ended)
+        #expect(end - killedAt <= .seconds(3) + .milliseconds(1_300))
+        #expect(h.a.call.signaling.negotiator.counters.epochsStarted == 1)
+        if case .failed(let why)? = h.a.call.ending { #expect(why.hasPrefix(PeerCall.remoteUnreachable)) } else {
+            Issue.record("ended \(String(describing: h.a.call.ending))")
+        }
+    }
+
+    /// A path that comes back: the restart's new epoch connects and the call goes on.
+    @Test func aPathThatComesBackReconnectsInANewEpoch() async throws {
+        let h = try await connected()
+        let first = h.a.call.signaling.negotiator.activeEpoch
+        h.partitioned = true
+        // Consent expires on both sides; A (the offer creator) starts a new epoch through the store.
+        _ = await h.run(for: .seconds(10)) { h.a.call.signaling.negotiator.counters.epochsStarted == 2 }
+        h.partitioned = false
+        let back = await h.run(for: .seconds(10)) {
+            guard case .connected(let a) = h.a.call.signaling.negotiator.state,
+                  case .connected(let b) = h.b.call.signaling.negotiator.state else { return false }
+            return a == b && a != first
+        }
+        let states = "A \(h.a.call.signaling.negotiator.state) ICE \(h.a.call.iceState), "
+            + "B \(h.b.call.signaling.negotiator.state) ICE \(h.b.call.iceState)"
+        #expect(back, "\(states)")
+        _ = await h.run(for: .seconds(5)) { h.a.call.hasHungUp }
+        #expect(!h.a.call.hasHungUp && !h.b.call.hasHungUp)
     }
 }

@@ -34,6 +34,7 @@ struct EpochTransport {
             credentials: Credentials(ufrag: credentials.usernameFragment, password: credentials.password),
             seed: seed)
         agent.pacing = configuration.pacing
+        agent.consent = configuration.consent
         var transport = try ICETransport(configuration: configuration.transport(agent: agent), now: now)
         if let remote = remoteCredentials {
             try transport.setRemoteCredentials(Credentials(ufrag: remote.usernameFragment, password: remote.password))

@@ -89,6 +89,13 @@ public struct PeerCall {
     private var mediaBacklog: Instant?
     /// Why the last TURN allocation failed, if one did.
     public private(set) var relayFailure: String?
+    /// Set when the path of a connected call failed: a new epoch must select a pair by then.
+    private var reconnectDeadline: Instant?
+    /// ICE restarts tried since the call first connected.
+    public private(set) var reconnectAttempts = 0
+
+    /// The reason a call ends with when its remote peer cannot be reached any more.
+    public static let remoteUnreachable = "remote unreachable"
 
     public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
         self.configuration = configuration
@@ -135,6 +142,10 @@ public struct PeerCall {
                                + "\(signaling.negotiator.state), ICE \(iceState))\(relay)"), now: now)
             }
             if let deadline = holdDeadline, deadline <= now { hangUp(.completed, now: now) }
+            if let deadline = reconnectDeadline, deadline <= now {
+                hangUp(.failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
+                               + "after ICE failed (\(reconnectAttempts) restart(s) tried)"), now: now)
+            }
             if let wake = signaling.nextWake, wake <= now { signal(.timer, now: now) }
             if let deadline = current?.transport?.nextDeadline, deadline <= now {
                 current!.transport!.handle(.timer, now: now)
@@ -156,7 +167,8 @@ public struct PeerCall {
 
     /// When to feed `.timer` next.
     public var nextDeadline: Instant? {
-        let own: Instant? = hungUp ? nil : .earliest(selectedPair == nil ? connectDeadline : nil, holdDeadline)
+        let own: Instant? = hungUp ? nil : .earliest(.earliest(selectedPair == nil ? connectDeadline : nil,
+                                                                holdDeadline), reconnectDeadline)
         return .earliest(.earliest(.earliest(signaling.nextWake, current?.transport?.nextDeadline),
                                    .earliest(media.nextDeadline, mediaBacklog)), own)
     }
@@ -171,6 +183,7 @@ public struct PeerCall {
         ending = how
         connectDeadline = nil
         holdDeadline = nil
+        reconnectDeadline = nil
         media.stop(now: now)
         drainMedia(now: now)
         signal(.hangUp, now: now)
@@ -285,9 +298,10 @@ public struct PeerCall {
             case .event(.stateChanged(let state)):
                 iceState = state
                 outputs.append(.event(.iceState(state)))
-                if state == .failed { events.append(.failed(epoch: epoch)) }
+                if state == .failed, pathFailed(now: now) { events.append(.failed(epoch: epoch)) }
             case .event(.selectedPair(let pair)):
                 selectedPair = pair
+                reconnectDeadline = nil
                 if milestones.iceConnected == nil, let hold = configuration.lifetime.holdAfterConnect {
                     holdDeadline = now + hold
                 }
@@ -308,6 +322,23 @@ public struct PeerCall {
         }
         if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }
         return events
+    }
+
+    /// ICE failed on the current epoch — every pair failed, or consent on the selected pair
+    /// expired (RFC 7675 §5.1). Before the first connection the connect timeout governs; after
+    /// it, the negotiator restarts ICE in a new epoch (the offer creator starts it) and the call
+    /// gives that `reconnectTimeout`, at most `reconnectAttempts` times, then ends.
+    /// Returns whether the negotiator should hear of the failure (and may restart).
+    private mutating func pathFailed(now: Instant) -> Bool {
+        guard milestones.iceConnected != nil, !hungUp else { return true }
+        guard reconnectAttempts < configuration.lifetime.reconnectAttempts else {
+            pendingFailure = pendingFailure ?? "\(Self.remoteUnreachable): ICE failed "
+                + "(\(reconnectAttempts) restart(s) tried)"
+            return false
+        }
+        reconnectAttempts += 1
+        reconnectDeadline = reconnectDeadline ?? now + configuration.lifetime.reconnectTimeout
+        return true
     }
 
     // MARK: - Media

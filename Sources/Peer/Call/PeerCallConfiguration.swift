@@ -42,10 +42,20 @@ public struct CallLifetime: Sendable {
     public var holdAfterConnect: Duration?
     /// Hang up once every media stream this peer takes part in is done.
     public var endAfterMedia: Bool
+    /// ICE restarts (new epochs) a connected call tries after its path failed — every pair
+    /// failed, or consent expired (RFC 7675 §5.1) — before it ends with `remote unreachable`.
+    public var reconnectAttempts: Int
+    /// How long, after the path of a connected call failed, a new epoch may take to select a
+    /// pair before the call ends with `remote unreachable`. With consent expiry E, a call whose
+    /// remote vanished ends at most E + `reconnectTimeout` after the remote's last response.
+    public var reconnectTimeout: Duration
 
-    public init(connectTimeout: Duration? = nil, holdAfterConnect: Duration? = nil, endAfterMedia: Bool = false) {
+    public init(connectTimeout: Duration? = nil, holdAfterConnect: Duration? = nil, endAfterMedia: Bool = false,
+                reconnectAttempts: Int = 1, reconnectTimeout: Duration = .seconds(15)) {
         self.connectTimeout = connectTimeout
         self.holdAfterConnect = holdAfterConnect
         self.endAfterMedia = endAfterMedia
+        self.reconnectAttempts = max(0, reconnectAttempts)
+        self.reconnectTimeout = reconnectTimeout
     }
 }

@@ -15,14 +15,18 @@ public struct PeerTransportConfiguration: Sendable {
     public var turnServers: [TURNServerCredentials]
     /// Send only through a relay: only relayed local candidates are paired.
     public var relayOnly: Bool
+    /// Consent freshness on the selected pair (RFC 7675: checks every 5 s, lost after 30 s).
+    public var consent: ConsentConfiguration
 
     public init(hostAddresses: [Endpoint], stunServers: [Endpoint] = [], pacing: Duration = .milliseconds(5),
-                turnServers: [TURNServerCredentials] = [], relayOnly: Bool = false) {
+                turnServers: [TURNServerCredentials] = [], relayOnly: Bool = false,
+                consent: ConsentConfiguration = ConsentConfiguration()) {
         self.hostAddresses = hostAddresses
         self.stunServers = stunServers
         self.pacing = pacing
         self.turnServers = turnServers
         self.relayOnly = relayOnly
+        self.consent = consent
     }
 
     func transport(agent: AgentConfiguration) -> ICETransport.Configuration {
