@@ -74,3 +74,38 @@ struct HostilePeerProcessTests {
         #expect((summary.malformedRecords ?? 0) >= 1, "alice: \(a.stdout)")
     }
 }
+
+/// A call whose remote process dies (issue #13, item 6): real processes, kill -9.
+@Suite("zonertc peer when the remote dies", .serialized)
+struct UnreachablePeerProcessTests {
+    @Test("kill -9 one of two connected peers: the other ends with 'remote unreachable' within the bound, exit 1")
+    func remoteKilled() async throws {
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        let aliceToken = try await RemoteStoreClient.register(userName: "alice", at: daemon.endpoint)
+        let bobToken = try await RemoteStoreClient.register(userName: "bob", at: daemon.endpoint)
+        // Consent lost after 3 s, 2 s for a new epoch: the bound is 5 s after the last response.
+        func peer(_ me: String, _ remote: String, _ token: String, owner: Bool) throws -> ChildProcess {
+            try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", "room_kill0001", "--me", me,
+                          "--remote", remote, "--token", token, "--connect-timeout", "20s", "--consent-expiry", "3s",
+                          "--reconnect-timeout", "2s", "--json"] + (owner ? ["--owner"] : []))
+        }
+        let a = try peer("alice", "bob", aliceToken, owner: true)
+        let b = try peer("bob", "alice", bobToken, owner: false)
+        let up = try await offPool {
+            a.waitForStderr("selected pair", seconds: 30) && b.waitForStderr("selected pair", seconds: 30)
+        }
+        #expect(up, "alice: \(a.stderr)\nbob: \(b.stderr)")
+        b.kill()
+        let killed = Date()
+        let status = try await offPool { a.wait(seconds: 30) }
+        let took = Date().timeIntervalSince(killed)
+        #expect(status == 1, "alice: \(a.stderr)\n\(a.stdout)")
+        // The bound (5 s) plus a consent period and scheduling slack on a loaded machine.
+        #expect(took < 9, "alice ended \(took) s after bob was killed")
+        #expect(took >= 2.5, "alice ended \(took) s after bob was killed: before consent could expire")
+        struct Summary: Decodable { var outcome: String; var reason: String? }
+        let summary = try JSONDecoder().decode(Summary.self, from: Data((a.stdout.split(separator: "\n").last ?? "").utf8))
+        #expect(summary.outcome == "failed")
+        #expect(summary.reason?.hasPrefix("remote unreachable") == true, "\(summary.reason ?? "no reason")")
+    }
+}

@@ -181,7 +181,12 @@ public final class PeerRunner: @unchecked Sendable {
             }
         }
         // What the other user wrote and we dropped: never a silent wait.
-        if case .rejectedRecord(let why) = event { log.warning(why) }
+        switch event {
+        case .rejectedRecord(let why): log.warning(why)
+        case .selectedPair(let pair): log.info("selected pair \(pair)")
+        case .ended(.failed(let why)): log.notice("call failed: \(why)")
+        default: break
+        }
         observer(event, call)
     }
 

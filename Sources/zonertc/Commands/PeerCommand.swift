@@ -31,6 +31,9 @@ enum PeerCommand {
             .flag("--relay-only", "pair only relayed candidates: every packet goes through the TURN relay"),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
+            .value("--consent-expiry", "DURATION", "the path is lost after this long without a consent response (RFC 7675)", default: "30s"),
+            .value("--reconnect-timeout", "DURATION", "after the path is lost, end with 'remote unreachable' unless a new epoch connects within this", default: "15s"),
+            .value("--max-epoch-lead", "DURATION", "refuse signal records whose epoch is further ahead of this clock", default: "86400s"),
             .value("--seed", "N", "seed of the call's random choices", default: "1"),
             .flag("--json", "print the summary as one JSON object"),
         ],
@@ -66,6 +69,8 @@ struct PeerSetup {
     let relayOnly: Bool
     let connectTimeout: Duration
     let duration: Duration?
+    let consent: ConsentConfiguration
+    let reconnectTimeout: Duration
     let seed: UInt64
     let json: Bool
     let send: CallMediaConfiguration.Outgoing?
@@ -89,7 +94,7 @@ struct PeerSetup {
         guard let configuration = SignalingConfiguration.named(syncName), syncName != "standard" else {
             throw usage("--sync \(syncName): choose one of push, poll-token, poll-fullscan, hybrid, legacy")
         }
-        signaling = configuration
+        var chosenSignaling = configuration
         do { bind = try IPAddress(parsing: args.string("--bind") ?? "127.0.0.1") } catch {
             throw usage("--bind: \(error)")
         }
@@ -118,6 +123,15 @@ struct PeerSetup {
         }
         connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
         self.duration = try duration("--duration")
+        let expiry = try duration("--consent-expiry") ?? .seconds(30)
+        guard expiry >= .milliseconds(300) else { throw usage("--consent-expiry: at least 300ms") }
+        // RFC 7675's ratios: a check every 5 s (or a sixth of the expiry, whichever is shorter),
+        // `disconnected` after a third of it.
+        consent = ConsentConfiguration(interval: min(.seconds(5), expiry / 6), disconnectedAfter: expiry / 3,
+                                       expiry: expiry)
+        reconnectTimeout = try duration("--reconnect-timeout") ?? .seconds(15)
+        chosenSignaling.negotiator.maxEpochLead = try duration("--max-epoch-lead") ?? .seconds(86_400)
+        signaling = chosenSignaling
         seed = try args.int("--seed", in: UInt64(0)...UInt64.max) ?? 1
         json = args.has("--json")
         let paceText = args.string("--pace") ?? "realtime"
@@ -174,10 +188,11 @@ struct PeerSetup {
         let configuration = PeerCallConfiguration(
             myUserID: me, remoteUserID: remote, signaling: signaling,
             transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
-                                                  turnServers: turn, relayOnly: relayOnly),
+                                                  turnServers: turn, relayOnly: relayOnly, consent: consent),
             media: CallMediaConfiguration(send: outgoing, receive: record != nil, pace: pace),
             lifetime: CallLifetime(connectTimeout: connectTimeout, holdAfterConnect: duration,
-                                   endAfterMedia: outgoing != nil || record != nil),
+                                   endAfterMedia: outgoing != nil || record != nil,
+                                   reconnectTimeout: reconnectTimeout),
             seed: seed)
         let call: PeerCall
         do { call = try PeerCall(configuration: configuration, binding: binding) } catch {
