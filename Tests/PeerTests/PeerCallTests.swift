@@ -331,3 +331,41 @@ final class MemoryCallHarness {
         #expect(!h.a.call.hasHungUp && !h.b.call.hasHungUp)
     }
 }
+
+/// A recorder whose sender's description carries no stream format (another implementation, or an
+/// old peer) must not connect and drop every packet silently (issue #13, item 6).
+@Suite struct PeerCallRecorderTests {
+    @Test func aRecorderRefusesADescriptionWithoutTheFormat() async throws {
+        // A sends nothing (so its description has no a=x-zonertc-format); B wants to record.
+        let h = try await MemoryCallHarness(strategy: .push, media: (CallMediaConfiguration(),
+                                                                     CallMediaConfiguration(receive: true)),
+                                            lifetime: CallLifetime(connectTimeout: .seconds(20)))
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        let ended = await h.run(for: .seconds(10)) { h.b.call.hasHungUp }
+        #expect(ended)
+        guard case .failed(let why)? = h.b.call.ending else {
+            Issue.record("B ended \(String(describing: h.b.call.ending))")
+            return
+        }
+        #expect(why.contains("cannot record") && why.contains("x-zonertc-format"), "\(why)")
+        // It ended when the description arrived, long before the connect timeout.
+        let took = try #require(h.b.call.milestones.ended.flatMap { e in h.b.call.milestones.started.map { e - $0 } })
+        #expect(took < .seconds(2))
+    }
+
+    @Test func mediaPacketsWithNothingToTakeThemAreCounted() async throws {
+        // A streams to B, which does not record: every RTP packet B gets is dropped, and counted.
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let (format, frames) = try VideoFileSource.read(path: fixtures.appendingPathComponent("vp8-320x240-60.ivf").path)
+        let send = CallMediaConfiguration(send: .init(format: format, frames: Array(frames.prefix(5))), pace: .max)
+        let h = try await MemoryCallHarness(strategy: .push, media: (send, CallMediaConfiguration()))
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        _ = await h.run(for: .seconds(10)) { h.a.call.media.stats.packetsSent > 0 && h.wire.isEmpty }
+        let sent = h.a.call.media.stats.packetsSent
+        #expect(sent > 0)
+        #expect(h.b.call.media.stats.packetsDropped >= sent, "sent \(sent), B dropped \(h.b.call.media.stats.packetsDropped)")
+    }
+}

@@ -241,6 +241,7 @@ public struct PeerCall {
         case .applyRemoteDescription(let epoch, let description):
             guard current?.epoch == epoch else { return [] }
             media.remoteDescription(description, now: now)
+            if let problem = media.problem { pendingFailure = pendingFailure ?? problem }
             let section = description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []

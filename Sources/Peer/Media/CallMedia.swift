@@ -72,6 +72,11 @@ public struct CallMedia {
     private var latencies = LatencyHistogram()
     private var pending: [Output] = []
     private var pendingHead = 0
+    /// Media packets that arrived with nothing to take them (no receiver: this peer does not
+    /// record, or the sender's format is unknown).
+    private var droppedWithoutReceiver = 0
+    /// Why this peer's media cannot work with the remote description (the call fails with it).
+    public private(set) var problem: String?
 
     init(configuration: CallMediaConfiguration, seed: UInt64) {
         self.configuration = configuration
@@ -97,10 +102,19 @@ public struct CallMedia {
             remotePayloadType = section.codecs.first { $0.name.lowercased() == name }?.payloadType
                 ?? section.codecs.first?.payloadType
         }
+        var formatProblem = "the sender's description has no a=\(Self.formatAttribute)"
         for attribute in section.attributes {
-            if case .other(let name, let value) = attribute, name == Self.formatAttribute, let value {
-                remoteFormat = try? VideoStreamFormat(attributeValue: value)
+            if case .other(let name, let value) = attribute, name == Self.formatAttribute {
+                do {
+                    remoteFormat = try VideoStreamFormat(attributeValue: value ?? "")
+                } catch {
+                    formatProblem = "the sender's a=\(Self.formatAttribute) is unusable: \(error)"
+                }
             }
+        }
+        // A recorder that cannot know the container would connect and drop every packet: refuse.
+        if configuration.receive, remoteFormat == nil, problem == nil {
+            problem = "cannot record: \(formatProblem)"
         }
         startReceiver(now: now)
     }
@@ -133,8 +147,10 @@ public struct CallMedia {
         if isRTCP {
             sender?.handle(.rtcp(bytes), now: now)
             receiver?.handle(.rtcp(bytes), now: now)
+        } else if receiver != nil {
+            receiver!.handle(.rtp(bytes), now: now)
         } else {
-            receiver?.handle(.rtp(bytes), now: now)
+            droppedWithoutReceiver += 1
         }
     }
 
@@ -199,6 +215,7 @@ public struct CallMedia {
             s.remoteLossFraction = sender.stats.lossFraction
             s.rttMs = sender.stats.rtt?.milliseconds
         }
+        s.packetsDropped = droppedWithoutReceiver
         s.sentDigest = sentChecksum.map(\.digest)
         s.sentFrames = sentChecksum?.frameCount
         if let receiver {
@@ -209,6 +226,7 @@ public struct CallMedia {
             s.recovered = receiver.stats.recovered
             s.nacksSent = receiver.stats.nacksSent
             s.plisSent = receiver.stats.plisSent
+            s.packetsDropped += receiver.stats.malformed + receiver.stats.wrongPayloadType + receiver.stats.wrongSSRC
             s.receivedDigest = receivedChecksum?.digest
             if latencies.count > 0 {
                 s.frameLatencyP50Ms = latencies.percentile(50).milliseconds
@@ -238,6 +256,9 @@ public struct CallMediaStats: Sendable, Codable, Equatable {
     public var recovered = 0
     public var nacksSent = 0
     public var plisSent = 0
+    /// Media packets received and dropped: malformed, of an unexpected payload type or SSRC, or
+    /// with nothing to take them.
+    public var packetsDropped = 0
     public var frameLatencyP50Ms: Double?
     public var frameLatencyP99Ms: Double?
     public var sentDigest: String?
@@ -254,11 +275,15 @@ public struct CallMediaStats: Sendable, Codable, Equatable {
         }
         if let receivedDigest {
             var line = "  received            \(framesReceived) frames, \(packetsReceived) packets, \(lost) lost, "
-                + "\(recovered) recovered, \(nacksSent) NACKs, \(plisSent) PLIs; digest \(receivedDigest)"
+                + "\(recovered) recovered, \(packetsDropped) dropped, \(nacksSent) NACKs, \(plisSent) PLIs; "
+                + "digest \(receivedDigest)"
             if let p50 = frameLatencyP50Ms, let p99 = frameLatencyP99Ms {
                 line += String(format: "; frame latency p50 %.1f ms, p99 %.1f ms", p50, p99)
             }
             lines.append(line)
+        }
+        if receivedDigest == nil, packetsDropped > 0 {
+            lines.append("  received            \(packetsDropped) media packets dropped (nothing to take them)")
         }
         return lines.isEmpty ? nil : lines.joined(separator: "\n")
     }
