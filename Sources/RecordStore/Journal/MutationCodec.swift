@@ -147,6 +147,7 @@ enum MutationCodec {
         case .list(let items):
             w.writeUInt8(7); w.writeVarint(UInt64(items.count))
             for item in items { encode(item, into: &w) }
+        case .emptyList(let elementType): w.writeUInt8(8); w.writeString(elementType)
         }
     }
 
@@ -166,6 +167,7 @@ enum MutationCodec {
             var items: [FieldValue] = []
             for _ in 0..<n { items.append(try decodeValue(&r, depth: depth + 1)) }
             return .list(items)
+        case 8: return .emptyList(elementType: try r.readString())
         default: throw DecodeError(description: "unknown field type tag \(tag) at offset \(r.offset - 1)")
         }
     }

@@ -9,6 +9,12 @@ public indirect enum FieldValue: Hashable, Sendable {
     case reference(RecordID)
     /// A list of values (CloudKit lists are homogeneous; the store does not insist).
     case list([FieldValue])
+    /// A list with no items that keeps the type it was written with: `elementType` is the item
+    /// type as CloudKit spells it (`INT64` for an empty `INT64_LIST`).
+    case emptyList(elementType: String)
+
+    /// The item types a typed list may have.
+    public static let listElementTypes: Set<String> = ["STRING", "INT64", "DOUBLE", "TIMESTAMP", "BYTES", "REFERENCE"]
 
     /// The bytes this value counts for against the 1 MB record limit.
     public var dataSize: Int {
@@ -18,6 +24,7 @@ public indirect enum FieldValue: Hashable, Sendable {
         case .bytes(let b): return b.count
         case .reference(let r): return r.recordName.utf8.count + r.zoneID.zoneName.utf8.count + r.zoneID.ownerName.utf8.count
         case .list(let items): return items.reduce(0) { $0 + $1.dataSize }
+        case .emptyList: return 0
         }
     }
 
@@ -31,6 +38,7 @@ public indirect enum FieldValue: Hashable, Sendable {
         case .bytes: return "BYTES"
         case .reference: return "REFERENCE"
         case .list(let items): return items.first.map { "\($0.typeName)_LIST" } ?? "STRING_LIST"
+        case .emptyList(let elementType): return "\(elementType)_LIST"
         }
     }
 

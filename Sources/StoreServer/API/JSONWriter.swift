@@ -50,7 +50,12 @@ enum JSONWriter {
 
     private static func writeDouble(_ d: Double, into out: inout [UInt8]) {
         guard d.isFinite else { out.append(contentsOf: "null".utf8); return }
-        if d == d.rounded(), abs(d) < 1e15 { out.append(contentsOf: String(Int64(d)).utf8); return }
+        // Integral values as integers (exact below 2^53); -0.0 keeps its sign. Otherwise Swift's
+        // description: the shortest text that reads back as the same double.
+        if d == d.rounded(), abs(d) < 1e15, !(d == 0 && d.sign == .minus) {
+            out.append(contentsOf: String(Int64(d)).utf8)
+            return
+        }
         out.append(contentsOf: "\(d)".utf8)
     }
 

@@ -119,7 +119,7 @@ public final class StoreAPI: Sendable {
         case "changes/database":
             let changes = try await client.fetchDatabaseChanges(
                 since: (o["syncToken"] as? String).map(ChangeToken.init(rawValue:)),
-                resultsLimit: (o["resultsLimit"] as? NSNumber)?.intValue, scope: scope)
+                resultsLimit: WireFormat.int64(o["resultsLimit"]).map { Int(clamping: $0) }, scope: scope)
             return ["zones": changes.changedZones.map { ["zoneID": WireFormat.encode($0)] },
                     "deletedZones": changes.deletedZones.map { ["zoneID": WireFormat.encode($0)] },
                     "purgedZones": changes.purgedZones.map { ["zoneID": WireFormat.encode($0)] },
@@ -131,7 +131,8 @@ public final class StoreAPI: Sendable {
                 if scope == .private && zone.ownerName.isEmpty { zone.ownerName = client.userRecordName }
                 let changes = try await client.fetchZoneChanges(
                     zone, since: (z["syncToken"] as? String).map(ChangeToken.init(rawValue:)),
-                    resultsLimit: (z["resultsLimit"] as? NSNumber)?.intValue ?? (o["resultsLimit"] as? NSNumber)?.intValue,
+                    resultsLimit: (WireFormat.int64(z["resultsLimit"]) ?? WireFormat.int64(o["resultsLimit"]))
+                        .map { Int(clamping: $0) },
                     scope: scope)
                 let records = changes.changed.map(WireFormat.encode) + changes.deleted.map {
                     ["recordName": $0.id.recordName, "recordType": $0.recordType, "deleted": true,

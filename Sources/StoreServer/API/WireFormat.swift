@@ -6,7 +6,9 @@ import RecordStore
 /// Records: `{"recordName","recordType","recordChangeTag","zoneID":{"zoneName","ownerRecordName"},
 /// "fields":{name:{"value","type"}},"created":{"timestamp","userRecordName"},"modified":{…}}`.
 /// Field types: STRING, INT64, DOUBLE, TIMESTAMP (ms), BYTES (base64), REFERENCE
-/// (`{"recordName","zoneID","action":"NONE"}`), and `<TYPE>_LIST` with an array value.
+/// (`{"recordName","zoneID","action":"NONE"}`), and `<TYPE>_LIST` with an array value (an empty one
+/// keeps its type). Integers out of Int64 are refused naming the field; doubles are written shortest
+/// and read exactly (`JSONReader`), so they round-trip bit for bit.
 public enum WireFormat {
     public typealias Object = [String: Any]
 
@@ -73,6 +75,8 @@ public enum WireFormat {
                 return ["type": v.typeName, "value": items.map(bareValue)]
             }
             return ["type": "LIST", "value": items.map(encodeField)]
+        case .emptyList(let elementType):
+            return ["type": "\(elementType)_LIST", "value": [Any]()]
         default:
             return ["type": v.typeName, "value": bareValue(v)]
         }
@@ -87,6 +91,7 @@ public enum WireFormat {
         case .bytes(let b): return Data(b).base64EncodedString()
         case .reference(let id): return ["recordName": id.recordName, "zoneID": encode(id.zoneID), "action": "NONE"] as Object
         case .list(let items): return items.map(encodeField)
+        case .emptyList: return [Any]()
         }
     }
 
@@ -102,6 +107,11 @@ public enum WireFormat {
         if type.hasSuffix("_LIST") {
             guard let items = value as? [Any] else { throw ShapeError("field \(name): \(type) needs an array") }
             let element = String(type.dropLast(5))
+            guard FieldValue.listElementTypes.contains(element) else {
+                throw ShapeError("field \(name): unknown type '\(type)'")
+            }
+            // An empty list keeps its type: an empty INT64_LIST comes back as one.
+            if items.isEmpty { return .emptyList(elementType: element) }
             return .list(try items.map { try decodeBare($0, type: element, name: name) })
         }
         return try decodeBare(value, type: type, name: name)
@@ -109,6 +119,8 @@ public enum WireFormat {
 
     private static func inferType(_ value: Any) -> String {
         if value is String { return "STRING" }
+        if isBoolean(value) { return "UNKNOWN" }
+        if value is JSONLargeInteger { return "DOUBLE" }
         if let n = value as? NSNumber { return isFloatingPoint(n) ? "DOUBLE" : "INT64" }
         return "UNKNOWN"
     }
@@ -119,14 +131,15 @@ public enum WireFormat {
             guard let s = value as? String else { throw ShapeError("field \(name): STRING needs a string") }
             return .string(s)
         case "INT64":
-            guard let i = int64(value) else { throw ShapeError("field \(name): INT64 needs an integer") }
-            return .int64(i)
+            return .int64(try integer(value, field: name, type: type, what: "an integer"))
         case "DOUBLE":
-            guard let n = value as? NSNumber else { throw ShapeError("field \(name): DOUBLE needs a number") }
+            if let large = value as? JSONLargeInteger { return .double(large.double) }
+            guard !isBoolean(value), let n = value as? NSNumber else {
+                throw ShapeError("field \(name): DOUBLE needs a number")
+            }
             return .double(n.doubleValue)
         case "TIMESTAMP":
-            guard let i = int64(value) else { throw ShapeError("field \(name): TIMESTAMP needs milliseconds") }
-            return .timestamp(i)
+            return .timestamp(try integer(value, field: name, type: type, what: "milliseconds"))
         case "BYTES":
             guard let s = value as? String, let d = Data(base64Encoded: s) else {
                 throw ShapeError("field \(name): BYTES needs base64")
@@ -143,15 +156,38 @@ public enum WireFormat {
         }
     }
 
-    /// Whether JSONSerialization read this number with a fraction or exponent.
+    /// Whether `value` is JSON's `true` or `false` (on Linux `is Bool` also holds for an NSNumber 0 or 1).
+    static func isBoolean(_ value: Any) -> Bool { type(of: value) == Bool.self }
+
+    /// Whether the reader read this number with a fraction or exponent.
     static func isFloatingPoint(_ n: NSNumber) -> Bool {
         let t = String(cString: n.objCType)
         return t == "d" || t == "f"
     }
 
+    /// The integer `any` holds exactly, or nil: a fraction, a value outside Int64 (2^64, 1e19) or
+    /// a non-number never becomes an integer (no wrapping, no rounding).
     static func int64(_ any: Any?) -> Int64? {
-        guard let n = any as? NSNumber, !isFloatingPoint(n) || n.doubleValue == n.doubleValue.rounded() else { return nil }
-        return n.int64Value
+        guard let any, !isBoolean(any), let n = any as? NSNumber else { return nil }
+        return isFloatingPoint(n) ? Int64(exactly: n.doubleValue) : n.int64Value
+    }
+
+    /// An INT64 or TIMESTAMP value; the error names the field and says whether the value was not
+    /// an integer or out of range.
+    private static func integer(_ value: Any, field name: String, type: String, what: String) throws -> Int64 {
+        if let i = int64(value) { return i }
+        if let large = value as? JSONLargeInteger {
+            throw ShapeError("field \(name): \(type) value \(large.text.prefix(40)) is out of range "
+                             + "(\(Int64.min) … \(Int64.max))")
+        }
+        if !isBoolean(value), let n = value as? NSNumber {
+            let d = n.doubleValue
+            if d == d.rounded() {
+                throw ShapeError("field \(name): \(type) value \(n) is out of range "
+                                 + "(\(Int64.min) … \(Int64.max))")
+            }
+        }
+        throw ShapeError("field \(name): \(type) needs \(what)")
     }
 
     // MARK: Errors
@@ -249,9 +285,12 @@ public enum WireFormat {
     }
 
     public static func decodeNotification(_ o: Object) -> PushNotification? {
-        guard let id = o["notificationID"] as? NSNumber, let sub = o["subscriptionID"] as? String,
+        // A UInt64: above Int64.max the reader keeps it as a large integer literal.
+        let id = (o["notificationID"] as? JSONLargeInteger).flatMap { UInt64($0.text) }
+            ?? int64(o["notificationID"]).flatMap { UInt64(exactly: $0) }
+        guard let id, let sub = o["subscriptionID"] as? String,
               let scope = DatabaseScope(rawValue: o["databaseScope"] as? String ?? "") else { return nil }
-        return PushNotification(notificationID: id.uint64Value, subscriptionID: sub, databaseScope: scope,
+        return PushNotification(notificationID: id, subscriptionID: sub, databaseScope: scope,
                                 zoneID: o["zoneID"] == nil ? nil : try? decodeZoneID(o["zoneID"]))
     }
 
@@ -261,9 +300,9 @@ public enum WireFormat {
 
     public static func parseObject(_ bytes: [UInt8]) throws -> Object {
         if bytes.isEmpty { return [:] }
-        guard let o = try? JSONSerialization.jsonObject(with: Data(bytes)) as? Object else {
-            throw ShapeError("the body is not a JSON object")
-        }
+        let value: Any
+        do { value = try JSONReader.parse(bytes) } catch { throw ShapeError("the body is not JSON: \(error)") }
+        guard let o = value as? Object else { throw ShapeError("the body is not a JSON object") }
         return o
     }
 }
