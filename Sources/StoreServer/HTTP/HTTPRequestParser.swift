@@ -81,7 +81,7 @@ public struct HTTPRequestParser: Sendable {
             // Tolerate stray CRLFs before a request line (RFC 9112 §2.2).
             while start + 1 < buffer.count && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2 }
             guard let end = try findHeadEnd() else {
-                if buffer.count - start > maxHeadBytes {
+                if buffer.count - start >= maxHeadBytes + 4 {
                     throw HTTPParseError(kind: .headersTooLarge,
                                          message: "request line and headers exceed \(maxHeadBytes) bytes")
                 }
@@ -123,9 +123,12 @@ public struct HTTPRequestParser: Sendable {
     /// Finds the CRLF CRLF that ends the head. Lines end in CRLF only: a bare LF (or a CR not
     /// followed by LF) is refused as soon as it arrives (RFC 9112 §2.2 lets a server reject it),
     /// rather than waiting for a CRLF CRLF that such a client never sends.
+    /// Looks no further than the largest head allowed, so whether a head is too large does not
+    /// depend on how its bytes were split into reads.
     private mutating func findHeadEnd() throws(HTTPParseError) -> Int? {
         var i = max(start, scanFrom)
-        while i < buffer.count {
+        let limit = min(buffer.count, start + maxHeadBytes + 4)
+        while i < limit {
             let byte = buffer[i]
             if byte == 10 {
                 guard i > start, buffer[i - 1] == 13 else {
@@ -140,7 +143,7 @@ public struct HTTPRequestParser: Sendable {
             }
             i += 1
         }
-        scanFrom = buffer.count
+        scanFrom = limit
         return nil
     }
 
