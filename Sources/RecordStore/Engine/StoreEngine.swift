@@ -46,7 +46,8 @@ public struct StoreEngine: Sendable {
     }
 
     mutating func newChangeTag() -> String {
-        defer { state.nextChangeTag += 1 }
+        // The counter is read back from disk on recovery: a damaged maximum wraps instead of trapping.
+        defer { state.nextChangeTag &+= 1 }
         return String(state.nextChangeTag, radix: 16)
     }
 
