@@ -84,9 +84,10 @@ public final class EventLoop: @unchecked Sendable {
         handlers[fd] = handler
     }
 
-    /// Changes what `fd` is watched for.
-    public func setInterest(_ fd: Int32, _ interest: Readiness) {
-        _ = cs_epoll_modify(epfd, fd, interest.rawValue | CS_EPOLLRDHUP, UInt64(fd))
+    /// Changes what `fd` is watched for. `watchHangup: false` stops the peer's half-close being
+    /// reported (it stays true, so after it has been handled it would wake the loop forever).
+    public func setInterest(_ fd: Int32, _ interest: Readiness, watchHangup: Bool = true) {
+        _ = cs_epoll_modify(epfd, fd, interest.rawValue | (watchHangup ? CS_EPOLLRDHUP : 0), UInt64(fd))
     }
 
     /// Stops watching `fd` (the caller closes it).

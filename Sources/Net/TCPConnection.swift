@@ -1,3 +1,4 @@
+import CSystem
 import Glibc
 import ZoneCore
 
@@ -13,6 +14,11 @@ public final class TCPConnection {
     public var onClose: () -> Void = {}
     /// Every queued byte has been written.
     public var onDrained: () -> Void = {}
+    /// The peer shut down its sending side. When set, the connection stays open for writing (the
+    /// owner closes it); when nil, end of input closes the connection as before.
+    public var onReadEnd: (() -> Void)?
+    /// End of input was seen: the socket is no longer watched for reading.
+    public private(set) var readEnded = false
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
     private var closeWhenDrained = false
@@ -59,6 +65,11 @@ public final class TCPConnection {
 
     private func handle(_ ready: EventLoop.Readiness) {
         if ready.contains(.writable) { flush() }
+        if readEnded {
+            // Half-closed: only writing is left. A hangup or error now means the peer is gone both ways.
+            if ready.contains(.error) || ready.rawValue & CS_EPOLLHUP != 0 { close() }
+            return
+        }
         if ready.contains(.readable) || ready.contains(.hangup) || ready.contains(.error) { readAvailable() }
     }
 
@@ -70,7 +81,11 @@ public final class TCPConnection {
                 onData(readBuffer[0..<n])
                 if n < readBuffer.count { return }
             } else if n == 0 {
-                close()
+                guard let onReadEnd else { close(); return }
+                // Level-triggered epoll would report the end of input again and again: stop reading.
+                readEnded = true
+                loop.setInterest(fd, pendingOutbound > 0 ? .writable : [], watchHangup: false)
+                onReadEnd()
                 return
             } else {
                 if errno == EAGAIN || errno == EWOULDBLOCK { return }
@@ -90,7 +105,7 @@ public final class TCPConnection {
                 outboundOffset += n
                 bytesOut += n
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                loop.setInterest(fd, [.readable, .writable])
+                loop.setInterest(fd, readEnded ? .writable : [.readable, .writable], watchHangup: !readEnded)
                 return
             } else if n < 0 && errno == EINTR {
                 continue
@@ -102,7 +117,7 @@ public final class TCPConnection {
         guard !isClosed else { return }
         outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
         outboundOffset = 0
-        loop.setInterest(fd, .readable)
+        loop.setInterest(fd, readEnded ? [] : .readable, watchHangup: !readEnded)
         if closeWhenDrained { close(); return }
         onDrained()
     }

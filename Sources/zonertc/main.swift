@@ -9,6 +9,7 @@ let commands: [CommandSpec] = [
     StoreServeCommand.spec,
     StoreUserAddCommand.spec,
     StoreInspectCommand.spec,
+    StoreRepairCommand.spec,
     RelayServeCommand.spec,
     PeerCommand.spec,
     CallCommand.spec,

@@ -70,7 +70,9 @@ struct BadInputTests {
         _ = Self.drain(peer)
 
         // 2. Every truncation of a signed Allocate: never an allocation; a readable header gets 400.
-        attacker.nonce = alice.nonce
+        // Nonces are bound to the 5-tuple they were given to: the attacker is challenged for its own.
+        let (probe, probeBytes) = attacker.encode(.allocate, [.requestedTransport(protocolNumber: 17)], sign: false)
+        attacker.nonce = attacker.exchange(probeBytes, id: probe.transactionID)?.nonce
         let (_, allocate) = attacker.encode(.allocate, [.requestedTransport(protocolNumber: 17)])
         for n in 0..<allocate.count { attacker.socket.send(Array(allocate[0..<n]), to: server) }
         let truncatedAnswers = Self.drain(attacker.socket).compactMap { try? STUNMessage(decoding: $0) }
@@ -94,7 +96,7 @@ struct BadInputTests {
         // Without FINGERPRINT, so the flipped HMAC byte (the last byte) is all that is wrong.
         let unsigned = STUNMessage(method: .allocate, messageClass: .request, transactionID: .random(using: &rng),
                                    attributes: [.requestedTransport(protocolNumber: 17), .username("u"), .realm("r"),
-                                                .nonce(alice.nonce ?? "")])
+                                                .nonce(attacker.nonce ?? "")])
         var flipped = try unsigned.encode(key: alice.key, fingerprint: false)
         flipped[flipped.count - 1] ^= 0x01
         let flippedAnswer = attacker.exchange(flipped, id: unsigned.transactionID)

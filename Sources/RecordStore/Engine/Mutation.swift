@@ -23,7 +23,8 @@ extension StoreState {
         case let .createZone(id, incarnation, atMs):
             guard zones[id] == nil else { return }
             zones[id] = ZoneState(id: id, incarnation: incarnation, createdAtMs: atMs)
-            nextIncarnation = max(nextIncarnation, incarnation + 1)
+            // Replay reads these from the journal: saturate rather than trap on a damaged maximum.
+            nextIncarnation = max(nextIncarnation, incarnation == .max ? .max : incarnation + 1)
             if !id.isDefaultZone {
                 databases[DatabaseKey(user: id.ownerName, scope: .private), default: .init()].zoneChanged(id, .changed)
             }
@@ -36,7 +37,7 @@ extension StoreState {
             }
         case let .putRecord(record):
             if let tag = record.recordChangeTag, let n = UInt64(tag, radix: 16) {
-                nextChangeTag = max(nextChangeTag, n + 1)
+                nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1)
             }
             let zoneID = record.id.zoneID
             if zones[zoneID] == nil, zoneID.isDefaultZone {
@@ -59,7 +60,7 @@ extension StoreState {
             zoneContentChanged(id.zoneID)
         case let .putShare(share):
             guard zones[share.zoneID] != nil else { return }
-            if let n = UInt64(share.changeTag, radix: 16) { nextChangeTag = max(nextChangeTag, n + 1) }
+            if let n = UInt64(share.changeTag, radix: 16) { nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1) }
             let before = Set(zones[share.zoneID]!.share?.acceptedUsers ?? [])
             zones[share.zoneID]!.share = share
             sharedAccessChanged(share.zoneID, before: before, after: Set(share.acceptedUsers))

@@ -12,6 +12,9 @@ public struct StoreConfiguration: Sendable, Hashable {
     public var maxResultsPerPage = 400
     /// How long change tokens stay usable. Apple publishes no figure. *Configurable.*
     public var tokenRetention: Duration = .seconds(7 * 24 * 3600)
+    /// Devices a user may register for push. Each registered device gets its own copy of every
+    /// notification, so an unbounded count would let one user multiply the push work. *Configurable.*
+    public var maxDevicesPerUser = 64
     /// Request throttling and error injection; off by default.
     public var throttle: ThrottlePolicy = .off
 

@@ -46,7 +46,8 @@ public struct StoreEngine: Sendable {
     }
 
     mutating func newChangeTag() -> String {
-        defer { state.nextChangeTag += 1 }
+        // The counter is read back from disk on recovery: a damaged maximum wraps instead of trapping.
+        defer { state.nextChangeTag &+= 1 }
         return String(state.nextChangeTag, radix: 16)
     }
 
@@ -139,7 +140,15 @@ public struct StoreEngine: Sendable {
         guard let device = ctx.deviceID, !device.isEmpty else {
             throw StoreError(.invalidArguments, "a device ID is needed to register for push")
         }
+        guard device.utf8.count <= 255 else {
+            throw StoreError(.invalidArguments, "a device ID has at most 255 bytes")
+        }
         if state.devices[ctx.user]?.contains(device) == true { return }
+        let registered = state.devices[ctx.user]?.count ?? 0
+        guard registered < configuration.maxDevicesPerUser else {
+            throw StoreError(.limitExceeded, "the user '\(ctx.user)' already has \(registered) devices registered for "
+                             + "push, the most this store allows (--max-devices-per-user)")
+        }
         commit(.registerDevice(user: ctx.user, deviceID: device))
     }
 }

@@ -18,9 +18,20 @@ public enum JournalFormat {
         public var entries: [ArraySlice<UInt8>]
         /// Offset just past the last intact entry: where the next append goes.
         public var validLength: Int
-        /// Bytes after `validLength`: a torn tail, dropped on recovery.
+        /// Bytes after `validLength`: a torn tail, dropped on recovery (unless `damage` is set).
         public var tornBytes: Int
         public var generation: UInt64
+        /// Set when intact entries follow the unreadable bytes: damage, not an interrupted append.
+        public var damage: Damage?
+    }
+
+    /// Unreadable bytes with intact entries after them. An interrupted append only ever leaves
+    /// unreadable bytes at the end, so this is damage to acknowledged data: never dropped silently.
+    public struct Damage: Sendable, Equatable {
+        /// The first byte that is not part of an intact entry.
+        public var offset: Int
+        /// Where the next intact entry after it starts.
+        public var nextIntactEntry: Int
     }
 
     public struct FormatError: Error, CustomStringConvertible, Sendable {
@@ -44,8 +55,32 @@ public enum JournalFormat {
         out.append(contentsOf: payload)
     }
 
-    /// Reads every intact entry. The first entry that is incomplete or fails its checksum, and
-    /// everything after it, is the torn tail of an interrupted append.
+    /// The payload length of the intact entry at `offset` (its length in range, all of it present,
+    /// its CRC matching), or nil.
+    static func intactEntry(in bytes: [UInt8], at offset: Int) -> Int? {
+        guard offset >= 0, bytes.count - offset >= entryHeaderSize else { return nil }
+        var h = ByteReader(bytes, offset: offset)
+        guard let length = try? h.readUInt32(), let crc = try? h.readUInt32() else { return nil }
+        let len = Int(length)
+        guard len > 0, len <= maxEntrySize, bytes.count - offset - entryHeaderSize >= len else { return nil }
+        let start = offset + entryHeaderSize
+        return CRC32.checksum(bytes[start..<(start + len)]) == crc ? len : nil
+    }
+
+    /// The first offset after `offset` where an intact entry starts: how a reader resynchronises
+    /// after damage. A false match needs a length in range and a matching CRC-32 (about 2^-32).
+    static func nextIntactEntry(in bytes: [UInt8], after offset: Int) -> Int? {
+        var candidate = offset + 1
+        while bytes.count - candidate >= entryHeaderSize {
+            if intactEntry(in: bytes, at: candidate) != nil { return candidate }
+            candidate += 1
+        }
+        return nil
+    }
+
+    /// Reads every intact entry up to the first that is incomplete or fails its checksum. When
+    /// nothing intact follows, the rest is the torn tail of an interrupted append; when an intact
+    /// entry does follow, the scan reports `damage` (and recovery refuses to start).
     public static func scan(_ bytes: [UInt8]) throws(FormatError) -> Scan {
         guard bytes.count >= headerSize else {
             if bytes.isEmpty || magic.starts(with: bytes.prefix(magic.count)) {
@@ -61,16 +96,12 @@ public enum JournalFormat {
         let generation = (try? r.readUInt64()) ?? 0
         var entries: [ArraySlice<UInt8>] = []
         var offset = headerSize
-        while bytes.count - offset >= entryHeaderSize {
-            var h = ByteReader(bytes, offset: offset)
-            guard let length = try? h.readUInt32(), let crc = try? h.readUInt32() else { break }
-            let len = Int(length)
-            if len == 0 || len > maxEntrySize || bytes.count - offset - entryHeaderSize < len { break }
-            let payload = bytes[(offset + entryHeaderSize)..<(offset + entryHeaderSize + len)]
-            guard CRC32.checksum(payload) == crc else { break }
-            entries.append(payload)
+        while let len = intactEntry(in: bytes, at: offset) {
+            entries.append(bytes[(offset + entryHeaderSize)..<(offset + entryHeaderSize + len)])
             offset += entryHeaderSize + len
         }
-        return Scan(entries: entries, validLength: offset, tornBytes: bytes.count - offset, generation: generation)
+        let damage = nextIntactEntry(in: bytes, after: offset).map { Damage(offset: offset, nextIntactEntry: $0) }
+        return Scan(entries: entries, validLength: offset, tornBytes: bytes.count - offset, generation: generation,
+                    damage: damage)
     }
 }

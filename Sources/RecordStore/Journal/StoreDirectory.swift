@@ -5,8 +5,9 @@ import ZoneCore
 /// `journal-<generation>.log` that extends it, and `LOCK`, held while a process has it open.
 ///
 /// Recovery loads the snapshot, replays the journal's intact entries and truncates a torn tail
-/// (an append interrupted by a crash: never acknowledged). Damage anywhere else is refused
-/// with an error rather than silently dropping acknowledged writes.
+/// (an append interrupted by a crash: never acknowledged). Damage anywhere else — unreadable
+/// bytes with intact entries after them — is refused with its offset and the file left as it
+/// is, rather than silently dropping acknowledged writes; `repair` salvages around it.
 final class StoreDirectory: @unchecked Sendable {
     struct OpenError: Error, CustomStringConvertible {
         var description: String
@@ -59,12 +60,7 @@ final class StoreDirectory: @unchecked Sendable {
         } catch {
             throw OpenError(description: "cannot create store directory \(path): \(error.localizedDescription)")
         }
-        let lockFD = Glibc.open("\(path)/LOCK", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard lockFD >= 0 else { throw OpenError(description: "cannot open \(path)/LOCK: \(errnoText())") }
-        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
-            close(lockFD)
-            throw OpenError(description: "store directory \(path) is in use by another process")
-        }
+        let lockFD = try lock(path)
         let (engine, recovery, scannedLength) : (StoreEngine, Recovery, Int)
         do {
             (engine, recovery, scannedLength) = try recover(path: path, configuration: configuration,
@@ -102,36 +98,34 @@ final class StoreDirectory: @unchecked Sendable {
         return (dir, engine, writer, recovery)
     }
 
+    /// Takes the directory's `LOCK` (an existing directory); returns its descriptor.
+    static func lock(_ path: String) throws -> Int32 {
+        let lockFD = Glibc.open("\(path)/LOCK", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockFD >= 0 else { throw OpenError(description: "cannot open \(path)/LOCK: \(errnoText())") }
+        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockFD)
+            throw OpenError(description: "store directory \(path) is in use by another process")
+        }
+        return lockFD
+    }
+
     /// Reads the snapshot and replays the journal without changing any file: what `open` does
     /// first, and all that `zonertc store inspect` needs (it works while a daemon holds the store).
     static func recover(path: String, configuration: StoreConfiguration,
                         maxTornTail: Int = StoreDirectory.maxTornTail) throws -> (StoreEngine, Recovery, Int) {
-        var engine = StoreEngine(configuration: configuration)
-        var recovery = Recovery(generation: 0, snapshotBytes: 0, entriesReplayed: 0, tornBytesDropped: 0)
-        if let snapshot = FileManager.default.contents(atPath: "\(path)/snapshot") {
-            let bytes = [UInt8](snapshot)
-            guard bytes.count >= 4 else { throw OpenError(description: "snapshot in \(path) is truncated") }
-            let body = Array(bytes[0..<(bytes.count - 4)])
-            var r = ByteReader(bytes, offset: bytes.count - 4)
-            let crc = try r.readUInt32()
-            guard CRC32.checksum(body) == crc else {
-                throw OpenError(description: "snapshot in \(path) fails its checksum: the file is damaged")
-            }
-            do {
-                let (state, generation) = try SnapshotCodec.decode(body)
-                engine.state = state
-                recovery.generation = generation
-                recovery.snapshotBytes = bytes.count
-            } catch {
-                throw OpenError(description: "snapshot in \(path) cannot be read: \(error)")
-            }
-        }
+        var (engine, recovery) = try loadSnapshot(path: path, configuration: configuration)
         let journalPath = "\(path)/journal-\(recovery.generation).log"
         var validLength = 0
         if let data = FileManager.default.contents(atPath: journalPath) {
             let scan: JournalFormat.Scan
             do { scan = try JournalFormat.scan([UInt8](data)) } catch {
                 throw OpenError(description: "\(journalPath): \(error)")
+            }
+            if let damage = scan.damage {
+                throw OpenError(description: "\(journalPath) is damaged at offset \(damage.offset): "
+                                + "\(damage.nextIntactEntry - damage.offset) unreadable bytes before an intact entry at "
+                                + "offset \(damage.nextIntactEntry). Nothing was changed; `zonertc store repair --data "
+                                + "\(path)` keeps a copy and salvages every intact entry")
             }
             if scan.tornBytes > maxTornTail {
                 throw OpenError(description: "\(journalPath): \(scan.tornBytes) unreadable bytes after offset "
@@ -155,6 +149,31 @@ final class StoreDirectory: @unchecked Sendable {
             validLength = scan.validLength
         }
         return (engine, recovery, validLength)
+    }
+
+    /// The state in `snapshot` (empty, generation 0, when there is none yet).
+    static func loadSnapshot(path: String, configuration: StoreConfiguration) throws -> (StoreEngine, Recovery) {
+        var engine = StoreEngine(configuration: configuration)
+        var recovery = Recovery(generation: 0, snapshotBytes: 0, entriesReplayed: 0, tornBytesDropped: 0)
+        if let snapshot = FileManager.default.contents(atPath: "\(path)/snapshot") {
+            let bytes = [UInt8](snapshot)
+            guard bytes.count >= 4 else { throw OpenError(description: "snapshot in \(path) is truncated") }
+            let body = Array(bytes[0..<(bytes.count - 4)])
+            var r = ByteReader(bytes, offset: bytes.count - 4)
+            let crc = try r.readUInt32()
+            guard CRC32.checksum(body) == crc else {
+                throw OpenError(description: "snapshot in \(path) fails its checksum: the file is damaged")
+            }
+            do {
+                let (state, generation) = try SnapshotCodec.decode(body)
+                engine.state = state
+                recovery.generation = generation
+                recovery.snapshotBytes = bytes.count
+            } catch {
+                throw OpenError(description: "snapshot in \(path) cannot be read: \(error)")
+            }
+        }
+        return (engine, recovery)
     }
 
     /// Writes the state as snapshot generation+1, starts an empty journal for it and removes the

@@ -49,6 +49,18 @@ public final class StoreAPI: Sendable {
             guard let device, !device.isEmpty else {
                 return .response(error(400, .invalidArguments, "the push stream needs an X-Device-ID header"))
             }
+            // Registered before the stream is answered, so a refusal (too many devices) is the answer;
+            // a notification for the device in between is held by the push hub until it listens.
+            do {
+                try await store.perform(user: user, deviceID: device) { e, ctx throws(StoreError) in
+                    try e.registerDevice(ctx)
+                }
+            } catch let e as StoreError {
+                log.warning("push registration refused", ["user": user, "error": e.message])
+                return .response(.json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e))))
+            } catch {
+                return .response(self.error(500, .internalError, "\(error)"))
+            }
             return .eventStream(user: user, deviceID: device)
         }
         guard parts.count == 7 else { return .response(error(404, .invalidArguments, "no such endpoint \(path)")) }
@@ -270,10 +282,16 @@ public final class StoreAPI: Sendable {
             return error(400, .invalidArguments, #"send {"userName": "..."}"#)
         }
         do {
-            let token = try users.add(name)
+            let token = try users.register(name)
             return .json(200, WireFormat.serialize(["userName": name, "token": token]))
+        } catch let e as UserRegistry.RegistryError {
+            switch e.kind {
+            case .exists: return error(409, .alreadyExists, "\(e.description); its token is not handed out again")
+            case .invalidName: return error(400, .invalidArguments, e.description)
+            case .storage: return error(500, .internalError, e.description)
+            }
         } catch {
-            return self.error(400, .invalidArguments, "\(error)")
+            return self.error(500, .internalError, "\(error)")
         }
     }
 

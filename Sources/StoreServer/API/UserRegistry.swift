@@ -5,6 +5,9 @@ import Synchronization
 /// (written atomically) or only in memory.
 public final class UserRegistry: Sendable {
     public struct RegistryError: Error, CustomStringConvertible, Sendable {
+        /// What went wrong, for a caller to switch on.
+        public enum Kind: Sendable { case invalidName, exists, storage }
+        public var kind: Kind = .storage
         public var description: String
     }
 
@@ -50,18 +53,33 @@ public final class UserRegistry: Sendable {
         return ok ? nil : "a user name may hold letters, digits, '_', '-' and '.'"
     }
 
-    /// Creates a user (or returns the existing user's token) and persists the registry.
+    /// Creates a user (or returns the existing user's token) and persists the registry. This is the
+    /// operator's path (`zonertc store user add`), who can read `users.json` anyway; remote callers
+    /// go through `register`, which never returns an existing user's token.
     public func add(_ name: String) throws -> String {
-        if let problem = UserRegistry.nameProblem(name) { throw RegistryError(description: problem) }
-        let (token, snapshot): (String, [String: String]) = state.withLock { s in
-            if let t = s.users[name] { return (t, [:]) }
+        try create(name, existing: { $0 })
+    }
+
+    /// Creates a new user and returns its token; an existing name throws `.exists` and reveals nothing.
+    public func register(_ name: String) throws -> String {
+        try create(name, existing: { _ in
+            throw RegistryError(kind: .exists, description: "the user '\(name)' already exists")
+        })
+    }
+
+    private func create(_ name: String, existing: (String) throws -> String) throws -> String {
+        if let problem = UserRegistry.nameProblem(name) { throw RegistryError(kind: .invalidName, description: problem) }
+        reloadIfChanged()  // a user added beside the daemon exists for registration too
+        let (found, token, snapshot): (String?, String, [String: String]) = state.withLock { s in
+            if let t = s.users[name] { return (t, "", [:]) }
             var rng = SystemRandomNumberGenerator()
             let t = (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
             s.users[name] = t
             s.tokens[t] = name
-            return (t, s.users)
+            return (nil, t, s.users)
         }
-        if !snapshot.isEmpty { try persist(snapshot) }
+        if let found { return try existing(found) }
+        try persist(snapshot)
         return token
     }
 

@@ -12,6 +12,10 @@ public final class StoreDaemon: @unchecked Sendable {
     public struct Options: Sendable {
         public var listen: Endpoint
         public var maxConnections = 1024
+        /// Connections one client address may hold (`ConnectionAdmission`).
+        public var maxConnectionsPerAddress = 256
+        /// How long a connection is idle before a full daemon may evict it for a newcomer.
+        public var evictableAfterIdle: Duration = .seconds(2)
         public var limits = HTTPServerConnection.Limits()
         /// A comment line on idle push streams, so dead peers are found and proxies keep them open.
         public var heartbeat: Duration = .seconds(15)
@@ -23,6 +27,8 @@ public final class StoreDaemon: @unchecked Sendable {
     public struct Counters: Sendable {
         public var accepted = 0
         public var refused = 0
+        /// Idle connections closed to make room for a newcomer.
+        public var evicted = 0
         public var requests = 0
         public var streams = 0
     }
@@ -105,10 +111,19 @@ public final class StoreDaemon: @unchecked Sendable {
                 return
             }
             guard let (fd, peer) = accepted else { return }
-            if connections.count >= options.maxConnections {
+            switch admission(of: peer) {
+            case .admit:
+                break
+            case .admitEvicting(let id):
+                counters.evicted += 1
+                if let victim = connections[id] {
+                    log.info("evicted an idle connection for a newcomer",
+                             ["peer": "\(victim.tcp.peer.map { "\($0)" } ?? "-")"])
+                    victim.tcp.close()
+                }
+            case .refuse(let reason):
                 counters.refused += 1
-                let body = WireFormat.serialize(WireFormat.encode(StoreError(
-                    .serviceUnavailable, "too many connections (\(options.maxConnections))", retryAfter: 1)))
+                let body = WireFormat.serialize(WireFormat.encode(StoreError(.serviceUnavailable, reason, retryAfter: 1)))
                 let bytes = HTTPResponse.json(503, body).serialized(keepAlive: false)
                 _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)
@@ -122,6 +137,7 @@ public final class StoreDaemon: @unchecked Sendable {
             let id = served.id
             tcp.onData = { [weak self] bytes in self?.received(id, bytes) }
             tcp.onClose = { [weak self] in self?.closed(id) }
+            tcp.onReadEnd = { [weak self] in self?.readEnded(id) }
             do { try tcp.start() } catch {
                 connections[id] = nil
                 close(fd)
@@ -135,6 +151,25 @@ public final class StoreDaemon: @unchecked Sendable {
         guard let c = connections[id] else { return }
         let actions = c.machine.received(bytes, now: loop.clock.now())
         perform(actions, on: c)
+    }
+
+    /// Whether a connection from `peer` is taken; only looks at the held ones when near a limit.
+    private func admission(of peer: Endpoint?) -> ConnectionAdmission.Decision {
+        var limits = ConnectionAdmission.Limits()
+        limits.maxConnections = options.maxConnections
+        limits.maxPerAddress = options.maxConnectionsPerAddress
+        limits.evictableAfterIdle = options.evictableAfterIdle
+        guard connections.count >= min(limits.maxConnections, limits.maxPerAddress) else { return .admit }
+        let held = connections.values.map {
+            ConnectionAdmission.Held(id: $0.id, address: $0.tcp.peer?.address, idleSince: $0.machine.idleSince)
+        }
+        return ConnectionAdmission(limits: limits).decide(newcomer: peer?.address, held: held, now: loop.clock.now())
+    }
+
+    /// The client half-closed: it is still answered (see `HTTPServerConnection.peerFinishedSending`).
+    private func readEnded(_ id: UInt64) {
+        guard let c = connections[id] else { return }
+        perform(c.machine.peerFinishedSending(now: loop.clock.now()), on: c)
     }
 
     private func closed(_ id: UInt64) {
@@ -200,14 +235,9 @@ public final class StoreDaemon: @unchecked Sendable {
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
         perform(c.machine.startStream(status: 200, headers: headers), on: c)
         if let t = c.timer { loop.cancel(t); c.timer = nil }
-        let store = api.store
         let id = c.id
+        // The API registered the device before answering (StoreAPI.handle).
         c.streamTask = Task(executorPreference: loop) { [self] in
-            do {
-                try await store.perform(user: user, deviceID: device) { e, ctx throws(StoreError) in try e.registerDevice(ctx) }
-            } catch {
-                log.warning("push registration failed", ["user": user, "error": "\(error)"])
-            }
             loop.execute { [self] in self.sendEvent(Array(": ready\n\n".utf8), to: id) }
             for await note in stream {
                 let json = WireFormat.serialize(WireFormat.encode(note))

@@ -80,8 +80,8 @@ public struct HTTPRequestParser: Sendable {
         case .head:
             // Tolerate stray CRLFs before a request line (RFC 9112 §2.2).
             while start + 1 < buffer.count && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2 }
-            guard let end = findHeadEnd() else {
-                if buffer.count - start > maxHeadBytes {
+            guard let end = try findHeadEnd() else {
+                if buffer.count - start >= maxHeadBytes + 4 {
                     throw HTTPParseError(kind: .headersTooLarge,
                                          message: "request line and headers exceed \(maxHeadBytes) bytes")
                 }
@@ -120,13 +120,30 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
-    private mutating func findHeadEnd() -> Int? {
-        var i = max(start, scanFrom - 3)
-        while i + 3 < buffer.count {
-            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
+    /// Finds the CRLF CRLF that ends the head. Lines end in CRLF only: a bare LF (or a CR not
+    /// followed by LF) is refused as soon as it arrives (RFC 9112 §2.2 lets a server reject it),
+    /// rather than waiting for a CRLF CRLF that such a client never sends.
+    /// Looks no further than the largest head allowed, so whether a head is too large does not
+    /// depend on how its bytes were split into reads.
+    private mutating func findHeadEnd() throws(HTTPParseError) -> Int? {
+        var i = max(start, scanFrom)
+        let limit = min(buffer.count, start + maxHeadBytes + 4)
+        while i < limit {
+            let byte = buffer[i]
+            if byte == 10 {
+                guard i > start, buffer[i - 1] == 13 else {
+                    throw HTTPParseError(kind: .malformed, message: "a line ends in a bare LF: lines end in CRLF")
+                }
+                if i - start >= 3 && buffer[i - 2] == 10 && buffer[i - 3] == 13 {
+                    scanFrom = i + 1
+                    return i - 3
+                }
+            } else if i > start && buffer[i - 1] == 13 {
+                throw HTTPParseError(kind: .malformed, message: "a CR not followed by LF in the request head")
+            }
             i += 1
         }
-        scanFrom = max(start, buffer.count)
+        scanFrom = limit
         return nil
     }
 

@@ -41,6 +41,8 @@ public struct HTTPServerConnection: Sendable {
     public let limits: Limits
     private var parser: HTTPRequestParser
     private var state: State
+    /// The client shut down its sending side: answer what it sent, then close.
+    private var inputEnded = false
 
     public init(limits: Limits = Limits(), now: Instant) {
         self.limits = limits
@@ -49,6 +51,14 @@ public struct HTTPServerConnection: Sendable {
     }
 
     public var isClosed: Bool { if case .closed = state { return true } else { return false } }
+
+    /// Since when the connection has waited for a request with nothing of one received (a kept-alive
+    /// connection between requests, or a new one that has sent nothing); nil while it is busy.
+    /// The daemon evicts the longest idle connection when it is full.
+    public var idleSince: Instant? {
+        if case .reading(let since, false) = state, !inputEnded { return since }
+        return nil
+    }
 
     /// The connection opened: when to check for idleness.
     public func started() -> [Action] {
@@ -82,7 +92,28 @@ public struct HTTPServerConnection: Sendable {
         }
         state = .reading(since: now, midRequest: parser.bufferedBytes > 0)
         actions += parseNext(now: now)
+        if inputEnded, case .reading = state {
+            // Every request the client sent before its half-close is answered: nothing more can come.
+            state = .closed
+            actions.removeAll { if case .wakeAt = $0 { true } else { false } }
+            actions.append(.close)
+        }
         return actions
+    }
+
+    /// The client shut down its sending side (a half-close, `shutdown(SHUT_WR)`) but may still
+    /// read. A request it completed is still answered, then the connection closes; a request cut
+    /// short can never complete, so the connection closes at once. A push stream goes on.
+    public mutating func peerFinishedSending(now: Instant) -> [Action] {
+        inputEnded = true
+        switch state {
+        case .reading:
+            // `received` dispatched every complete request already: what is left is incomplete.
+            state = .closed
+            return [.close]
+        case .awaitingResponse, .streaming, .closed:
+            return []
+        }
     }
 
     /// The dispatched request becomes a stream: send the head now, then `streamChunk`s.

@@ -20,7 +20,7 @@ extension TURNServer {
         }
         let key: [UInt8]
         let user: String
-        switch authenticate(m, raw: raw, now: now) {
+        switch authenticate(m, raw: raw, tuple: tuple, now: now) {
         case .rejected(let actions): return actions(&self, tuple)
         case .accepted(let k, let u): key = k; user = u
         }
@@ -39,14 +39,14 @@ extension TURNServer {
         case rejected((inout TURNServer, FiveTuple) -> [Action])
     }
 
-    private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], now: Instant) -> AuthResult {
+    private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], tuple: FiveTuple, now: Instant) -> AuthResult {
         // A request without credentials, or with a nonce that went stale, is the normal first step
         // (a challenge); credentials that do not check out are a failure worth counting apart.
         let challenge: (Int, String, Bool) -> AuthResult = { code, reason, failed in
             .rejected { server, tuple in
                 if failed { server.counters.authFailures += 1 } else { server.counters.challenges += 1 }
                 return server.fail(m, code, reason,
-                                   extra: [.realm(server.configuration.realm), .nonce(server.mintNonce(now: now))],
+                                   extra: [.realm(server.configuration.realm), .nonce(server.mintNonce(for: tuple, now: now))],
                                    key: nil, tuple: tuple)
             }
         }
@@ -57,7 +57,9 @@ extension TURNServer {
             return .rejected { server, tuple in server.fail(m, 400, "Bad Request", key: nil, tuple: tuple) }
         }
         guard realm == configuration.realm else { return challenge(401, "Unauthorized", true) }
-        guard nonceIsFresh(nonce, now: now) else { return challenge(438, "Stale Nonce", false) }
+        // A nonce minted for another 5-tuple is stale here too: a request captured on the wire and
+        // replayed from elsewhere is challenged again (as coturn does) and allocates nothing.
+        guard nonceIsFresh(nonce, for: tuple, now: now) else { return challenge(438, "Stale Nonce", false) }
         guard let key = longTermKey(username: username, now: now) else { return challenge(401, "Unauthorized", true) }
         guard (try? STUNIntegrity.verify(raw, key: STUNIntegrityKey(bytes: key))) != nil else {
             return challenge(401, "Unauthorized", true)
@@ -85,12 +87,19 @@ extension TURNServer {
         }
     }
 
-    /// A nonce that carries its own expiry, signed with the server's nonce key (no table).
-    func mintNonce(now: Instant) -> String {
+    /// A nonce that carries its own expiry, signed with the server's nonce key together with the
+    /// client's 5-tuple (its address and port, and the listening address it wrote to), so it needs
+    /// no table and is good from that 5-tuple only (RFC 8489 §9.2: the server picks what a nonce
+    /// binds; RFC 8656 §7.2 ties an allocation to its 5-tuple).
+    func mintNonce(for tuple: FiveTuple, now: Instant) -> String {
         let expiry = UInt64(max(0, (now + configuration.nonceLifetime).nanosecondsSinceEpoch / 1_000_000_000))
         let stamp = String(expiry, radix: 16)
-        let mac = nonceMAC.authenticationCode(for: Array(stamp.utf8)).prefix(8)
-        return stamp + "-" + Self.lowerHex(mac)
+        return stamp + "-" + nonceSignature(stamp, tuple)
+    }
+
+    private func nonceSignature<S: StringProtocol>(_ stamp: S, _ tuple: FiveTuple) -> String {
+        let signed = Array(stamp.utf8) + Array("|\(tuple.client)|\(tuple.server)".utf8)
+        return Self.lowerHex(nonceMAC.authenticationCode(for: signed).prefix(8))
     }
 
     /// Lower-case hex of `bytes` (every request checks a nonce: no Foundation formatting here).
@@ -105,11 +114,14 @@ extension TURNServer {
         return String(decoding: out, as: UTF8.self)
     }
 
-    func nonceIsFresh(_ nonce: String, now: Instant) -> Bool {
+    /// Whether `nonce` was minted by this server for `tuple` and has not expired.
+    func nonceIsFresh(_ nonce: String, for tuple: FiveTuple, now: Instant) -> Bool {
         let parts = nonce.split(separator: "-")
-        guard parts.count == 2, let expiry = UInt64(parts[0], radix: 16) else { return false }
-        let mac = Self.lowerHex(nonceMAC.authenticationCode(for: Array(parts[0].utf8)).prefix(8))
-        return mac == parts[1] && Int64(expiry) > now.nanosecondsSinceEpoch / 1_000_000_000
+        guard parts.count == 2, parts[0].utf8.count <= 16, let expiry = UInt64(parts[0], radix: 16) else { return false }
+        guard nonceSignature(parts[0], tuple) == parts[1] else { return false }
+        // Compared unsigned: an expiry beyond Int64 (a forged stamp cannot get here, but no trap either way).
+        let nowSeconds = UInt64(clamping: now.nanosecondsSinceEpoch / 1_000_000_000)
+        return expiry > nowSeconds
     }
 
     // MARK: Allocate (RFC 8656 §7.2)

@@ -99,6 +99,13 @@ enum BenchSignalingCommand {
                 await store.stop()
                 return 1
             }
+            // Every call of this daemon uses the same two users, registered once.
+            let tokens: [String: String]
+            do { tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory) } catch {
+                Terminal.error("zonertc bench signaling: cannot register the peers' users: \(error)")
+                await store.stop()
+                return 1
+            }
             for strategy in strategies {
                 for i in 0..<calls {
                     let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
@@ -108,9 +115,9 @@ enum BenchSignalingCommand {
                     var result = CallResult(profile: profile, strategy: strategy, call: i, ok: false)
                     do {
                         let a = try ChildProcess(name: "a\(i)", arguments: common + [
-                            "--me", "alice", "--remote", "bob", "--owner"], directory: directory)
+                            "--me", "alice", "--remote", "bob", "--owner", "--token-file", tokens["alice"]!], directory: directory)
                         let b = try ChildProcess(name: "b\(i)", arguments: common + [
-                            "--me", "bob", "--remote", "alice"], directory: directory)
+                            "--me", "bob", "--remote", "alice", "--token-file", tokens["bob"]!], directory: directory)
                         let sa = await a.wait(timeout: timeout + .seconds(10))
                         let sb = await b.wait(timeout: timeout + .seconds(10))
                         if sa == nil { await a.stop() }

@@ -91,8 +91,15 @@ struct CallPlan {
             else { return await failure("the relay did not start") }
             common += ["--turn", "zonertc:\(password)@\(address)", "--relay-only"]
         }
-        var alice = common + ["--me", "alice", "--remote", "bob", "--owner", "--send", file]
-        var bob = common + ["--me", "bob", "--remote", "alice", "--record", "\(directory)/bob-received"]
+        // The daemon hands each user's token out once: register both here and give each peer its file.
+        let tokens: [String: String]
+        do { tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory) } catch {
+            return await failure("cannot register the peers' users: \(error)")
+        }
+        var alice = common + ["--me", "alice", "--remote", "bob", "--owner", "--send", file,
+                              "--token-file", tokens["alice"]!]
+        var bob = common + ["--me", "bob", "--remote", "alice", "--record", "\(directory)/bob-received",
+                            "--token-file", tokens["bob"]!]
         if bothWays {
             alice += ["--record", "\(directory)/alice-received"]
             bob += ["--send", file]

@@ -19,7 +19,9 @@ enum PeerCommand {
             .value("--me", "ID", "(required) my user ID"),
             .value("--remote", "ID", "(required) the other peer's user ID"),
             .flag("--owner", "create the room (the other peer joins it)"),
-            .value("--token", "TOKEN", "bearer token for the store (default: $ZONERTC_TOKEN, else register on a loopback daemon)"),
+            .value("--token", "TOKEN", "bearer token for the store (default: $ZONERTC_TOKEN)"),
+            .value("--token-file", "PATH", "read the bearer token from PATH; when PATH does not exist, register --me "
+                   + "and keep its token there (mode 0600) for the next run"),
             .value("--send", "FILE", "stream this video file (IVF, H.264 Annex B, Y4M) once connected"),
             .value("--record", "OUT", "write the received stream to OUT, in the sender's container"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max (as fast as the path takes)", default: "realtime"),
@@ -61,6 +63,7 @@ struct PeerSetup {
     let remote: String
     let owner: Bool
     let token: String?
+    let tokenFile: String?
     let signaling: SignalingConfiguration
     let syncName: String
     let bind: IPAddress
@@ -89,7 +92,11 @@ struct PeerSetup {
         remote = try args.required("--remote")
         guard me != remote else { throw usage("--me and --remote must differ") }
         owner = args.has("--owner")
-        token = args.string("--token") ?? ProcessInfo.processInfo.environment["ZONERTC_TOKEN"]
+        tokenFile = args.string("--token-file")
+        guard args.string("--token") == nil || tokenFile == nil else {
+            throw usage("--token and --token-file exclude each other")
+        }
+        token = args.string("--token") ?? (tokenFile == nil ? ProcessInfo.processInfo.environment["ZONERTC_TOKEN"] : nil)
         syncName = args.string("--sync") ?? "hybrid"
         guard let configuration = SignalingConfiguration.named(syncName), syncName != "standard" else {
             throw usage("--sync \(syncName): choose one of push, poll-token, poll-fullscan, hybrid, legacy")
@@ -253,9 +260,20 @@ struct PeerSetup {
             return (store.client(user: me, deviceID: "\(me)-device"), store)
         }
         let endpoint = try RemoteStoreClient.endpoint(fromURL: storeSpec)
-        var bearer = token
-        if bearer == nil { bearer = try await RemoteStoreClient.register(userName: me, at: endpoint) }
-        var configuration = RemoteStoreClient.Configuration(endpoint: endpoint, token: bearer!)
+        let bearer: String
+        if let token {
+            bearer = token
+        } else if let tokenFile {
+            bearer = try await TokenFile(path: tokenFile).tokenRegisteringIfMissing(user: me, at: endpoint)
+        } else {
+            // Without a token, register --me: that works once per user, as tokens are never handed out again.
+            do { bearer = try await RemoteStoreClient.register(userName: me, at: endpoint) } catch let e as StoreError
+                where e.code == .alreadyExists {
+                throw StoreError(.alreadyExists, "\(me) is already registered on \(storeSpec): pass its token with "
+                                 + "--token or --token-file (a file written when it registered)")
+            }
+        }
+        var configuration = RemoteStoreClient.Configuration(endpoint: endpoint, token: bearer)
         configuration.requestTimeout = .seconds(10)
         return (RemoteStoreClient(configuration: configuration, userRecordName: me, deviceID: "\(me)-device"), nil)
     }

@@ -24,6 +24,8 @@ enum RelayServeCommand {
             .value("--quota-user", "N", "allocations per user", default: "64"),
             .value("--quota-total", "N", "allocations in all", default: "10000"),
             .value("--bandwidth", "BYTES", "relayed bytes per second per allocation and direction (default: unlimited)"),
+            .value("--nonce-lifetime", "DURATION", "how long a nonce stays good (it is good only from the "
+                   + "client address and port it was given to)", default: "600s"),
             .value("--stats-interval", "DURATION", "print counters this often; 0 turns it off", default: "5s"),
         ],
         discussion: """
@@ -67,6 +69,14 @@ enum RelayServeCommand {
         var config = TURNServerConfiguration(realm: try args.required("--realm"), authentication: authentication,
                                              relayAddress: relayIP, nonceKey: nonceKey)
         config.relayPorts = minPort...maxPort
+        if let text = args.string("--nonce-lifetime") {
+            do { config.nonceLifetime = try StoreServeCommand.parseLongDuration(text) } catch {
+                throw UsageError(message: "--nonce-lifetime \(text): \(error)", command: spec)
+            }
+            guard config.nonceLifetime >= .seconds(1) else {
+                throw UsageError(message: "--nonce-lifetime \(text): at least 1s", command: spec)
+            }
+        }
         config.peerPolicy.allowLoopback = args.has("--allow-loopback-peers")
         for (flag, keyPath) in [("--allow", \PeerAddressPolicy.allow), ("--deny", \PeerAddressPolicy.deny)] {
             for text in args.strings(flag) {

@@ -18,13 +18,18 @@ enum StoreServeCommand {
             .value("--throttle", "POLICY", "off, cloudkit (≈40 requests/s per client), or "
                    + "rate=N,busy=P,unavailable=P,limited=P", default: "off"),
             .value("--token-retention", "DURATION", "how long change tokens stay valid", default: "7d"),
-            .value("--max-connections", "N", "connections served at once; more get 503", default: "1024"),
+            .value("--max-connections", "N", "connections served at once; when full, the longest-idle connection "
+                   + "makes room, else 503", default: "1024"),
+            .value("--max-connections-per-address", "N", "connections one client address may hold", default: "256"),
+            .value("--max-devices-per-user", "N", "devices one user may register for push; more get LIMIT_EXCEEDED",
+                   default: "64"),
             .flag("--allow-register", "allow POST /auth/register (on by default when listening on loopback)"),
             .flag("--no-register", "refuse POST /auth/register even on loopback"),
         ],
         discussion: """
             Prints one line when it listens: `zonertc store: listening on http://HOST:PORT …`.
             Create users with `zonertc store user add NAME --data DIR`, or register them over HTTP on loopback.
+            Registration creates new users only: an existing name gets EXISTS and no token.
             Stops cleanly on SIGINT or SIGTERM: the journal is flushed and push streams are ended.
             """,
         run: run)
@@ -50,12 +55,14 @@ enum StoreServeCommand {
         do { options.configuration.tokenRetention = try parseLongDuration(args.string("--token-retention") ?? "7d") } catch {
             throw UsageError(message: "--token-retention: \(error)", command: spec)
         }
+        options.configuration.maxDevicesPerUser = try args.int("--max-devices-per-user", in: 1...1_000_000) ?? 64
         if args.has("--allow-register") && args.has("--no-register") {
             throw UsageError(message: "--allow-register and --no-register exclude each other", command: spec)
         }
         let allowRegister = args.has("--allow-register") || (!args.has("--no-register") && listen.address.isLoopback)
         var daemonOptions = StoreDaemon.Options(listen: listen)
         daemonOptions.maxConnections = try args.int("--max-connections", in: 1...100_000) ?? 1024
+        daemonOptions.maxConnectionsPerAddress = try args.int("--max-connections-per-address", in: 1...100_000) ?? 256
 
         let store = try EmbeddedStore(options: options)
         let users = try UserRegistry(directory: data)

@@ -1,0 +1,71 @@
+// libFuzzer entry point for the store daemon's HTTP/1.1 request reading: arbitrary bytes through
+// the HTTPRequestParser whole, and split in two at a point the input chooses — the same requests
+// and the same error either way — and through the HTTPServerConnection machine on a manual
+// timeline, answering each dispatched request and half-closing at the end. A trap here is a bug:
+// hostile bytes must only ever produce an HTTPParseError (a 4xx/5xx answer and a close).
+//
+// Built by Fuzz/run-fuzz.sh from the modules listed in `modules`; libFuzzer supplies `main`.
+import StoreServer
+import ZoneCore
+
+/// What a parser made of its input: each request's method, target, headers and body, then the
+/// status of the error that stopped it, if any.
+private func readAll(_ chunks: [ArraySlice<UInt8>]) -> [String] {
+    var parser = HTTPRequestParser(maxHeadBytes: 2048, maxBodyBytes: 4096)
+    var out: [String] = []
+    for chunk in chunks {
+        parser.append(chunk)
+        while true {
+            do {
+                switch try parser.parseStep() {
+                case .needMore:
+                    break
+                case .request(let r):
+                    let headers = r.headers.fields.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
+                    out.append("\(r.method) \(r.target) 1.\(r.minorVersion) \(headers) \(r.body.count) \(r.keepAlive)")
+                    continue
+                }
+            } catch {
+                out.append("error \(error.status)")
+                return out
+            }
+            break
+        }
+    }
+    return out
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func httpRequestFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeRawBufferPointer(start: data, count: size))
+    let whole = readAll([bytes[...]])
+    let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    let split = readAll([bytes[..<cut], bytes[cut...]])
+    precondition(whole == split, "split at \(cut) read \(split), whole read \(whole)")
+
+    // The connection machine: every dispatched request answered, time moving, then a half-close.
+    var limits = HTTPServerConnection.Limits()
+    limits.maxHeadBytes = 2048
+    limits.maxBodyBytes = 4096
+    var now = Instant.seconds(1000)
+    var machine = HTTPServerConnection(limits: limits, now: now)
+    var pending = machine.received(bytes, now: now)
+    var rounds = 0
+    while !pending.isEmpty {
+        rounds += 1
+        precondition(rounds < 100_000, "the connection machine does not settle")
+        let action = pending.removeFirst()
+        switch action {
+        case .dispatch:
+            now = now + .milliseconds(1)
+            pending += machine.respond(HTTPResponse.json(200, Array("{}".utf8)), now: now)
+        case .wakeAt(let instant):
+            precondition(instant >= now, "a deadline in the past")
+        case .send, .close:
+            break
+        }
+    }
+    _ = machine.peerFinishedSending(now: now)
+    _ = machine.timerFired(now: now + .seconds(120))
+    return 0
+}

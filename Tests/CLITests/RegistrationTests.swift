@@ -1,0 +1,114 @@
+import Foundation
+import Net
+import RecordStore
+import StoreServer
+import Testing
+import ZoneCore
+
+/// Issue 13, item 2: `POST /auth/register` creates new users only and never hands a token out again.
+@Suite("Registration on a real daemon")
+struct RegistrationTests {
+    /// One request on a new connection; the reply as text (read until the daemon closes or 5 s pass).
+    static func exchange(_ endpoint: Endpoint, _ request: String) throws -> String {
+        let fd = try TCPSocket.connectBlocking(to: endpoint)
+        defer { close(fd) }
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        TCPSocket.setReceiveTimeout(fd, milliseconds: 5000)
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            out += buffer[0..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func post(_ path: String, _ body: String, headers: String = "") -> String {
+        "POST \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n\(headers)"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    }
+
+    @Test("register alice; a second register of alice gets EXISTS and no token; her records stay hers")
+    func secondRegistrationIsRefused() async throws {
+        let dir = NSTemporaryDirectory() + "zonertc-register-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let daemon = try DaemonProcess(arguments: ["--data", dir])
+        let token = try await RemoteStoreClient.register(userName: "alice", at: daemon.endpoint)
+        let alice = RemoteStoreClient(configuration: .init(endpoint: daemon.endpoint, token: token),
+                                      userRecordName: "alice", deviceID: "a")
+        let secret = RecordID(recordName: "secret", zoneID: .defaultZone)
+        _ = try await alice.save([Record(recordType: "Note", id: secret, fields: ["text": .string("alice only")])])
+
+        let again = try Self.exchange(daemon.endpoint, Self.post("/auth/register", #"{"userName":"alice"}"#))
+        #expect(again.hasPrefix("HTTP/1.1 409"), "\(again)")
+        #expect(again.contains(#""serverErrorCode":"EXISTS""#))
+        #expect(!again.contains(token))
+        #expect(!again.contains(#""token""#))
+        let refused = await #expect(throws: StoreError.self) {
+            _ = try await RemoteStoreClient.register(userName: "alice", at: daemon.endpoint)
+        }
+        #expect(refused?.code == .alreadyExists)
+
+        // Whoever asked holds no token of alice's: her private records do not read.
+        let lookup = #"{"records":[{"recordName":"secret"}]}"#
+        let anonymous = try Self.exchange(daemon.endpoint, Self.post("/database/1/c/e/private/records/lookup", lookup))
+        #expect(anonymous.hasPrefix("HTTP/1.1 401"), "\(anonymous)")
+        #expect(!anonymous.contains("alice only"))
+        let guessed = try Self.exchange(daemon.endpoint, Self.post(
+            "/database/1/c/e/private/records/lookup", lookup,
+            headers: "Authorization: Bearer \(String(repeating: "0", count: 64))\r\n"))
+        #expect(guessed.hasPrefix("HTTP/1.1 401"), "\(guessed)")
+        #expect(!guessed.contains("alice only"))
+        // A new name still registers, with a token of its own that does not read alice's records.
+        let eve = try await RemoteStoreClient.register(userName: "eve", at: daemon.endpoint)
+        #expect(eve != token)
+        let asEve = try Self.exchange(daemon.endpoint, Self.post(
+            "/database/1/c/e/private/records/lookup", lookup, headers: "Authorization: Bearer \(eve)\r\n"))
+        #expect(!asEve.contains("alice only"))
+        // Alice's own token still works.
+        let mine = try await alice.lookupRecords([secret], scope: .private)
+        guard case .found(let record) = mine.first else { Issue.record("alice lost her record"); return }
+        #expect(record.fields["text"] == .string("alice only"))
+        daemon.kill(SIGTERM)
+    }
+}
+
+/// `zonertc peer --token-file`: the first run registers and keeps the token (0600), the next reuses it.
+@Suite("zonertc peer token files")
+struct PeerTokenFileTests {
+    @Test("a second run of the same user reuses its token file; without one it is told to pass its token")
+    func tokenFileReused() throws {
+        let dir = NSTemporaryDirectory() + "zonertc-tokenfile-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        defer { daemon.kill(SIGTERM) }
+        let url = "http://\(daemon.endpoint)"
+        let file = "\(dir)/alice.token"
+        // Nobody joins: each run ends at its connect timeout, after using the store.
+        func peer(_ extra: [String]) throws -> ZonertcProcess.Output {
+            try ZonertcProcess.run(["peer", "--store", url, "--room", "room_tok00001", "--me", "alice", "--remote", "bob",
+                                    "--owner", "--connect-timeout", "1s"] + extra)
+        }
+        let first = try peer(["--token-file", file])
+        #expect(!first.stderr.contains("cannot use the store"), "\(first.stderr)")
+        var info = stat()
+        #expect(stat(file, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let token = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.count == 64)
+        let second = try peer(["--token-file", file])
+        #expect(!second.stderr.contains("cannot use the store"), "\(second.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains(token))
+        // Without a token, registering alice again is refused and the peer says what to do.
+        let bare = try peer([])
+        #expect(bare.status == 1)
+        #expect(bare.stderr.contains("already registered") && bare.stderr.contains("--token-file"), "\(bare.stderr)")
+        // A token file others may read is refused.
+        chmod(file, 0o644)
+        let open = try peer(["--token-file", file])
+        #expect(open.status == 1 && open.stderr.contains("chmod 600"), "\(open.stderr)")
+    }
+}
