@@ -55,7 +55,8 @@ private struct FuzzRecords {
         switch field {
         case SignalField.sessionKey: return .string(byte().map { $0 & 1 == 0 } ?? true ? sessionKey : text())
         case SignalField.roomID: return .string(room.rawValue)
-        case SignalField.userId, SignalField.ownerUserId: return .string(byte().map { $0 & 1 == 0 } ?? true ? "_b" : "_a")
+        case SignalField.userId, SignalField.ownerUserId:
+            return .string(byte().map { $0 & 1 == 0 } ?? true ? "_b" : "_a")
         case SignalField.otherUserId: return .string("_a")
         case SignalField.callEpoch, SignalField.seq: return .int64(int64() % 4 == 0 ? int64() : int64() & 0xFF)
         case SignalField.envelopeType: return .string(["offer", "answer", text()][Int(byte() ?? 0) % 3])
