@@ -5,7 +5,8 @@
 #
 # A target is a directory Fuzz/<Name>Fuzz/ holding
 #   <Name>Fuzz.swift  the entry point, `@_cdecl("LLVMFuzzerTestOneInput")`, importing the modules it fuzzes;
-#   modules           the Sources/ modules it needs, in dependency order (whitespace separated, `#` comments);
+#   modules           the Sources/ modules it needs, in dependency order (whitespace separated, `#` comments;
+#                     Swift modules only: one that imports a C target such as CSystem cannot be listed);
 #   seeds/            seed inputs: `*.hex` files (hex digits, whitespace ignored) or raw files of any other name.
 # Targets are named as the directory (`STUNFuzz`) or without the suffix (`STUN`); none named means all.
 #

@@ -132,7 +132,9 @@ extension TURNServer {
             // A retransmission of the Allocate that made it gets the same success; anything else 437.
             if existing.transactionID == m.transactionID.bytes {
                 return success(m, key: key, tuple: tuple, attributes: [
-                    .xorRelayedAddress(existing.relay), .lifetime(seconds: UInt32((existing.expires - now).seconds.rounded())),
+                    // What is left of it: zero (not a trap) if it expired and is not swept yet.
+                    .xorRelayedAddress(existing.relay),
+                    .lifetime(seconds: UInt32(max(0, (existing.expires - now).seconds.rounded()))),
                     .xorMappedAddress(tuple.client)])
             }
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
