@@ -102,7 +102,9 @@ enum BenchSignalingCommand {
             // Every call of this daemon uses the same two users, registered once.
             let tokens: [String: String]
             do {
-                tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory)
+                // Each profile's daemon is a new in-memory store: earlier profiles' token files are stale.
+                tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory,
+                                                      newStore: true)
             } catch {
                 Terminal.error("zonertc bench signaling: cannot register the peers' users: \(error)")
                 await store.stop()
