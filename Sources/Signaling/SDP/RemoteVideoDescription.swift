@@ -69,7 +69,8 @@ public struct RemoteVideoDescription: Hashable, Sendable {
         iceCredentials = description.iceCredentials(for: section)
         reducedSizeRTCP = section.allowsReducedSizeRTCP
         guard iceCredentials != nil else {
-            throw SDPNegotiationError(kind: .missingICECredentials, detail: "the video section has no ice-ufrag/ice-pwd")
+            throw SDPNegotiationError(
+                kind: .missingICECredentials, detail: "the video section has no ice-ufrag/ice-pwd")
         }
         if security == .dtlsSRTP {
             guard !fingerprints.isEmpty else {
