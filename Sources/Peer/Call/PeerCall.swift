@@ -224,7 +224,9 @@ public struct PeerCall {
         case .applyRemoteDescription(let epoch, let description):
             guard current?.epoch == epoch else { return [] }
             media.remoteDescription(description, now: now)
-            let section = description.media.first
+            // The video section's transport: a browser's offer may put audio first (RFC 8843 §7.3.3:
+            // with the first bundled section rejected, the accepted video section carries the bundle).
+            let section = description.media.first { $0.kind == .video && !$0.isRejected } ?? description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
             let previous = current!.remoteCredentials
