@@ -34,9 +34,11 @@ final class MemoryCallHarness {
     /// Datagrams in flight: (deliver at, bytes, from, to).
     var wire: [(at: Instant, bytes: [UInt8], from: Endpoint, to: Endpoint)] = []
     var latency: Duration = .microseconds(100)
+    /// Datagrams the wire loses: true drops it.
+    var dropDatagram: ([UInt8]) -> Bool = { _ in false }
 
     init(strategy: SyncStrategy = .hybrid, media: (CallMediaConfiguration, CallMediaConfiguration) = (.init(), .init()),
-         lifetime: CallLifetime = CallLifetime()) async throws
+         lifetime: CallLifetime = CallLifetime(), dialect: SDPDialect = .zonertc) async throws
     {
         clock = ManualClock(start: .seconds(1_700_000_000))
         var options = EmbeddedStore.Options.inMemoryForTests
@@ -50,8 +52,10 @@ final class MemoryCallHarness {
             let client = store.client(user: user, deviceID: "dev")
             let setup = RoomSetup(roomID: room, role: role, myUserID: user, displayName: user, roomName: "t")
             let binding = try await client.setUp(setup).get()
+            var signaling = SignalingConfiguration.standard(strategy)
+            signaling.negotiator.dialect = dialect
             let configuration = PeerCallConfiguration(
-                myUserID: user, remoteUserID: remote, signaling: .standard(strategy),
+                myUserID: user, remoteUserID: remote, signaling: signaling,
                 transport: PeerTransportConfiguration(hostAddresses: [Endpoint(address: .loopbackV4, port: port)]),
                 media: media, lifetime: lifetime, seed: seed)
             let peer = MemoryPeer(client: client, call: try PeerCall(configuration: configuration, binding: binding))
@@ -82,7 +86,7 @@ final class MemoryCallHarness {
                 let outcome = await peer.client.perform(request)
                 peer.call.handle(.signaling(.reply(origin, outcome)), now: now)
             case .transmit(let bytes, let from, let to):
-                wire.append((now + latency, bytes, from, to))
+                if !dropDatagram(bytes) { wire.append((now + latency, bytes, from, to)) }
             case .event(.callState(let state)):
                 peer.states.append(state)
             case .event(.frame(let frame)):

@@ -93,6 +93,12 @@ public struct PeerCall {
         seed = configuration.seed
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        // The browsers' dialect announces who our stream is (SSRCs, RTX, CNAME, msid) in every
+        // description; CallMedia sends from what was announced.
+        if signalingConfiguration.negotiator.dialect == .webRTC, signalingConfiguration.negotiator.source == nil {
+            var random = SeededRandom(seed: configuration.seed ^ 0x5353_5243)
+            signalingConfiguration.negotiator.source = .random(using: &random)
+        }
         signaling = try CallSignaling(
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
