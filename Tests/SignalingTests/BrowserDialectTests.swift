@@ -18,7 +18,7 @@ import ZoneCore
     }
 
     @Test func theFixturesAreThere() {
-        #expect(SDPFixtureFiles.names.count == 9)
+        #expect(SDPFixtureFiles.names.count == 12)
     }
 
     @Test(arguments: SDPFixtureFiles.names)
@@ -29,10 +29,16 @@ import ZoneCore
         let video = try RemoteVideoDescription(description)
         #expect(video.security == .dtlsSRTP)
         #expect(!video.codecs.isEmpty && video.codecs.allSatisfy { !$0.isRetransmission })
-        // Every stack here pairs each video codec with an RTX format.
-        #expect(Set(video.retransmissionPayloadTypes.keys) == Set(video.codecs.filter { $0.name != "ulpfec" }
-            .map(\.payloadType)))
-        #expect(video.ssrc != nil && video.retransmissionSSRC != nil && video.ssrc != video.retransmissionSSRC)
+        // Every stack here pairs each video codec with an RTX format (FEC formats have none).
+        let repairable = video.codecs.filter { !["ulpfec", "flexfec-03"].contains($0.name.lowercased()) }
+        #expect(Set(video.retransmissionPayloadTypes.keys) == Set(repairable.map(\.payloadType)))
+        // A section that sends names its source and RTX source (aiortc names them even when it
+        // does not send; Chromium only when it does).
+        if video.direction.sends || name.hasPrefix("aiortc") {
+            #expect(video.ssrc != nil && video.retransmissionSSRC != nil && video.ssrc != video.retransmissionSSRC)
+        } else {
+            #expect(video.ssrc == nil && video.retransmissionSSRC == nil)
+        }
         #expect(!video.fingerprints.isEmpty && video.iceCredentials != nil)
     }
 
@@ -105,16 +111,43 @@ import ZoneCore
         let answer = try answer("chromium-offer-audio-video-data.sdp")
         #expect(answer.media.map(\.isRejected) == [true, false, true])
         #expect(answer.media.map(\.mid) == ["0", "1", "2"])
+        #expect(answer.media[2].lines[0] == "m=application 0 UDP/DTLS/SCTP webrtc-datachannel")
         #expect(answer.bundleGroup == ["1"])
         let video = answer.media[1]
-        // VP8 96 + RTX 97; of the six H.264 formats only constrained baseline in mode 1 (106),
-        // + RTX 107. VP9, High, Main, mode 0, red and ulpfec are declined.
-        #expect(video.payloadTypes == [96, 97, 106, 107])
+        // VP8 96 + RTX 97; of Chromium's five H.264 formats only Constrained Baseline in
+        // packetization mode 1 (108) + RTX 109. VP9, AV1, Baseline, Main, mode 0, red, ulpfec
+        // and flexfec are declined; no header extensions.
+        #expect(video.payloadTypes == [96, 97, 108, 109])
         #expect(video.codecs.map(\.feedback) == [RTPCodec.videoFeedback, [], RTPCodec.videoFeedback, []])
         #expect(video.allowsReducedSizeRTCP)
         #expect(!video.attributes.contains { $0.name == "extmap" })
         #expect(answer.setupRole(for: video) == .active)
+        #expect(answer.direction(for: video) == .sendReceive && video.sendingSources != nil)
         #expect(try SessionDescription(parsing: answer.description, type: .answer) == answer)
+    }
+
+    @Test func answerToChromiumRecvonly() throws {
+        let answer = try answer("chromium-offer-video-recvonly.sdp")
+        let video = try #require(answer.media.first)
+        #expect(answer.direction(for: video) == .sendOnly)
+        #expect(video.payloadTypes == [96, 97, 108, 109])
+        let remote = try RemoteVideoDescription(answer)
+        #expect(remote.retransmissionPayloadTypes == [96: 97, 108: 109])
+        #expect(remote.ssrc != nil && remote.retransmissionSSRC != nil)
+    }
+
+    @Test func chromiumAnswersToOurOffers() throws {
+        let vp8 = try RemoteVideoDescription(SDPFixtureFiles.parse("chromium-answer-to-zonertc-vp8.sdp"))
+        #expect(vp8.direction == .receiveOnly && vp8.ssrc == nil)
+        #expect(vp8.codecs.map(\.payloadType) == [96, 97] && vp8.retransmissionPayloadTypes == [96: 98, 97: 99])
+        #expect(vp8.codecs[0].feedback.contains(.nack) && vp8.reducedSizeRTCP)
+        #expect(vp8.setupRole == .active && vp8.localRoleForAnswer == .passive)
+        let h264 = try RemoteVideoDescription(SDPFixtureFiles.parse("chromium-answer-to-zonertc-h264.sdp"))
+        #expect(h264.direction == .sendReceive)
+        #expect(h264.codecs.first?.name == "H264" && h264.codecs.first?.payloadType == 97)
+        #expect(h264.codec(matching: .h264())?.formatParameter("profile-level-id") == "42e01f")
+        #expect(h264.retransmissionPayloadType(for: 97) == 98)
+        #expect(h264.ssrc != nil && h264.retransmissionSSRC != nil && h264.cname != nil)
     }
 
     @Test func aiortcAnswerToOurVP8Offer() throws {
