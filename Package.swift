@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
         // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
-        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "STUN", "ZoneCore", "TestSupport"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "STUN", "Net", "ZoneCore", "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
