@@ -50,7 +50,7 @@ let package = Package(
                                                           "Simulation", "Harness"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS"],
             path: "Bench/ZoneBench"
         ),
         // What the tests that run real processes share: spawning, waiting without sleeping.
