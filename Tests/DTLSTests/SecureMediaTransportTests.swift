@@ -16,11 +16,19 @@ import ZoneCore
             moved = false
             while let output = a.pollOutput() {
                 moved = true
-                if case .transmit(let datagram) = output { b.handle(.received(datagram), now: now) } else { delivered.0.append(output) }
+                if case .transmit(let datagram) = output {
+                    b.handle(.received(datagram), now: now)
+                } else {
+                    delivered.0.append(output)
+                }
             }
             while let output = b.pollOutput() {
                 moved = true
-                if case .transmit(let datagram) = output { a.handle(.received(datagram), now: now) } else { delivered.1.append(output) }
+                if case .transmit(let datagram) = output {
+                    a.handle(.received(datagram), now: now)
+                } else {
+                    delivered.1.append(output)
+                }
             }
         }
         return delivered
@@ -28,9 +36,11 @@ import ZoneCore
 
     static func pair() throws -> (client: SecureMediaTransport, server: SecureMediaTransport) {
         let client = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
-            role: .client, certificate: DTLSPair.clientCertificate, remoteFingerprint: DTLSPair.serverCertificate.fingerprint))
+            role: .client, certificate: DTLSPair.clientCertificate,
+            remoteFingerprint: DTLSPair.serverCertificate.fingerprint))
         let server = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
-            role: .server, certificate: DTLSPair.serverCertificate, remoteFingerprint: DTLSPair.clientCertificate.fingerprint))
+            role: .server, certificate: DTLSPair.serverCertificate,
+            remoteFingerprint: DTLSPair.clientCertificate.fingerprint))
         return (client, server)
     }
 
