@@ -72,6 +72,8 @@ public struct PeerCall {
     public private(set) var selectedPair: CandidatePair?
     public private(set) var iceState: ConnectionState = .new
     public private(set) var media: CallMedia
+    /// DTLS-SRTP (or nothing) between the selected pair and the media.
+    private var protection: MediaProtection
     private var outputs = OutputQueue<Output>()
     private var seed: UInt64
     private var hungUp = false
@@ -93,10 +95,12 @@ public struct PeerCall {
         seed = configuration.seed
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        signalingConfiguration.negotiator.dtls = configuration.mediaSecurity.sdp
         signaling = try CallSignaling(
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
         media = CallMedia(configuration: configuration.media, seed: configuration.seed)
+        protection = MediaProtection(security: configuration.mediaSecurity)
     }
 
     /// The ICE state of the current epoch's transport, when there is one.
@@ -138,6 +142,8 @@ public struct PeerCall {
                 current!.transport!.handle(.timer, now: now)
                 drainTransport(now: now)
             }
+            protection.timer(now: now)
+            drainProtection(now: now)
             media.handle(.timer, now: now)
             drainMedia(now: now)
         case .datagram(let bytes, let from, let to):
@@ -156,7 +162,8 @@ public struct PeerCall {
     public var nextDeadline: Instant? {
         let own: Instant? = hungUp ? nil : .earliest(selectedPair == nil ? connectDeadline : nil, holdDeadline)
         return .earliest(.earliest(.earliest(signaling.nextWake, current?.transport?.nextDeadline),
-                                   .earliest(media.nextDeadline, mediaBacklog)), own)
+                                   .earliest(media.nextDeadline, mediaBacklog)),
+                         .earliest(own, hungUp ? nil : protection.nextDeadline))
     }
 
     /// Whether the call has hung up (its goodbye may still be in the store requests it asked for).
@@ -224,6 +231,8 @@ public struct PeerCall {
         case .applyRemoteDescription(let epoch, let description):
             guard current?.epoch == epoch else { return [] }
             media.remoteDescription(description, now: now)
+            protection.remoteDescription(description)
+            drainProtection(now: now)
             let section = description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
@@ -290,11 +299,11 @@ public struct PeerCall {
                 milestones.iceConnected = milestones.iceConnected ?? now
                 outputs.append(.event(.selectedPair(pair)))
                 events.append(.connected(epoch: epoch))
-                media.connected(now: now)
-                drainMedia(now: now)
+                protection.pairIsSelected(now: now)
+                drainProtection(now: now)
             case .event(.data(let bytes, _)):
-                media.received(bytes, now: now)
-                drainMedia(now: now)
+                protection.received(bytes, now: now)
+                drainProtection(now: now)
             case .event(.relayAllocated(let relayed, let server)):
                 outputs.append(.event(.relay("allocated \(relayed) on \(server)")))
             case .event(.relayFailed(let server, let code, let reason)):
@@ -304,6 +313,39 @@ public struct PeerCall {
         }
         if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }
         return events
+    }
+
+    // MARK: - Media protection
+
+    /// Passes the protection's outputs on: datagrams to the pair, packets to the media, and the
+    /// media's start once the path is secured.
+    private mutating func drainProtection(now: Instant) {
+        while let output = protection.pollOutput() {
+            switch output {
+            case .transmit(let bytes):
+                sendOnSelectedPair(bytes)
+            case .media(let bytes):
+                media.received(bytes, now: now)
+                drainMedia(now: now)
+            case .secured:
+                milestones.mediaSecured = milestones.mediaSecured ?? now
+                media.connected(now: now)
+                drainMedia(now: now)
+            case .failed(let reason):
+                pendingFailure = pendingFailure ?? reason
+            }
+        }
+    }
+
+    /// Sends on the current transport's selected pair (nothing before one is selected).
+    private mutating func sendOnSelectedPair(_ bytes: [UInt8]) {
+        guard current?.transport != nil else { return }
+        try? current!.transport!.send(bytes)
+        while let out = current!.transport!.pollOutput() {
+            if case .transmit(let bytes, let from, let to) = out {
+                outputs.append(.transmit(bytes, from: from, to: to))
+            }
+        }
     }
 
     // MARK: - Media
@@ -320,13 +362,8 @@ public struct PeerCall {
             if budget == 0 { mediaBacklog = now }
             switch output {
             case .packet(let bytes):
-                guard current?.transport != nil else { continue }
-                try? current!.transport!.send(bytes)
-                while let out = current!.transport!.pollOutput() {
-                    if case .transmit(let bytes, let from, let to) = out {
-                        outputs.append(.transmit(bytes, from: from, to: to))
-                    }
-                }
+                protection.send(bytes, now: now)
+                drainProtection(now: now)
             case .frame(let frame):
                 milestones.firstFrame = milestones.firstFrame ?? now
                 outputs.append(.event(.frame(frame)))
