@@ -74,6 +74,10 @@ public struct PeerCall {
     public private(set) var media: CallMedia
     /// DTLS-SRTP (or nothing) between the selected pair and the media.
     private var protection: MediaProtection
+    /// Datagrams of the protection made before our side selected a pair (the remote's DTLS
+    /// ClientHello can arrive first): sent once one is, instead of waiting for a retransmission.
+    private var heldForPair: [[UInt8]] = []
+    static let heldForPairLimit = 16
     private var outputs = OutputQueue<Output>()
     private var seed: UInt64
     private var hungUp = false
@@ -299,6 +303,9 @@ public struct PeerCall {
                 milestones.iceConnected = milestones.iceConnected ?? now
                 outputs.append(.event(.selectedPair(pair)))
                 events.append(.connected(epoch: epoch))
+                let held = heldForPair
+                heldForPair.removeAll()
+                for bytes in held { sendOnSelectedPair(bytes) }
                 protection.pairIsSelected(now: now)
                 drainProtection(now: now)
             case .event(.data(let bytes, _)):
@@ -337,9 +344,13 @@ public struct PeerCall {
         }
     }
 
-    /// Sends on the current transport's selected pair (nothing before one is selected).
+    /// Sends on the current transport's selected pair; before one is selected, holds a few.
     private mutating func sendOnSelectedPair(_ bytes: [UInt8]) {
         guard current?.transport != nil else { return }
+        guard current!.transport!.selectedPair != nil else {
+            if heldForPair.count < Self.heldForPairLimit { heldForPair.append(bytes) }
+            return
+        }
         try? current!.transport!.send(bytes)
         while let out = current!.transport!.pollOutput() {
             if case .transmit(let bytes, let from, let to) = out {
