@@ -36,11 +36,12 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         // DTLS and SRTP; without the trait an empty module (its sources are under `#if WebRTC`).
         .target(name: "DTLS", dependencies: [
-            "STUN", "ZoneCore",
+            "Signaling", "STUN", "ZoneCore",
             .target(name: "COpenSSL", condition: .when(traits: ["WebRTC"])),
             .target(name: "CSRTP", condition: .when(traits: ["WebRTC"])),
         ]),
-        .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
+        .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore",
+                                             "DTLS"]),
         // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
         .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
         .target(name: "Simulation", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "RecordStore", "ZoneCore"]),
@@ -69,7 +70,8 @@ let package = Package(
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
         // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
-        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "STUN", "Net", "ZoneCore", "TestSupport"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Signaling", "STUN", "Net", "ZoneCore",
+                                                         "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),

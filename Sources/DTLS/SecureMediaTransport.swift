@@ -7,6 +7,11 @@ import ZoneCore
 // the DTLS handshake, and once it has keys protects what the media sends and unprotects what
 // arrives (RFC 5761 §4 separates RTP from RTCP). STUN is handed back for the ICE agent; nothing
 // unprotected reaches the media, and no media leaves before the keys exist.
+//
+// SRTP can arrive before our keys do: the DTLS server finishes first and may send at once, while
+// its last flight to us is still on the way (or lost and being resent). Those packets are held,
+// a bounded few, and unprotected once the keys come — a receiver cannot ask again for packets
+// from before the first one it saw.
 
 /// DTLS-SRTP on one selected ICE pair.
 public final class SecureMediaTransport: SansIOMachine {
@@ -46,8 +51,10 @@ public final class SecureMediaTransport: SansIOMachine {
     public struct Counters: Hashable, Sendable {
         /// Datagrams whose first byte is none of STUN, DTLS or RTP/RTCP (ZRTP, ChannelData, other).
         public var droppedUnknownKind = 0
-        /// SRTP/SRTCP that arrived before the keys (or after a failure).
+        /// SRTP/SRTCP that arrived before the keys and found the hold full, or after a failure.
         public var droppedBeforeKeys = 0
+        /// SRTP/SRTCP held until the keys came.
+        public var heldBeforeKeys = 0
         /// Media the caller asked to send before the keys (or after a failure).
         public var refusedBeforeKeys = 0
     }
@@ -57,6 +64,10 @@ public final class SecureMediaTransport: SansIOMachine {
     public private(set) var srtp: SRTPSession?
     public private(set) var counters = Counters()
     private var outputs = OutputQueue<Output>()
+    /// SRTP/SRTCP that came before the keys, to unprotect once they exist.
+    private var heldMedia: [[UInt8]] = []
+    /// How many packets may wait for the keys (about a tenth of a second of video).
+    public static let heldMediaLimit = 64
 
     public init(configuration: DTLSTransportConfiguration) throws(DTLSSetupError) {
         dtls = try DTLSTransport(configuration: configuration)
@@ -91,18 +102,36 @@ public final class SecureMediaTransport: SansIOMachine {
         case .dtls:
             dtls.handle(.datagram(datagram), now: now)
         case .rtpOrRTCP:
-            guard let srtp else {
-                counters.droppedBeforeKeys += 1
+            guard srtp != nil else {
+                if awaitingKeys && heldMedia.count < SecureMediaTransport.heldMediaLimit {
+                    heldMedia.append(datagram)
+                    counters.heldBeforeKeys += 1
+                } else {
+                    counters.droppedBeforeKeys += 1
+                }
                 return
             }
-            var packet = datagram
-            if PacketDemultiplexer.isRTCP(datagram) {
-                if srtp.unprotectRTCP(&packet) { outputs.append(.rtcp(packet)) }
-            } else {
-                if srtp.unprotectRTP(&packet) { outputs.append(.rtp(packet)) }
-            }
+            unprotect(datagram)
         case .zrtp, .turnChannel, .unknown:
             counters.droppedUnknownKind += 1
+        }
+    }
+
+    /// Whether keys may still come (the handshake has not ended).
+    private var awaitingKeys: Bool {
+        switch dtls.state {
+        case .idle, .handshaking: true
+        case .connected, .failed, .closed: false
+        }
+    }
+
+    private func unprotect(_ datagram: [UInt8]) {
+        guard let srtp else { return }
+        var packet = datagram
+        if PacketDemultiplexer.isRTCP(datagram) {
+            if srtp.unprotectRTCP(&packet) { outputs.append(.rtcp(packet)) }
+        } else {
+            if srtp.unprotectRTP(&packet) { outputs.append(.rtp(packet)) }
         }
     }
 
@@ -116,11 +145,15 @@ public final class SecureMediaTransport: SansIOMachine {
                 do {
                     srtp = try SRTPSession(keys: keys)
                     outputs.append(.connected(profile))
+                    let held = heldMedia
+                    heldMedia.removeAll()
+                    for datagram in held { unprotect(datagram) }
                 } catch {
                     outputs.append(.failed(.protocolError("SRTP: \(error)")))
                 }
             case .failed(let failure):
                 srtp = nil
+                heldMedia.removeAll()
                 outputs.append(.failed(failure))
             case .closed:
                 srtp = nil

@@ -1,5 +1,6 @@
 #if WebRTC
 import DTLS
+import Signaling
 import ZoneCore
 
 // Two DTLSTransports wired back to back in memory on a manual clock: what one transmits is handed

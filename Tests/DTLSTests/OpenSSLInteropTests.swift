@@ -2,6 +2,7 @@
 import DTLS
 import Foundation
 import Net
+import Signaling
 import Testing
 import TestSupport
 import ZoneCore
@@ -23,7 +24,8 @@ import ZoneCore
     }
 
     static func makeCredentials(openssl: String) throws -> Credentials {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("zonertc-dtls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("zonertc-dtls-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let keyPath = directory.appendingPathComponent("key.pem").path
         let certificatePath = directory.appendingPathComponent("cert.pem").path
@@ -31,11 +33,14 @@ import ZoneCore
                                         "-nodes", "-keyout", keyPath, "-out", certificatePath, "-days", "1",
                                         "-subj", "/CN=openssl"])
         try #require(request.wait(within: .seconds(30)) == 0, "openssl req: \(request.stderr)")
-        let digest = try spawnWatched([openssl, "x509", "-in", certificatePath, "-noout", "-fingerprint", "-sha256"])
-        try #require(digest.wait(within: .seconds(30)) == 0, "openssl x509: \(digest.stderr)")
+        let x509 = try spawnWatched([openssl, "x509", "-in", certificatePath, "-noout", "-fingerprint", "-sha256"])
+        try #require(x509.wait(within: .seconds(30)) == 0, "openssl x509: \(x509.stderr)")
         // "sha256 Fingerprint=AB:CD:…"
-        let hex = try #require(digest.stdout.split(separator: "=").last).trimmingCharacters(in: .whitespacesAndNewlines)
-        return Credentials(directory: directory, fingerprint: try DTLSFingerprint(parsing: "sha-256 \(hex)"))
+        let hex = try #require(x509.stdout.split(separator: "=").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        let digest = try hex.split(separator: ":").map { try #require(UInt8($0, radix: 16)) }
+        try #require(digest.count == 32, "openssl printed '\(hex)'")
+        return Credentials(directory: directory,
+                           fingerprint: DTLSFingerprint(hashFunction: "sha-256", digest: digest))
     }
 
     /// The hex openssl printed after "Keying material: ", upper-case.

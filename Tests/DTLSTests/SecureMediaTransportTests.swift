@@ -16,11 +16,19 @@ import ZoneCore
             moved = false
             while let output = a.pollOutput() {
                 moved = true
-                if case .transmit(let datagram) = output { b.handle(.received(datagram), now: now) } else { delivered.0.append(output) }
+                if case .transmit(let datagram) = output {
+                    b.handle(.received(datagram), now: now)
+                } else {
+                    delivered.0.append(output)
+                }
             }
             while let output = b.pollOutput() {
                 moved = true
-                if case .transmit(let datagram) = output { a.handle(.received(datagram), now: now) } else { delivered.1.append(output) }
+                if case .transmit(let datagram) = output {
+                    a.handle(.received(datagram), now: now)
+                } else {
+                    delivered.1.append(output)
+                }
             }
         }
         return delivered
@@ -28,9 +36,11 @@ import ZoneCore
 
     static func pair() throws -> (client: SecureMediaTransport, server: SecureMediaTransport) {
         let client = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
-            role: .client, certificate: DTLSPair.clientCertificate, remoteFingerprint: DTLSPair.serverCertificate.fingerprint))
+            role: .client, certificate: DTLSPair.clientCertificate,
+            remoteFingerprint: DTLSPair.serverCertificate.fingerprint))
         let server = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
-            role: .server, certificate: DTLSPair.serverCertificate, remoteFingerprint: DTLSPair.clientCertificate.fingerprint))
+            role: .server, certificate: DTLSPair.serverCertificate,
+            remoteFingerprint: DTLSPair.clientCertificate.fingerprint))
         return (client, server)
     }
 
@@ -38,10 +48,10 @@ import ZoneCore
         let (client, server) = try SecureMediaTransportTests.pair()
         let now = Instant.seconds(1_000)
         let rtp = SRTPSessionTests.rtp(sequence: 1)
-        // Before the keys: media is refused going out and dropped coming in.
+        // Before the keys: media is refused going out, and held (not delivered) coming in.
         client.handle(.sendRTP(rtp), now: now)
         server.handle(.received(rtp), now: now)
-        #expect(client.counters.refusedBeforeKeys == 1 && server.counters.droppedBeforeKeys == 1)
+        #expect(client.counters.refusedBeforeKeys == 1 && server.counters.heldBeforeKeys == 1)
         #expect(client.pollOutput() == nil && server.pollOutput() == nil)
         // STUN (first byte 0–3) goes to ICE whatever the DTLS state; ChannelData (64–79) is dropped.
         let binding: [UInt8] = [0, 1, 0, 0, 0x21, 0x12, 0xA4, 0x42] + Array(repeating: 7, count: 12)
@@ -54,6 +64,8 @@ import ZoneCore
         client.handle(.start, now: now)
         let events = SecureMediaTransportTests.exchange(client, server, now: now)
         #expect(events.a == [.connected(.aeadAES128GCM)] && events.b == [.connected(.aeadAES128GCM)])
+        // The held packet was plain RTP: checked once the keys came, it failed and was dropped.
+        #expect(server.srtp?.counters.authenticationFailures == 1)
 
         client.handle(.sendRTP(rtp), now: now)
         client.handle(.sendRTCP(SRTPSessionTests.receiverReport), now: now)
@@ -64,7 +76,45 @@ import ZoneCore
         // Plain RTP after the keys is not authentic: dropped and counted by SRTP.
         server.handle(.received(SRTPSessionTests.rtp(sequence: 2)), now: now)
         #expect(server.pollOutput() == nil)
-        #expect(server.srtp?.counters.authenticationFailures == 1)
+        #expect(server.srtp?.counters.authenticationFailures == 2)
+    }
+
+    /// The server finishes first and sends at once; its last flight reaches the client after its
+    /// media (or is lost and resent): the media is held and delivered once the client has keys.
+    @Test func srtpThatOvertakesTheLastFlightIsHeldUntilTheKeys() throws {
+        let (client, server) = try SecureMediaTransportTests.pair()
+        let now = Instant.seconds(1_000)
+        server.handle(.start, now: now)
+        client.handle(.start, now: now)
+        var lastFlight: [[UInt8]] = []
+        var moved = true
+        while moved {
+            moved = false
+            while let output = client.pollOutput() {
+                moved = true
+                if case .transmit(let datagram) = output { server.handle(.received(datagram), now: now) }
+            }
+            while let output = server.pollOutput() {
+                moved = true
+                guard case .transmit(let datagram) = output else { continue }
+                if case .connected = server.dtls.state { lastFlight.append(datagram) } else {
+                    client.handle(.received(datagram), now: now)
+                }
+            }
+        }
+        #expect(!lastFlight.isEmpty)
+        let rtp = SRTPSessionTests.rtp(sequence: 5)
+        server.handle(.sendRTP(rtp), now: now)
+        guard case .transmit(let srtp)? = server.pollOutput() else {
+            Issue.record("the server sent no SRTP")
+            return
+        }
+        client.handle(.received(srtp), now: now)
+        #expect(client.pollOutput() == nil && client.counters.heldBeforeKeys == 1)
+        for datagram in lastFlight { client.handle(.received(datagram), now: now) }
+        var delivered: [SecureMediaTransport.Output] = []
+        while let output = client.pollOutput() { delivered.append(output) }
+        #expect(delivered == [.connected(.aeadAES128GCM), .rtp(rtp)])
     }
 
     @Test func aFailedHandshakeCarriesNoMedia() throws {

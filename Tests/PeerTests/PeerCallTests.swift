@@ -40,10 +40,13 @@ final class MemoryCallHarness {
     var partitioned = false
     /// Datagrams the wire loses: true drops it.
     var dropDatagram: ([UInt8]) -> Bool = { _ in false }
+    /// Every datagram either peer sent, in order.
+    var carried: [[UInt8]] = []
 
     init(strategy: SyncStrategy = .hybrid, media: (CallMediaConfiguration, CallMediaConfiguration) = (.init(), .init()),
          lifetime: CallLifetime = CallLifetime(), consent: ConsentConfiguration = ConsentConfiguration(),
-         dialect: SDPDialect = .zonertc) async throws
+         dialect: SDPDialect = .zonertc,
+         security: (MediaProtectionMode, MediaProtectionMode) = (.none, .none)) async throws
     {
         clock = ManualClock(start: .seconds(1_700_000_000))
         var options = EmbeddedStore.Options.inMemoryForTests
@@ -53,23 +56,26 @@ final class MemoryCallHarness {
         self.store = store
         let room = try RoomID("room_peer0001")
         func peer(_ user: String, _ role: RoomRole, _ remote: String, port: UInt16, seed: UInt64,
+                  security: MediaProtectionMode,
                   media: CallMediaConfiguration) async throws -> MemoryPeer {
             let client = store.client(user: user, deviceID: "dev")
             let setup = RoomSetup(roomID: room, role: role, myUserID: user, displayName: user, roomName: "t")
             let binding = try await client.setUp(setup).get()
             var signaling = SignalingConfiguration.standard(strategy)
             signaling.negotiator.dialect = dialect
-            let configuration = PeerCallConfiguration(
+            var configuration = PeerCallConfiguration(
                 myUserID: user, remoteUserID: remote, signaling: signaling,
                 transport: PeerTransportConfiguration(hostAddresses: [Endpoint(address: .loopbackV4, port: port)],
                                                       consent: consent),
                 media: media, lifetime: lifetime, seed: seed)
+            configuration.mediaSecurity = security
             let peer = MemoryPeer(client: client, call: try PeerCall(configuration: configuration, binding: binding))
             peer.mailbox.collect(try await client.notifications())
             return peer
         }
-        a = try await peer("_alice", .owner, "_bob", port: 41000, seed: 1, media: media.0)
-        b = try await peer("_bob", .participant(ownerUserID: "_alice"), "_alice", port: 42000, seed: 2, media: media.1)
+        a = try await peer("_alice", .owner, "_bob", port: 41000, seed: 1, security: security.0, media: media.0)
+        b = try await peer("_bob", .participant(ownerUserID: "_alice"), "_alice", port: 42000, seed: 2,
+                           security: security.1, media: media.1)
     }
 
     deinit {
@@ -92,6 +98,7 @@ final class MemoryCallHarness {
                 let outcome = await peer.client.perform(request)
                 peer.call.handle(.signaling(.reply(origin, outcome)), now: now)
             case .transmit(let bytes, let from, let to):
+                carried.append(bytes)
                 if !partitioned, !dropDatagram(bytes) { wire.append((now + latency, bytes, from, to)) }
             case .event(.callState(let state)):
                 peer.states.append(state)

@@ -3,10 +3,15 @@
 // peer is not who the signaling said (fingerprint), it never answered (timeout), or the two
 // stacks disagreed (OpenSSL's reason, e.g. "no shared cipher" or an alert the peer sent).
 
+import Signaling
+
 /// Why a `DTLSTransport` failed.
 public enum DTLSFailure: Error, Hashable, Sendable, CustomStringConvertible {
     /// The remote's certificate does not hash to the fingerprint the signaling carried.
     case fingerprintMismatch(expected: DTLSFingerprint, actual: DTLSFingerprint)
+    /// The signaled fingerprint uses a hash function we cannot or must not check (RFC 8122 §5: not
+    /// MD2 or MD5).
+    case unusableFingerprint(hashFunction: String)
     /// The handshake did not complete within the bound (no answer, or every flight lost).
     case handshakeTimedOut(after: Duration)
     /// The handshake completed without an SRTP profile both sides support (RFC 5764 §4.1.1).
@@ -18,6 +23,8 @@ public enum DTLSFailure: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .fingerprintMismatch(let expected, let actual):
             "DTLS: the remote certificate's fingerprint \(actual) is not the signaled \(expected)"
+        case .unusableFingerprint(let hashFunction):
+            "DTLS: the signaled fingerprint's hash function '\(hashFunction.prefix(40))' cannot be checked"
         case .handshakeTimedOut(let after):
             "DTLS: no handshake within \(after.milliseconds) ms"
         case .noSRTPProfile:

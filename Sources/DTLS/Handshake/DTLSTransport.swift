@@ -1,5 +1,6 @@
 #if WebRTC
 import COpenSSL
+import Signaling
 import ZoneCore
 
 // The DTLS 1.2 handshake of DTLS-SRTP (RFC 6347, RFC 5764, RFC 5763) as a sans-I/O machine:
@@ -69,7 +70,8 @@ public final class DTLSTransport: SansIOMachine {
     public let configuration: DTLSTransportConfiguration
     public private(set) var state: State = .idle
     public private(set) var counters = Counters()
-    /// The remote certificate's fingerprint once seen (whether or not it matched).
+    /// The remote certificate's fingerprint once seen (whether or not it matched), with the hash
+    /// function of the signaled one.
     public private(set) var remoteFingerprint: DTLSFingerprint?
 
     private let context: OpaquePointer
@@ -315,9 +317,14 @@ public final class DTLSTransport: SansIOMachine {
 
     /// RFC 5763 §5: the certificate is acceptable iff it hashes to the signaled fingerprint.
     fileprivate func verifyRemote(_ certificate: OpaquePointer) -> Bool {
-        guard let actual = DTLSCertificate.fingerprint(of: certificate) else { return false }
+        let expected = configuration.remoteFingerprint
+        guard let digest = DTLSCertificate.digest(of: certificate, hashFunction: expected.hashFunction) else {
+            fingerprintFailure = .unusableFingerprint(hashFunction: expected.hashFunction)
+            return false
+        }
+        let actual = DTLSFingerprint(hashFunction: expected.hashFunction, digest: digest)
         remoteFingerprint = actual
-        guard actual == configuration.remoteFingerprint else {
+        guard actual == expected else {
             fingerprintFailure = .fingerprintMismatch(expected: configuration.remoteFingerprint, actual: actual)
             return false
         }

@@ -3,13 +3,15 @@
 // doubled each time it fires, capped), with WebRTC's shorter start: browsers begin near 50–100 ms
 // rather than the RFC's 1 s, as a call cannot wait seconds for one lost datagram.
 
+import Signaling
+
 /// How a `DTLSTransport` behaves.
 public struct DTLSTransportConfiguration: Sendable {
     /// Client (`a=setup:active`) or server.
     public var role: DTLSRole
     /// This endpoint's certificate.
     public var certificate: DTLSCertificate
-    /// What the remote's certificate must hash to (its `a=fingerprint`).
+    /// What the remote's certificate must hash to (its `a=fingerprint`), with that hash function.
     public var remoteFingerprint: DTLSFingerprint
     /// The profiles offered (client) or accepted (server), most preferred first.
     public var srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMSHA1_80]

@@ -1,5 +1,6 @@
 #if WebRTC
 import COpenSSL
+import Signaling
 import Synchronization
 
 // The endpoint's DTLS identity: RFC 8827 §6.5 — a self-signed certificate whose fingerprint the
@@ -12,8 +13,10 @@ public final class DTLSCertificate: @unchecked Sendable {
     // Immutable after init: OpenSSL objects only read (and reference-counted) from here on.
     let key: OpaquePointer
     let certificate: OpaquePointer
-    /// Its SHA-256 fingerprint, for `a=fingerprint`.
+    /// Its SHA-256 fingerprint, for `a=fingerprint` (SDP's own fingerprint type).
     public let fingerprint: DTLSFingerprint
+    /// The certificate, DER-encoded.
+    public let der: [UInt8]
 
     private static let processCertificate = Mutex<DTLSCertificate?>(nil)
 
@@ -45,14 +48,17 @@ public final class DTLSCertificate: @unchecked Sendable {
             && X509_set_issuer_name(x509, name) == 1
             && X509_set_pubkey(x509, key) == 1
             && X509_sign(x509, key, EVP_sha256()) > 0
-        guard signed, let fingerprint = DTLSCertificate.fingerprint(of: x509) else {
+        guard signed, let digest = DTLSCertificate.digest(of: x509, hashFunction: "sha-256"),
+              let der = DTLSCertificate.der(of: x509)
+        else {
             X509_free(x509)
             EVP_PKEY_free(key)
             throw DTLSSetupError("self-signed certificate: \(OpenSSLError.drainReasons())")
         }
         self.key = key
         self.certificate = x509
-        self.fingerprint = fingerprint
+        self.fingerprint = DTLSFingerprint(hashFunction: "sha-256", digest: digest)
+        self.der = der
     }
 
     deinit {
@@ -60,12 +66,31 @@ public final class DTLSCertificate: @unchecked Sendable {
         EVP_PKEY_free(key)
     }
 
-    /// The SHA-256 fingerprint of `x509`'s DER encoding.
-    static func fingerprint(of x509: OpaquePointer) -> DTLSFingerprint? {
+    /// Hash functions RFC 8122 §5 forbids for fingerprints (too weak to bind a certificate).
+    static let forbiddenHashFunctions: Set<String> = ["md2", "md5"]
+
+    /// The digest of `x509`'s DER encoding with the hash function SDP names `hashFunction`
+    /// (`sha-256`, `sha-1`, …); nil for a forbidden or unknown one.
+    static func digest(of x509: OpaquePointer, hashFunction: String) -> [UInt8]? {
+        guard !forbiddenHashFunctions.contains(hashFunction),
+              let algorithm = EVP_get_digestbyname(String(hashFunction.filter { $0 != "-" }))
+        else { return nil }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        guard X509_digest(x509, EVP_sha256(), &digest, &length) == 1 else { return nil }
-        return DTLSFingerprint(digest: Array(digest.prefix(Int(length))))
+        guard X509_digest(x509, algorithm, &digest, &length) == 1 else { return nil }
+        return Array(digest.prefix(Int(length)))
+    }
+
+    /// `x509` DER-encoded.
+    static func der(of x509: OpaquePointer) -> [UInt8]? {
+        let length = i2d_X509(x509, nil)
+        guard length > 0 else { return nil }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            var cursor = buffer.baseAddress
+            return i2d_X509(x509, &cursor)
+        }
+        return written == length ? der : nil
     }
 }
 

@@ -106,9 +106,12 @@ public final class SRTPSession {
         }
     }
 
+    /// srtp_protect, srtp_unprotect and their RTCP twins: a packet, its length in and out.
+    private typealias Transform = (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t
+
     /// Runs one libsrtp transform over `packet`, giving it room for its trailer when protecting.
-    private func run(_ transform: (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t,
-                     _ context: srtp_t?, _ packet: inout [UInt8], growing: Bool) -> srtp_err_status_t {
+    private func run(_ transform: Transform, _ context: srtp_t?, _ packet: inout [UInt8],
+                     growing: Bool) -> srtp_err_status_t {
         // libsrtp reads an RTP/RTCP header before checking lengths; Int32 lengths only.
         guard packet.count >= 8, packet.count <= 65_535 else { return srtp_err_status_bad_param }
         var length = Int32(packet.count)

@@ -1,5 +1,6 @@
 // The instants a call's summary is made of: when it started, when signaling was complete (both
-// descriptions of the epoch set), when ICE selected a pair, when the first frame arrived.
+// descriptions of the epoch set), when ICE selected a pair, when DTLS secured it, when the first
+// frame arrived.
 
 import ZoneCore
 
@@ -8,6 +9,8 @@ public struct CallMilestones: Hashable, Sendable {
     public var started: Instant?
     public var signalingComplete: Instant?
     public var iceConnected: Instant?
+    /// When media could flow on the pair: DTLS-SRTP keys in place (plain: the pair selected).
+    public var mediaSecured: Instant?
     public var firstFrame: Instant?
     public var mediaFinished: Instant?
     public var ended: Instant?

@@ -74,6 +74,12 @@ public struct PeerCall {
     public private(set) var selectedPair: CandidatePair?
     public private(set) var iceState: ConnectionState = .new
     public private(set) var media: CallMedia
+    /// DTLS-SRTP (or nothing) between the selected pair and the media.
+    private var protection: MediaProtection
+    /// Datagrams of the protection made before our side selected a pair (the remote's DTLS
+    /// ClientHello can arrive first): sent once one is, instead of waiting for a retransmission.
+    private var heldForPair: [[UInt8]] = []
+    static let heldForPairLimit = 16
     private var outputs = OutputQueue<Output>()
     private var seed: UInt64
     private var hungUp = false
@@ -102,6 +108,11 @@ public struct PeerCall {
         seed = configuration.seed
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        signalingConfiguration.negotiator.dtls = configuration.mediaSecurity.sdp
+        // DTLS-SRTP is what browsers speak: our descriptions then take their dialect too.
+        if configuration.mediaSecurity.security == .dtlsSRTP {
+            signalingConfiguration.negotiator.dialect = MediaSecurity.dtlsSRTP.dialect
+        }
         // The browsers' dialect announces who our stream is (SSRCs, RTX, CNAME, msid) in every
         // description; CallMedia sends from what was announced.
         if signalingConfiguration.negotiator.dialect == .webRTC, signalingConfiguration.negotiator.source == nil {
@@ -112,6 +123,7 @@ public struct PeerCall {
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
         media = CallMedia(configuration: configuration.media, seed: configuration.seed)
+        protection = MediaProtection(security: configuration.mediaSecurity)
     }
 
     /// The ICE state of the current epoch's transport, when there is one.
@@ -157,6 +169,8 @@ public struct PeerCall {
                 current!.transport!.handle(.timer, now: now)
                 drainTransport(now: now)
             }
+            protection.timer(now: now)
+            drainProtection(now: now)
             media.handle(.timer, now: now)
             drainMedia(now: now)
         case .datagram(let bytes, let from, let to):
@@ -176,7 +190,8 @@ public struct PeerCall {
         let own: Instant? = hungUp ? nil : .earliest(.earliest(selectedPair == nil ? connectDeadline : nil,
                                                                 holdDeadline), reconnectDeadline)
         return .earliest(.earliest(.earliest(signaling.nextWake, current?.transport?.nextDeadline),
-                                   .earliest(media.nextDeadline, mediaBacklog)), own)
+                                   .earliest(media.nextDeadline, mediaBacklog)),
+                         .earliest(own, hungUp ? nil : protection.nextDeadline))
     }
 
     /// Whether the call has hung up (its goodbye may still be in the store requests it asked for).
@@ -248,6 +263,8 @@ public struct PeerCall {
             guard current?.epoch == epoch else { return [] }
             media.remoteDescription(description, now: now)
             if let problem = media.problem { pendingFailure = pendingFailure ?? problem }
+            protection.remoteDescription(description)
+            drainProtection(now: now)
             // The video section's transport: a browser's offer may put audio first (RFC 8843 §7.3.3:
             // with the first bundled section rejected, the accepted video section carries the bundle).
             let section = description.media.first { $0.kind == .video && !$0.isRejected } ?? description.media.first
@@ -317,11 +334,14 @@ public struct PeerCall {
                 milestones.iceConnected = milestones.iceConnected ?? now
                 outputs.append(.event(.selectedPair(pair)))
                 events.append(.connected(epoch: epoch))
-                media.connected(now: now)
-                drainMedia(now: now)
+                let held = heldForPair
+                heldForPair.removeAll()
+                for bytes in held { sendOnSelectedPair(bytes) }
+                protection.pairIsSelected(now: now)
+                drainProtection(now: now)
             case .event(.data(let bytes, _)):
-                media.received(bytes, now: now)
-                drainMedia(now: now)
+                protection.received(bytes, now: now)
+                drainProtection(now: now)
             case .event(.relayAllocated(let relayed, let server)):
                 outputs.append(.event(.relay("allocated \(relayed) on \(server)")))
             case .event(.relayFailed(let server, let code, let reason)):
@@ -350,6 +370,43 @@ public struct PeerCall {
         return true
     }
 
+    // MARK: - Media protection
+
+    /// Passes the protection's outputs on: datagrams to the pair, packets to the media, and the
+    /// media's start once the path is secured.
+    private mutating func drainProtection(now: Instant) {
+        while let output = protection.pollOutput() {
+            switch output {
+            case .transmit(let bytes):
+                sendOnSelectedPair(bytes)
+            case .media(let bytes):
+                media.received(bytes, now: now)
+                drainMedia(now: now)
+            case .secured:
+                milestones.mediaSecured = milestones.mediaSecured ?? now
+                media.connected(now: now)
+                drainMedia(now: now)
+            case .failed(let reason):
+                pendingFailure = pendingFailure ?? reason
+            }
+        }
+    }
+
+    /// Sends on the current transport's selected pair; before one is selected, holds a few.
+    private mutating func sendOnSelectedPair(_ bytes: [UInt8]) {
+        guard current?.transport != nil else { return }
+        guard current!.transport!.selectedPair != nil else {
+            if heldForPair.count < Self.heldForPairLimit { heldForPair.append(bytes) }
+            return
+        }
+        try? current!.transport!.send(bytes)
+        while let out = current!.transport!.pollOutput() {
+            if case .transmit(let bytes, let from, let to) = out {
+                outputs.append(.transmit(bytes, from: from, to: to))
+            }
+        }
+    }
+
     // MARK: - Media
 
     /// At most this many media outputs per step, so a sender pacing `max` shares the loop with
@@ -364,13 +421,8 @@ public struct PeerCall {
             if budget == 0 { mediaBacklog = now }
             switch output {
             case .packet(let bytes):
-                guard current?.transport != nil else { continue }
-                try? current!.transport!.send(bytes)
-                while let out = current!.transport!.pollOutput() {
-                    if case .transmit(let bytes, let from, let to) = out {
-                        outputs.append(.transmit(bytes, from: from, to: to))
-                    }
-                }
+                protection.send(bytes, now: now)
+                drainProtection(now: now)
             case .frame(let frame):
                 milestones.firstFrame = milestones.firstFrame ?? now
                 outputs.append(.event(.frame(frame)))

@@ -13,6 +13,8 @@ public struct PeerCallConfiguration: Sendable {
     public var epochClock: EpochClock
     public var transport: PeerTransportConfiguration
     public var media: CallMediaConfiguration
+    /// DTLS-SRTP or plain RTP on the selected pair (plain unless told: the simulator's default).
+    public var mediaSecurity: MediaProtectionMode = .none
     /// When the call ends by itself.
     public var lifetime: CallLifetime
     /// The seed of every random choice of the call.

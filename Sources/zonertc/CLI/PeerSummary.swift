@@ -13,6 +13,9 @@ struct PeerSummary: Codable {
     var reason: String?
     var signalingCompleteMs: Double?
     var iceConnectedMs: Double?
+    /// `dtls-srtp` or `none`, and when the media path was secured (DTLS done; plain: pair selected).
+    var mediaSecurity: String?
+    var mediaSecuredMs: Double?
     var firstFrameMs: Double?
     var mediaFinishedMs: Double?
     /// Wall-clock instants (ms since 1970) of the call's start and first frame, to line up two peers.
@@ -47,6 +50,7 @@ struct PeerSummary: Codable {
         guard let s = snapshot else { return }
         signalingCompleteMs = s.milestones.milliseconds(to: s.milestones.signalingComplete)
         iceConnectedMs = s.milestones.milliseconds(to: s.milestones.iceConnected)
+        mediaSecuredMs = s.milestones.milliseconds(to: s.milestones.mediaSecured)
         firstFrameMs = s.milestones.milliseconds(to: s.milestones.firstFrame)
         mediaFinishedMs = s.milestones.milliseconds(to: s.milestones.mediaFinished)
         startedAtMs = s.milestones.started?.millisecondsSinceEpoch
@@ -80,6 +84,7 @@ struct PeerSummary: Codable {
         var lines = ["call \(room): \(me) ↔ \(remote) (\(sync)) \(outcome)" + (reason.map { ": \($0)" } ?? "")]
         lines.append("  signaling complete  \(Self.ms(signalingCompleteMs))")
         lines.append("  ICE connected       \(Self.ms(iceConnectedMs))")
+        if mediaSecurity == "dtls-srtp" { lines.append("  DTLS-SRTP           \(Self.ms(mediaSecuredMs))") }
         lines.append("  first frame         \(Self.ms(firstFrameMs))")
         if let path { lines.append("  path                \(path): \(localCandidate ?? "?") → \(remoteCandidate ?? "?")") }
         if let storeRequests {

@@ -1,4 +1,5 @@
 import Foundation
+import Peer
 import RecordStore
 import ZoneCore
 
@@ -15,6 +16,8 @@ enum CallCommand {
             .value("--push-profile", "PROFILE", "the store daemon's push profile: lan, cloudkit or custom:…", default: "lan"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max", default: "realtime"),
             .flag("--relay-only", "start a TURN relay too and send only through it"),
+            .value("--media-security", "MODE", "both peers: dtls-srtp (needs the WebRTC build) or none",
+                   default: MediaProtectionMode.defaultName),
             .value("--impair", "SPEC", "impair both peers' outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,seed=1"),
             .value("--timeout", "DURATION", "give up when the call has not ended this long after the start", default: "60s"),
             .value("--keep", "DIR", "keep the data directory, received files and logs in DIR"),
@@ -42,11 +45,15 @@ enum CallCommand {
         do { timeout = try PushProfile.parseDuration(timeoutText) } catch {
             throw UsageError(message: "--timeout \(timeoutText): \(error)", command: spec)
         }
-        let plan = CallPlan(
+        var plan = CallPlan(
             file: file, bothWays: args.has("--both-ways"), sync: args.string("--sync") ?? "hybrid",
             push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
             relayOnly: args.has("--relay-only"), impair: args.string("--impair"), timeout: timeout,
             keep: args.string("--keep"), json: args.has("--json"))
+        plan.mediaSecurity = args.string("--media-security") ?? MediaProtectionMode.defaultName
+        do { _ = try MediaProtectionMode(named: plan.mediaSecurity) } catch {
+            throw UsageError(message: "--media-security \(plan.mediaSecurity): \(error)", command: spec)
+        }
         guard ["realtime", "max"].contains(plan.pace) else {
             throw UsageError(message: "--pace \(plan.pace): choose realtime or max", command: spec)
         }

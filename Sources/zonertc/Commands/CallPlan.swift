@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import Peer
 import ZoneCore
 
 /// One `zonertc call` run: the processes it starts, what it checks, what it prints.
@@ -14,6 +15,8 @@ struct CallPlan {
     var timeout: Duration
     var keep: String?
     var json: Bool
+    /// Both peers' `--media-security`.
+    var mediaSecurity: String = MediaProtectionMode.defaultName
 
     struct Verdict: Encodable {
         var ok: Bool
@@ -76,6 +79,7 @@ struct CallPlan {
         var common = ["--store", String(url), "--room", "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), "--sync", sync, "--json",
                       "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]
         if let impair { common += ["--impair", impair] }
+        common += ["--media-security", mediaSecurity]
         if relayOnly {
             let password = "pw\(UInt32.random(in: 0...UInt32.max))"
             let relay: ChildProcess

@@ -31,6 +31,8 @@ enum PeerCommand {
             .value("--stun", "HOST:PORT", "a STUN server for server-reflexive candidates (repeatable)", repeatable: true),
             .value("--turn", "USER:PASS@HOST:PORT", "a TURN server for relayed candidates (repeatable)", repeatable: true),
             .flag("--relay-only", "pair only relayed candidates: every packet goes through the TURN relay"),
+            .value("--media-security", "MODE", "dtls-srtp (needs the WebRTC build) or none (plain RTP/AVPF)",
+                   default: MediaProtectionMode.defaultName),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
             .value("--consent-expiry", "DURATION", "the path is lost after this long without a consent response (RFC 7675)", default: "30s"),
@@ -81,6 +83,8 @@ struct PeerSetup {
     let record: String?
     let pace: MediaSender.Pace
     let impairment: ImpairmentSpec?
+    let mediaSecurity: MediaProtectionMode
+    let mediaSecurityName: String
 
     init(_ args: ParsedCommand, spec: CommandSpec) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
@@ -152,6 +156,11 @@ struct PeerSetup {
         } else {
             impairment = nil
         }
+        let securityName = args.string("--media-security") ?? MediaProtectionMode.defaultName
+        mediaSecurityName = securityName
+        do { mediaSecurity = try MediaProtectionMode(named: securityName) } catch {
+            throw usage("--media-security \(securityName): \(error)")
+        }
         record = args.string("--record")
         sendPath = args.string("--send")
         if let path = sendPath {
@@ -193,7 +202,7 @@ struct PeerSetup {
         do { socket = try UDPSocket(bind: Endpoint(address: bind, port: 0)) } catch {
             return fail("cannot bind a UDP socket on \(bind): \(error)")
         }
-        let configuration = PeerCallConfiguration(
+        var configuration = PeerCallConfiguration(
             myUserID: me, remoteUserID: remote, signaling: signaling,
             transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
                                                   turnServers: turn, relayOnly: relayOnly, consent: consent),
@@ -202,6 +211,7 @@ struct PeerSetup {
                                    endAfterMedia: outgoing != nil || record != nil,
                                    reconnectTimeout: reconnectTimeout),
             seed: seed)
+        configuration.mediaSecurity = mediaSecurity
         let call: PeerCall
         do { call = try PeerCall(configuration: configuration, binding: binding) } catch {
             return fail("cannot start the call: \(error)")
@@ -229,8 +239,9 @@ struct PeerSetup {
             if outcome == .completed { outcome = .failed(problem) }
         }
         guard let snapshot = runner.final else { return fail("the call ended without a summary") }
-        let summary = PeerSummary(me: me, remote: remote, room: roomID.rawValue, sync: syncName,
+        var summary = PeerSummary(me: me, remote: remote, room: roomID.rawValue, sync: syncName,
                                   outcome: outcome, snapshot: snapshot)
+        summary.mediaSecurity = mediaSecurityName
         if json {
             print((try? Terminal.json(summary)) ?? "{}")
         } else {

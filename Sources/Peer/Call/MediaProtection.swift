@@ -1,0 +1,169 @@
+// The stage between the selected ICE pair and the call's media: with DTLS-SRTP, the handshake on
+// the pair (roles from `a=setup`, RFC 5763 §5 / RFC 8842 §5; the remote's certificate checked
+// against its `a=fingerprint`) and SRTP once it is done; plain, a pass-through. Either way the
+// call sees one shape: datagrams in, datagrams out, media released once the path is secured
+// (plain: as soon as a pair is selected). A DTLS failure, or descriptions that disagree about
+// DTLS, end the call with the reason and no media flows.
+#if WebRTC
+import DTLS
+#endif
+import Signaling
+import ZoneCore
+
+/// Media protection on the selected pair, sans-I/O.
+struct MediaProtection {
+    enum Output {
+        /// Send on the selected pair.
+        case transmit([UInt8])
+        /// An RTP or RTCP packet for the media (already authenticated and decrypted).
+        case media([UInt8])
+        /// Media may flow.
+        case secured
+        /// The call cannot go on; the reason is for the user.
+        case failed(String)
+    }
+
+    let security: MediaProtectionMode
+    private var outputs = OutputQueue<Output>()
+    private var pairSelected = false
+    private var secured = false
+    #if WebRTC
+    private var transport: SecureMediaTransport?
+    #endif
+
+    init(security: MediaProtectionMode) { self.security = security }
+
+    /// The remote's description: does it agree about DTLS, and if so who starts the handshake.
+    mutating func remoteDescription(_ description: SessionDescription) {
+        guard let section = description.media.first(where: { $0.kind == .video && !$0.isRejected }) else { return }
+        let fingerprint = description.fingerprints(for: section).first
+        switch security {
+        case .none:
+            if fingerprint != nil {
+                outputs.append(.failed("the remote requires DTLS-SRTP (its description has a=fingerprint); "
+                                       + "this peer runs --media-security none"))
+            }
+        #if WebRTC
+        case .dtlsSRTP(let certificate):
+            guard transport == nil else { return }  // DTLS outlives ICE restarts and renegotiations
+            guard let fingerprint else {
+                outputs.append(.failed("the remote's description has no a=fingerprint (plain RTP/AVPF); "
+                                       + "this peer requires --media-security dtls-srtp"))
+                return
+            }
+            guard let role = MediaProtection.dtlsRole(remote: description.setupRole(for: section),
+                                                     remoteIsOffer: description.type == .offer) else {
+                outputs.append(.failed("the remote's a=setup leaves no DTLS role for us "
+                                       + "(\(description.setupRole(for: section).map { "\($0)" } ?? "none"))"))
+                return
+            }
+            do {
+                transport = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
+                    role: role, certificate: certificate, remoteFingerprint: fingerprint))
+            } catch {
+                outputs.append(.failed("DTLS could not be set up: \(error)"))
+            }
+        #endif
+        }
+    }
+
+    #if WebRTC
+    /// RFC 5763 §5: `active` starts the handshake (the DTLS client). Answering, we take the role
+    /// our own answer states (active when the offer leaves it to us, as JSEP advises); offering
+    /// actpass, we take the other side of the answer's.
+    static func dtlsRole(remote: DTLSSetupRole?, remoteIsOffer: Bool) -> DTLSRole? {
+        guard let remote else { return nil }
+        if remoteIsOffer {
+            guard let ours = remote.answerRole(preferring: .active) else { return nil }
+            return ours == .active ? .client : .server
+        }
+        switch remote {
+        case .active: return .server
+        case .passive: return .client
+        case .activePassive, .holdConnection: return nil
+        }
+    }
+    #endif
+
+    /// A pair is selected: plain media flows now; DTLS starts its handshake (once).
+    mutating func pairIsSelected(now: Instant) {
+        guard !pairSelected else { return }
+        pairSelected = true
+        switch security {
+        case .none:
+            secure()
+        #if WebRTC
+        case .dtlsSRTP:
+            transport?.handle(.start, now: now)
+            drainTransport()
+        #endif
+        }
+    }
+
+    /// Application data from the selected pair.
+    mutating func received(_ bytes: [UInt8], now: Instant) {
+        switch security {
+        case .none:
+            outputs.append(.media(bytes))
+        #if WebRTC
+        case .dtlsSRTP:
+            transport?.handle(.received(bytes), now: now)
+            drainTransport()
+        #endif
+        }
+    }
+
+    /// An RTP or RTCP packet of the media, to send once secured (dropped before).
+    mutating func send(_ packet: [UInt8], now: Instant) {
+        guard secured else { return }
+        switch security {
+        case .none:
+            outputs.append(.transmit(packet))
+        #if WebRTC
+        case .dtlsSRTP:
+            let isRTCP = packet.count >= 2 && (192...223).contains(packet[1])  // RFC 5761 §4
+            transport?.handle(isRTCP ? .sendRTCP(packet) : .sendRTP(packet), now: now)
+            drainTransport()
+        #endif
+        }
+    }
+
+    mutating func timer(now: Instant) {
+        #if WebRTC
+        guard let deadline = transport?.nextDeadline, deadline <= now else { return }
+        transport?.handle(.timer, now: now)
+        drainTransport()
+        #endif
+    }
+
+    var nextDeadline: Instant? {
+        #if WebRTC
+        return transport?.nextDeadline
+        #else
+        return nil
+        #endif
+    }
+
+    mutating func pollOutput() -> Output? { outputs.pop() }
+
+    private mutating func secure() {
+        guard !secured else { return }
+        secured = true
+        outputs.append(.secured)
+    }
+
+    #if WebRTC
+    private mutating func drainTransport() {
+        while let output = transport?.pollOutput() {
+            switch output {
+            case .transmit(let datagram): outputs.append(.transmit(datagram))
+            case .rtp(let packet), .rtcp(let packet): outputs.append(.media(packet))
+            case .connected: secure()
+            case .failed(let failure): outputs.append(.failed("\(failure)"))
+            case .closed: break  // a remote's hang-up comes through signaling
+            case .stun: break  // ICE has taken STUN before data reaches us
+            }
+        }
+    }
+    #endif
+}
