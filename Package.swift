@@ -2,6 +2,9 @@
 // ZoneRTC depends on no other Swift package: the toolchain and our own C shims only.
 import PackageDescription
 
+/// The PostgreSQL backend, built only with `--traits PostgreSQL` (plain `swift build` needs no libpq headers).
+let postgres = Target.Dependency.target(name: "PostgresStore", condition: .when(traits: ["PostgreSQL"]))
+
 let package = Package(
     name: "ZoneRTC",
     products: [
@@ -12,6 +15,10 @@ let package = Package(
         .library(name: "STUN", targets: ["STUN"]),
         .library(name: "ICE", targets: ["ICE"]),
         .library(name: "Media", targets: ["Media"]),
+    ],
+    traits: [
+        // The record store on PostgreSQL through libpq (Debian libpq-dev); off by default.
+        .trait(name: "PostgreSQL", description: "the record store on PostgreSQL (needs libpq)"),
     ],
     targets: [
         .target(name: "CSystem"),
@@ -30,20 +37,25 @@ let package = Package(
         .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
         .target(name: "Simulation", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "RecordStore", "ZoneCore"]),
         .target(name: "Harness", dependencies: ["Simulation", "Signaling", "RecordStore", "ZoneCore"]),
+        // libpq as a system library; only the PostgreSQL trait pulls it (and PostgresStore) in.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "PostgresStore", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "CLibPQ"]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
                                                           "Peer", "Signaling", "Net", "Media", "MediaNet",
-                                                          "Simulation", "Harness"]),
+                                                          "Simulation", "Harness", postgres]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", postgres],
             path: "Bench/ZoneBench"
         ),
         // What the tests that run real processes share: spawning, waiting without sleeping.
         .target(name: "TestSupport", dependencies: ["CSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
-        .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
+        .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
+                                                             postgres]),
         // Runs the built `zonertc` binary as a user would.
-        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "Media", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "Media", "TestSupport",
+                                                     postgres]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),

@@ -204,7 +204,9 @@ public final class StoreDaemon: @unchecked Sendable {
         let id = c.id
         c.streamTask = Task(executorPreference: loop) { [self] in
             do {
-                try await store.perform(user: user, deviceID: device) { e, ctx throws(StoreError) in try e.registerDevice(ctx) }
+                try await store.perform(user: user, deviceID: device, access: .write) { e, ctx throws(StoreError) in
+                    try e.registerDevice(ctx)
+                }
             } catch {
                 log.warning("push registration failed", ["user": user, "error": "\(error)"])
             }

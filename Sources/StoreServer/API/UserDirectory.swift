@@ -1,0 +1,10 @@
+/// Where the daemon's users and their bearer tokens live: `users.json` in the data directory
+/// (`UserRegistry`) or a table of the shared database (the PostgreSQL backend).
+public protocol UserDirectory: Sendable {
+    /// Creates a user and returns its token.
+    func add(_ name: String) async throws -> String
+    /// The user a bearer token belongs to, if any.
+    func user(forToken token: String) async -> String?
+}
+
+extension UserRegistry: UserDirectory {}
