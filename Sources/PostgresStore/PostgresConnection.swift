@@ -33,11 +33,12 @@ final class PostgresConnection {
 
     private var conn: OpaquePointer?
 
-    /// Connects to `url` (a libpq URI or key=value string) and sets the session's timeouts.
-    init(url: String, connectTimeoutSeconds: Int = 5) throws(PostgresError) {
-        // Keywords are applied in order: the URL's own connect_timeout, if any, wins.
-        let keywords = ["connect_timeout", "dbname"]
-        let values = [String(connectTimeoutSeconds), url]
+    /// Connects to `url` (a libpq URI or key=value string) and sets the session's timeouts. The
+    /// role (`zonertc-write`, `-read`, `-listen`) is the session's application_name, for operators.
+    init(url: String, role: String = "zonertc", connectTimeoutSeconds: Int = 5) throws(PostgresError) {
+        // Keywords are applied in order: the URL's own settings, if any, win.
+        let keywords = ["connect_timeout", "application_name", "dbname"]
+        let values = [String(connectTimeoutSeconds), role, url]
         let c: OpaquePointer? = withCStrings(keywords) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
         conn = c
         guard let c, PQstatus(c) == CONNECTION_OK else {

@@ -19,7 +19,7 @@ extension PostgresStore {
         while !stopping.load(ordering: .sequentiallyConsistent) {
             do {
                 if conn == nil {
-                    let c = try PostgresConnection(url: options.url)
+                    let c = try PostgresConnection(url: options.url, role: "zonertc-listen")
                     try c.execute("LISTEN \(quoted)")
                     conn = c
                     backoff = 0.05

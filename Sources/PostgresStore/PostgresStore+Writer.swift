@@ -52,7 +52,7 @@ final class WriteQueue: @unchecked Sendable {
 extension PostgresStore {
     /// The writer thread: one transaction per batch of queued writes, holding the log's lock.
     func writerLoop() {
-        let slot = PostgresWorkers.Slot(url: options.url)
+        let slot = PostgresWorkers.Slot(url: options.url, role: "zonertc-write")
         defer { slot.discard() }
         while let batch = writes.take(limit: options.maxBatch, wait: 1) {
             if core.withLock({ $0.rebuildNeeded != nil }) {

@@ -85,7 +85,8 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         core = Mutex(Core(replica: SharedLogReplica(configuration: options.configuration)))
         push = PushHub(profile: options.pushProfile, seed: options.pushSeed, clock: clock,
                        automatic: options.automaticPush)
-        readers = PostgresWorkers(count: options.readers, url: options.url, name: "zonertc-pg-read")
+        readers = PostgresWorkers(count: options.readers, url: options.url, name: "zonertc-pg-read",
+                                  role: "zonertc-read")
         // Old entries' notifications were delivered long ago: do not deliver them again.
         try catchUp(c, deliver: false)
         c.close()

@@ -9,15 +9,19 @@ final class PostgresWorkers: @unchecked Sendable {
     /// A worker's connection, opened on first use and again after it broke.
     final class Slot: @unchecked Sendable {
         let url: String
+        let role: String
         private var open: PostgresConnection?
 
-        init(url: String) { self.url = url }
+        init(url: String, role: String) {
+            self.url = url
+            self.role = role
+        }
 
         func connection() throws(PostgresError) -> PostgresConnection {
             if let open, open.isOpen { return open }
             open?.close()
             open = nil
-            let c = try PostgresConnection(url: url)
+            let c = try PostgresConnection(url: url, role: role)
             open = c
             return c
         }
@@ -33,9 +37,9 @@ final class PostgresWorkers: @unchecked Sendable {
     private var jobs: [(Slot) -> Void] = []
     private var stopped = false
 
-    init(count: Int, url: String, name: String) {
+    init(count: Int, url: String, name: String, role: String) {
         for i in 0..<max(count, 1) {
-            let slot = Slot(url: url)
+            let slot = Slot(url: url, role: role)
             let t = Thread { [self] in self.work(slot) }
             t.name = "\(name)-\(i)"
             t.start()

@@ -39,17 +39,22 @@ public final class PostgresCluster: @unchecked Sendable {
         if let c = sharedCluster { return c }
         let c = try PostgresCluster()
         sharedCluster = c
-        atexit {
-            guard let c = PostgresCluster.sharedCluster else { return }
-            c.stop()
-            try? FileManager.default.removeItem(atPath: c.directory)
-        }
+        atexit { PostgresCluster.sharedCluster?.destroy() }
         return c
     }
 
     /// The command prefix that runs a server program as `postgres` when we are root.
     private var asOwner: [String] {
         geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"] : []
+    }
+
+    /// A cluster of the caller's own (for tests that stop and restart the server); `destroy()` it.
+    public static func makePrivate() throws -> PostgresCluster { try PostgresCluster() }
+
+    /// Stops the server and removes the cluster's directory.
+    public func destroy() {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     private init() throws {
