@@ -80,7 +80,8 @@ final class PostgresConnection {
             switch p {
             case .int8(let v):
                 types.append(20)
-                buffers.append((0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: v) >> (8 * UInt64($0))) })
+                let bits = UInt64(bitPattern: v)
+                buffers.append((0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0))) })
             case .text(let s):
                 types.append(25)
                 buffers.append(Array(s.utf8))

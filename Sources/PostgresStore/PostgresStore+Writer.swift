@@ -75,9 +75,18 @@ extension PostgresStore {
         do {
             let conn = try slot.connection()
             // Holding the head row until COMMIT orders this batch after every other writer's.
-            try conn.execute("BEGIN; SELECT seq FROM zonertc_head FOR UPDATE")
-            try catchUp(conn, deliver: true)
-            let sealed = core.withLock { c -> (sequence: UInt64, payload: [UInt8], notifications: [DeviceNotification])? in
+            let locked = try conn.execute("BEGIN; SELECT seq FROM zonertc_head FOR UPDATE")
+            let head = locked.text(0, 0).flatMap { UInt64($0) }
+            // Another daemon wrote since: read its entries first (one round trip saved when none did).
+            if head != core.withLock({ $0.replica.appliedSequence }) { try catchUp(conn, deliver: true) }
+            let applied = core.withLock { $0.replica.appliedSequence }
+            guard let head, head == applied else {
+                core.withLock { $0.rebuildNeeded = "the log's head is \(head.map(String.init) ?? "unreadable"), "
+                                + "this replica is at \(applied)" }
+                throw unavailable("the store is reloading its log")
+            }
+            typealias Entry = (sequence: UInt64, payload: [UInt8], notifications: [DeviceNotification])
+            let sealed = core.withLock { c -> Entry? in
                 ran = true
                 for w in batch { w.execute(&c.replica) }
                 return c.replica.sealBatch()

@@ -128,7 +128,7 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
                         continuation.resume(with: value.mapError { $0 as Error })
                     })
                 if !writes.enqueue(write) {
-                    continuation.resume(throwing: StoreError(.serviceUnavailable, "the store is closing", retryAfter: 1))
+                    continuation.resume(throwing: unavailable("the store is closing"))
                 }
             }
         case .read:
@@ -154,7 +154,8 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         try await onReader { [self] conn in
             try catchUp(conn, deliver: true)
             let users = try conn.query("SELECT name FROM zonertc_users ORDER BY name")
-            let entries = try conn.query("SELECT count(*)::bigint, COALESCE(sum(length(entry)), 0)::bigint FROM zonertc_log")
+            let entries = try conn.query(
+                "SELECT count(*)::bigint, COALESCE(sum(length(entry)), 0)::bigint FROM zonertc_log")
             let now = clock.now()
             var report = core.withLock { $0.replica.inspection(now: now) }
             report.users = Array(Set(report.users + (0..<users.count).compactMap { users.text($0, 0) })).sorted()
@@ -174,10 +175,20 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
 
     // MARK: Shared steps
 
-    /// Runs `body` with a reader's connection; database failures become TRY_AGAIN_LATER.
-    func onReader<R: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> R) async throws -> R {
+    /// Runs `body` with a reader's connection; database failures become TRY_AGAIN_LATER. With
+    /// `idempotent`, a connection found broken (the server restarted since its last use) is
+    /// replaced and `body` runs once more on the new one.
+    func onReader<R: Sendable>(idempotent: Bool = true,
+                               _ body: @escaping @Sendable (PostgresConnection) throws -> R) async throws -> R {
         do {
-            return try await readers.run { slot in try body(try slot.connection()) }
+            return try await readers.run { slot in
+                do {
+                    return try body(try slot.connection())
+                } catch let e as PostgresError where e.kind == .connection && idempotent {
+                    slot.discard()
+                    return try body(try slot.connection())
+                }
+            }
         } catch let e as PostgresError {
             core.withLock { $0.counters.failures += 1 }
             throw unavailable("database: \(e)")

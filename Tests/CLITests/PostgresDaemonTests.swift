@@ -140,7 +140,7 @@ struct PostgresDaemonTests {
         #expect(lost.isEmpty, "lost \(lost.count): \(lost.prefix(5))")
     }
 
-    @Test("PostgreSQL restarts under load: TRY_AGAIN_LATER with retryAfter, nothing acknowledged lost, daemons reconnect")
+    @Test("PostgreSQL restarts under load: TRY_AGAIN_LATER + retryAfter, nothing acknowledged lost, daemons reconnect")
     func databaseRestart() async throws {
         let cluster = try PostgresCluster.makePrivate()
         defer { cluster.destroy() }

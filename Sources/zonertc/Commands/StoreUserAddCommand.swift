@@ -11,7 +11,9 @@ enum StoreUserAddCommand {
             .value("--data", "DIR", "the store's data directory"),
             .value("--postgres", "URL", PostgresOption.help + " (a name there is taken once)"),
         ],
-        discussion: "Give --data DIR or --postgres URL. Daemons running on them pick the new user up at its first request.",
+        discussion: """
+            Give --data DIR or --postgres URL. Daemons running on them pick the new user up at its first request.
+            """,
         run: run)
 
     static func run(_ args: ParsedCommand) async throws -> Int32 {
