@@ -29,7 +29,14 @@ enum PostgresStoreBench {
                 }
                 let zone = ZoneID(zoneName: "room_pg")
                 _ = try await client(0, "setup").modifyZones(save: [zone], delete: [], scope: .private)
+                let before = served.map { $0.1.counters }
                 try await saves(daemons: count, client: client, zone: zone, json: json)
+                let batches = zip(served, before).map { $0.0.1.counters.batches - $0.1.batches }.reduce(0, +)
+                let writes = zip(served, before).map { $0.0.1.counters.writes - $0.1.writes }.reduce(0, +)
+                if !json {
+                    print("  \(batches) transactions, \(String(format: "%.1f", Double(writes) / Double(max(batches, 1)))) "
+                          + "writes per transaction")
+                }
                 if count == 2 { try await pushLatency(client: client, zone: zone, json: json) }
             }
         } catch {
