@@ -39,7 +39,9 @@ let package = Package(
         .target(name: "Harness", dependencies: ["Simulation", "Signaling", "RecordStore", "ZoneCore"]),
         // libpq as a system library; only the PostgreSQL trait pulls it (and PostgresStore) in.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "PostgresStore", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "CLibPQ"]),
+        .target(name: "PostgresStore", dependencies: [
+            "RecordStore", "StoreServer", "ZoneCore", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
+        ]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
                                                           "Peer", "Signaling", "Net", "Media", "MediaNet",
                                                           "Simulation", "Harness", postgres]),

@@ -34,8 +34,8 @@ enum PostgresStoreBench {
                 let batches = zip(served, before).map { $0.0.1.counters.batches - $0.1.batches }.reduce(0, +)
                 let writes = zip(served, before).map { $0.0.1.counters.writes - $0.1.writes }.reduce(0, +)
                 if !json {
-                    print("  \(batches) transactions, \(String(format: "%.1f", Double(writes) / Double(max(batches, 1)))) "
-                          + "writes per transaction")
+                    let perBatch = String(format: "%.1f", Double(writes) / Double(max(batches, 1)))
+                    print("  \(batches) transactions, \(perBatch) writes per transaction")
                 }
                 if count == 2 { try await pushLatency(client: client, zone: zone, json: json) }
             }
