@@ -43,6 +43,13 @@ struct PostgresDaemonTests {
         let alice = Self.client(ds[0], token)
         _ = try await alice.modifyZones(save: [room], delete: [], scope: .private)
         try await alice.save([record("r1")])
+        // A token from this daemon still works on a daemon started afterwards (a restart).
+        let token1 = try await alice.fetchAllZoneChanges(room, since: nil, scope: .private).syncToken
+        ds[0].kill(SIGTERM)
+        let restarted = try DaemonProcess(arguments: ["--postgres", url])
+        let again1 = try await Self.client(restarted, token).fetchZoneChanges(room, since: token1, resultsLimit: nil,
+                                                                              scope: .private)
+        #expect(again1.changed.isEmpty && again1.deleted.isEmpty)
         let inspected = try ZonertcProcess.run(["store", "inspect", "--postgres", url, "--json"])
         #expect(inspected.status == 0, "\(inspected.stderr)")
         #expect(inspected.stdout.contains("room_a") && inspected.stdout.contains("alice"))
@@ -83,12 +90,15 @@ struct PostgresDaemonTests {
                                                  delete: [], scope: .private)
         let stream = try await listener.notifications()
         var it = stream.makeAsyncIterator()
+        // Tokens are the database's: one from the writer's daemon works on the listener's.
+        var since = try await writer.fetchAllZoneChanges(room, since: nil, scope: .private).syncToken
         for i in 0..<5 {
             try await writer.save([record("n\(i)")])
             let note = try #require(await it.next())
             #expect(note.subscriptionID == "db")
-            let changes = try await listener.fetchZoneChanges(room, since: nil, resultsLimit: nil, scope: .private)
-            #expect(changes.changed.contains { $0.id.recordName == "n\(i)" })
+            let changes = try await listener.fetchZoneChanges(room, since: since, resultsLimit: nil, scope: .private)
+            #expect(changes.changed.map(\.id.recordName) == ["n\(i)"])
+            since = changes.syncToken
         }
     }
 
@@ -200,7 +210,15 @@ struct PostgresDaemonTests {
         let stream = try await listener.notifications()
         var it = stream.makeAsyncIterator()
         let database = String(url.split(separator: "?")[0].split(separator: "/").last ?? "")
+        let listening = """
+            SELECT count(*) FROM pg_stat_activity
+            WHERE datname = '\(database)' AND application_name = 'zonertc-listen'
+            """
         for round in 0..<3 {
+            // Both daemons' listeners are back (each query is a round trip to the server: no sleeping).
+            var back = false
+            for _ in 0..<500 where !back { back = try cluster.sql(listening) == "2" }
+            #expect(back, "round \(round): the LISTEN connections did not come back")
             let ended = try cluster.sql("""
                 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
                 WHERE datname = '\(database)' AND application_name = 'zonertc-listen'
