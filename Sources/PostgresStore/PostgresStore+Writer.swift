@@ -70,7 +70,8 @@ extension PostgresStore {
     }
 
     /// Runs `batch` at the log's head and appends its entry, in one transaction.
-    private func commit(_ batch: [PendingWrite], _ slot: PostgresWorkers.Slot) {
+    private func commit(_ first: [PendingWrite], _ slot: PostgresWorkers.Slot) {
+        var batch = first
         var ran = false
         do {
             let conn = try slot.connection()
@@ -79,6 +80,11 @@ extension PostgresStore {
             let head = locked.text(0, 0).flatMap { UInt64($0) }
             // Another daemon wrote since: read its entries first (one round trip saved when none did).
             if head != core.withLock({ $0.replica.appliedSequence }) { try catchUp(conn, deliver: true) }
+            // Writes that queued while this daemon waited for the lock (another daemon's commit) join
+            // the batch: the lock is the scarce thing, so each holding of it commits as much as it can.
+            if batch.count < options.maxBatch, let more = writes.take(limit: options.maxBatch - batch.count, wait: 0) {
+                batch += more
+            }
             let applied = core.withLock { $0.replica.appliedSequence }
             guard let head, head == applied else {
                 core.withLock { $0.rebuildNeeded = "the log's head is \(head.map(String.init) ?? "unreadable"), "
