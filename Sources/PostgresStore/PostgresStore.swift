@@ -218,7 +218,10 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
                         notes += try c.replica.apply(sequence: seq, payload: payload)
                         c.counters.entriesApplied += 1
                     } catch {
+                        // An entry this build cannot apply: refuse to serve from a replica that skipped it.
                         c.rebuildNeeded = "\(error)"
+                        c.counters.failures += 1
+                        log.error("cannot apply the log", ["entry": "\(seq)", "error": "\(error)"])
                         break
                     }
                     c.committed = max(c.committed, seq)
