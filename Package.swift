@@ -2,6 +2,9 @@
 // ZoneRTC depends on no other Swift package: the toolchain and our own C shims only.
 import PackageDescription
 
+/// The PostgreSQL backend, built only with `--traits PostgreSQL` (plain `swift build` needs no libpq headers).
+let postgres = Target.Dependency.target(name: "PostgresStore", condition: .when(traits: ["PostgreSQL"]))
+
 let package = Package(
     name: "ZoneRTC",
     products: [
@@ -14,9 +17,11 @@ let package = Package(
         .library(name: "Media", targets: ["Media"]),
     ],
     // Optional system libraries, each off by default so that plain `swift build` needs no headers:
-    // `WebRTC` brings OpenSSL (DTLS) and libsrtp2 (SRTP) into the `DTLS` module.
+    // `WebRTC` brings OpenSSL (DTLS) and libsrtp2 (SRTP) into the `DTLS` module; `PostgreSQL` brings
+    // libpq into `PostgresStore` (the record store on PostgreSQL).
     traits: [
         .trait(name: "WebRTC", description: "DTLS-SRTP through the system OpenSSL and libsrtp2"),
+        .trait(name: "PostgreSQL", description: "the record store on PostgreSQL (needs libpq)"),
         .default(enabledTraits: []),
     ],
     targets: [
@@ -46,21 +51,27 @@ let package = Package(
         .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
         .target(name: "Simulation", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "RecordStore", "ZoneCore"]),
         .target(name: "Harness", dependencies: ["Simulation", "Signaling", "RecordStore", "ZoneCore"]),
+        // libpq as a system library; only the PostgreSQL trait pulls it (and PostgresStore) in.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "PostgresStore", dependencies: [
+            "RecordStore", "StoreServer", "ZoneCore", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
+        ]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
                                                           "Peer", "Signaling", "Net", "Media", "MediaNet",
-                                                          "Simulation", "Harness"]),
+                                                          "Simulation", "Harness", postgres]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS", postgres],
             path: "Bench/ZoneBench"
         ),
         // What the tests that run real processes share: spawning, waiting without sleeping.
         .target(name: "TestSupport", dependencies: ["CSystem"], path: "Tests/TestSupport"),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
-        .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore"]),
+        .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
+                                                             postgres]),
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "Signaling", "ZoneCore", "Media",
-                                                   "Net", "TestSupport"]),
+                                                   "Net", "TestSupport", postgres]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),

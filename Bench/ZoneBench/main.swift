@@ -5,7 +5,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 // A load generator rather than a suite: Bench/relay/compare.sh drives it against a running relay.
 if arguments.first == "relay-load" { exit(RelayLoad.run(Array(arguments.dropFirst()))) }
 let json = arguments.contains("--json")
-let suites = arguments.filter { !$0.hasPrefix("--") }
+/// `--postgres URL` for the postgres suite.
+let postgresURL = arguments.firstIndex(of: "--postgres")
+    .flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let suites = arguments.filter { !$0.hasPrefix("--") && $0 != postgresURL }
 
 let usage = """
     usage: zonertc-bench <suite>... [--json]
@@ -17,7 +20,9 @@ let usage = """
       ice       two ICE agents in memory: CPU µs from creation to a nominated host pair, over 2,000 connects
       ice-udp   two ICE transports over loopback UDP: wall ms from creation to both selected, 200 connects
       dtls      (trait WebRTC) DTLS handshake in memory p50/p99; SRTP protect+unprotect of 1,200 B, ns CPU
-      all       every suite above
+      postgres  daemons on one PostgreSQL (--postgres URL; build with --traits PostgreSQL): saves/s from 16
+                connections over 1, 2 and 4 daemons, push latency across two daemons (lan); Bench/postgres.sh
+      all       every suite above but postgres
     zonertc-bench relay-load --server HOST:PORT [--rate N] …   paced ChannelData through a TURN relay (RelayLoad.swift)
     """
 
@@ -35,6 +40,13 @@ for suite in suites {
     case "ice-udp": ICESocketBench.run(json: json)
     case "http": await HTTPStoreBench.run(json: json)
     case "dtls": DTLSBench.run(json: json)
+    case "postgres":
+        #if PostgreSQL
+        await PostgresStoreBench.run(url: postgresURL, json: json)
+        #else
+        print("postgres bench: this zonertc-bench was built without PostgreSQL; build with --traits PostgreSQL")
+        exit(2)
+        #endif
     case "all":
         DigestBench.run(json: json)
         await StoreBench.run(json: json)

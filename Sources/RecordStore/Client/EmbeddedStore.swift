@@ -8,7 +8,7 @@ import ZoneCore
 /// journal entry, and the caller gets its answer only once that entry is durable under the
 /// fsync policy. Reads also wait until everything they saw is durable, so no client ever sees
 /// a write that a crash could take back. Notifications go to the push hub only after that.
-public final class EmbeddedStore: Sendable {
+public final class EmbeddedStore: StoreBackend {
     /// How to open the store.
     public struct Options: Sendable {
         /// Where the journal and snapshots live; nil keeps everything in memory.
@@ -129,10 +129,15 @@ public final class EmbeddedStore: Sendable {
         return try step.0.get()
     }
 
-    /// A client acting as `user` on `deviceID`.
-    public func client(user: String, deviceID: String = "device-1") -> EmbeddedStoreClient {
-        EmbeddedStoreClient(store: self, userRecordName: user, deviceID: deviceID)
+    /// One lock orders reads and writes alike here, so the access makes no difference.
+    public func perform<T: Sendable>(
+        user: String, deviceID: String?, access: StoreAccess,
+        _ operation: @escaping @Sendable (inout StoreEngine, RequestContext) throws(StoreError) -> T
+    ) async throws -> T {
+        try await perform(user: user, deviceID: deviceID, operation)
     }
+
+    public func inspection() async throws -> StoreInspection { inspect() }
 
     /// Delivers the pushes due now (manual pumping).
     @discardableResult

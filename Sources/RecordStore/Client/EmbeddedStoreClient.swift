@@ -1,13 +1,17 @@
 import ZoneCore
 
-/// A `StoreClient` that calls an `EmbeddedStore` in-process.
+/// A `StoreClient` that calls a store backend in-process: the embedded store, or (in the daemon)
+/// whichever backend serves it.
 public struct EmbeddedStoreClient: StoreClient {
-    public let store: EmbeddedStore
+    public let store: any StoreBackend
     public let userRecordName: String
     public let deviceID: String
 
-    private func run<T: Sendable>(_ op: (inout StoreEngine, RequestContext) throws(StoreError) -> T) async throws -> T {
-        try await store.perform(user: userRecordName, deviceID: deviceID, op)
+    private func run<T: Sendable>(
+        _ access: StoreAccess = .write,
+        _ op: @escaping @Sendable (inout StoreEngine, RequestContext) throws(StoreError) -> T
+    ) async throws -> T {
+        try await store.perform(user: userRecordName, deviceID: deviceID, access: access, op)
     }
 
     public func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope) async throws -> ModifyRecordsResult {
@@ -15,26 +19,26 @@ public struct EmbeddedStoreClient: StoreClient {
     }
 
     public func lookupRecords(_ ids: [RecordID], scope: DatabaseScope) async throws -> [LookupResult] {
-        try await run { e, c throws(StoreError) in try e.lookupRecords(ids, scope: scope, c) }
+        try await run(.read) { e, c throws(StoreError) in try e.lookupRecords(ids, scope: scope, c) }
     }
 
     public func queryRecords(recordType: String, in zone: ZoneID, filters: [String: FieldValue],
                              scope: DatabaseScope) async throws -> [Record] {
-        try await run { e, c throws(StoreError) in
+        try await run(.read) { e, c throws(StoreError) in
             try e.queryRecords(recordType: recordType, in: zone, filters: filters, scope: scope, c)
         }
     }
 
     public func fetchZoneChanges(_ zone: ZoneID, since token: ChangeToken?, resultsLimit: Int?,
                                  scope: DatabaseScope) async throws -> ZoneChanges {
-        try await run { e, c throws(StoreError) in
+        try await run(.read) { e, c throws(StoreError) in
             try e.fetchZoneChanges(zone, since: token, resultsLimit: resultsLimit, scope: scope, c)
         }
     }
 
     public func fetchDatabaseChanges(since token: ChangeToken?, resultsLimit: Int?,
                                      scope: DatabaseScope) async throws -> DatabaseChanges {
-        try await run { e, c throws(StoreError) in
+        try await run(.read) { e, c throws(StoreError) in
             try e.fetchDatabaseChanges(since: token, resultsLimit: resultsLimit, scope: scope, c)
         }
     }
@@ -44,7 +48,7 @@ public struct EmbeddedStoreClient: StoreClient {
     }
 
     public func listZones(scope: DatabaseScope) async throws -> [ZoneID] {
-        try await run { e, c throws(StoreError) in try e.listZones(scope: scope, c) }
+        try await run(.read) { e, c throws(StoreError) in try e.listZones(scope: scope, c) }
     }
 
     public func modifySubscriptions(save: [Subscription], delete: [String],
@@ -53,7 +57,7 @@ public struct EmbeddedStoreClient: StoreClient {
     }
 
     public func listSubscriptions(scope: DatabaseScope) async throws -> [Subscription] {
-        try await run { e, c throws(StoreError) in try e.listSubscriptions(scope: scope, c) }
+        try await run(.read) { e, c throws(StoreError) in try e.listSubscriptions(scope: scope, c) }
     }
 
     public func createShare(zone: ZoneID, publicPermission: SharePermission,
@@ -76,7 +80,7 @@ public struct EmbeddedStoreClient: StoreClient {
     }
 
     public func fetchShare(zone: ZoneID, scope: DatabaseScope) async throws -> ZoneShare {
-        try await run { e, c throws(StoreError) in try e.fetchShare(zone: zone, scope: scope, c) }
+        try await run(.read) { e, c throws(StoreError) in try e.fetchShare(zone: zone, scope: scope, c) }
     }
 
     public func notifications() async throws -> AsyncStream<PushNotification> {

@@ -2,7 +2,7 @@ import Foundation
 import RecordStore
 import ZoneCore
 
-/// The JSON API in the shape of CloudKit Web Services, over the embedded store.
+/// The JSON API in the shape of CloudKit Web Services, over a store backend (embedded or PostgreSQL).
 ///
 /// Paths: `POST /database/1/<container>/<environment>/<private|shared>/<operation>` where the
 /// operation is `records/modify`, `records/lookup`, `records/query`, `changes/database`,
@@ -18,12 +18,12 @@ public final class StoreAPI: Sendable {
         case eventStream(user: String, deviceID: String)
     }
 
-    public let store: EmbeddedStore
-    public let users: UserRegistry
+    public let store: any StoreBackend
+    public let users: any UserDirectory
     public let allowRegister: Bool
     private let log = Logger(component: "store-api")
 
-    public init(store: EmbeddedStore, users: UserRegistry, allowRegister: Bool) {
+    public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool) {
         self.store = store
         self.users = users
         self.allowRegister = allowRegister
@@ -32,7 +32,7 @@ public final class StoreAPI: Sendable {
     public func handle(_ request: HTTPRequest) async -> Outcome {
         let path = request.path
         if path == "/health" { return .response(.json(200, Array(#"{"status":"ok"}"#.utf8))) }
-        if path == "/auth/register" { return .response(register(request)) }
+        if path == "/auth/register" { return .response(await register(request)) }
         let parts = path.split(separator: "/").map(String.init)
         guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
             return .response(error(404, .invalidArguments, "no such endpoint \(path)"))
@@ -40,7 +40,7 @@ public final class StoreAPI: Sendable {
         guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
             return .response(error(401, .notAuthenticated, "send Authorization: Bearer <token> (see POST /auth/register)"))
         }
-        guard let user = users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
+        guard let user = await users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
             return .response(errorBody(401, "AUTHENTICATION_FAILED", "unknown token"))
         }
         let device = request.headers["X-Device-ID"]
@@ -52,7 +52,7 @@ public final class StoreAPI: Sendable {
             // Registered before the stream is answered, so a refusal (too many devices) is the answer;
             // a notification for the device in between is held by the push hub until it listens.
             do {
-                try await store.perform(user: user, deviceID: device) { e, ctx throws(StoreError) in
+                try await store.perform(user: user, deviceID: device, access: .write) { e, ctx throws(StoreError) in
                     try e.registerDevice(ctx)
                 }
             } catch let e as StoreError {
@@ -273,7 +273,7 @@ public final class StoreAPI: Sendable {
         }]
     }
 
-    private func register(_ request: HTTPRequest) -> HTTPResponse {
+    private func register(_ request: HTTPRequest) async -> HTTPResponse {
         guard allowRegister else {
             return error(403, .permissionFailure, "registration is off: create users with `zonertc store user add`")
         }
@@ -282,7 +282,7 @@ public final class StoreAPI: Sendable {
             return error(400, .invalidArguments, #"send {"userName": "..."}"#)
         }
         do {
-            let token = try users.register(name)
+            let token = try await users.register(name)
             return .json(200, WireFormat.serialize(["userName": name, "token": token]))
         } catch let e as UserRegistry.RegistryError {
             switch e.kind {

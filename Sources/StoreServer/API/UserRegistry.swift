@@ -9,6 +9,11 @@ public final class UserRegistry: Sendable {
         public enum Kind: Sendable { case invalidName, exists, storage }
         public var kind: Kind = .storage
         public var description: String
+
+        public init(kind: Kind = .storage, description: String) {
+            self.kind = kind
+            self.description = description
+        }
     }
 
     private struct State {

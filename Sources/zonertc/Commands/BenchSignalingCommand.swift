@@ -16,6 +16,8 @@ enum BenchSignalingCommand {
             .value("--hold", "DURATION", "how long each call stays up after connecting", default: "300ms"),
             .value("--timeout", "DURATION", "a call not connected by then counts as a failure", default: "30s"),
             .value("--csv", "FILE", "also write one row per call"),
+            .value("--postgres", "URL", "run the daemons on this PostgreSQL database instead of in memory"),
+            .value("--daemons", "N", "daemons on --postgres; each call's two peers use different ones", default: "1"),
             .flag("--json", "print the results as one JSON object"),
         ],
         discussion: """
@@ -23,6 +25,8 @@ enum BenchSignalingCommand {
             strategy, --calls calls run one after another, each as two `zonertc peer` processes in a new room.
             Convergence is the later of the two peers' ICE-connected times, each from its own call start
             (after room setup). Prints a markdown table; a progress line goes to stderr on a terminal.
+            With --postgres URL --daemons N, N daemons serve that database (build with --traits PostgreSQL);
+            the owner signals through the first and the joiner through the second, as users created for the run.
             """,
         run: run)
 
@@ -75,6 +79,20 @@ enum BenchSignalingCommand {
         let hold = try duration("--hold")
         let timeout = try duration("--timeout")
         let json = args.has("--json")
+        let postgres = args.string("--postgres")
+        let daemonCount = try args.int("--daemons", in: 1...16) ?? 1
+        if daemonCount > 1 && postgres == nil {
+            throw UsageError(message: "--daemons needs --postgres: daemons share only a database", command: spec)
+        }
+        // On PostgreSQL a user name is taken once: this run's own users, with their tokens.
+        var identities = [(name: "alice", token: [String]()), (name: "bob", token: [String]())]
+        if let postgres {
+            for i in identities.indices {
+                identities[i].name += "-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+                identities[i].token = ["--token", try await PostgresOption.addUser(identities[i].name, url: postgres,
+                                                                                  spec: spec)]
+            }
+        }
         let progress = isatty(STDERR_FILENO) == 1 && !json
         let directory = NSTemporaryDirectory() + "zonertc-bench-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -83,46 +101,60 @@ enum BenchSignalingCommand {
         var results: [CallResult] = []
         let total = profiles.count * strategies.count * calls
         for profile in profiles {
-            let store: ChildProcess
-            do {
-                store = try ChildProcess(name: "store", arguments: [
-                    "store", "serve", "--listen", "127.0.0.1:0", "--memory", "--push-profile", profile,
-                ], directory: directory)
-            } catch {
-                Terminal.error("zonertc bench signaling: cannot start the store daemon: \(error)")
-                return 1
+            var stores: [ChildProcess] = []
+            var urls: [String] = []
+            for d in 0..<daemonCount {
+                let backend = postgres.map { ["--postgres", $0] } ?? ["--memory"]
+                let store: ChildProcess
+                do {
+                    store = try ChildProcess(name: "store\(d)", arguments: [
+                        "store", "serve", "--listen", "127.0.0.1:0", "--push-profile", profile,
+                    ] + backend, directory: directory)
+                } catch {
+                    Terminal.error("zonertc bench signaling: cannot start the store daemon: \(error)")
+                    for s in stores { await s.stop() }
+                    return 1
+                }
+                stores.append(store)
+                guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
+                      let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
+                else {
+                    Terminal.error("zonertc bench signaling: the store daemon did not start (\(profile)): \(store.stderr)")
+                    for s in stores { await s.stop() }
+                    return 1
+                }
+                urls.append(String(url))
             }
-            guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
-                  let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
-            else {
-                Terminal.error("zonertc bench signaling: the store daemon did not start (\(profile)): \(store.stderr)")
-                await store.stop()
-                return 1
-            }
-            // Every call of this daemon uses the same two users, registered once.
-            let tokens: [String: String]
-            do {
-                // Each profile's daemon is a new in-memory store: earlier profiles' token files are stale.
-                tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory,
-                                                      newStore: true)
-            } catch {
-                Terminal.error("zonertc bench signaling: cannot register the peers' users: \(error)")
-                await store.stop()
-                return 1
+            // Every call of this profile uses the same two users: on PostgreSQL this run's own, made
+            // above; otherwise registered on this profile's new in-memory daemon (earlier token files
+            // are stale), each peer handed its token file.
+            var tokenArguments = identities.map(\.token)
+            if postgres == nil {
+                do {
+                    let files = try await TokenFile.register(identities.map(\.name), storeURL: urls[0],
+                                                             directory: directory, newStore: true)
+                    tokenArguments = identities.map { ["--token-file", files[$0.name]!] }
+                } catch {
+                    Terminal.error("zonertc bench signaling: cannot register the peers' users: \(error)")
+                    for s in stores { await s.stop() }
+                    return 1
+                }
             }
             for strategy in strategies {
                 for i in 0..<calls {
                     let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
-                    let common = ["peer", "--store", String(url), "--room", room, "--sync", strategy, "--json",
+                    let common = ["peer", "--room", room, "--sync", strategy, "--json",
                                   "--duration", "\(Int(hold.milliseconds))ms",
                                   "--connect-timeout", "\(Int(timeout.milliseconds))ms", "--seed", "\(i + 1)"]
                     var result = CallResult(profile: profile, strategy: strategy, call: i, ok: false)
                     do {
+                        let (alice, bob) = (identities[0], identities[1])
                         let a = try ChildProcess(name: "a\(i)", arguments: common + [
-                            "--me", "alice", "--remote", "bob", "--owner", "--token-file", tokens["alice"]!],
-                                                 directory: directory)
+                            "--store", urls[0], "--me", alice.name, "--remote", bob.name, "--owner"]
+                                                 + tokenArguments[0], directory: directory)
                         let b = try ChildProcess(name: "b\(i)", arguments: common + [
-                            "--me", "bob", "--remote", "alice", "--token-file", tokens["bob"]!], directory: directory)
+                            "--store", urls[1 % urls.count], "--me", bob.name, "--remote", alice.name]
+                                                 + tokenArguments[1], directory: directory)
                         let sa = await a.wait(timeout: timeout + .seconds(10))
                         let sb = await b.wait(timeout: timeout + .seconds(10))
                         if sa == nil { await a.stop() }
@@ -149,7 +181,7 @@ enum BenchSignalingCommand {
                     }
                 }
             }
-            await store.stop()
+            for s in stores { await s.stop() }
         }
         if progress { FileHandle.standardError.write(Data("\n".utf8)) }
 

@@ -6,15 +6,29 @@ enum StoreInspectCommand {
         path: ["store", "inspect"],
         summary: "Show a store directory's zones, record counts by type, journal size and the last token per zone.",
         options: [
-            .value("--data", "DIR", "(required) the store's data directory"),
+            .value("--data", "DIR", "the store's data directory"),
+            .value("--postgres", "URL", PostgresOption.help),
             .flag("--json", "print one JSON object instead of tables"),
         ],
-        discussion: "Reads the snapshot and journal without changing them, so it works while a daemon runs on DIR.",
+        discussion: """
+            Reads the snapshot and journal (or the database's log) without changing them, so it works while
+            daemons run on them. Give --data DIR or --postgres URL.
+            """,
         run: run)
 
     static func run(_ args: ParsedCommand) async throws -> Int32 {
-        let dir = try args.required("--data")
-        let report = try EmbeddedStore.inspect(directory: dir)
+        let report: StoreInspection
+        let dir: String
+        switch (args.string("--data"), args.string("--postgres")) {
+        case (let d?, nil):
+            dir = d
+            report = try EmbeddedStore.inspect(directory: d)
+        case (nil, let url?):
+            dir = url
+            report = try await PostgresOption.inspect(url: url, spec: spec)
+        case (nil, nil): throw UsageError(message: "give --data DIR or --postgres URL", command: spec)
+        case (_?, _?): throw UsageError(message: "--data and --postgres exclude each other", command: spec)
+        }
         if args.has("--json") {
             print(try Terminal.json(report))
             return 0

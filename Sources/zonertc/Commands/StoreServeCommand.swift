@@ -10,7 +10,8 @@ enum StoreServeCommand {
         summary: "Serve the record store over HTTP in the shape of CloudKit Web Services, with push streams.",
         options: [
             .value("--listen", "HOST:PORT", "address to listen on (port 0: any free port)", default: "127.0.0.1:8470"),
-            .value("--data", "DIR", "data directory (journal, snapshot, users.json); required unless --memory"),
+            .value("--data", "DIR", "data directory (journal, snapshot, users.json); or --postgres, or --memory"),
+            .value("--postgres", "URL", PostgresOption.help + "; several daemons may serve one"),
             .flag("--memory", "keep everything in memory (nothing survives a restart)"),
             .value("--fsync", "POLICY", "always, batch or none", default: "batch"),
             .value("--push-profile", "PROFILE", "lan, cloudkit, or custom:key=value,… (see README)", default: "lan"),
@@ -41,9 +42,14 @@ enum StoreServeCommand {
         }
         let memory = args.has("--memory")
         let data = args.string("--data")
-        if memory == (data != nil) {
-            throw UsageError(message: memory ? "--memory and --data exclude each other" : "give --data DIR or --memory",
-                             command: spec)
+        let postgres = args.string("--postgres")
+        switch [memory, data != nil, postgres != nil].filter({ $0 }).count {
+        case 0: throw UsageError(message: "give --data DIR, --postgres URL or --memory", command: spec)
+        case 1: break
+        default: throw UsageError(message: "--data, --postgres and --memory exclude each other", command: spec)
+        }
+        if postgres != nil && args.strings("--fsync").count > 0 {
+            throw UsageError(message: "--fsync is the journal's: PostgreSQL commits durably on its own", command: spec)
         }
         var options = EmbeddedStore.Options(directory: data)
         options.fsync = try args.choice("--fsync", as: FsyncPolicy.self) ?? .batch
@@ -64,16 +70,27 @@ enum StoreServeCommand {
         daemonOptions.maxConnections = try args.int("--max-connections", in: 1...100_000) ?? 1024
         daemonOptions.maxConnectionsPerAddress = try args.int("--max-connections-per-address", in: 1...100_000) ?? 256
 
-        let store = try EmbeddedStore(options: options)
-        let users = try UserRegistry(directory: data)
+        let store: any StoreBackend
+        let users: any UserDirectory
+        var facts: String
+        if let postgres {
+            (store, users) = try await PostgresOption.open(url: postgres, configuration: options.configuration,
+                                                           pushProfile: options.pushProfile,
+                                                           pushSeed: options.pushSeed, spec: spec)
+            facts = "postgres \(postgres), push \(options.pushProfile.name)"
+        } else {
+            let embedded = try EmbeddedStore(options: options)
+            facts = "data \(data ?? "in memory"), fsync \(options.fsync.rawValue), push \(options.pushProfile.name)"
+            if let r = embedded.recovered, r.entriesReplayed > 0 || r.snapshotBytes > 0 {
+                facts += ", recovered \(r.entriesReplayed) journal entries"
+                if r.tornBytesDropped > 0 { facts += " (dropped a torn tail of \(r.tornBytesDropped) bytes)" }
+            }
+            store = embedded
+            users = try UserRegistry(directory: data)
+        }
         let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: allowRegister),
                                      options: daemonOptions)
         try daemon.start()
-        var facts = "data \(data ?? "in memory"), fsync \(options.fsync.rawValue), push \(options.pushProfile.name)"
-        if let r = store.recovered, r.entriesReplayed > 0 || r.snapshotBytes > 0 {
-            facts += ", recovered \(r.entriesReplayed) journal entries"
-            if r.tornBytesDropped > 0 { facts += " (dropped a torn tail of \(r.tornBytesDropped) bytes)" }
-        }
         if allowRegister { facts += ", registration open" }
         print("zonertc store: listening on http://\(daemon.endpoint) (\(facts))")
         fflush(nil)

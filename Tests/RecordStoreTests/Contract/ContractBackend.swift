@@ -1,4 +1,5 @@
 import RecordStore
+import TestSupport
 import StoreServer
 import ZoneCore
 
@@ -8,6 +9,20 @@ enum ContractBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     case embedded
     /// `zonertc store serve`'s daemon in-process on a loopback port, through `RemoteStoreClient`.
     case remote
+    /// The daemon on the PostgreSQL backend (a throwaway cluster; trait `PostgreSQL`).
+    case postgres
+    /// Two daemons on one PostgreSQL database: every write through the first, every read and
+    /// push stream through the second.
+    case postgresTwoDaemons
+
+    /// The PostgreSQL cases join when the trait is built and PostgreSQL is installed (or under CI,
+    /// where a missing server fails them).
+    static var allCases: [ContractBackend] {
+        #if PostgreSQL
+        if PostgresCluster.runnable { return [.embedded, .remote, .postgres, .postgresTwoDaemons] }
+        #endif
+        return [.embedded, .remote]
+    }
 
     var description: String { rawValue }
 
@@ -43,8 +58,15 @@ enum ContractBackend: String, CaseIterable, Sendable, CustomStringConvertible {
                     client.retainer = served
                     return client
                 },
-                pump: { served.store.pumpPush() },
+                pump: { served.store.push.pump(now: clock.now()) },
                 shutdown: {})
+        case .postgres, .postgresTwoDaemons:
+            #if PostgreSQL
+            return try await makePostgresStore(configuration: configuration, clock: clock,
+                                               daemons: self == .postgres ? 1 : 2)
+            #else
+            throw StoreError(.internalError, "built without the PostgreSQL trait")
+            #endif
         }
     }
 }
@@ -52,9 +74,9 @@ enum ContractBackend: String, CaseIterable, Sendable, CustomStringConvertible {
 /// The daemon and store of the remote backend: stopped when the last client lets go of them.
 final class ServedStore: Sendable {
     let daemon: StoreDaemon
-    let store: EmbeddedStore
+    let store: any StoreBackend
 
-    init(daemon: StoreDaemon, store: EmbeddedStore) {
+    init(daemon: StoreDaemon, store: any StoreBackend) {
         self.daemon = daemon
         self.store = store
     }
@@ -71,13 +93,18 @@ struct ContractStore: Sendable {
     let clock: ManualClock
     let makeClient: @Sendable (String, String) -> any StoreClient
     let pump: @Sendable () async -> Int
+    /// Brings every notification owed so far into the push hub before the clock moves (a
+    /// PostgreSQL daemon reads them from the log; the others have them at once).
+    let settle: @Sendable () async -> Void
     private let lifetime: Lifetime
 
     init(clock: ManualClock, makeClient: @escaping @Sendable (String, String) -> any StoreClient,
-         pump: @escaping @Sendable () async -> Int, shutdown: @escaping @Sendable () -> Void) {
+         pump: @escaping @Sendable () async -> Int, settle: @escaping @Sendable () async -> Void = {},
+         shutdown: @escaping @Sendable () -> Void) {
         self.clock = clock
         self.makeClient = makeClient
         self.pump = pump
+        self.settle = settle
         lifetime = Lifetime(shutdown)
     }
 
@@ -92,6 +119,7 @@ struct ContractStore: Sendable {
     /// Moves the clock past every push latency and delivers what is due.
     @discardableResult
     func deliverPushes(after: Duration = .milliseconds(5)) async -> Int {
+        await settle()
         clock.advance(by: after)
         return await pump()
     }

@@ -1,0 +1,182 @@
+#if PostgreSQL
+import CLibPQ
+import Foundation
+
+/// What went wrong talking to PostgreSQL: the connection (the server went away, or never
+/// answered: retry later on a new one) or a statement (the server refused it).
+public struct PostgresError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable { case connection, statement }
+    public var kind: Kind
+    public var message: String
+    /// The server's SQLSTATE for a refused statement (e.g. 40001, 55P03).
+    public var sqlState: String?
+
+    public var description: String { message + (sqlState.map { " (SQLSTATE \($0))" } ?? "") }
+}
+
+/// One libpq connection, used by one thread at a time. Its calls block that thread (never a
+/// thread of Swift concurrency's pool: see `PostgresThreads`); every wait is bounded by the
+/// connect timeout and the session's statement, lock and idle-transaction timeouts.
+final class PostgresConnection {
+    /// A statement parameter, sent in binary.
+    enum Parameter {
+        case int8(Int64)
+        case text(String)
+        case bytea([UInt8])
+    }
+
+    /// Rows of a result, each column's raw bytes (binary format for `query`, text for `execute`).
+    struct Rows {
+        var rows: [[[UInt8]?]]
+        var count: Int { rows.count }
+    }
+
+    private var conn: OpaquePointer?
+
+    /// Connects to `url` (a libpq URI or key=value string) and sets the session's timeouts. The
+    /// role (`zonertc-write`, `-read`, `-listen`) is the session's application_name, for operators.
+    init(url: String, role: String = "zonertc", connectTimeoutSeconds: Int = 5) throws(PostgresError) {
+        // Keywords are applied in order: the URL's own settings, if any, win.
+        let keywords = ["connect_timeout", "application_name", "dbname"]
+        let values = [String(connectTimeoutSeconds), role, url]
+        let c: OpaquePointer? = withCStrings(keywords) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
+        conn = c
+        guard let c, PQstatus(c) == CONNECTION_OK else {
+            let message = c.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            close()
+            throw PostgresError(kind: .connection, message: "cannot connect: \(message.trimmed)")
+        }
+        // A daemon that stops mid-transaction must not hold the log's lock for long; no wait is unbounded.
+        try execute("SET statement_timeout = '15s'; SET lock_timeout = '10s'; "
+                    + "SET idle_in_transaction_session_timeout = '15s'; SET client_min_messages = warning")
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let c = conn { PQfinish(c) }
+        conn = nil
+    }
+
+    var isOpen: Bool { conn.map { PQstatus($0) == CONNECTION_OK } ?? false }
+
+    /// The socket, for waiting on notifications.
+    var socket: Int32 { conn.map { PQsocket($0) } ?? -1 }
+
+    /// Runs one or more statements without parameters; returns the last one's rows (text format).
+    @discardableResult
+    func execute(_ sql: String) throws(PostgresError) -> Rows {
+        guard let c = conn else { throw PostgresError(kind: .connection, message: "connection closed") }
+        return try collect(PQexec(c, sql), c)
+    }
+
+    /// Runs one statement with parameters; rows come back in binary format.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [Parameter] = []) throws(PostgresError) -> Rows {
+        guard let c = conn else { throw PostgresError(kind: .connection, message: "connection closed") }
+        var types: [UInt32] = []
+        var buffers: [[UInt8]] = []
+        for p in parameters {
+            switch p {
+            case .int8(let v):
+                types.append(20)
+                let bits = UInt64(bitPattern: v)
+                buffers.append((0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0))) })
+            case .text(let s):
+                types.append(25)
+                buffers.append(Array(s.utf8))
+            case .bytea(let b):
+                types.append(17)
+                buffers.append(b)
+            }
+        }
+        let lengths = buffers.map { Int32(clamping: $0.count) }
+        let formats = [Int32](repeating: 1, count: buffers.count)
+        // libpq copies parameters before returning, so pointers into these arrays suffice.
+        let pointers = buffers.map { b -> UnsafeMutablePointer<CChar> in
+            let p = UnsafeMutablePointer<CChar>.allocate(capacity: max(b.count, 1))
+            b.withUnsafeBufferPointer { src in
+                if let base = src.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: base, byteCount: b.count) }
+            }
+            return p
+        }
+        defer { for p in pointers { p.deallocate() } }
+        let values: [UnsafePointer<CChar>?] = pointers.map { UnsafePointer($0) }
+        let result = PQexecParams(c, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        return try collect(result, c)
+    }
+
+    /// Notifications received so far, after reading what the socket holds. Throws if the connection is gone.
+    func notifications() throws(PostgresError) -> [(channel: String, payload: String)] {
+        guard let c = conn else { throw PostgresError(kind: .connection, message: "connection closed") }
+        guard PQconsumeInput(c) == 1 else {
+            throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+        }
+        var out: [(String, String)] = []
+        while let n = PQnotifies(c) {
+            out.append((String(cString: n.pointee.relname), String(cString: n.pointee.extra)))
+            PQfreemem(n)
+        }
+        return out
+    }
+
+    private func collect(_ result: OpaquePointer?, _ c: OpaquePointer) throws(PostgresError) -> Rows {
+        guard let result else {
+            throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let message = String(cString: PQresultErrorMessage(result)).trimmed
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            // A statement that failed because the server went away is a connection failure.
+            let kind: PostgresError.Kind = PQstatus(c) == CONNECTION_OK && !(state?.hasPrefix("57P") ?? false)
+                && !(state?.hasPrefix("08") ?? false) ? .statement : .connection
+            throw PostgresError(kind: kind, message: message.isEmpty ? "\(status)" : message, sqlState: state)
+        }
+        var rows: [[[UInt8]?]] = []
+        let n = PQntuples(result), f = PQnfields(result)
+        rows.reserveCapacity(Int(n))
+        for row in 0..<n {
+            var columns: [[UInt8]?] = []
+            for col in 0..<f {
+                if PQgetisnull(result, row, col) == 1 { columns.append(nil); continue }
+                let length = Int(PQgetlength(result, row, col))
+                let base = PQgetvalue(result, row, col)!
+                columns.append(base.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    Array(UnsafeBufferPointer(start: $0, count: length))
+                })
+            }
+            rows.append(columns)
+        }
+        return Rows(rows: rows)
+    }
+}
+
+extension PostgresConnection.Rows {
+    /// A binary int8 column.
+    func int8(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {
+        guard let b = rows[row][column], b.count == 8 else {
+            throw PostgresError(kind: .statement, message: "column \(column) is not an int8")
+        }
+        return Int64(bitPattern: b.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+    }
+
+    /// A text column (either format).
+    func text(_ row: Int, _ column: Int) -> String? {
+        rows[row][column].map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+/// Runs `body` with a NULL-terminated array of C strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { for c in copies { free(c) } }
+    let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+#endif

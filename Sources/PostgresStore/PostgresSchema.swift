@@ -1,0 +1,73 @@
+#if PostgreSQL
+
+/// The database's tables, created and migrated on start. Each migration runs once, in order, in
+/// the transaction that records it in `zonertc_migrations`; an advisory lock keeps two daemons
+/// starting at once from both migrating.
+///
+/// The store's state is the shared log `zonertc_log`: one row per committed batch of writes (the
+/// journal's mutations plus the notifications they owe devices), numbered without gaps by the
+/// single row of `zonertc_head`, which every writer locks (`SELECT … FOR UPDATE`) for the length
+/// of its transaction. Zones, records with their change tags, tombstones, change feeds, shares
+/// and participants, subscriptions and devices are what replaying the log gives
+/// (`SharedLogReplica`); users and their tokens have a table of their own.
+enum PostgresSchema {
+    struct Migration {
+        var version: Int
+        var description: String
+        var sql: String
+    }
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, description: "shared log, head, users", sql: """
+            CREATE TABLE zonertc_log (
+                seq bigint PRIMARY KEY CHECK (seq > 0),
+                entry bytea NOT NULL,
+                committed_at timestamptz NOT NULL DEFAULT now());
+            CREATE TABLE zonertc_head (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                seq bigint NOT NULL);
+            INSERT INTO zonertc_head (seq) VALUES (0);
+            CREATE TABLE zonertc_users (
+                name text PRIMARY KEY,
+                token text NOT NULL UNIQUE,
+                created_at timestamptz NOT NULL DEFAULT now());
+            """),
+    ]
+
+    /// An arbitrary constant naming the advisory lock held while migrating.
+    static let migrationLock: Int64 = 0x7a6f6e65_72746301
+
+    /// Brings the schema up to date; returns the version it is at. Refuses a database whose
+    /// schema is newer than this build knows.
+    @discardableResult
+    static func migrate(_ c: PostgresConnection) throws(PostgresError) -> Int {
+        try c.execute("BEGIN")
+        do throws(PostgresError) {
+            try c.query("SELECT pg_advisory_xact_lock($1)", [.int8(migrationLock)])
+            try c.execute("""
+                CREATE TABLE IF NOT EXISTS zonertc_migrations (
+                    version integer PRIMARY KEY,
+                    description text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now())
+                """)
+            let rows = try c.query("SELECT COALESCE(max(version), 0)::bigint FROM zonertc_migrations")
+            let current = Int(try rows.int8(0, 0))
+            let latest = migrations.last?.version ?? 0
+            guard current <= latest else {
+                throw PostgresError(kind: .statement, message:
+                    "the database's schema is at version \(current); this build knows up to \(latest): upgrade zonertc")
+            }
+            for m in migrations where m.version > current {
+                try c.execute(m.sql)
+                try c.query("INSERT INTO zonertc_migrations (version, description) VALUES ($1::bigint::integer, $2)",
+                            [.int8(Int64(m.version)), .text(m.description)])
+            }
+            try c.execute("COMMIT")
+            return latest
+        } catch {
+            _ = try? c.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+#endif

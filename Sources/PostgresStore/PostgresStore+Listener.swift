@@ -1,0 +1,60 @@
+#if PostgreSQL
+import Foundation
+import Glibc
+import RecordStore
+import ZoneCore
+
+extension PostgresStore {
+    /// The listener thread: LISTENs on the store's channel and, on every notification (and every
+    /// `pollInterval` without one), reads the new log entries and delivers their notifications to
+    /// this process's push streams. A dropped connection is re-established with backoff; the
+    /// first read after it covers whatever was written meanwhile.
+    func listenerLoop() {
+        var conn: PostgresConnection?
+        var backoff = 0.05
+        var lastRead = Date.distantPast
+        let interval = Double(options.pollInterval.components.seconds)
+            + Double(options.pollInterval.components.attoseconds) / 1e18
+        let quoted = "\"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            do {
+                if conn == nil {
+                    let c = try PostgresConnection(url: options.url, role: "zonertc-listen")
+                    try c.execute("LISTEN \(quoted)")
+                    conn = c
+                    backoff = 0.05
+                    core.withLock { $0.counters.listenConnects += 1 }
+                    try catchUpAllowingRebuild(c)
+                    lastRead = Date()
+                }
+                guard let c = conn else { continue }
+                var fds = [pollfd(fd: c.socket, events: Int16(POLLIN), revents: 0)]
+                let waitMs = Int32(max(1, min(250, interval * 1000)))
+                _ = poll(&fds, 1, waitMs)
+                let heard = try c.notifications()
+                if !heard.isEmpty { core.withLock { $0.counters.notificationsHeard += heard.count } }
+                if !heard.isEmpty || Date().timeIntervalSince(lastRead) >= interval {
+                    try catchUpAllowingRebuild(c)
+                    lastRead = Date()
+                }
+            } catch {
+                if conn != nil { log.warning("listen connection lost; reconnecting", ["error": "\(error)"]) }
+                conn?.close()
+                conn = nil
+                // Bounded backoff, woken early by nothing: the loop re-checks `stopping` after it.
+                var fds: [pollfd] = []
+                _ = poll(&fds, 0, Int32(backoff * 1000))
+                backoff = min(backoff * 2, 1)
+            }
+        }
+        conn?.close()
+    }
+
+    /// A catch-up that tolerates a replica waiting for the writer to rebuild it (nothing to do then).
+    private func catchUpAllowingRebuild(_ c: PostgresConnection) throws {
+        do { try catchUp(c, deliver: true) } catch let e as StoreError where e.code == .serviceUnavailable {
+            return
+        }
+    }
+}
+#endif

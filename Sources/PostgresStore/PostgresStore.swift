@@ -1,0 +1,267 @@
+#if PostgreSQL
+import Foundation
+import RecordStore
+import Synchronization
+import ZoneCore
+
+/// The record store on PostgreSQL: any number of processes (daemons) serve one set of zones.
+///
+/// Each process keeps a `SharedLogReplica` in step with the database's log. Writes queue for
+/// one writer thread, which takes the log's lock, catches up, runs every queued write at the
+/// head and appends their effects as one entry in the same transaction, with a NOTIFY; the
+/// requests are answered once it commits. Reads run on a few worker threads, each first
+/// reading the entries it has not applied (so a read on one daemon sees every write any daemon
+/// has acknowledged), and wait, as on the embedded store, until what they saw is committed. A
+/// listener thread LISTENs for new entries and delivers their notifications to this process's
+/// push streams; when its connection drops it reconnects and reads what it missed.
+public final class PostgresStore: StoreBackend, @unchecked Sendable {
+    public struct Options: Sendable {
+        /// A libpq connection URI or key=value string, e.g. `postgresql:///zonertc?host=/tmp/pgsock`.
+        public var url: String
+        public var configuration: StoreConfiguration = .default
+        public var pushProfile: PushProfile = .lan
+        public var pushSeed: UInt64 = 1
+        /// Deliver pushes on a thread that follows the wall clock; off for manual clocks.
+        public var automaticPush = true
+        /// Connections (and threads) serving reads.
+        public var readers = 4
+        /// Writes committed together at most.
+        public var maxBatch = 512
+        /// How often the listener reads the log even without a notification, so a lost one
+        /// delays a push by at most this long.
+        public var pollInterval: Duration = .milliseconds(500)
+        /// Open only to read (`zonertc store inspect`): no writer, no listener.
+        public var readOnly = false
+
+        public init(url: String) { self.url = url }
+    }
+
+    /// Counters for operators and tests.
+    public struct Counters: Sendable {
+        public var batches = 0
+        public var writes = 0
+        public var entriesApplied = 0
+        public var rebuilds = 0
+        public var listenConnects = 0
+        public var notificationsHeard = 0
+        public var failures = 0
+    }
+
+    struct Core {
+        var replica: SharedLogReplica
+        /// The last entry known to be committed in the database.
+        var committed: UInt64 = 0
+        /// Set when the replica may hold effects the database does not (a batch whose commit
+        /// failed) or cannot follow the log: it is rebuilt from the log before serving again.
+        var rebuildNeeded: String?
+        /// Reads that saw a batch still committing, waiting for it.
+        var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+        var counters = Counters()
+    }
+
+    public let options: Options
+    public let clock: any InstantSource
+    public let push: PushHub
+    /// The NOTIFY channel: one per schema, so stores in several schemas of a database stay apart.
+    public let channel: String
+    let core: Mutex<Core>
+    let writes = WriteQueue()
+    let readers: PostgresWorkers
+    let stopping = Atomic<Bool>(false)
+    let log = Logger(component: "store-postgres")
+
+    /// Connects, migrates the schema, reads the log and starts the writer and listener threads.
+    public static func open(options: Options, clock: any InstantSource = WallClock()) async throws -> PostgresStore {
+        try await onOwnThread("zonertc-pg-open") { try PostgresStore(options: options, clock: clock) }
+    }
+
+    private init(options: Options, clock: any InstantSource) throws {
+        self.options = options
+        self.clock = clock
+        let c = try PostgresConnection(url: options.url)
+        if !options.readOnly { try PostgresSchema.migrate(c) }
+        let schema = try c.execute("SELECT current_schema()").text(0, 0) ?? "public"
+        channel = String(decoding: Array("zonertc.\(schema)".utf8.prefix(63)), as: UTF8.self)
+        core = Mutex(Core(replica: SharedLogReplica(configuration: options.configuration)))
+        push = PushHub(profile: options.pushProfile, seed: options.pushSeed, clock: clock,
+                       automatic: options.automaticPush)
+        readers = PostgresWorkers(count: options.readers, url: options.url, name: "zonertc-pg-read",
+                                  role: "zonertc-read")
+        // Old entries' notifications were delivered long ago: do not deliver them again.
+        try catchUp(c, deliver: false)
+        c.close()
+        if !options.readOnly {
+            let w = Thread { [self] in writerLoop() }
+            w.name = "zonertc-pg-write"
+            w.start()
+            let l = Thread { [self] in listenerLoop() }
+            l.name = "zonertc-pg-listen"
+            l.start()
+        }
+    }
+
+    public var counters: Counters { core.withLock { $0.counters } }
+
+    /// The last log entry this process has applied.
+    public var appliedSequence: UInt64 { core.withLock { $0.replica.appliedSequence } }
+
+    // MARK: Requests
+
+    public func perform<T: Sendable>(
+        user: String, deviceID: String?, access: StoreAccess,
+        _ operation: @escaping @Sendable (inout StoreEngine, RequestContext) throws(StoreError) -> T
+    ) async throws -> T {
+        switch access {
+        case .write:
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+                let outcome = OutcomeBox<T>()
+                let write = PendingWrite(
+                    execute: { [clock] replica in
+                        let ctx = RequestContext(user: user, deviceID: deviceID, now: clock.now())
+                        outcome.value = replica.run(ctx, operation)
+                    },
+                    finish: { failure in
+                        if let failure { return continuation.resume(throwing: failure) }
+                        guard let value = outcome.value else {
+                            return continuation.resume(throwing: StoreError(.internalError, "a write was not run"))
+                        }
+                        continuation.resume(with: value.mapError { $0 as Error })
+                    })
+                if !writes.enqueue(write) {
+                    continuation.resume(throwing: unavailable("the store is closing"))
+                }
+            }
+        case .read:
+            let (result, seen): (Result<T, StoreError>, UInt64) = try await onReader { [self] conn in
+                try catchUp(conn, deliver: true)
+                return try core.withLock { c throws(StoreError) in
+                    if let why = c.rebuildNeeded { throw unavailable("the store is reloading its log (\(why))") }
+                    let ctx = RequestContext(user: user, deviceID: deviceID, now: clock.now())
+                    return (c.replica.read(ctx, operation), c.replica.appliedSequence)
+                }
+            }
+            try await waitCommitted(seen)
+            return try result.get()
+        }
+    }
+
+    /// Reads the log up to its head now and delivers what it owes this process's push streams.
+    public func synchronize() async throws {
+        try await onReader { [self] conn in try catchUp(conn, deliver: true) }
+    }
+
+    public func inspection() async throws -> StoreInspection {
+        try await onReader { [self] conn in
+            try catchUp(conn, deliver: true)
+            let users = try conn.query("SELECT name FROM zonertc_users ORDER BY name")
+            let entries = try conn.query(
+                "SELECT count(*)::bigint, COALESCE(sum(length(entry)), 0)::bigint FROM zonertc_log")
+            let now = clock.now()
+            var report = core.withLock { $0.replica.inspection(now: now) }
+            report.users = Array(Set(report.users + (0..<users.count).compactMap { users.text($0, 0) })).sorted()
+            report.journalEntries = Int(try entries.int8(0, 0))
+            report.journalBytes = Int(try entries.int8(0, 1))
+            report.generation = appliedSequence
+            return report
+        }
+    }
+
+    public func close() {
+        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        writes.stop()
+        readers.stop()
+        push.stop()
+    }
+
+    // MARK: Shared steps
+
+    /// Runs `body` with a reader's connection; database failures become TRY_AGAIN_LATER. With
+    /// `idempotent`, a connection found broken (the server restarted since its last use) is
+    /// replaced and `body` runs once more on the new one.
+    func onReader<R: Sendable>(idempotent: Bool = true,
+                               _ body: @escaping @Sendable (PostgresConnection) throws -> R) async throws -> R {
+        do {
+            return try await readers.run { slot in
+                do {
+                    return try body(try slot.connection())
+                } catch let e as PostgresError where e.kind == .connection && idempotent {
+                    slot.discard()
+                    return try body(try slot.connection())
+                }
+            }
+        } catch let e as PostgresError {
+            core.withLock { $0.counters.failures += 1 }
+            throw unavailable("database: \(e)")
+        }
+    }
+
+    /// Applies the log's entries after the replica's, page by page; with `deliver`, hands their
+    /// notifications to the push hub. Applies nothing while a batch of this process is committing
+    /// (the replica is ahead of the database then; its readers wait for the commit anyway).
+    func catchUp(_ conn: PostgresConnection, deliver: Bool) throws {
+        while true {
+            let from: UInt64 = try core.withLock { c throws(StoreError) in
+                if let why = c.rebuildNeeded { throw unavailable("the store is reloading its log (\(why))") }
+                return c.replica.appliedSequence
+            }
+            let page = 1000
+            let rows = try conn.query("SELECT seq, entry FROM zonertc_log WHERE seq > $1 ORDER BY seq LIMIT \(page)",
+                                      [.int8(Int64(clamping: from))])
+            guard rows.count > 0 else { return }
+            var entries: [(UInt64, [UInt8])] = []
+            for i in 0..<rows.count { entries.append((UInt64(clamping: try rows.int8(i, 0)), rows.rows[i][1] ?? [])) }
+            let (notes, ready) = core.withLock { c -> ([DeviceNotification], [CheckedContinuation<Void, Error>]) in
+                guard c.rebuildNeeded == nil, c.replica.appliedSequence <= c.committed else { return ([], []) }
+                var notes: [DeviceNotification] = []
+                for (seq, payload) in entries {
+                    do {
+                        notes += try c.replica.apply(sequence: seq, payload: payload)
+                        c.counters.entriesApplied += 1
+                    } catch {
+                        // An entry this build cannot apply: refuse to serve from a replica that skipped it.
+                        c.rebuildNeeded = "\(error)"
+                        c.counters.failures += 1
+                        log.error("cannot apply the log", ["entry": "\(seq)", "error": "\(error)"])
+                        break
+                    }
+                    c.committed = max(c.committed, seq)
+                }
+                return (notes, takeCommittedWaiters(&c))
+            }
+            for w in ready { w.resume() }
+            if deliver { push.submit(notes) }
+            if rows.count < page { return }
+        }
+    }
+
+    /// Waits until entry `sequence` is committed (a read that saw a batch still committing).
+    func waitCommitted(_ sequence: UInt64) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            let ready = core.withLock { c -> Bool in
+                if c.committed >= sequence { return true }
+                c.waiters.append((sequence, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    func takeCommittedWaiters(_ c: inout Core) -> [CheckedContinuation<Void, Error>] {
+        guard !c.waiters.isEmpty else { return [] }
+        let committed = c.committed
+        let ready = c.waiters.filter { $0.sequence <= committed }.map(\.continuation)
+        c.waiters.removeAll { $0.sequence <= committed }
+        return ready
+    }
+}
+
+/// TRY_AGAIN_LATER with a retryAfter: what clients see while the database cannot be reached.
+func unavailable(_ message: String) -> StoreError {
+    StoreError(.serviceUnavailable, message, retryAfter: 1)
+}
+
+/// Where a write's result waits between running (writer thread) and its commit.
+final class OutcomeBox<T: Sendable>: @unchecked Sendable {
+    var value: Result<T, StoreError>?
+}
+#endif

@@ -1,0 +1,67 @@
+import ZoneCore
+
+/// The payload of one entry of a shared log (the PostgreSQL backend's `zonertc_log` rows): the
+/// mutations one batch of requests made, and the notifications those changes owe devices, so
+/// every process that applies the entry can deliver them to the push streams it holds.
+///
+/// Layout: version byte 1, the mutations as the journal encodes them, then a varint count of
+/// notifications, each user, device, notification ID, subscription ID, scope and optional zone.
+enum SharedLogEntryCodec {
+    static let version: UInt8 = 1
+
+    static func encode(_ mutations: [Mutation], _ notes: [DeviceNotification]) -> [UInt8] {
+        var w = ByteWriter(capacity: 256)
+        w.writeUInt8(version)
+        MutationCodec.encode(mutations, into: &w)
+        w.writeVarint(UInt64(notes.count))
+        for n in notes {
+            w.writeString(n.userRecordName)
+            w.writeString(n.deviceID)
+            w.writeVarint(n.notification.notificationID)
+            w.writeString(n.notification.subscriptionID)
+            MutationCodec.encode(n.notification.databaseScope, into: &w)
+            if let zone = n.notification.zoneID {
+                w.writeUInt8(1)
+                MutationCodec.encode(zone, into: &w)
+            } else {
+                w.writeUInt8(0)
+            }
+        }
+        return w.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> ([Mutation], [DeviceNotification]) {
+        var r = ByteReader(bytes)
+        let v = try r.readUInt8()
+        guard v == version else {
+            throw MutationCodec.DecodeError(description: "log entry format \(v) (this build reads \(version))")
+        }
+        let mutations = try MutationCodec.decodeMutations(&r)
+        let count = try r.readVarint()
+        // Each notification takes at least 5 bytes: a count past that is damage, not a reason to allocate.
+        guard count <= UInt64(r.remaining) / 5 else {
+            throw MutationCodec.DecodeError(description: "notification count \(count) exceeds entry")
+        }
+        var notes: [DeviceNotification] = []
+        notes.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            let user = try r.readString()
+            let device = try r.readString()
+            let id = try r.readVarint()
+            let subscription = try r.readString()
+            let scope = try MutationCodec.decodeScope(&r)
+            let zone: ZoneID?
+            switch try r.readUInt8() {
+            case 0: zone = nil
+            case 1: zone = try MutationCodec.decodeZoneID(&r)
+            case let other: throw MutationCodec.DecodeError(description: "zone hint flag \(other)")
+            }
+            notes.append(DeviceNotification(userRecordName: user, deviceID: device, notification: PushNotification(
+                notificationID: id, subscriptionID: subscription, databaseScope: scope, zoneID: zone)))
+        }
+        guard r.remaining == 0 else {
+            throw MutationCodec.DecodeError(description: "\(r.remaining) bytes after the log entry")
+        }
+        return (mutations, notes)
+    }
+}
