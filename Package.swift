@@ -17,7 +17,9 @@ let package = Package(
         .target(name: "CSystem"),
         .target(name: "ZoneCore"),
         .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
-        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"]),
+        // The call page's web/ files are embedded by CallPage/generate.sh (CallPageFiles.swift), not as resources.
+        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"],
+                exclude: ["CallPage/web", "CallPage/generate.sh", "CallPage/package.json"]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
