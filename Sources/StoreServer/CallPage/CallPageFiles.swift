@@ -71,6 +71,8 @@ import { StoreError } from "./store.js";
 export const GC_TTL_MS = 10 * 60 * 1000;
 /** Candidates gathered within this time go out in one chunk. */
 const CHUNK_BATCH_MS = 40;
+/** How often GC sweeps while a call runs (besides right after an epoch connects). */
+const GC_INTERVAL_MS = 60000;
 /** Saves of the session record retried after CONFLICT before the epoch is given up. */
 const SESSION_RETRIES = 4;
 
@@ -102,13 +104,15 @@ export class ZoneCall {
         this.sessionTag = null;
         this.appliedOffers = new Set();
         this.finishedEpoch = null;
-        /** Our own records: name → {epoch, at}, for GC. */
-        this.own = new Map();
+        /** Envelopes and chunks seen or written: name → {epoch, at, own}, for GC. */
+        this.catalogue = new Map();
         /** Per epoch: our description is saved, the next seq, candidates waiting to go out. */
         this.local = { epoch: null, saved: false, seq: 0, pending: [], eoc: false, timer: null };
         this.writes = Promise.resolve();
         this.counters = { offersSaved: 0, answersSaved: 0, chunksSaved: 0, candidatesSent: 0, candidatesAdded: 0,
-            resets: 0, ignoredOffers: 0, duplicateDescriptions: 0, sessionConflicts: 0, gcDeleted: 0, errors: 0 };
+            resets: 0, ignoredOffers: 0, duplicateDescriptions: 0, sessionConflicts: 0, gcDeleted: 0, errors: 0,
+            /** Remote signals applied, by what fetched them: lookup, start, push, push-open, poll. */
+            appliedVia: {} };
         this.connectedAt = null;
         this.pc.onicecandidate = (event) => this.gathered(event.candidate);
         this.pc.onnegotiationneeded = () => this.negotiationNeeded();
@@ -224,24 +228,35 @@ export class ZoneCall {
     }
 
     wrote(name, epoch, kind) {
-        this.own.set(name, { epoch, at: Date.now() });
+        this.catalogue.set(name, { epoch, at: Date.now(), own: true });
         this.log("out", `${kind} epoch ${epoch}`, { name, kind, epoch });
     }
 
     /** Records from the store, whatever fetched them: through the inbox, then applied in order. */
     async received(records, via) {
         for (const record of records) {
+            this.catalogued(record);
             const signals = this.inbox.take(record, Date.now());
             for (const signal of signals) await this.apply(signal, via);
         }
     }
 
-    async apply(signal, via) {
-        if (signal.own) {
-            if (!this.own.has(signal.name)) this.own.set(signal.name, { epoch: signal.epoch, at: signal.createdAt
-                ?? signal.updatedAt ?? Date.now() });
+    /** GC's catalogue: every envelope and chunk of the zone, its epoch, when it last changed, whose it is. */
+    catalogued(record) {
+        if (record.deleted) {
+            this.catalogue.delete(record.recordName);
             return;
         }
+        if (record.recordType !== "SignalEnvelope" && record.recordType !== "SignalIceChunk") return;
+        const epoch = record.fields?.callEpoch?.value, at = record.modified?.timestamp;
+        if (!Number.isSafeInteger(epoch)) return;
+        this.catalogue.set(record.recordName, { epoch, at: Number.isSafeInteger(at) ? at : Date.now(),
+            own: record.fields?.ownerUserId?.value === this.me });
+    }
+
+    async apply(signal, via) {
+        if (signal.own) return;
+        this.counters.appliedVia[via] = (this.counters.appliedVia[via] ?? 0) + 1;
         this.log("in", `${signal.kind} epoch ${signal.epoch}${signal.kind === "chunk" ? ` seq ${signal.seq}` : ""}`
             + ` via ${via}`, { name: signal.name, kind: signal.kind, epoch: signal.epoch, seq: signal.seq });
         try {
@@ -375,7 +390,7 @@ export class ZoneCall {
             await this.save([{ operationType: "create", record }]);
             this.counters.chunksSaved += 1;
             this.counters.candidatesSent += candidates.length;
-            this.own.set(record.recordName, { epoch: local.epoch, at: Date.now() });
+            this.catalogue.set(record.recordName, { epoch: local.epoch, at: Date.now(), own: true });
             this.log("out", `chunk epoch ${local.epoch} seq ${seq} (${candidates.length}${eoc ? ", eoc" : ""})`,
                 { name: record.recordName, kind: "chunk", epoch: local.epoch, seq });
         }).catch((error) => this.fail("saving a chunk", error));
@@ -392,22 +407,26 @@ export class ZoneCall {
         const state = this.pc.connectionState;
         this.log("ice", `connection ${state}`);
         if (state === "connected" && this.connectedAt === null) this.connectedAt = performance.now();
-        if (state === "connected") this.collectGarbage();
+        if (state === "connected") {
+            this.collectGarbage();
+            clearInterval(this.gcTimer);
+            this.gcTimer = setInterval(() => this.collectGarbage(), GC_INTERVAL_MS);
+        }
     }
 
-    /** GC (spec §3): our records of epochs older than the connected one, and any past the TTL; never the
-     * active epoch's, never blocking the call. */
+    /** GC (spec §3): our records of epochs older than the connected one, and anyone's past the TTL; never
+     * the active epoch's (or a newer one's), never the session record, never blocking the call. */
     async collectGarbage() {
         const now = Date.now();
-        const doomed = [...this.own].filter(([, r]) => r.epoch < this.epoch || (now - r.at > GC_TTL_MS
-            && r.epoch !== this.epoch)).map(([name]) => name);
+        const doomed = [...this.catalogue].filter(([, r]) => r.epoch < this.epoch
+            && (r.own || now - r.at > GC_TTL_MS)).map(([name]) => name);
         if (doomed.length === 0) return;
         try {
             const result = await this.store.post(this.scope, "records/modify", { zoneID: this.zoneID,
                 operations: doomed.slice(0, 400).map((recordName) => ({ operationType: "forceDelete",
                     record: { recordName } })) });
             for (const r of result.records ?? []) {
-                if (r.deleted || r.serverErrorCode === "NOT_FOUND") this.own.delete(r.recordName);
+                if (r.deleted || r.serverErrorCode === "NOT_FOUND") this.catalogue.delete(r.recordName);
                 if (r.deleted) this.counters.gcDeleted += 1;
             }
             this.log("gc", `${doomed.length} own record(s) of older epochs deleted`);
@@ -422,6 +441,7 @@ export class ZoneCall {
     }
 
     close() {
+        clearInterval(this.gcTimer);
         this.pc.close();
     }
 }
