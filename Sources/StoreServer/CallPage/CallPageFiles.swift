@@ -255,7 +255,7 @@ export class ZoneCall {
     }
 
     async apply(signal, via) {
-        if (signal.own) return;
+        if (signal.own || (signal.kind === "session" && signal.owner === this.me)) return;
         this.counters.appliedVia[via] = (this.counters.appliedVia[via] ?? 0) + 1;
         this.log("in", `${signal.kind} epoch ${signal.epoch}${signal.kind === "chunk" ? ` seq ${signal.seq}` : ""}`
             + ` via ${via}`, { name: signal.name, kind: signal.kind, epoch: signal.epoch, seq: signal.seq });
@@ -764,6 +764,7 @@ async function main() {
             connectedMs: call.connectedAt === null ? null : Math.round(call.connectedAt - started),
             elapsedMs: Math.round(now) });
         panel.show(result);
+        if (result.ok === null) panel.setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
         if (call.pc.connectionState === "failed") finish(false, "ICE failed");
         const enough = media.framesDecoded >= wantFrames || (!call.pc.getReceivers().some((r) => r.track
             && call.pc.getTransceivers().some((t) => t.receiver === r && /recv/.test(t.currentDirection ?? "")))

@@ -194,7 +194,7 @@ export class ZoneCall {
     }
 
     async apply(signal, via) {
-        if (signal.own) return;
+        if (signal.own || (signal.kind === "session" && signal.owner === this.me)) return;
         this.counters.appliedVia[via] = (this.counters.appliedVia[via] ?? 0) + 1;
         this.log("in", `${signal.kind} epoch ${signal.epoch}${signal.kind === "chunk" ? ` seq ${signal.seq}` : ""}`
             + ` via ${via}`, { name: signal.name, kind: signal.kind, epoch: signal.epoch, seq: signal.seq });

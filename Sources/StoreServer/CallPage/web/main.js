@@ -126,6 +126,7 @@ async function main() {
             connectedMs: call.connectedAt === null ? null : Math.round(call.connectedAt - started),
             elapsedMs: Math.round(now) });
         panel.show(result);
+        if (result.ok === null) panel.setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
         if (call.pc.connectionState === "failed") finish(false, "ICE failed");
         const enough = media.framesDecoded >= wantFrames || (!call.pc.getReceivers().some((r) => r.track
             && call.pc.getTransceivers().some((t) => t.receiver === r && /recv/.test(t.currentDirection ?? "")))
