@@ -13,6 +13,12 @@ let package = Package(
         .library(name: "ICE", targets: ["ICE"]),
         .library(name: "Media", targets: ["Media"]),
     ],
+    // Optional system libraries, each off by default so that plain `swift build` needs no headers:
+    // `WebRTC` brings OpenSSL (DTLS) and libsrtp2 (SRTP) into the `DTLS` module.
+    traits: [
+        .trait(name: "WebRTC", description: "DTLS-SRTP through the system OpenSSL and libsrtp2"),
+        .default(enabledTraits: []),
+    ],
     targets: [
         .target(name: "CSystem"),
         .target(name: "ZoneCore"),
@@ -29,6 +35,15 @@ let package = Package(
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore", "CSystem"]),
         .target(name: "ICE", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Media", dependencies: ["ZoneCore"]),
+        // Only depended upon under the trait, so a build without it never reads their headers.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        // DTLS and SRTP; without the trait an empty module (its sources are under `#if WebRTC`).
+        .target(name: "DTLS", dependencies: [
+            "STUN", "ZoneCore",
+            .target(name: "COpenSSL", condition: .when(traits: ["WebRTC"])),
+            .target(name: "CSRTP", condition: .when(traits: ["WebRTC"])),
+        ]),
         .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
         // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
         .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
@@ -39,7 +54,7 @@ let package = Package(
                                                           "Simulation", "Harness", "Browser"]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net"],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS"],
             path: "Bench/ZoneBench"
         ),
         // What the tests that run real processes share: spawning, waiting without sleeping.
@@ -57,6 +72,8 @@ let package = Package(
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
+        // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "STUN", "Net", "ZoneCore", "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),

@@ -6,6 +6,9 @@
 # A target is a directory Fuzz/<Name>Fuzz/ holding
 #   <Name>Fuzz.swift  the entry point, `@_cdecl("LLVMFuzzerTestOneInput")`, importing the modules it fuzzes;
 #   modules           the Sources/ modules it needs, in dependency order (whitespace separated, `#` comments);
+#                     a C target (CSystem) is compiled with clang and given a module map;
+#   flags             optional: swiftc flags of its own (a trait's -D, system libraries' -I and -l), paths
+#                     relative to the repository root; its modules are then compiled apart from the others';
 #   seeds/            seed inputs: `*.hex` files (hex digits, whitespace ignored) or raw files of any other name.
 # Targets are named as the directory (`STUNFuzz`) or without the suffix (`STUN`); none named means all.
 #
@@ -24,11 +27,13 @@ seconds="${1:?usage: Fuzz/run-fuzz.sh <seconds-per-target> [targets...]}"
 shift
 case "$seconds" in ''|*[!0-9]*) echo "run-fuzz: seconds must be a whole number, got '$seconds'" >&2; exit 2 ;; esac
 root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"   # paths in a target's flags file are relative to the repository root
 opt="${FUZZ_OPT:--Onone}"
 build="$root/.build/fuzz"
 modules_dir="$build/modules$opt"
 mkdir -p "$modules_dir"
-swift_flags=(-sanitize=fuzzer,address -parse-as-library "$opt" -gline-tables-only -suppress-warnings)
+base_flags=(-sanitize=fuzzer,address -parse-as-library "$opt" -gline-tables-only -suppress-warnings)
+swift_flags=("${base_flags[@]}")
 
 # The targets to run: those named, or every Fuzz/*Fuzz directory.
 targets=()
@@ -54,7 +59,19 @@ build_module() {
     local module="$1" stamp digest
     [ -n "${built[$module]:-}" ] && return 0
     [ -d "$root/Sources/$module" ] || { echo "run-fuzz: no module Sources/$module" >&2; return 1; }
-    local -a sources
+    local -a sources csources
+    mapfile -t csources < <(find "$root/Sources/$module" -name '*.c' | sort)
+    if [ ${#csources[@]} -gt 0 ]; then
+        # A C target (CSystem): one object, and a module map beside the Swift modules.
+        echo "run-fuzz: compiling C module $module …"
+        clang -fsanitize=fuzzer-no-link,address -O1 -g -c "${csources[@]}" -I "$root/Sources/$module/include" \
+            -o "$modules_dir/$module.o"
+        local header
+        header="$(find "$root/Sources/$module/include" -name '*.h' | head -1)"
+        printf 'module %s {\n    header "%s"\n    export *\n}\n' "$module" "$header" >> "$modules_dir/module.modulemap"
+        built[$module]="$(cat "${csources[@]}" "$root/Sources/$module"/include/*.h | sha256sum | cut -d" " -f1)"
+        return 0
+    fi
     mapfile -t sources < <(find "$root/Sources/$module" -name '*.swift' | sort)
     [ ${#sources[@]} -gt 0 ] || { echo "run-fuzz: Sources/$module has no Swift files" >&2; return 1; }
     # The digest covers the flags, the sources and the digests of the modules it imports (built before it).
@@ -94,12 +111,29 @@ seed_corpus() {
     done
 }
 
+# A target's own swiftc flags from its optional `flags` file (e.g. a trait's -D and the system libraries'
+# -I and -l); paths in it are relative to the repository root.
+target_flags() {
+    [ -f "$root/Fuzz/$1/flags" ] || return 0
+    sed 's/#.*//' "$root/Fuzz/$1/flags" | tr -s ' \t\n' '\n' | sed '/^$/d'
+}
+
 # Builds and runs one target; returns non-zero when it could not be built or the fuzzer failed.
 run_target() {
     local target="$1" module objects=() status
     local work="$build/$target" artifacts="$root/fuzz-artifacts/$target"
     [ -f "$root/Fuzz/$target/modules" ] || { echo "run-fuzz: Fuzz/$target has no modules file" >&2; return 1; }
     mkdir -p "$work/corpus" "$artifacts"
+    local -a extra
+    mapfile -t extra < <(target_flags "$target")
+    swift_flags=("${base_flags[@]}" "${extra[@]}")
+    # A target with flags of its own compiles its modules apart, so other targets keep theirs; each
+    # target starts from the stamps (an unchanged module is not compiled again) and a new module map.
+    modules_dir="$build/modules$opt"
+    [ ${#extra[@]} -eq 0 ] || modules_dir="$build/modules$opt-$target"
+    built=()
+    mkdir -p "$modules_dir"
+    rm -f "$modules_dir/module.modulemap"
     while read -r module; do
         build_module "$module" || return 1
         objects+=("$modules_dir/$module.o")

@@ -41,7 +41,8 @@ public enum HeadlessChromium {
             return resolved
         }
         let beside = "/usr/lib/chromium/chromium"
-        return resolved.hasSuffix("/chromium") && FileManager.default.isExecutableFile(atPath: beside) ? beside : resolved
+        let isWrapper = resolved.hasSuffix("/chromium") && FileManager.default.isExecutableFile(atPath: beside)
+        return isWrapper ? beside : resolved
     }
 
     /// The arguments (without the binary) that open `url` headless with a fresh profile in `userDataDir`;

@@ -32,6 +32,10 @@ public struct AgentConfiguration: Sendable {
     public var seed: UInt64
     /// The tie-breaker (RFC 8445 §7.1.3); drawn from `seed` when nil.
     public var tieBreaker: UInt64?
+    /// Remote candidates kept per generation; more are dropped and counted. The peer signals
+    /// them, so a hostile one could otherwise grow the checklist (and the checks sent) without
+    /// bound; RFC 8445 §6.1.2.5 limits the checklist for the same reason (100 pairs there).
+    public var maxRemoteCandidates = 100
 
     public init(
         hostAddresses: [Endpoint], stunServers: [Endpoint] = [], role: Role, credentials: Credentials,

@@ -56,6 +56,8 @@ public struct ICEAgent {
     private var relayedCandidatesPending: Int
     /// Application datagrams dropped because they came from no known remote candidate.
     public private(set) var droppedDatagrams = 0
+    /// Remote candidates dropped because the generation already had `maxRemoteCandidates`.
+    public private(set) var droppedRemoteCandidates = 0
     private var lastNow: Instant
     private var outputs = OutputQueue<Output>()
 
@@ -88,6 +90,10 @@ public struct ICEAgent {
         if let i = remoteCandidates.firstIndex(where: { $0.address == candidate.address }) {
             // Signalled after we learned it as peer-reflexive: keep the pairs, take the real type.
             if remoteCandidates[i].kind == .peerReflexive { remoteCandidates[i] = candidate }
+            return
+        }
+        guard remoteCandidates.count < configuration.maxRemoteCandidates else {
+            droppedRemoteCandidates += 1
             return
         }
         remoteCandidates.append(candidate)

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// `zonertc call FILE --browser`: what can be checked before DTLS-SRTP is in `zonertc peer` (issue #14) —
-/// its flags, a missing Chromium named with its package, files a browser cannot use, and, in a build
-/// without the WebRTC trait, a clear refusal instead of a call that times out.
+/// its flags, a missing Chromium named with its package, files a browser cannot use, and a clear refusal
+/// instead of a call that times out.
 @Suite("zonertc call --browser")
 struct BrowserCallCommandTests {
     static let vp8 = MediaCommandTests.fixture("vp8-320x240-60.ivf")
@@ -50,20 +50,17 @@ struct BrowserCallCommandTests {
         #expect(camera.status == 1 && camera.stderr.contains("needs a readable .y4m file"), "\(camera.stderr)")
     }
 
-    @Test("without the WebRTC trait the command says DTLS-SRTP is missing, before starting anything")
+    @Test("while zonertc peer has no DTLS-SRTP the command says so, before starting anything")
     func needsDTLS() throws {
         let out = try ZonertcProcess.run(["call", Self.vp8, "--browser", "--browser-path", "/usr/bin/true"])
-        #if WebRTC
-        #expect(!out.stderr.contains("built without DTLS-SRTP"))
-        #else
         #expect(out.status == 1)
-        #expect(out.stderr.contains("built without DTLS-SRTP"), "\(out.stderr)")
-        #endif
+        #expect(out.stderr.contains("zonertc peer does not speak DTLS-SRTP yet"), "\(out.stderr)")
     }
 
     @Test("the Debian wrapper script is replaced by the binary it starts; flags for a loopback call")
     func chromiumLookup() throws {
-        let args = HeadlessChromium.arguments(url: "http://127.0.0.1:1/call", userDataDir: "/tmp/p", fakeVideo: "/v.y4m")
+        let args = HeadlessChromium.arguments(url: "http://127.0.0.1:1/call", userDataDir: "/tmp/p",
+                                              fakeVideo: "/v.y4m")
         #expect(args.contains("--allow-loopback-in-peer-connection"))
         #expect(args.contains("--use-file-for-fake-video-capture=/v.y4m"))
         #expect(args.contains("--user-data-dir=/tmp/p") && args.last == "http://127.0.0.1:1/call")

@@ -69,7 +69,8 @@ struct HostilePeerProcessTests {
         #expect(a.stderr.contains("warning") && a.stderr.contains(names.session), "alice logged: \(a.stderr)")
         #expect(a.stderr.contains("ahead of this device's clock"), "alice logged: \(a.stderr)")
         struct Summary: Decodable { var outcome: String; var malformedRecords: Int? }
-        let summary = try JSONDecoder().decode(Summary.self, from: Data((a.stdout.split(separator: "\n").last ?? "").utf8))
+        let last = a.stdout.split(separator: "\n").last ?? ""
+        let summary = try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
         #expect(summary.outcome == "completed")
         #expect((summary.malformedRecords ?? 0) >= 1, "alice: \(a.stdout)")
     }
@@ -104,7 +105,8 @@ struct UnreachablePeerProcessTests {
         #expect(took < 9, "alice ended \(took) s after bob was killed")
         #expect(took >= 2.5, "alice ended \(took) s after bob was killed: before consent could expire")
         struct Summary: Decodable { var outcome: String; var reason: String? }
-        let summary = try JSONDecoder().decode(Summary.self, from: Data((a.stdout.split(separator: "\n").last ?? "").utf8))
+        let last = a.stdout.split(separator: "\n").last ?? ""
+        let summary = try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
         #expect(summary.outcome == "failed")
         #expect(summary.reason?.hasPrefix("remote unreachable") == true, "\(summary.reason ?? "no reason")")
     }

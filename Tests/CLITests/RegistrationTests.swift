@@ -89,8 +89,8 @@ struct PeerTokenFileTests {
         let file = "\(dir)/alice.token"
         // Nobody joins: each run ends at its connect timeout, after using the store.
         func peer(_ extra: [String]) throws -> ZonertcProcess.Output {
-            try ZonertcProcess.run(["peer", "--store", url, "--room", "room_tok00001", "--me", "alice", "--remote", "bob",
-                                    "--owner", "--connect-timeout", "1s"] + extra)
+            try ZonertcProcess.run(["peer", "--store", url, "--room", "room_tok00001", "--me", "alice",
+                                    "--remote", "bob", "--owner", "--connect-timeout", "1s"] + extra)
         }
         let first = try peer(["--token-file", file])
         #expect(!first.stderr.contains("cannot use the store"), "\(first.stderr)")

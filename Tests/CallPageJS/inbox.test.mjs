@@ -18,7 +18,8 @@ function envelope(type, epoch, owner = "alice", extra = {}) {
 function chunk(epoch, seq, { candidates = [`candidate:${seq} 1 udp 1 127.0.0.1 ${1000 + seq} typ host`], eoc = false,
     ufrag = "uf", owner = "alice", single } = {}) {
     const value = single ?? JSON.stringify({ v: 1, candidates, eoc });
-    return { recordName: `IC_${KEY}_${epoch}_${owner}_${seq}`, recordType: "SignalIceChunk", recordChangeTag: `t${++tags}`,
+    return { recordName: `IC_${KEY}_${epoch}_${owner}_${seq}`, recordType: "SignalIceChunk",
+        recordChangeTag: `t${++tags}`,
         fields: { sessionKey: { value: KEY, type: "STRING" }, roomID: { value: "room_abcd1234", type: "STRING" },
             callEpoch: { value: epoch, type: "INT64" }, ownerUserId: { value: owner, type: "STRING" },
             candidateType: { value: single === undefined ? "batch-v1" : "single", type: "STRING" },
@@ -104,7 +105,8 @@ test("hostile records are dropped and counted, never applied", () => {
         envelope("offer", -1),
         envelope("offer", 2 ** 63),
         envelope("offer", "12", "alice"),
-        { ...envelope("offer", 12), fields: { ...envelope("offer", 12).fields, callEpoch: { value: 12, type: "STRING" } } },
+        { ...envelope("offer", 12),
+            fields: { ...envelope("offer", 12).fields, callEpoch: { value: 12, type: "STRING" } } },
         envelope("rollback", 12),
         chunk(12, -1),
         chunk(12, 0, { single: undefined, candidates: [7] }),

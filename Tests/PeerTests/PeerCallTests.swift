@@ -38,9 +38,12 @@ final class MemoryCallHarness {
     var killed: Set<ObjectIdentifier> = []
     /// While true every datagram is lost (the path fails; the store still works).
     var partitioned = false
+    /// Datagrams the wire loses: true drops it.
+    var dropDatagram: ([UInt8]) -> Bool = { _ in false }
 
     init(strategy: SyncStrategy = .hybrid, media: (CallMediaConfiguration, CallMediaConfiguration) = (.init(), .init()),
-         lifetime: CallLifetime = CallLifetime(), consent: ConsentConfiguration = ConsentConfiguration()) async throws
+         lifetime: CallLifetime = CallLifetime(), consent: ConsentConfiguration = ConsentConfiguration(),
+         dialect: SDPDialect = .zonertc) async throws
     {
         clock = ManualClock(start: .seconds(1_700_000_000))
         var options = EmbeddedStore.Options.inMemoryForTests
@@ -54,8 +57,10 @@ final class MemoryCallHarness {
             let client = store.client(user: user, deviceID: "dev")
             let setup = RoomSetup(roomID: room, role: role, myUserID: user, displayName: user, roomName: "t")
             let binding = try await client.setUp(setup).get()
+            var signaling = SignalingConfiguration.standard(strategy)
+            signaling.negotiator.dialect = dialect
             let configuration = PeerCallConfiguration(
-                myUserID: user, remoteUserID: remote, signaling: .standard(strategy),
+                myUserID: user, remoteUserID: remote, signaling: signaling,
                 transport: PeerTransportConfiguration(hostAddresses: [Endpoint(address: .loopbackV4, port: port)],
                                                       consent: consent),
                 media: media, lifetime: lifetime, seed: seed)
@@ -87,7 +92,7 @@ final class MemoryCallHarness {
                 let outcome = await peer.client.perform(request)
                 peer.call.handle(.signaling(.reply(origin, outcome)), now: now)
             case .transmit(let bytes, let from, let to):
-                if !partitioned { wire.append((now + latency, bytes, from, to)) }
+                if !partitioned, !dropDatagram(bytes) { wire.append((now + latency, bytes, from, to)) }
             case .event(.callState(let state)):
                 peer.states.append(state)
             case .event(.frame(let frame)):
@@ -358,7 +363,8 @@ final class MemoryCallHarness {
         // A streams to B, which does not record: every RTP packet B gets is dropped, and counted.
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures")
-        let (format, frames) = try VideoFileSource.read(path: fixtures.appendingPathComponent("vp8-320x240-60.ivf").path)
+        let file = fixtures.appendingPathComponent("vp8-320x240-60.ivf").path
+        let (format, frames) = try VideoFileSource.read(path: file)
         let send = CallMediaConfiguration(send: .init(format: format, frames: Array(frames.prefix(5))), pace: .max)
         let h = try await MemoryCallHarness(strategy: .push, media: (send, CallMediaConfiguration()))
         await h.feed(h.a, .start)
@@ -366,6 +372,7 @@ final class MemoryCallHarness {
         _ = await h.run(for: .seconds(10)) { h.a.call.media.stats.packetsSent > 0 && h.wire.isEmpty }
         let sent = h.a.call.media.stats.packetsSent
         #expect(sent > 0)
-        #expect(h.b.call.media.stats.packetsDropped >= sent, "sent \(sent), B dropped \(h.b.call.media.stats.packetsDropped)")
+        let dropped = h.b.call.media.stats.packetsDropped
+        #expect(dropped >= sent, "sent \(sent), B dropped \(dropped)")
     }
 }

@@ -71,11 +71,13 @@ struct JournalDamageTests {
     @Test("one flipped bit in the middle: open refuses with the offset and leaves the file as it was")
     func flippedBitRefused() async throws {
         let (dir, original, offsets) = try await journal(records: 20)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         var damaged = original
         let victim = offsets[10]
         damaged[victim + JournalFormat.entryHeaderSize + 5] ^= 0x08
         try write(damaged, dir)
-        #expect(try JournalFormat.scan(damaged).damage == JournalFormat.Damage(offset: victim, nextIntactEntry: offsets[11]))
+        let expected = JournalFormat.Damage(offset: victim, nextIntactEntry: offsets[11])
+        #expect(try JournalFormat.scan(damaged).damage == expected)
         let error = #expect(throws: EmbeddedStore.OpenError.self) { _ = try open(dir) }
         #expect(error?.description.contains("offset \(victim)") == true, "\(error.map { "\($0)" } ?? "")")
         #expect(try contents(dir) == damaged)
@@ -84,6 +86,7 @@ struct JournalDamageTests {
     @Test("4 KB of zeros in the middle: refused, file unchanged; repair brings back every intact entry")
     func zerosRefusedThenRepaired() async throws {
         let (dir, original, offsets) = try await journal(records: 200)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(original.count > 3 * 4096)
         var damaged = original
         let start = original.count / 2
@@ -121,7 +124,8 @@ struct JournalDamageTests {
 
     @Test("damage in two places and a torn tail: every intact entry is salvaged, each stretch reported")
     func salvageSeveralStretches() async throws {
-        let (_, original, offsets) = try await journal(records: 30)
+        let (dir, original, offsets) = try await journal(records: 30)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         var damaged = original
         damaged[offsets[5] + 2] ^= 0xFF      // a length field
         damaged[offsets[20] + 12] ^= 0x01    // a payload byte
@@ -144,6 +148,7 @@ struct JournalDamageTests {
     @Test("a torn tail alone is still dropped on open, with nothing refused")
     func tornTailStillRecovered() async throws {
         let (dir, original, _) = try await journal(records: 5)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try write(original + [0, 0, 1, 0, 7, 7, 7], dir)
         let store = try open(dir)
         #expect(store.recovered?.tornBytesDropped == 7)

@@ -81,6 +81,48 @@ struct RelayDaemonTests {
         #expect(client.receive(timeoutMilliseconds: 200) == nil)
     }
 
+    @Test("a captured Allocate and CreatePermission replayed byte for byte from another port get 438 and nothing")
+    func replayFromAnotherPort() throws {
+        let relayd = try daemon()
+        defer { relayd.stop() }
+        let server = relayd.endpoint
+        let alice = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        let peer = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        var rng = SeededRandom(seed: 7)
+        let key = try STUNIntegrityKey.longTerm(username: "u", realm: "r", password: "p")
+        func message(_ method: STUNMethod, _ attrs: [STUNAttribute]) -> STUNMessage {
+            STUNMessage(method: method, messageClass: .request, transactionID: .random(using: &rng), attributes: attrs)
+        }
+        // What an eavesdropper captures: alice's authenticated requests, as bytes on the wire.
+        let ask = message(.allocate, [.requestedTransport(protocolNumber: 17)])
+        let challenge = try #require(exchange(alice, server, ask, key: nil))
+        let nonce = try #require(challenge.nonce)
+        let credentials: [STUNAttribute] = [.username("u"), .realm("r"), .nonce(nonce)]
+        let allocate = try message(.allocate, [.requestedTransport(protocolNumber: 17)] + credentials)
+            .encode(key: key, fingerprint: true)
+        let permission = try message(.createPermission, [.xorPeerAddress(peer.localEndpoint)] + credentials)
+            .encode(key: key, fingerprint: true)
+        for captured in [allocate, permission] {
+            #expect(alice.send(captured, to: server))
+            let answer = try #require(alice.receive(timeoutMilliseconds: 2000))
+            #expect(try STUNMessage(decoding: answer.bytes).messageClass == .successResponse)
+        }
+        #expect(relayd.counters.activeAllocations == 1)
+        // The same bytes from three other source ports: 438 with a fresh nonce, no allocation, no quota used.
+        for _ in 0..<3 {
+            let attacker = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+            for captured in [allocate, permission] {
+                #expect(attacker.send(captured, to: server))
+                let reply = try #require(attacker.receive(timeoutMilliseconds: 2000))
+                let answer = try STUNMessage(decoding: reply.bytes)
+                #expect(answer.errorCode?.code == 438)
+                #expect(answer.nonce != nil && answer.nonce != nonce)
+                #expect(answer.xorRelayedAddress == nil)
+            }
+        }
+        #expect(relayd.counters.activeAllocations == 1)
+    }
+
     @Test("random bytes at the port: no crash, the relay keeps answering")
     func garbage() throws {
         let relayd = try daemon()

@@ -126,7 +126,9 @@ struct HostileRecordTests {
         var n = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone, seed: 1)
         _ = n.handle(.startCall, now: t0)
         let actions = n.handle(.lookedUp([.found(session(epoch: .max, tag: "evil"))]), now: t0)
-        #expect(actions.contains { if case .rejected(.record(let e)) = $0 { e.kind == .epochTooFarAhead } else { false } })
+        #expect(actions.contains {
+            if case .rejected(.record(let e)) = $0 { e.kind == .epochTooFarAhead } else { false }
+        })
         #expect(n.inbox.counters.malformed == 1)
         #expect(n.activeEpoch == CallEpoch(milliseconds: epoch) && n.inbox.floor == CallEpoch(milliseconds: epoch))
         let saved = actions.compactMap { a -> [Record]? in

@@ -12,8 +12,9 @@ struct ConnectionHardeningTests {
     let t0 = Instant.seconds(1000)
 
     private func sends(_ actions: [HTTPServerConnection.Action]) -> String {
-        actions.compactMap { if case .send(let b) = $0 { return String(decoding: b, as: UTF8.self) } else { return nil } }
-            .joined()
+        actions.compactMap {
+            if case .send(let b) = $0 { return String(decoding: b, as: UTF8.self) } else { return nil }
+        }.joined()
     }
 
     // MARK: Framing (sans-I/O)

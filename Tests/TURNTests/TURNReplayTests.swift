@@ -75,7 +75,8 @@ struct TURNReplayTests {
     @Test("a nonce is good from the 5-tuple it was given to, until its lifetime ends")
     func nonceBinding() throws {
         let server = TURNServer(configuration: TURNLoop.serverConfiguration(), seed: 1)
-        let a = FiveTuple(client: try Endpoint(parsing: "127.0.0.1:40000"), server: try Endpoint(parsing: "127.0.0.1:3478"))
+        let a = FiveTuple(client: try Endpoint(parsing: "127.0.0.1:40000"),
+                          server: try Endpoint(parsing: "127.0.0.1:3478"))
         let b = FiveTuple(client: try Endpoint(parsing: "127.0.0.1:40001"), server: a.server)
         let c = FiveTuple(client: a.client, server: try Endpoint(parsing: "[::1]:3478"))
         let t0 = Instant.seconds(1_800_000_000)

@@ -123,7 +123,8 @@ struct TURNServerTests {
         }
         let other = try! Endpoint(parsing: "127.0.0.1:40001")
         // Nonces are bound to the 5-tuple they were given to: the second client is challenged for its own.
-        c.nonce = reply(turn.clientDatagram(c.request(.allocate, [], sign: false), from: other, to: server, now: t0))?.nonce
+        let challenge = turn.clientDatagram(c.request(.allocate, [], sign: false), from: other, to: server, now: t0)
+        c.nonce = reply(challenge)?.nonce
         #expect(code([], from: other) == 400)
         #expect(code([.requestedTransport(protocolNumber: 6)], from: other) == 442)
         #expect(code([.requestedTransport(protocolNumber: 17), .requestedAddressFamily(.ipv6)], from: other) == 440)

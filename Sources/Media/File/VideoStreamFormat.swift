@@ -51,6 +51,25 @@ public struct VideoStreamFormat: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The format a stream is recorded in when its sender named none (a browser or aiortc, which
+    /// send no `a=x-zonertc-format`): the codec's own container at the RTP clock's time base,
+    /// 1/90000, so a frame's pts is its RTP timestamp minus the first frame's (RFC 3550 §5.1: the
+    /// first timestamp is random, only differences mean anything). VP8 goes in IVF, its size
+    /// taken from the first keyframe when the file is finished; H.264 in Annex B. Nil for the
+    /// generic payload, which has no container of its own.
+    public static func recordingRTPClock(of codec: VideoCodec) -> VideoStreamFormat? {
+        let rate = UInt32(VideoCodec.clockRate)
+        switch codec {
+        case .vp8:
+            return VideoStreamFormat(container: .ivf(IVFHeader(fourCC: .vp8, width: 0, height: 0, rate: rate,
+                                                               scale: 1, frameCount: 0)))
+        case .h264:
+            return VideoStreamFormat(container: .annexB(frameRate: rate, per: 1))
+        case .generic:
+            return nil
+        }
+    }
+
     /// The RTP clock rate (RFC 3551 §5: 90 kHz for video).
     public var clockRate: Int64 { VideoCodec.clockRate }
 

@@ -6,6 +6,10 @@
 //   asks for what is missing (generic NACK, RFC 4585 §6.2.1) within a retry budget. What the
 //   jitter buffer gives up on is lost for good and answered with a PLI (§6.3.1), at most one
 //   per `pictureLossInterval`.
+// - Retransmissions on a negotiated RTX stream (RFC 4588 §4: own SSRC and payload type, the
+//   original sequence number first in the payload) are turned back into the original packets
+//   and handled as if they had come on the stream; RTX packets without payload (bandwidth-probe
+//   padding) are counted and dropped.
 // - Frames come out with their original pts: the RTP timestamp, unwrapped, minus the sender's
 //   timestamp origin (or the first frame's timestamp), converted to the stream's time base.
 // - RTCP: a receiver report (RFC 3550 §6.4.2, with loss, extended highest sequence, jitter,
@@ -54,6 +58,8 @@ public struct MediaReceiver: Sendable {
         /// How long after the last arrival a BYE'd stream is considered over.
         public var finishGrace: Duration
         public var cname: String
+        /// The sender's RTX stream (payload type, and SSRC when announced); nil: none.
+        public var retransmission: RetransmissionStream?
 
         public init(codec: VideoCodec, ssrc: UInt32, payloadType: UInt8? = nil, remoteSSRC: UInt32? = nil,
                     jitterBufferLatency: Duration = .milliseconds(200), startupDelay: Duration = .milliseconds(10),
@@ -161,6 +167,12 @@ public struct MediaReceiver: Sendable {
         public var malformed = 0
         public var wrongPayloadType = 0
         public var wrongSSRC = 0
+        /// RTX packets turned back into original packets.
+        public var retransmissionsReceived = 0
+        /// RTX packets with no payload (padding probes).
+        public var retransmissionPadding = 0
+        /// RTX packets that came before the original stream was known, or were too short.
+        public var retransmissionsDropped = 0
         public var byeReceived = false
 
         public init() {}
@@ -248,6 +260,10 @@ public struct MediaReceiver: Sendable {
             stats.malformed += 1
             return
         }
+        if let rtx = configuration.retransmission, packet.payloadType == rtx.payloadType {
+            receiveRetransmission(packet, on: rtx, size: bytes.count, now: now)
+            return
+        }
         if let payloadType, packet.payloadType != payloadType {
             stats.wrongPayloadType += 1
             return
@@ -261,6 +277,28 @@ public struct MediaReceiver: Sendable {
             return
         }
         accept(packet, size: bytes.count, now: now)
+    }
+
+    /// An RTX packet (RFC 4588 §4): from the RTX SSRC (or, when none was announced, any source
+    /// but the stream's own), unwrapped into the original packet of the stream.
+    private mutating func receiveRetransmission(_ packet: RTPPacket, on rtx: RetransmissionStream, size: Int,
+                                                now: Instant) {
+        guard rtx.ssrc.map({ $0 == packet.ssrc }) ?? (packet.ssrc != remoteSSRC) else {
+            stats.wrongSSRC += 1
+            return
+        }
+        if packet.isRetransmissionPadding {
+            stats.retransmissionPadding += 1
+            return
+        }
+        guard let remoteSSRC, let payloadType,
+              let original = try? packet.originalFromRetransmission(ssrc: remoteSSRC, payloadType: payloadType)
+        else {
+            stats.retransmissionsDropped += 1
+            return
+        }
+        stats.retransmissionsReceived += 1
+        accept(original, size: size, now: now)
     }
 
     /// An unknown source is taken on after two packets in sequence (RFC 3550 §A.1 "probation"),

@@ -5,8 +5,11 @@
 //   `.max` sends as fast as the driver drains `pollOutput`. Only the current frame's packets
 //   are held, so a driver that stops draining (its socket would block) costs no memory.
 // - Every packet sent is kept in a retransmission buffer; a generic NACK resends the packets it
-//   names (same SSRC and sequence number, RFC 4588 §1), a PLI is counted and reported (frames
-//   come from a file: there is no encoder to make a keyframe).
+//   names: as they were (same SSRC and sequence number, RFC 4588 §1) between zonertc peers, or
+//   on the negotiated RTX stream (RFC 4588 §4: own SSRC, payload type and sequence numbers, the
+//   original sequence number first in the payload) when one is configured, as browsers expect.
+//   A PLI is counted and reported (frames come from a file: there is no encoder to make a
+//   keyframe).
 // - RTCP: a sender report (with SDES CNAME, RFC 3550 §6.1) before the first packet and every
 //   `senderReportInterval`; receiver reports give loss, jitter and the round-trip time (§6.4.1).
 // - Flow control (optional, for unpaced bulk transfers): with a `window`, no original packet
@@ -62,6 +65,12 @@ public struct MediaSender: Sendable {
         public var window: Int?
         /// A window without a new receiver report for this long is ignored.
         public var windowStallTimeout: Duration
+        /// The RTX stream retransmissions go on (its SSRC must be set); nil resends the original
+        /// packets unchanged.
+        public var retransmission: RetransmissionStream?
+        /// The first sequence number of the RTX stream (random in real sessions, like the
+        /// original's, RFC 4588 §4 and RFC 3550 §5.1).
+        public var retransmissionInitialSequenceNumber: UInt16 = 0
 
         public init(codec: VideoCodec, ssrc: UInt32, payloadType: UInt8 = 96, pace: Pace = .realtime,
                     maxPayloadSize: Int = defaultMaxPayloadSize, retransmissionCapacity: Int = 1024,
@@ -213,6 +222,8 @@ public struct MediaSender: Sendable {
     private var receiverSSRC: UInt32?
     /// The compact NTP times of the sender reports sent with a BYE.
     private var goodbyeReports = Set<UInt32>()
+    /// The next sequence number of the RTX stream.
+    private var nextRetransmissionSequence: UInt16
 
     /// A sender of `frames` starting at `now`.
     public init(configuration: Configuration, frames: [VideoFrame], timebase: Timebase, now: Instant) {
@@ -236,6 +247,7 @@ public struct MediaSender: Sendable {
         nextSenderReport = now
         lastReport = now
         lastTimestamp = configuration.timestampOrigin
+        nextRetransmissionSequence = configuration.retransmissionInitialSequenceNumber
     }
 
     /// Whether the sender has finished (after its `.finished` event).
@@ -354,7 +366,7 @@ public struct MediaSender: Sendable {
             }
             if let packet = retransmission.packet(sequenceNumber: sequence, now: now) {
                 stats.retransmissions += 1
-                return .rtp(packet.serialized())
+                return .rtp(retransmitted(packet).serialized())
             }
             stats.retransmissionMisses += 1
         }
@@ -389,6 +401,14 @@ public struct MediaSender: Sendable {
             break
         }
         return deadline
+    }
+
+    /// `packet` as it goes out again: on the RTX stream when there is one, else unchanged.
+    private mutating func retransmitted(_ packet: RTPPacket) -> RTPPacket {
+        guard let rtx = configuration.retransmission, let ssrc = rtx.ssrc else { return packet }
+        defer { nextRetransmissionSequence &+= 1 }
+        return packet.retransmission(ssrc: ssrc, payloadType: rtx.payloadType,
+                                     sequenceNumber: nextRetransmissionSequence)
     }
 
     /// Whether the flow-control window holds the next original packet back now.

@@ -102,6 +102,12 @@ public struct PeerCall {
         seed = configuration.seed
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        // The browsers' dialect announces who our stream is (SSRCs, RTX, CNAME, msid) in every
+        // description; CallMedia sends from what was announced.
+        if signalingConfiguration.negotiator.dialect == .webRTC, signalingConfiguration.negotiator.source == nil {
+            var random = SeededRandom(seed: configuration.seed ^ 0x5353_5243)
+            signalingConfiguration.negotiator.source = .random(using: &random)
+        }
         signaling = try CallSignaling(
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
@@ -242,7 +248,9 @@ public struct PeerCall {
             guard current?.epoch == epoch else { return [] }
             media.remoteDescription(description, now: now)
             if let problem = media.problem { pendingFailure = pendingFailure ?? problem }
-            let section = description.media.first
+            // The video section's transport: a browser's offer may put audio first (RFC 8843 §7.3.3:
+            // with the first bundled section rejected, the accepted video section carries the bundle).
+            let section = description.media.first { $0.kind == .video && !$0.isRejected } ?? description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
             let previous = current!.remoteCredentials

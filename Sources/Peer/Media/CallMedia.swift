@@ -1,7 +1,13 @@
 // The media of a call, sans-I/O: what this peer sends (a file's frames as RTP, paced) and what
 // it receives (RTP into frames), multiplexed with RTCP on the selected pair (RFC 5761) once ICE
 // has selected it. The sender's stream format travels in its SDP as `a=x-zonertc-format`, so
-// the receiver records the same container with the same timestamps.
+// the receiver records the same container with the same timestamps. A sender that names no
+// format (a browser, aiortc) is recorded in its codec's container at the RTP clock, timestamps
+// rebased to its first frame (`VideoStreamFormat.recordingRTPClock`).
+//
+// In the browsers' dialect the descriptions also name SSRCs and RTX (RFC 4588): we send from the
+// SSRCs our own description announced, retransmit on our RTX SSRC at the remote's RTX payload
+// type, and take the remote's retransmissions from its RTX SSRC and payload type.
 
 import Media
 import Signaling
@@ -61,6 +67,13 @@ public struct CallMedia {
     private var random: SeededRandom
     /// The payload type the remote accepts our codec at.
     private var remotePayloadType: UInt8?
+    /// The RTX payload type the remote pairs with `remotePayloadType`, if any.
+    private var remoteRetransmissionPayloadType: UInt8?
+    /// The SSRCs our own description announced (browsers' dialect), which we must send from.
+    private var announcedSources: (ssrc: UInt32, retransmissionSSRC: UInt32?)?
+    /// What the receiver takes when the remote's description pins it: payload type, SSRC, RTX.
+    private var receiveStream: (payloadType: UInt8?, ssrc: UInt32?, retransmission: RetransmissionStream?)
+        = (nil, nil, nil)
     /// The remote's stream format (from its SDP), when it sends.
     public private(set) var remoteFormat: VideoStreamFormat?
     private var sentChecksum: FrameChecksum?
@@ -91,16 +104,21 @@ public struct CallMedia {
     /// Whether this peer sends or receives anything.
     public var isActive: Bool { configuration.send != nil || configuration.receive }
 
-    mutating func localDescription(_ description: SessionDescription) {}
+    /// Our own description: the SSRCs it announced (none in today's dialect).
+    mutating func localDescription(_ description: SessionDescription) {
+        announcedSources = description.media.first { $0.kind == .video && !$0.isRejected }?.sendingSources
+    }
 
     /// The remote's description: the payload type for our codec, the remote's stream format; the
     /// receiver starts here, before ICE completes, so the first packets are never missed.
     mutating func remoteDescription(_ description: SessionDescription, now: Instant) {
         guard let section = description.media.first(where: { $0.kind == .video && !$0.isRejected }) else { return }
+        let remote = try? RemoteVideoDescription(description)
         if let send = configuration.send {
             let name = send.format.codec.encodingName.lowercased()
             remotePayloadType = section.codecs.first { $0.name.lowercased() == name }?.payloadType
                 ?? section.codecs.first?.payloadType
+            remoteRetransmissionPayloadType = remotePayloadType.flatMap { remote?.retransmissionPayloadType(for: $0) }
         }
         var formatProblem = "the sender's description has no a=\(Self.formatAttribute)"
         for attribute in section.attributes {
@@ -112,6 +130,7 @@ public struct CallMedia {
                 }
             }
         }
+        if let remote { receiveFromBrowser(remote) }
         // A recorder that cannot know the container would connect and drop every packet: refuse.
         if configuration.receive, remoteFormat == nil, problem == nil {
             problem = "cannot record: \(formatProblem)"
@@ -119,12 +138,40 @@ public struct CallMedia {
         startReceiver(now: now)
     }
 
+    /// What a remote in the browsers' dialect pins for our receiver: its RTX stream, and when it
+    /// names no stream format (a browser), the first codec of its list we can record (the one it
+    /// sends, RFC 8829 §5.3.1 / RFC 3264 §6.1), recorded at the RTP clock, from its SSRC.
+    private mutating func receiveFromBrowser(_ remote: RemoteVideoDescription) {
+        var codec: RTPCodec?
+        // Only a sender in the browsers' dialect (DTLS-SRTP, or announcing its SSRCs) may leave out
+        // the format: a plain zonertc sender without it is refused (see remoteDescription).
+        let isBrowserDialect = remote.security == .dtlsSRTP || remote.ssrc != nil
+        if remoteFormat == nil, isBrowserDialect {
+            codec = remote.codecs.first {
+                VideoCodec(encodingName: $0.name).flatMap(VideoStreamFormat.recordingRTPClock(of:)) != nil
+            }
+            if let codec, let videoCodec = VideoCodec(encodingName: codec.name) {
+                remoteFormat = VideoStreamFormat.recordingRTPClock(of: videoCodec)
+                receiveStream.payloadType = codec.payloadType
+                receiveStream.ssrc = remote.direction.sends ? remote.ssrc : nil
+            }
+        } else {
+            codec = remote.codecs.first { VideoCodec(encodingName: $0.name) == remoteFormat?.codec }
+        }
+        if let codec, let rtx = remote.retransmissionPayloadType(for: codec.payloadType) {
+            receiveStream.retransmission = RetransmissionStream(ssrc: remote.retransmissionSSRC, payloadType: rtx)
+        }
+    }
+
     private mutating func startReceiver(now: Instant) {
         guard receiver == nil, !stopped, configuration.receive, let format = remoteFormat else { return }
         receivedChecksum = FrameChecksum(codec: format.codec)
-        let rc = MediaReceiver.Configuration(
+        var rc = MediaReceiver.Configuration(
             codec: format.codec, ssrc: UInt32(truncatingIfNeeded: random.next()),
             jitterBufferLatency: configuration.jitterBufferLatency, timebase: format.timebase)
+        rc.payloadType = receiveStream.payloadType
+        rc.remoteSSRC = receiveStream.ssrc
+        rc.retransmission = receiveStream.retransmission
         receiver = MediaReceiver(configuration: rc, now: now)
     }
 
@@ -135,6 +182,13 @@ public struct CallMedia {
             var sc = MediaSender.Configuration.random(codec: send.format.codec, using: &random)
             sc.payloadType = remotePayloadType ?? 96
             sc.pace = configuration.pace
+            if let announced = announcedSources {
+                sc.ssrc = announced.ssrc
+                if let rtxSSRC = announced.retransmissionSSRC, let rtxType = remoteRetransmissionPayloadType {
+                    sc.retransmission = RetransmissionStream(ssrc: rtxSSRC, payloadType: rtxType)
+                    sc.retransmissionInitialSequenceNumber = UInt16(truncatingIfNeeded: random.next())
+                }
+            }
             sender = MediaSender(configuration: sc, frames: send.frames, timebase: send.format.timebase, now: now)
         }
         startReceiver(now: now)

@@ -60,7 +60,9 @@ extension StoreState {
             zoneContentChanged(id.zoneID)
         case let .putShare(share):
             guard zones[share.zoneID] != nil else { return }
-            if let n = UInt64(share.changeTag, radix: 16) { nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1) }
+            if let n = UInt64(share.changeTag, radix: 16) {
+                nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1)
+            }
             let before = Set(zones[share.zoneID]!.share?.acceptedUsers ?? [])
             zones[share.zoneID]!.share = share
             sharedAccessChanged(share.zoneID, before: before, after: Set(share.acceptedUsers))

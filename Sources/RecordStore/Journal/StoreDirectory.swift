@@ -122,10 +122,11 @@ final class StoreDirectory: @unchecked Sendable {
                 throw OpenError(description: "\(journalPath): \(error)")
             }
             if let damage = scan.damage {
-                throw OpenError(description: "\(journalPath) is damaged at offset \(damage.offset): "
-                                + "\(damage.nextIntactEntry - damage.offset) unreadable bytes before an intact entry at "
-                                + "offset \(damage.nextIntactEntry). Nothing was changed; `zonertc store repair --data "
-                                + "\(path)` keeps a copy and salvages every intact entry")
+                let unreadable = damage.nextIntactEntry - damage.offset
+                throw OpenError(description: "\(journalPath) is damaged at offset \(damage.offset): \(unreadable) "
+                                + "unreadable bytes before an intact entry at offset \(damage.nextIntactEntry). "
+                                + "Nothing was changed; `zonertc store repair --data \(path)` keeps a copy and "
+                                + "salvages every intact entry")
             }
             if scan.tornBytes > maxTornTail {
                 throw OpenError(description: "\(journalPath): \(scan.tornBytes) unreadable bytes after offset "

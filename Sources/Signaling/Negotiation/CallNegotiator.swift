@@ -28,6 +28,11 @@ public struct CallNegotiator: Sendable {
         public var dtls: SilentVideoConfiguration.DTLS?
         /// Attributes added to our video section of every description (the media layer's own).
         public var mediaAttributes: [SDPAttribute] = []
+        /// The SDP dialect of our descriptions: today's (`.zonertc`) or the browsers'
+        /// (`.webRTC`, what `MediaSecurity.dtlsSRTP.dialect` gives).
+        public var dialect: SDPDialect = .zonertc
+        /// The identity of the stream we send, announced in the browsers' dialect.
+        public var source: VideoSourceIdentity?
         /// Whether the offer creator starts a new epoch by itself when ICE fails.
         public var restartOnICEFailure = true
         /// How far ahead of this device's clock a remote epoch may be: records beyond are refused
@@ -247,6 +252,8 @@ public struct CallNegotiator: Sendable {
                                              iceCredentials: credentials, codecs: configuration.codecs,
                                              dtls: configuration.dtls)
         media.extraAttributes = configuration.mediaAttributes
+        media.dialect = configuration.dialect
+        media.source = configuration.source
         return media
     }
 

@@ -62,29 +62,54 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
 
     /// True when an offer of `self` and an answer of `other` describe the same format, so the
     /// answerer may accept it: same name (any case), clock rate and channel count, and for
-    /// H.264 the same packetization mode and profile (RFC 6184 §8.2.2: the level may differ);
-    /// for VP9 the same profile-id.
-    ///
-    /// Profiles are compared by the first four hex digits of profile-level-id (profile_idc and
-    /// the constraint flags); WebRTC's finer matching of equivalent constraint sets is not
-    /// reproduced.
+    /// H.264 the same packetization mode and the same profile by RFC 6184 Table 5 (§8.2.2: the
+    /// level may differ; `42e01f` and `42c01f` are both Constrained Baseline, `42001f` is
+    /// Baseline); for VP9 the same profile-id. A profile-level-id that is not six hex digits
+    /// or names no known profile matches nothing.
     public func isCompatible(with other: RTPCodec) -> Bool {
         guard name.lowercased() == other.name.lowercased(), clockRate == other.clockRate,
             (channels ?? 1) == (other.channels ?? 1)
         else { return false }
         switch name.lowercased() {
         case "h264":
-            func profile(_ codec: RTPCodec) -> String {
-                String((codec.formatParameter("profile-level-id") ?? "42000a").lowercased().prefix(4))
+            guard let mine = h264ProfileLevelID?.profile, let theirs = other.h264ProfileLevelID?.profile else {
+                return false
             }
             return (formatParameter("packetization-mode") ?? "0")
                 == (other.formatParameter("packetization-mode") ?? "0")
-                && profile(self) == profile(other)
+                && mine == theirs
         case "vp9":
             return (formatParameter("profile-id") ?? "0") == (other.formatParameter("profile-id") ?? "0")
         default:
             return true
         }
+    }
+
+    /// The H.264 profile-level-id (RFC 6184 §8.1, `42000a` when absent); nil when it is
+    /// malformed.
+    public var h264ProfileLevelID: H264ProfileLevelID? {
+        guard let text = formatParameter("profile-level-id") else { return .absentDefault }
+        return H264ProfileLevelID(text)
+    }
+
+    /// What an answerer whose codec is `self` writes for an offered compatible codec `theirs`
+    /// (see `isCompatible`): our codec at the offer's payload type, with the feedback both
+    /// list, and for H.264 the profile-level-id RFC 6184 §8.2.2 gives the answer (the level is
+    /// ours when both allow level asymmetry, else the lower one).
+    public func answering(_ theirs: RTPCodec) -> RTPCodec {
+        var codec = self
+        codec.payloadType = theirs.payloadType
+        codec.feedback = feedback.filter(theirs.feedback.contains)
+        if name.lowercased() == "h264", let mine = h264ProfileLevelID, let offered = theirs.h264ProfileLevelID {
+            let asymmetry = formatParameter("level-asymmetry-allowed") == "1"
+                && theirs.formatParameter("level-asymmetry-allowed") == "1"
+            if let answered = mine.answering(offered, levelAsymmetryAllowed: asymmetry),
+                answered.description != formatParameter("profile-level-id")?.lowercased()
+            {
+                codec = codec.settingFormatParameter("profile-level-id", to: answered.description)
+            }
+        }
+        return codec
     }
 
     /// The static payload types of RFC 3551 §6 that WebRTC stacks list without `a=rtpmap`.

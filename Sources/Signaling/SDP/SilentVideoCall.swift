@@ -41,6 +41,12 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
     /// Further attributes of our video section, after the codecs (e.g. `a=x-zonertc-format:…`,
     /// which tells a receiver the container and time base of the file being sent).
     public var extraAttributes: [SDPAttribute] = []
+    /// The dialect of our descriptions: today's lines (`.zonertc`, the default) or the
+    /// browsers' (`.webRTC`: RTX, rtcp-rsize, msid and ssrc lines).
+    public var dialect: SDPDialect = .zonertc
+    /// Who the stream we send is (SSRCs, CNAME, msid), announced in the browsers' dialect when
+    /// our section sends; nil announces none.
+    public var source: VideoSourceIdentity?
 
     public init(
         sessionID: UInt64, sessionVersion: UInt64 = 2, iceCredentials: ICECredentials,
@@ -65,6 +71,16 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
         dtls == nil ? MediaDescription.plainRTPProtocol : MediaDescription.secureRTPProtocol
     }
 
+    /// The media security these parameters describe.
+    public var security: MediaSecurity {
+        dtls == nil ? .none : .dtlsSRTP
+    }
+
+    /// The codecs our offers list: ours, and in the browsers' dialect each with its RTX format.
+    public var offeredCodecs: [RTPCodec] {
+        dialect == .webRTC ? codecs.withRetransmission() : codecs
+    }
+
     /// The ICE, DTLS and direction attributes of our video section, in Chrome's order.
     func transportAttributes(mid: String, setup: DTLSSetupRole?, direction: MediaDirection) -> [SDPAttribute] {
         var attributes: [SDPAttribute] = [
@@ -79,6 +95,13 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
         return attributes
     }
 
+    /// In the browsers' dialect, `a=msid` and the `a=ssrc` lines of the stream we send, when
+    /// `direction` sends (RFC 8829 §5.2.1); nothing otherwise.
+    func sourceAttributes(direction: MediaDirection, retransmission: Bool) -> [SDPAttribute] {
+        guard dialect == .webRTC, direction.sends, let source else { return [] }
+        return source.attributes(retransmission: retransmission)
+    }
+
     /// The candidate lines and, when gathering is complete, end-of-candidates.
     var candidateAttributes: [SDPAttribute] {
         candidates.map(SDPAttribute.candidate) + (endOfCandidates ? [.endOfCandidates] : [])
@@ -89,15 +112,21 @@ extension SessionDescription {
     /// The offer of a silent video call: one bundled `m=video 9 <protocol> <pts>` section with
     /// `c=IN IP4 0.0.0.0`, our ICE credentials and candidates, rtcp-mux, our codecs with their
     /// feedback and parameters, and with DTLS on, our fingerprint and `a=setup:actpass`.
+    ///
+    /// In the browsers' dialect (`config.dialect == .webRTC`) also `a=rtcp-rsize`, an RTX format
+    /// after each codec, and when we send, `a=msid`, `a=ssrc-group:FID` and `a=ssrc` lines.
     public static func silentVideoOffer(_ config: SilentVideoConfiguration) -> SessionDescription {
         var attributes = config.transportAttributes(
             mid: config.mid, setup: config.dtls == nil ? nil : .activePassive, direction: config.direction)
-        attributes += config.codecs.flatMap(MediaDescription.attributes(describing:))
+        let codecs = config.offeredCodecs
+        if config.dialect == .webRTC { attributes.append(.rtcpReducedSize) }
+        attributes += codecs.flatMap(MediaDescription.attributes(describing:))
         attributes += config.extraAttributes
+        attributes += config.sourceAttributes(direction: config.direction, retransmission: codecs != config.codecs)
         attributes += config.candidateAttributes
         let video = MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,
-            formats: config.codecs.map { String($0.payloadType) }, attributes: attributes)
+            formats: codecs.map { String($0.payloadType) }, attributes: attributes)
         return SessionDescription(
             type: .offer, origin: SDPOrigin(sessionID: config.sessionID, sessionVersion: config.sessionVersion),
             attributes: [.group(semantics: "BUNDLE", identifiers: [config.mid])], media: [video])
@@ -170,24 +199,35 @@ extension SessionDescription {
             setup = role
         }
 
-        let codecs = offered.codecs.compactMap { theirs -> RTPCodec? in
-            guard var ours = config.codecs.first(where: { theirs.isCompatible(with: $0) }) else { return nil }
-            ours.payloadType = theirs.payloadType
-            ours.feedback = ours.feedback.filter(theirs.feedback.contains)
-            return ours
+        let offeredCodecs = offered.codecs
+        var codecs: [RTPCodec] = []
+        for theirs in offeredCodecs where !theirs.isRetransmission {
+            guard let ours = config.codecs.first(where: { !$0.isRetransmission && theirs.isCompatible(with: $0) })
+            else { continue }
+            codecs.append(ours.answering(theirs))
+            // RFC 4588 §8.6: the offer's RTX format for this codec, at the offer's payload type.
+            if config.dialect == .webRTC, let rtx = offeredCodecs.first(where: {
+                $0.associatedPayloadType == theirs.payloadType && $0.clockRate == theirs.clockRate
+            }) {
+                codecs.append(.retransmission(payloadType: rtx.payloadType, associatedPayloadType: theirs.payloadType,
+                                              clockRate: rtx.clockRate))
+            }
         }
         guard !codecs.isEmpty else {
-            let names = offered.codecs.map(\.name).joined(separator: ", ")
+            let names = offeredCodecs.map(\.name).joined(separator: ", ")
             throw SDPNegotiationError(kind: .noCommonCodec, detail: "the video section offers only \(names)")
         }
 
         let mid = offered.mid ?? config.mid
-        var attributes = config.transportAttributes(
-            mid: mid, setup: setup, direction: config.direction.answering(offer.direction(for: offered)))
+        let direction = config.direction.answering(offer.direction(for: offered))
+        var attributes = config.transportAttributes(mid: mid, setup: setup, direction: direction)
         if offered.mid == nil { attributes.removeAll { $0 == .mid(mid) } }
         if !offered.isRTCPMultiplexed { attributes.removeAll { $0 == .rtcpMux } }
+        if config.dialect == .webRTC && offered.allowsReducedSizeRTCP { attributes.append(.rtcpReducedSize) }
         attributes += codecs.flatMap(MediaDescription.attributes(describing:))
         attributes += config.extraAttributes
+        attributes += config.sourceAttributes(
+            direction: direction, retransmission: codecs.contains { $0.isRetransmission })
         attributes += config.candidateAttributes
         return MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,

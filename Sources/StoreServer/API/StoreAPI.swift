@@ -9,7 +9,8 @@ import ZoneCore
 /// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify`, `subscriptions/list`,
 /// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
 /// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
-/// `GET /health`; the call page `GET /call`, `GET /call/<file>`, `POST|GET /call/report` (CallPage). Identity: `Authorization: Bearer <token>`, device: `X-Device-ID`.
+/// `GET /health`; the call page `GET /call`, `GET /call/<file>`, `POST|GET /call/report` (CallPage).
+/// Identity: `Authorization: Bearer <token>`, device: `X-Device-ID`.
 public final class StoreAPI: Sendable {
     /// What a request turns into.
     public enum Outcome: Sendable {
@@ -37,7 +38,9 @@ public final class StoreAPI: Sendable {
         if path == "/auth/register" { return .response(register(request)) }
         if path == "/call/report" { return .response(callReport(request)) }
         if path == "/call" || path.hasPrefix("/call/") {
-            guard request.method == "GET" else { return .response(error(405, .invalidArguments, "the call page is GET")) }
+            guard request.method == "GET" else {
+                return .response(error(405, .invalidArguments, "the call page is GET"))
+            }
             return .response(CallPage.response(path: path) ?? error(404, .invalidArguments, "no such file \(path)"))
         }
         let parts = path.split(separator: "/").map(String.init)

@@ -68,7 +68,9 @@ public final class UserRegistry: Sendable {
     }
 
     private func create(_ name: String, existing: (String) throws -> String) throws -> String {
-        if let problem = UserRegistry.nameProblem(name) { throw RegistryError(kind: .invalidName, description: problem) }
+        if let problem = UserRegistry.nameProblem(name) {
+            throw RegistryError(kind: .invalidName, description: problem)
+        }
         reloadIfChanged()  // a user added beside the daemon exists for registration too
         let (found, token, snapshot): (String?, String, [String: String]) = state.withLock { s in
             if let t = s.users[name] { return (t, "", [:]) }

@@ -140,8 +140,9 @@ export class ZoneCall {
             }
         }
         if (this.roles.isOfferCreator) {
-            this.pc.addTransceiver(this.localStream?.getVideoTracks()[0] ?? "video",
-                { direction: this.localStream ? "sendrecv" : "recvonly", streams: this.localStream ? [this.localStream] : [] });
+            const stream = this.localStream;
+            this.pc.addTransceiver(stream?.getVideoTracks()[0] ?? "video",
+                { direction: stream ? "sendrecv" : "recvonly", streams: stream ? [stream] : [] });
             await this.startEpoch("first offer");
         }
     }
@@ -913,7 +914,8 @@ export class SidePanel {
             ["push / polls", `${result.sync.pushes} / ${result.sync.polls}`],
             ["frames decoded", result.media.framesDecoded], ["frames sent", result.media.framesSent],
             ["bitrate in/out", `${result.media.bitrateInKbps} / ${result.media.bitrateOutKbps} kbit/s`],
-            ["loss", `${result.media.lossPercent} %`], ["RTT", result.media.rttMs === null ? "—" : `${result.media.rttMs} ms`],
+            ["loss", `${result.media.lossPercent} %`],
+            ["RTT", result.media.rttMs === null ? "—" : `${result.media.rttMs} ms`],
         ];
         this.figures.replaceChildren(...entries.flatMap(([k, v]) => {
             const dt = this.document.createElement("dt"), dd = this.document.createElement("dd");
@@ -1059,7 +1061,9 @@ export async function setUpRoom({ store, room, me, remote, owner, log }) {
                 await store.post(scope, "shares/accept", { zoneID });
                 break;
             } catch (error) {
-                if (performance.now() > deadline) throw new Error(`no share of ${room} from ${remote}: ${error.message}`);
+                if (performance.now() > deadline) {
+                    throw new Error(`no share of ${room} from ${remote}: ${error.message}`);
+                }
                 log("room", `waiting for ${remote}'s share (${error.code ?? error.message})`);
                 await new Promise((resolve) => setTimeout(resolve, delay));
             }
@@ -1117,7 +1121,7 @@ export class MediaFigures {
         const pair = pairID ? byID.get(pairID) : null;
         if (pair) {
             const local = byID.get(pair.localCandidateId), remote = byID.get(pair.remoteCandidateId);
-            f.rttMs = pair.currentRoundTripTime !== undefined ? Math.round(pair.currentRoundTripTime * 10000) / 10 : f.rttMs;
+            if (pair.currentRoundTripTime !== undefined) f.rttMs = Math.round(pair.currentRoundTripTime * 10000) / 10;
             f.selectedPair = { local: local ? `${local.candidateType} ${local.address}:${local.port}` : "?",
                 remote: remote ? `${remote.candidateType} ${remote.address}:${remote.port}` : "?",
                 state: pair.state };

@@ -123,7 +123,8 @@ public final class StoreDaemon: @unchecked Sendable {
                 }
             case .refuse(let reason):
                 counters.refused += 1
-                let body = WireFormat.serialize(WireFormat.encode(StoreError(.serviceUnavailable, reason, retryAfter: 1)))
+                let error = StoreError(.serviceUnavailable, reason, retryAfter: 1)
+                let body = WireFormat.serialize(WireFormat.encode(error))
                 let bytes = HTTPResponse.json(503, body).serialized(keepAlive: false)
                 _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(fd)

@@ -46,7 +46,8 @@ extension TURNServer {
             .rejected { server, tuple in
                 if failed { server.counters.authFailures += 1 } else { server.counters.challenges += 1 }
                 return server.fail(m, code, reason,
-                                   extra: [.realm(server.configuration.realm), .nonce(server.mintNonce(for: tuple, now: now))],
+                                   extra: [.realm(server.configuration.realm),
+                                           .nonce(server.mintNonce(for: tuple, now: now))],
                                    key: nil, tuple: tuple)
             }
         }
@@ -117,7 +118,9 @@ extension TURNServer {
     /// Whether `nonce` was minted by this server for `tuple` and has not expired.
     func nonceIsFresh(_ nonce: String, for tuple: FiveTuple, now: Instant) -> Bool {
         let parts = nonce.split(separator: "-")
-        guard parts.count == 2, parts[0].utf8.count <= 16, let expiry = UInt64(parts[0], radix: 16) else { return false }
+        guard parts.count == 2, parts[0].utf8.count <= 16, let expiry = UInt64(parts[0], radix: 16) else {
+            return false
+        }
         guard nonceSignature(parts[0], tuple) == parts[1] else { return false }
         // Compared unsigned: an expiry beyond Int64 (a forged stamp cannot get here, but no trap either way).
         let nowSeconds = UInt64(clamping: now.nanosecondsSinceEpoch / 1_000_000_000)
@@ -132,7 +135,9 @@ extension TURNServer {
             // A retransmission of the Allocate that made it gets the same success; anything else 437.
             if existing.transactionID == m.transactionID.bytes {
                 return success(m, key: key, tuple: tuple, attributes: [
-                    .xorRelayedAddress(existing.relay), .lifetime(seconds: UInt32((existing.expires - now).seconds.rounded())),
+                    // What is left of it: zero (not a trap) if it expired and is not swept yet.
+                    .xorRelayedAddress(existing.relay),
+                    .lifetime(seconds: UInt32(max(0, (existing.expires - now).seconds.rounded()))),
                     .xorMappedAddress(tuple.client)])
             }
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)

@@ -59,13 +59,16 @@ struct TokenFile {
     }
 
     /// Registers `users` at a daemon and writes one token file each in `directory`, for peers started
-    /// with `--token-file`; returns the paths by user.
-    static func register(_ users: [String], storeURL: String, directory: String) async throws -> [String: String] {
+    /// with `--token-file`; returns the paths by user. `newStore`: the daemon's store is new, so token
+    /// files already in `directory` belong to an earlier one and are replaced; otherwise they are
+    /// reused (`zonertc call --keep DIR` run again on the same store).
+    static func register(_ users: [String], storeURL: String, directory: String,
+                         newStore: Bool) async throws -> [String: String] {
         let endpoint = try RemoteStoreClient.endpoint(fromURL: storeURL)
         var paths: [String: String] = [:]
         for user in users {
             let file = TokenFile(path: "\(directory)/\(user).token")
-            try? FileManager.default.removeItem(atPath: file.path)  // a token of an earlier store in a kept directory
+            if newStore { try? FileManager.default.removeItem(atPath: file.path) }
             _ = try await file.tokenRegisteringIfMissing(user: user, at: endpoint)
             paths[user] = file.path
         }

@@ -101,7 +101,11 @@ enum BenchSignalingCommand {
             }
             // Every call of this daemon uses the same two users, registered once.
             let tokens: [String: String]
-            do { tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory) } catch {
+            do {
+                // Each profile's daemon is a new in-memory store: earlier profiles' token files are stale.
+                tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory,
+                                                      newStore: true)
+            } catch {
                 Terminal.error("zonertc bench signaling: cannot register the peers' users: \(error)")
                 await store.stop()
                 return 1
@@ -115,7 +119,8 @@ enum BenchSignalingCommand {
                     var result = CallResult(profile: profile, strategy: strategy, call: i, ok: false)
                     do {
                         let a = try ChildProcess(name: "a\(i)", arguments: common + [
-                            "--me", "alice", "--remote", "bob", "--owner", "--token-file", tokens["alice"]!], directory: directory)
+                            "--me", "alice", "--remote", "bob", "--owner", "--token-file", tokens["alice"]!],
+                                                 directory: directory)
                         let b = try ChildProcess(name: "b\(i)", arguments: common + [
                             "--me", "bob", "--remote", "alice", "--token-file", tokens["bob"]!], directory: directory)
                         let sa = await a.wait(timeout: timeout + .seconds(10))

@@ -93,7 +93,10 @@ struct CallPlan {
         }
         // The daemon hands each user's token out once: register both here and give each peer its file.
         let tokens: [String: String]
-        do { tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory) } catch {
+        do {
+            tokens = try await TokenFile.register(["alice", "bob"], storeURL: String(url), directory: directory,
+                                                  newStore: keep == nil)
+        } catch {
             return await failure("cannot register the peers' users: \(error)")
         }
         var alice = common + ["--me", "alice", "--remote", "bob", "--owner", "--send", file,

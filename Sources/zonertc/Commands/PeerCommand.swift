@@ -96,7 +96,8 @@ struct PeerSetup {
         guard args.string("--token") == nil || tokenFile == nil else {
             throw usage("--token and --token-file exclude each other")
         }
-        token = args.string("--token") ?? (tokenFile == nil ? ProcessInfo.processInfo.environment["ZONERTC_TOKEN"] : nil)
+        let environment = ProcessInfo.processInfo.environment["ZONERTC_TOKEN"]
+        token = args.string("--token") ?? (tokenFile == nil ? environment : nil)
         syncName = args.string("--sync") ?? "hybrid"
         guard let configuration = SignalingConfiguration.named(syncName), syncName != "standard" else {
             throw usage("--sync \(syncName): choose one of push, poll-token, poll-fullscan, hybrid, legacy")

@@ -79,8 +79,9 @@ export class ZoneCall {
             }
         }
         if (this.roles.isOfferCreator) {
-            this.pc.addTransceiver(this.localStream?.getVideoTracks()[0] ?? "video",
-                { direction: this.localStream ? "sendrecv" : "recvonly", streams: this.localStream ? [this.localStream] : [] });
+            const stream = this.localStream;
+            this.pc.addTransceiver(stream?.getVideoTracks()[0] ?? "video",
+                { direction: stream ? "sendrecv" : "recvonly", streams: stream ? [stream] : [] });
             await this.startEpoch("first offer");
         }
     }

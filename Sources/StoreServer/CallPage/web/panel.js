@@ -43,7 +43,8 @@ export class SidePanel {
             ["push / polls", `${result.sync.pushes} / ${result.sync.polls}`],
             ["frames decoded", result.media.framesDecoded], ["frames sent", result.media.framesSent],
             ["bitrate in/out", `${result.media.bitrateInKbps} / ${result.media.bitrateOutKbps} kbit/s`],
-            ["loss", `${result.media.lossPercent} %`], ["RTT", result.media.rttMs === null ? "—" : `${result.media.rttMs} ms`],
+            ["loss", `${result.media.lossPercent} %`],
+            ["RTT", result.media.rttMs === null ? "—" : `${result.media.rttMs} ms`],
         ];
         this.figures.replaceChildren(...entries.flatMap(([k, v]) => {
             const dt = this.document.createElement("dt"), dd = this.document.createElement("dd");

@@ -31,7 +31,9 @@ export async function setUpRoom({ store, room, me, remote, owner, log }) {
                 await store.post(scope, "shares/accept", { zoneID });
                 break;
             } catch (error) {
-                if (performance.now() > deadline) throw new Error(`no share of ${room} from ${remote}: ${error.message}`);
+                if (performance.now() > deadline) {
+                    throw new Error(`no share of ${room} from ${remote}: ${error.message}`);
+                }
                 log("room", `waiting for ${remote}'s share (${error.code ?? error.message})`);
                 await new Promise((resolve) => setTimeout(resolve, delay));
             }

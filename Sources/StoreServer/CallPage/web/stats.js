@@ -41,7 +41,7 @@ export class MediaFigures {
         const pair = pairID ? byID.get(pairID) : null;
         if (pair) {
             const local = byID.get(pair.localCandidateId), remote = byID.get(pair.remoteCandidateId);
-            f.rttMs = pair.currentRoundTripTime !== undefined ? Math.round(pair.currentRoundTripTime * 10000) / 10 : f.rttMs;
+            if (pair.currentRoundTripTime !== undefined) f.rttMs = Math.round(pair.currentRoundTripTime * 10000) / 10;
             f.selectedPair = { local: local ? `${local.candidateType} ${local.address}:${local.port}` : "?",
                 remote: remote ? `${remote.candidateType} ${remote.address}:${remote.port}` : "?",
                 state: pair.state };
