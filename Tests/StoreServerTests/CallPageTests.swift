@@ -1,4 +1,5 @@
 import Foundation
+import RecordStore
 @testable import StoreServer
 import Testing
 
@@ -51,5 +52,38 @@ struct CallPageTests {
         for i in 0..<(CallReports.maxReports + 5) { reports.put(room: "room_b", user: "u\(i)", body: [1]) }
         #expect(reports.report(room: "room_a", user: "u") == nil, "the oldest went first")
         #expect(reports.report(room: "room_b", user: "u\(CallReports.maxReports + 4)") == [1])
+    }
+
+    @Test("/call/report: only the user itself posts and reads its report; not JSON, too large, unnamed refused")
+    func reportEndpointRefusesStrangers() async throws {
+        let store = try EmbeddedStore(options: .inMemoryForTests)
+        defer { store.close() }
+        let users = try UserRegistry(directory: nil)
+        let alice = try users.add("alice"), eve = try users.add("eve")
+        let api = StoreAPI(store: store, users: users, allowRegister: false)
+        func send(_ method: String, _ target: String, token: String?, body: [UInt8] = []) async -> Int {
+            var headers = HTTPHeaders()
+            if let token { headers.add("Authorization", "Bearer \(token)") }
+            guard case .response(let r) = await api.handle(HTTPRequest(method: method, target: target,
+                                                                      headers: headers, body: body)) else { return 0 }
+            return r.status
+        }
+        let report = "/call/report?room=room_abcd1234&me=alice"
+        #expect(await send("POST", report, token: nil, body: Array("{}".utf8)) == 401)
+        #expect(await send("POST", report, token: "nonsense", body: Array("{}".utf8)) == 401)
+        #expect(await send("POST", report, token: eve, body: Array("{}".utf8)) == 403)
+        #expect(await send("POST", report, token: alice, body: Array("[1]".utf8)) == 400)
+        #expect(await send("POST", report, token: alice, body: Array("{".utf8)) == 400)
+        #expect(await send("POST", report, token: alice,
+                           body: [UInt8](repeating: 32, count: CallReports.maxBytes + 1)) == 413)
+        #expect(await send("POST", "/call/report?room=room_abcd1234", token: alice, body: Array("{}".utf8)) == 400)
+        #expect(await send("GET", report, token: alice) == 404, "nothing posted yet")
+        #expect(await send("POST", report, token: alice, body: Array(#"{"ok":true}"#.utf8)) == 200)
+        #expect(await send("GET", report, token: alice) == 200)
+        #expect(await send("GET", report, token: eve) == 403)
+        #expect(await send("DELETE", report, token: alice) == 405)
+        #expect(await send("POST", "/call", token: nil) == 405)
+        #expect(await send("GET", "/call/missing.js", token: nil) == 404)
+        #expect(await send("GET", "/call?room=room_abcd1234&me=a&remote=b", token: nil) == 200)
     }
 }
