@@ -655,8 +655,14 @@ const fragment = new URLSearchParams(location.hash.slice(1));
 const panel = new SidePanel(document);
 const started = performance.now();
 const result = { ok: null, reason: null, me: params.get("me"), remote: params.get("remote"),
-    room: params.get("room"), owner: params.get("owner") === "1", records: [], errors: [] };
+    room: params.get("room"), owner: params.get("owner") === "1", records: [], errors: [],
+    /** When each phase of the page ended, in ms since navigation start (performance.now()). */
+    phases: {} };
 window.zonertcResult = result;
+
+function phase(name) {
+    result.phases[name] = Math.round(performance.now());
+}
 
 function log(what, text, record) {
     panel.line(what, text);
@@ -726,32 +732,41 @@ async function main() {
     setTimeout(() => finish(false, `not done within ${timeoutS} s`), timeoutS * 1000);
     document.title = `${me} ⇄ ${remote} · ${room}`;
 
+    phase("script");
     const token = await tokenFor(me);
+    phase("token");
     Object.defineProperty(result, "token", { value: token, enumerable: false });
     const deviceID = `browser-${crypto.randomUUID().slice(0, 8)}`;
     const store = new ZoneStore({ token, deviceID });
     const { scope, zoneID } = await setUpRoom({ store, room, me, remote, owner: result.owner, log });
     log("room", `${scope} database, zone ${room} of ${zoneID.ownerRecordName}`);
+    phase("room");
 
     let localStream = null;
     if (params.get("send") !== "0") {
         localStream = await navigator.mediaDevices.getUserMedia({ video: true, audio: false });
         document.getElementById("local").srcObject = localStream;
+        phase("camera");
     }
     const key = sessionKey(room, me, remote);
     const inbox = new SignalInbox({ sessionKey: key, me });
     inbox.onDrop = (what, detail) => log("drop", `${what}: ${detail}`);
     const call = new ZoneCall({ store, scope, zoneID, room, me, remote, key, names: new RecordNames(key),
         roles: roles(me, remote), inbox, epochs: new EpochClock(`zonertc.epoch.${me}`), localStream, log });
+    const remoteVideo = document.getElementById("remote");
     call.pc.ontrack = (event) => {
-        document.getElementById("remote").srcObject = event.streams[0] ?? new MediaStream([event.track]);
+        remoteVideo.srcObject = event.streams[0] ?? new MediaStream([event.track]);
     };
+    // The first frame the video element has (performance.now() counts from navigation start).
+    let firstFrameAt = null;
+    remoteVideo.addEventListener("loadeddata", () => { firstFrameAt ??= performance.now(); });
     const sync = new HybridSync({ store, scope, zoneID, storageKey: `zonertc.sync.${me}.${scope}.${room}`,
         onRecords: (records, via) => call.received(records, via), log });
     const figures = new MediaFigures(call.pc);
     Object.assign(result, { scope, sessionKey: key, offerCreator: call.roles.isOfferCreator, deviceID });
 
     await call.start();
+    phase("callStarted");
     await sync.start();
     const tick = async () => {
         const now = performance.now() - started;
@@ -763,6 +778,8 @@ async function main() {
             sync: { ...sync.counters, pushUp: sync.pushUp }, media: { ...media }, storeRequests: store.requests,
             recordsOut: call.counters.offersSaved + call.counters.answersSaved + call.counters.chunksSaved,
             connectedMs: call.connectedAt === null ? null : Math.round(call.connectedAt - started),
+            navigationToConnectedMs: call.connectedAt === null ? null : Math.round(call.connectedAt),
+            navigationToFirstFrameMs: firstFrameAt === null ? null : Math.round(firstFrameAt),
             elapsedMs: Math.round(now) });
         panel.show(result);
         if (result.ok === null) panel.setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
