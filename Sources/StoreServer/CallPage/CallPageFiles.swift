@@ -1319,7 +1319,7 @@ export class HybridSync {
             this.pushUp = true;
             delayMs = 1000;
             // Anything written before the stream opened sent no notification to us: fetch once.
-            this.fetch("push-open");
+            this.fetch("push-open").then(() => this.log("push", "stream open, caught up"));
         }, this.pushAbort.signal).catch((error) => {
             this.log("push", `stream failed: ${error.message}`);
         }).finally(() => {
