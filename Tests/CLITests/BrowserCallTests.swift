@@ -166,7 +166,9 @@ struct BrowserCallTests {
         // on, with every push lost, only zed's poll (2 s while negotiating) can bring amy's offer.
         try call.open(me: "zed", remote: "amy", owner: true)
         let zed = call.browsers[0]
-        let ready = try await offPool { zed.wait(within: .seconds(40)) { $0.stderr.contains("stream open, caught up") } }
+        let ready = try await offPool {
+            zed.wait(within: .seconds(40)) { $0.stderr.contains("stream open, caught up") }
+        }
         #expect(ready, "zed's page did not get ready: \(zed.stderr.suffix(2000))")
         try call.open(me: "amy", remote: "zed", owner: false)
         let reports = try await offPool { try call.reports(of: ["amy", "zed"]) }
