@@ -28,9 +28,13 @@ let package = Package(
         .target(name: "CSystem"),
         .target(name: "ZoneCore"),
         .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
-        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"]),
+        // The call page's web/ files are embedded by CallPage/generate.sh (CallPageFiles.swift), not as resources.
+        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"],
+                exclude: ["CallPage/web", "CallPage/generate.sh", "CallPage/package.json"]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
+        // Headless Chromium: where it is and the flags a loopback call needs (call --browser, the browser tests).
+        .target(name: "Browser"),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
         .target(name: "TURN", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore", "CSystem"]),
@@ -58,7 +62,7 @@ let package = Package(
         ]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
                                                           "Peer", "Signaling", "Net", "Media", "MediaNet",
-                                                          "Simulation", "Harness", postgres]),
+                                                          "Simulation", "Harness", "Browser", postgres]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS", postgres],
@@ -71,7 +75,7 @@ let package = Package(
                                                              postgres]),
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "Signaling", "ZoneCore", "Media",
-                                                   "Net", "TestSupport", postgres]),
+                                                   "Net", "TestSupport", "Browser", postgres]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),

@@ -147,6 +147,44 @@ struct CallNegotiatorTests {
         #expect(actions.contains(.ice(.restartICE(epoch: a.activeEpoch!, credentials: b.credentialsForTest))))
         #expect(b.state == .connecting(a.activeEpoch!))
     }
+
+    /// PROTOCOL.md §5: a room whose session names an epoch that already has its answer holds a finished
+    /// negotiation. The peer waiting for the offer looks the answer up, and the old offer is stale for it.
+    @Test func anAnsweredEpochIsFinishedNotJoined() {
+        let (a, saves, _, _) = offering()
+        let old = a.activeEpoch!
+        var offer = saves[0]
+        offer.recordChangeTag = "1"
+        let later = t0 + .seconds(60)
+        var b = try! CallNegotiator(roomID: room, myUserID: "_b0b", remoteUserID: "_a11ce", zone: zone, seed: 3)
+        _ = b.handle(.startCall, now: later)
+        let answerID = RecordID(recordName: b.names.envelope(epoch: old, type: .answer), zoneID: zone)
+        #expect(b.handle(.lookedUp([.found(session(b, epoch: old, tag: "t1"))]), now: later)
+                    .contains(.lookup([answerID])))
+        #expect(b.state == .preparing)
+        _ = b.handle(.lookedUp([.found(Record(recordType: SignalRecordType.envelope, id: answerID))]), now: later)
+        #expect(b.state == .waitingForOffer)
+        #expect(b.inbox.floor == CallEpoch(milliseconds: old.milliseconds + 1))
+        let actions = b.handle(.recordsFetched([offer], deleted: []), now: later)
+        #expect(!actions.contains { if case .ice = $0 { true } else { false } }, "the old offer is not answered")
+        #expect(b.inbox.counters.staleDrops == 1 && b.counters.resets == 0)
+    }
+
+    /// The same room without the answer: the offer of the session's epoch is the one to answer.
+    @Test func anUnansweredEpochIsJoined() {
+        let (a, saves, _, _) = offering()
+        var offer = saves[0]
+        offer.recordChangeTag = "1"
+        var b = try! CallNegotiator(roomID: room, myUserID: "_b0b", remoteUserID: "_a11ce", zone: zone, seed: 3)
+        _ = b.handle(.startCall, now: t0)
+        _ = b.handle(.lookedUp([.found(session(b, epoch: a.activeEpoch!, tag: "t1"))]), now: t0)
+        let answerID = RecordID(recordName: b.names.envelope(epoch: a.activeEpoch!, type: .answer), zoneID: zone)
+        _ = b.handle(.lookedUp([.failed(answerID, StoreError(.unknownItem, "none"))]), now: t0)
+        #expect(b.inbox.floor == a.activeEpoch)
+        let actions = b.handle(.recordsFetched([offer], deleted: []), now: t0)
+        #expect(actions.contains(.ice(.restartICE(epoch: a.activeEpoch!, credentials: b.credentialsForTest))))
+        #expect(b.state == .connecting(a.activeEpoch!))
+    }
 }
 
 extension CallNegotiator {

@@ -15,9 +15,26 @@ extension CallNegotiator {
 
     /// The session record was looked up (or could not be): the offer creator makes the first
     /// offer, the other peer waits for it.
+    ///
+    /// The peer that waits for the offer first looks up the answer of the session's epoch: when it is
+    /// there, that negotiation was finished by an earlier run (its offerer has moved on or gone), so the
+    /// floor is the epoch after it and the old offer is stale, not answered again (PROTOCOL.md §5).
     mutating func sessionLookedUp(_ results: [LookupResult], now: Instant, _ out: inout [Action]) {
         guard state == .preparing else { return }
-        if case .found(let record)? = results.first { learnSession(record, now: now, &out) }
+        if let checked = answerCheck {
+            answerCheck = nil
+            let answer = names.envelope(epoch: checked, type: .answer)
+            if results.contains(where: { if case .found(let r) = $0 { r.id.recordName == answer } else { false } }) {
+                inbox.raiseFloor(to: CallEpoch(milliseconds: checked.milliseconds &+ 1))
+            }
+        } else {
+            if case .found(let record)? = results.first { learnSession(record, now: now, &out) }
+            if !roles.isOfferCreator, let floor = inbox.floor {
+                answerCheck = floor
+                out.append(.lookup([recordID(names.envelope(epoch: floor, type: .answer))]))
+                return
+            }
+        }
         if roles.isOfferCreator {
             startEpoch(now: now, &out)
         } else {

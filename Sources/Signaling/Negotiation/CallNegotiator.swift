@@ -185,6 +185,9 @@ public struct CallNegotiator: Sendable {
     var retryAttempt = 0
     /// Deliveries that came before the call started, replayed once it has.
     var deferred: [SignalInbox.Delivery] = []
+    /// While preparing, the session's epoch whose answer is being looked up (docs/PROTOCOL.md §5: an
+    /// epoch already answered is a finished negotiation, not one to join).
+    var answerCheck: CallEpoch?
 
     /// A negotiator for the call between `myUserID` and `remoteUserID` in `roomID`, whose zone
     /// this peer reaches as `zone`. `seed` makes credentials and chunk names reproducible.

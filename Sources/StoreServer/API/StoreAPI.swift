@@ -9,7 +9,8 @@ import ZoneCore
 /// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify`, `subscriptions/list`,
 /// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
 /// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
-/// `GET /health`. Identity: `Authorization: Bearer <token>`, device: `X-Device-ID`.
+/// `GET /health`; the call page `GET /call`, `GET /call/<file>`, `POST|GET /call/report` (CallPage).
+/// Identity: `Authorization: Bearer <token>`, device: `X-Device-ID`.
 public final class StoreAPI: Sendable {
     /// What a request turns into.
     public enum Outcome: Sendable {
@@ -21,6 +22,8 @@ public final class StoreAPI: Sendable {
     public let store: any StoreBackend
     public let users: any UserDirectory
     public let allowRegister: Bool
+    /// What call pages reported.
+    public let reports = CallReports()
     private let log = Logger(component: "store-api")
 
     public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool) {
@@ -33,15 +36,21 @@ public final class StoreAPI: Sendable {
         let path = request.path
         if path == "/health" { return .response(.json(200, Array(#"{"status":"ok"}"#.utf8))) }
         if path == "/auth/register" { return .response(await register(request)) }
+        if path == "/call/report" { return .response(await callReport(request)) }
+        if path == "/call" || path.hasPrefix("/call/") {
+            guard request.method == "GET" else {
+                return .response(error(405, .invalidArguments, "the call page is GET"))
+            }
+            return .response(CallPage.response(path: path) ?? error(404, .invalidArguments, "no such file \(path)"))
+        }
         let parts = path.split(separator: "/").map(String.init)
         guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
             return .response(error(404, .invalidArguments, "no such endpoint \(path)"))
         }
-        guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
-            return .response(error(401, .notAuthenticated, "send Authorization: Bearer <token> (see POST /auth/register)"))
-        }
-        guard let user = await users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
-            return .response(errorBody(401, "AUTHENTICATION_FAILED", "unknown token"))
+        let user: String
+        switch await authenticate(request) {
+        case .success(let u): user = u
+        case .failure(let refusal): return .response(refusal.response)
         }
         let device = request.headers["X-Device-ID"]
         if parts.count == 5 && parts[4] == "push" {
@@ -271,6 +280,56 @@ public final class StoreAPI: Sendable {
             case .failed(let id, let e): return WireFormat.encode(e, recordName: id.recordName)
             }
         }]
+    }
+
+    private struct Refusal: Error { var response: HTTPResponse }
+
+    /// The user named by the request's bearer token.
+    private func authenticate(_ request: HTTPRequest) async -> Result<String, Refusal> {
+        guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
+            return .failure(Refusal(response: error(401, .notAuthenticated,
+                                                    "send Authorization: Bearer <token> (see POST /auth/register)")))
+        }
+        guard let user = await users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
+            return .failure(Refusal(response: errorBody(401, "AUTHENTICATION_FAILED", "unknown token")))
+        }
+        return .success(user)
+    }
+
+    /// `POST /call/report?room=R&me=U` keeps a call page's result (a JSON object); `GET` reads it back.
+    /// Only U itself (its bearer token) may post or read U's report.
+    private func callReport(_ request: HTTPRequest) async -> HTTPResponse {
+        let query = URLComponents(string: "http://h" + request.target)?.queryItems ?? []
+        guard let room = query.first(where: { $0.name == "room" })?.value,
+              let me = query.first(where: { $0.name == "me" })?.value, !room.isEmpty, !me.isEmpty else {
+            return error(400, .invalidArguments, "name the report: /call/report?room=ROOM&me=USER")
+        }
+        let user: String
+        switch await authenticate(request) {
+        case .success(let u): user = u
+        case .failure(let refusal): return refusal.response
+        }
+        guard user == me else { return error(403, .permissionFailure, "\(user) may not touch the report of \(me)") }
+        switch request.method {
+        case "POST":
+            guard request.body.count <= CallReports.maxBytes else {
+                return error(413, .limitExceeded, "a report is at most \(CallReports.maxBytes) bytes")
+            }
+            guard let report = try? WireFormat.parseObject(request.body) else {
+                return error(400, .invalidArguments, "a report is a JSON object")
+            }
+            reports.put(room: room, user: me, body: request.body)
+            log.info("call report", ["room": room, "user": me, "ok": "\(report["ok"] as? Bool ?? false)",
+                                     "reason": "\(report["reason"] as? String ?? "")"])
+            return .json(200, Array(#"{"stored":true}"#.utf8))
+        case "GET":
+            guard let body = reports.report(room: room, user: me) else {
+                return error(404, .unknownItem, "no report from \(me) in \(room) yet")
+            }
+            return .json(200, body)
+        default:
+            return error(405, .invalidArguments, "POST or GET a report")
+        }
     }
 
     private func register(_ request: HTTPRequest) async -> HTTPResponse {

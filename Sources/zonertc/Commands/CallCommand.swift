@@ -22,6 +22,9 @@ enum CallCommand {
             .value("--timeout", "DURATION", "give up when the call has not ended this long after the start", default: "60s"),
             .value("--keep", "DIR", "keep the data directory, received files and logs in DIR"),
             .flag("--json", "print one JSON object: both peers' summaries and the verdict"),
+            .flag("--browser", "bob is headless Chromium opening the call page (needs the WebRTC build, #14)"),
+            .value("--browser-path", "PATH", "the Chromium binary (default: chromium, chromium-browser or google-chrome in PATH)"),
+            .value("--browser-sends", "FILE.y4m", "with --browser: Chromium's fake camera sends FILE.y4m, alice records it"),
         ],
         discussion: """
             Starts `zonertc store serve` on a free loopback port with a temporary data directory, then two
@@ -44,6 +47,20 @@ enum CallCommand {
         let timeout: Duration
         do { timeout = try PushProfile.parseDuration(timeoutText) } catch {
             throw UsageError(message: "--timeout \(timeoutText): \(error)", command: spec)
+        }
+        if args.has("--browser") {
+            for option in ["--both-ways", "--relay-only", "--impair", "--json"]
+            where args.has(option) || args.string(option) != nil {
+                throw UsageError(message: "\(option) does not go with --browser", command: spec)
+            }
+            let plan = BrowserCallPlan(file: file, browserPath: args.string("--browser-path"),
+                                       browserSends: args.string("--browser-sends"),
+                                       push: args.string("--push-profile") ?? "lan", timeout: timeout,
+                                       keep: args.string("--keep"))
+            return await plan.run()
+        }
+        for option in ["--browser-path", "--browser-sends"] where args.string(option) != nil {
+            throw UsageError(message: "\(option) needs --browser", command: spec)
         }
         var plan = CallPlan(
             file: file, bothWays: args.has("--both-ways"), sync: args.string("--sync") ?? "hybrid",

@@ -1,0 +1,161 @@
+// The call page: /call?room=…&me=…&remote=…[&owner=1][&send=0][&report=1][&frames=N][&timeout=S]
+// [#token=…]. Wires the store, the room, the inbox, the call and the panel; exposes window.zonertcResult
+// and, with report=1, POSTs it to /call/report once the call has decoded `frames` frames (or failed).
+import { RecordNames, isRoomID, roles, sessionKey } from "./names.js";
+import { SignalInbox } from "./inbox.js";
+import { EpochClock } from "./epoch.js";
+import { ZoneStore, register } from "./store.js";
+import { HybridSync } from "./sync.js";
+import { setUpRoom } from "./room.js";
+import { ZoneCall } from "./call.js";
+import { MediaFigures } from "./stats.js";
+import { SidePanel } from "./panel.js";
+
+const params = new URLSearchParams(location.search);
+const fragment = new URLSearchParams(location.hash.slice(1));
+const panel = new SidePanel(document);
+const started = performance.now();
+const result = { ok: null, reason: null, me: params.get("me"), remote: params.get("remote"),
+    room: params.get("room"), owner: params.get("owner") === "1", records: [], errors: [],
+    /** When each phase of the page ended, in ms since navigation start (performance.now()). */
+    phases: {} };
+window.zonertcResult = result;
+
+function phase(name) {
+    result.phases[name] = Math.round(performance.now());
+}
+
+function log(what, text, record) {
+    panel.line(what, text);
+    if (what === "error") result.errors.push(text);
+    if (record && result.records.length < 2000) result.records.push({ dir: what, ...record, atMs: Math.round(
+        performance.now() - started) });
+    console.log(`zonertc ${what} ${text}`);
+}
+
+/**
+ * The bearer token of `me`: `#token=` in the fragment (never sent to a server in a URL), else the one
+ * this browser stored, else a new registration (registration hands a token out once: a name already
+ * registered elsewhere must come with its token).
+ */
+async function tokenFor(me) {
+    const key = `zonertc.token.${me}`;
+    const given = fragment.get("token");
+    if (given) {
+        localStorage.setItem(key, given);
+        history.replaceState(null, "", location.pathname + location.search);
+        return given;
+    }
+    const stored = localStorage.getItem(key);
+    if (stored) return stored;
+    try {
+        const token = await register(me);
+        localStorage.setItem(key, token);
+        return token;
+    } catch (error) {
+        if (error.code === "EXISTS") {
+            throw new Error(`${me} is registered but this browser has no token for it: open the page with `
+                + `#token=<the token> (e.g. the contents of a peer's --token-file)`);
+        }
+        throw error;
+    }
+}
+
+async function report() {
+    if (params.get("report") !== "1" || result.reported) return;
+    result.reported = true;
+    const query = new URLSearchParams({ room: result.room, me: result.me });
+    try {
+        await fetch(`/call/report?${query}`, { method: "POST", body: JSON.stringify(result),
+            headers: { "Authorization": `Bearer ${result.token ?? ""}` }, signal: AbortSignal.timeout(10000) });
+    } catch (error) {
+        panel.line("error", `report failed: ${error.message}`);
+    }
+}
+
+function finish(ok, reason) {
+    if (result.ok !== null) return;
+    result.ok = ok;
+    result.reason = reason;
+    panel.setStatus(ok ? `OK: ${reason}` : `FAIL: ${reason}`, ok);
+    log(ok ? "done" : "error", reason);
+    report();
+}
+
+async function main() {
+    const { me, remote, room } = result;
+    if (!me || !remote || !room) throw new Error("open /call?room=room_xxxxxxxx&me=ID&remote=ID[&owner=1]");
+    if (!isRoomID(room)) throw new Error(`room ${room} is not room_ and 8 characters of [a-z0-9]`);
+    if (me === remote) throw new Error("me and remote are the same user");
+    if (!globalThis.crypto?.subtle) throw new Error("WebCrypto is missing: open the page on localhost or over HTTPS");
+    const wantFrames = Math.max(0, Math.min(100000, Number(params.get("frames") ?? 30) || 0));
+    const timeoutS = Math.max(1, Math.min(3600, Number(params.get("timeout") ?? 45) || 45));
+    setTimeout(() => finish(false, `not done within ${timeoutS} s`), timeoutS * 1000);
+    document.title = `${me} ⇄ ${remote} · ${room}`;
+
+    phase("script");
+    const token = await tokenFor(me);
+    phase("token");
+    Object.defineProperty(result, "token", { value: token, enumerable: false });
+    const deviceID = `browser-${crypto.randomUUID().slice(0, 8)}`;
+    const store = new ZoneStore({ token, deviceID });
+    const { scope, zoneID } = await setUpRoom({ store, room, me, remote, owner: result.owner, log });
+    log("room", `${scope} database, zone ${room} of ${zoneID.ownerRecordName}`);
+    phase("room");
+
+    let localStream = null;
+    if (params.get("send") !== "0") {
+        localStream = await navigator.mediaDevices.getUserMedia({ video: true, audio: false });
+        document.getElementById("local").srcObject = localStream;
+        phase("camera");
+    }
+    const key = sessionKey(room, me, remote);
+    const inbox = new SignalInbox({ sessionKey: key, me });
+    inbox.onDrop = (what, detail) => log("drop", `${what}: ${detail}`);
+    const call = new ZoneCall({ store, scope, zoneID, room, me, remote, key, names: new RecordNames(key),
+        roles: roles(me, remote), inbox, epochs: new EpochClock(`zonertc.epoch.${me}`), localStream, log });
+    const remoteVideo = document.getElementById("remote");
+    call.pc.ontrack = (event) => {
+        remoteVideo.srcObject = event.streams[0] ?? new MediaStream([event.track]);
+    };
+    // The first frame the video element has (performance.now() counts from navigation start).
+    let firstFrameAt = null;
+    remoteVideo.addEventListener("loadeddata", () => { firstFrameAt ??= performance.now(); });
+    const sync = new HybridSync({ store, scope, zoneID, storageKey: `zonertc.sync.${me}.${scope}.${room}`,
+        onRecords: (records, via) => call.received(records, via), log });
+    const figures = new MediaFigures(call.pc);
+    Object.assign(result, { scope, sessionKey: key, offerCreator: call.roles.isOfferCreator, deviceID });
+
+    await call.start();
+    phase("callStarted");
+    await sync.start();
+    const tick = async () => {
+        const now = performance.now() - started;
+        const media = await figures.sample(now);
+        sync.setNegotiating(call.pc.connectionState !== "connected");
+        Object.assign(result, { epoch: call.epoch, signalingState: call.pc.signalingState,
+            iceState: call.pc.iceConnectionState, connectionState: call.pc.connectionState,
+            selectedPair: media.selectedPair, inbox: { ...inbox.counters }, call: { ...call.counters },
+            sync: { ...sync.counters, pushUp: sync.pushUp }, media: { ...media }, storeRequests: store.requests,
+            recordsOut: call.counters.offersSaved + call.counters.answersSaved + call.counters.chunksSaved,
+            connectedMs: call.connectedAt === null ? null : Math.round(call.connectedAt - started),
+            navigationToConnectedMs: call.connectedAt === null ? null : Math.round(call.connectedAt),
+            navigationToFirstFrameMs: firstFrameAt === null ? null : Math.round(firstFrameAt),
+            elapsedMs: Math.round(now) });
+        panel.show(result);
+        if (result.ok === null) panel.setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
+        if (call.pc.connectionState === "failed") finish(false, "ICE failed");
+        const enough = media.framesDecoded >= wantFrames || (!call.pc.getReceivers().some((r) => r.track
+            && call.pc.getTransceivers().some((t) => t.receiver === r && /recv/.test(t.currentDirection ?? "")))
+            && media.framesSent >= wantFrames);
+        if (call.pc.connectionState === "connected" && enough) {
+            finish(true, `connected, ${media.framesDecoded} frames decoded`);
+        }
+    };
+    setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
+}
+
+main().catch((error) => {
+    log("error", error.message);
+    finish(false, error.message);
+});

@@ -1,0 +1,198 @@
+import Browser
+import Foundation
+import Media
+import Net
+import ZoneCore
+
+/// `zonertc call FILE --browser`: the store, a `zonertc peer` (alice, owner, offer creator) and headless
+/// Chromium opening the call page as bob. Chromium is started by its own PID (the real binary behind
+/// Debian's wrapper) with a fresh profile, and stopped by that PID; its verdict is read from the daemon's
+/// `/call/report`, which the page posts once it has decoded the frames or given up.
+///
+/// - bob receives (default): OK when the browser decoded as many frames as alice sent, none dropped.
+/// - `--browser-sends F.y4m`: Chromium's fake camera sends F, alice records it; OK when ffmpeg decodes the
+///   recording without errors, it has at least 95 % of F's frames, and its PSNR against F is at least 30 dB.
+///
+/// A browser takes media only over DTLS-SRTP (issue #14): until `zonertc peer` speaks it this plan stops at
+/// once, saying so, instead of letting the call time out.
+struct BrowserCallPlan {
+    var file: String
+    var browserPath: String?
+    var browserSends: String?
+    var push: String
+    var timeout: Duration
+    var keep: String?
+
+    /// Whether `zonertc peer` speaks DTLS-SRTP, which browsers require. The DTLS module (trait `WebRTC`) is
+    /// not yet wired into `PeerCall`; set this (for WebRTC builds) when it is.
+    static let peerSpeaksDTLS = false
+
+    /// Checks that need no process: Chromium is there, the files fit. Nil when all is well, else why not.
+    func problem() -> String? {
+        do { _ = try HeadlessChromium.locate(explicit: browserPath) } catch { return error.description }
+        do {
+            let (format, frames) = try VideoFileSource.read(path: file)
+            guard !frames.isEmpty else { return "\(file) holds no frames" }
+            guard format.codec == .vp8 || format.codec == .h264 else {
+                return "a browser decodes VP8 or H.264: \(file) is \(format.container.name) (\(format.codec))"
+            }
+        } catch {
+            return "cannot stream \(file): \(error)"
+        }
+        if let browserSends {
+            guard browserSends.hasSuffix(".y4m"), FileManager.default.isReadableFile(atPath: browserSends) else {
+                return "--browser-sends needs a readable .y4m file (Chromium's fake camera plays Y4M): \(browserSends)"
+            }
+            guard ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+                .contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/ffmpeg") }) == true else {
+                return "--browser-sends checks the recording with ffmpeg: install Debian's package `ffmpeg`"
+            }
+        }
+        guard Self.peerSpeaksDTLS else {
+            return "zonertc peer does not speak DTLS-SRTP yet (the DTLS module of issue #14 is not wired into "
+                + "PeerCall), and browsers send and take media only over DTLS-SRTP"
+        }
+        return nil
+    }
+
+    func run() async -> Int32 {
+        if let problem = problem() {
+            Terminal.error("zonertc call --browser: \(problem)")
+            return 1
+        }
+        let chromium = try! HeadlessChromium.locate(explicit: browserPath)
+        let frames = (try? VideoFileSource.read(path: file).frames.count) ?? 0
+        let directory = keep ?? NSTemporaryDirectory() + "zonertc-browser-call-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let group = ChildGroup()
+        func finish(_ ok: Bool, _ text: String) async -> Int32 {
+            print(text)
+            if !ok {
+                for child in group.children where !child.stderr.isEmpty {
+                    Terminal.error("--- \(child.name) stderr (last lines):\n"
+                                   + child.stderr.split(separator: "\n").suffix(30).joined(separator: "\n"))
+                }
+            }
+            for child in group.children.reversed() { await child.stop() }
+            if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
+            return ok ? 0 : 1
+        }
+        let interrupt = InterruptWatch { group.signal(SIGTERM) }
+        defer { interrupt.cancel() }
+
+        let store: ChildProcess
+        do {
+            store = try ChildProcess(name: "store", arguments: [
+                "store", "serve", "--listen", "127.0.0.1:0", "--data", "\(directory)/store", "--push-profile", push,
+            ], directory: directory)
+            group.children.append(store)
+        } catch { return await finish(false, "FAIL: cannot start the store daemon: \(error)") }
+        guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
+              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init),
+              let endpoint = try? Endpoint(parsing: String(url.dropFirst("http://".count)))
+        else { return await finish(false, "FAIL: the store daemon did not start") }
+        let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+        let tokenFiles: [String: String]
+        do {
+            // As `zonertc call`: a kept directory may hold the store of an earlier run and its token files.
+            tokenFiles = try await TokenFile.register(["alice", "bob"], storeURL: url, directory: directory,
+                                                      newStore: keep == nil)
+        } catch {
+            return await finish(false, "FAIL: cannot register the users: \(error)")
+        }
+        let bobToken = ((try? String(contentsOfFile: tokenFiles["bob"]!, encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+
+        var alice = ["peer", "--store", url, "--room", room, "--me", "alice", "--remote", "bob", "--owner",
+                     "--token-file", tokenFiles["alice"]!, "--json",
+                     "--connect-timeout", "\(timeout.components.seconds)s", "--send", file]
+        if browserSends != nil { alice += ["--record", "\(directory)/alice-received"] }
+        do {
+            group.children.append(try ChildProcess(name: "alice", arguments: alice, directory: directory))
+        } catch { return await finish(false, "FAIL: cannot start the peer: \(error)") }
+
+        let page = "\(url)/call?room=\(room)&me=bob&remote=alice&report=1&frames=\(frames)"
+            + "&timeout=\(timeout.components.seconds)&send=\(browserSends == nil ? 0 : 1)#token=\(bobToken)"
+        do {
+            group.children.append(try ChildProcess(
+                name: "chromium", executable: chromium,
+                arguments: HeadlessChromium.arguments(url: page, userDataDir: "\(directory)/chromium-profile",
+                                                      fakeVideo: browserSends), directory: directory))
+        } catch { return await finish(false, "FAIL: cannot start \(chromium): \(error)") }
+
+        // The page reports once it has decoded the frames or given up (its own timeout); the daemon logs it.
+        let end = ContinuousClock.now + timeout + .seconds(10)
+        while !store.stderr.contains("call report"), ContinuousClock.now < end, store.process.isRunning {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        guard let report = Self.report(endpoint: endpoint, room: room, user: "bob", token: bobToken) else {
+            return await finish(false, "FAIL: the browser reported nothing within \(timeout)")
+        }
+        let media = report["media"] as? [String: Any] ?? [:]
+        let decoded = (media["framesDecoded"] as? NSNumber)?.intValue ?? 0
+        let dropped = (media["framesDropped"] as? NSNumber)?.intValue ?? 0
+        let first = (media["firstFrameMs"] as? NSNumber)?.intValue
+        let firstText = first.map { "first frame \($0) ms after the page started" } ?? "no frame"
+        guard report["ok"] as? Bool == true else {
+            return await finish(false, "FAIL: the browser says: \(report["reason"] as? String ?? "?") (\(firstText))")
+        }
+        guard let browserSends else {
+            let ok = decoded == frames && dropped == 0
+            return await finish(ok, "\(ok ? "OK" : "FAIL"): the browser decoded \(decoded) of \(frames) frames sent, "
+                                + "\(dropped) dropped, \(firstText)")
+        }
+        _ = await group.children.first { $0.name == "alice" }?.wait(timeout: .seconds(15))
+        let verdict = Self.checkRecording("\(directory)/alice-received", source: browserSends)
+        return await finish(verdict.ok, verdict.text)
+    }
+
+    /// The page's report, read with bob's token (`GET /call/report`).
+    static func report(endpoint: Endpoint, room: String, user: String, token: String) -> [String: Any]? {
+        guard let fd = try? TCPSocket.connectBlocking(to: endpoint) else { return nil }
+        defer { close(fd) }
+        let request = Array(("GET /call/report?room=\(room)&me=\(user) HTTP/1.1\r\nHost: zonertc\r\n"
+                             + "Authorization: Bearer \(token)\r\nConnection: close\r\n\r\n").utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        TCPSocket.setReceiveTimeout(fd, milliseconds: 5000)
+        var reply: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 65536)
+        while reply.count < 4 << 20 {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            reply += buffer[0..<n]
+        }
+        let text = String(decoding: reply, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1.1 200"), let body = text.range(of: "\r\n\r\n") else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(text[body.upperBound...].utf8)) as? [String: Any]
+    }
+
+    /// ffmpeg's verdict on the recording of what the browser sent: decodes cleanly, ≥ 95 % of the source's
+    /// frames, PSNR ≥ 30 dB against it.
+    static func checkRecording(_ recording: String, source: String) -> (ok: Bool, text: String) {
+        func ffmpeg(_ arguments: [String]) -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["ffmpeg", "-hide_banner", "-nostdin"] + arguments
+            let pipe = Pipe()
+            process.standardError = pipe
+            process.standardOutput = FileHandle.nullDevice
+            guard (try? process.run()) != nil else { return "" }
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let errors = ffmpeg(["-v", "error", "-i", recording, "-f", "null", "-"])
+        let count = { (path: String) in
+            ffmpeg(["-i", path, "-f", "null", "-"]).components(separatedBy: "frame=").last
+                .flatMap { Int($0.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) } ?? 0
+        }
+        let (got, sent) = (count(recording), count(source))
+        let psnrText = ffmpeg(["-i", recording, "-i", source, "-lavfi", "[0:v][1:v]scale2ref[a][b];[a][b]psnr",
+                               "-f", "null", "-"])
+        let psnr = psnrText.components(separatedBy: "average:").last
+            .flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) } ?? 0
+        let ok = errors.isEmpty && sent > 0 && got * 100 >= sent * 95 && psnr >= 30
+        return (ok, "\(ok ? "OK" : "FAIL"): alice recorded \(got) of \(sent) frames from the browser, PSNR "
+                + String(format: "%.1f dB", psnr) + (errors.isEmpty ? ", no decode errors" : ", decode errors: "
+                + errors.prefix(200)))
+    }
+}
