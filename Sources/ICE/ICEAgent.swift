@@ -684,3 +684,6 @@ public struct ICEAgent {
         outputs.append(output)
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension ICEAgent: SansIOMachine {}

@@ -339,3 +339,6 @@ public struct TURNClient {
 func seconds(_ duration: Duration) -> UInt32 {
     UInt32(clamping: max(0, duration.nanoseconds / 1_000_000_000))
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension TURNClient: SansIOMachine {}
