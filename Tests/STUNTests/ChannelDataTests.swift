@@ -89,7 +89,9 @@ struct ChannelDataStreamDecoderTests {
     @Test func reassemblesAcrossEverySplit() throws {
         let (bytes, expected) = try Self.stream()
         #expect(try Self.drain(InputSplit.whole.pieces(bytes)) == expected)
-        #expect(InputSplit.mismatches(bytes, seed: 0xC0FFEE, randomRuns: 32, maxPiece: 40) { try? Self.drain($0) } == [])
+        #expect(InputSplit.mismatches(bytes, seed: 0xC0FFEE, randomRuns: 32, maxPiece: 40) {
+            try? Self.drain($0)
+        } == [])
         // And every STUN frame decodes.
         for case .stunMessage(let m) in expected { _ = try STUNMessage(decoding: m) }
     }

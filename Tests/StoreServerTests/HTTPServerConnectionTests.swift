@@ -70,8 +70,8 @@ struct HTTPServerConnectionTests {
     func streaming() {
         var m = HTTPServerConnection(now: t0)
         _ = m.outputs(after: .received(get[...]), now: t0)
-        let head = m.outputs(after: .startStream(status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream")])),
-                             now: t0)
+        let headers = HTTPHeaders([("Content-Type", "text/event-stream")])
+        let head = m.outputs(after: .startStream(status: 200, headers: headers), now: t0)
         #expect(sends(head).contains("Transfer-Encoding: chunked"))
         #expect(sends(m.outputs(after: .streamChunk(Array("hi".utf8)), now: t0)) == "2\r\nhi\r\n")
         #expect(m.outputs(after: .received(get[...]), now: t0).isEmpty)
