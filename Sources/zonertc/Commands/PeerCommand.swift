@@ -25,7 +25,8 @@ enum PeerCommand {
             .value("--send", "FILE", "stream this video file (IVF, H.264 Annex B, Y4M) once connected"),
             .value("--record", "OUT", "write the received stream to OUT, in the sender's container"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max (as fast as the path takes)", default: "realtime"),
-            .value("--impair", "SPEC", "impair outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,reorder=0.05,duplicate=0.01,seed=1"),
+            .value("--impair", "SPEC", "impair outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,reorder=0.05,"
+                   + "reorder-gap=10ms,duplicate=0.01,seed=1 (--link's names; latency= works for delay=)"),
             .value("--sync", "STRATEGY", "how records are learned: push, poll-token, poll-fullscan, hybrid, legacy", default: "hybrid"),
             .value("--bind", "IP", "local address for the UDP socket (host candidate)", default: "127.0.0.1"),
             .value("--stun", "HOST:PORT", "a STUN server for server-reflexive candidates (repeatable)", repeatable: true),
