@@ -1,4 +1,5 @@
 import Foundation
+import Peer
 import RecordStore
 import ZoneCore
 
@@ -14,7 +15,8 @@ enum CallCommand {
             .value("--sync", "STRATEGY", "push, poll-token, poll-fullscan, hybrid or legacy", default: "hybrid"),
             .value("--push-profile", "PROFILE", "the store daemon's push profile: lan, cloudkit or custom:…", default: "lan"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max", default: "realtime"),
-            .flag("--relay-only", "start a TURN relay too and send only through it"),
+            .flag("--relay-only", "send only through a TURN relay: --turn's, or one this command starts"),
+            .value("--turn", "USER:PASS@HOST:PORT", "a TURN relay you run (e.g. coturn) for both peers, instead of ours"),
             .value("--impair", "SPEC", "impair both peers' outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,seed=1"),
             .value("--timeout", "DURATION", "give up when the call has not ended this long after the start", default: "60s"),
             .value("--keep", "DIR", "keep the data directory, received files and logs in DIR"),
@@ -25,6 +27,8 @@ enum CallCommand {
             `zonertc peer` processes (alice owns the room and sends; bob records), waits for both, checks
             that the frames bob received equal the frames alice sent (per-frame checksums), prints both
             summaries and a one-line verdict, and removes every process and temporary file.
+            With --relay-only and no --turn it also starts `zonertc relay serve`; with --turn both peers
+            allocate on that relay (IPv4 or [IPv6] literal, port 1–65535) and nothing else is started.
             Exit 0 when the frames match, 1 otherwise.
             """,
         run: run)
@@ -42,10 +46,17 @@ enum CallCommand {
         do { timeout = try PushProfile.parseDuration(timeoutText) } catch {
             throw UsageError(message: "--timeout \(timeoutText): \(error)", command: spec)
         }
+        var turn: String?
+        if let text = args.string("--turn") {
+            do { _ = try TURNServerCredentials(parsing: text) } catch {
+                throw UsageError(message: "--turn: \(error)", command: spec)
+            }
+            turn = text
+        }
         let plan = CallPlan(
             file: file, bothWays: args.has("--both-ways"), sync: args.string("--sync") ?? "hybrid",
             push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
-            relayOnly: args.has("--relay-only"), impair: args.string("--impair"), timeout: timeout,
+            relayOnly: args.has("--relay-only"), turn: turn, impair: args.string("--impair"), timeout: timeout,
             keep: args.string("--keep"), json: args.has("--json"))
         guard ["realtime", "max"].contains(plan.pace) else {
             throw UsageError(message: "--pace \(plan.pace): choose realtime or max", command: spec)

@@ -10,6 +10,8 @@ struct CallPlan {
     var push: String
     var pace: String
     var relayOnly: Bool
+    /// The user's TURN relay, `USER:PASS@HOST:PORT` (checked already); nil: ours when relay-only.
+    var turn: String?
     var impair: String?
     var timeout: Duration
     var keep: String?
@@ -76,7 +78,9 @@ struct CallPlan {
         var common = ["--store", String(url), "--room", "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), "--sync", sync, "--json",
                       "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]
         if let impair { common += ["--impair", impair] }
-        if relayOnly {
+        if let turn {
+            common += ["--turn", turn] + (relayOnly ? ["--relay-only"] : [])
+        } else if relayOnly {
             let password = "pw\(UInt32.random(in: 0...UInt32.max))"
             let relay: ChildProcess
             do {

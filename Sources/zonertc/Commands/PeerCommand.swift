@@ -113,14 +113,7 @@ struct PeerSetup {
         stun = servers
         var relays: [TURNServerCredentials] = []
         for text in args.strings("--turn") {
-            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else {
-                throw usage("--turn \(text): give USER:PASS@HOST:PORT")
-            }
-            do {
-                relays.append(TURNServerCredentials(
-                    server: try Endpoint(parsing: String(text[text.index(after: at)...])),
-                    username: String(text[..<colon]), password: String(text[text.index(after: colon)..<at])))
-            } catch { throw usage("--turn \(text): \(error)") }
+            do { relays.append(try TURNServerCredentials(parsing: text)) } catch { throw usage("--turn: \(error)") }
         }
         turn = relays
         relayOnly = args.has("--relay-only")
