@@ -100,8 +100,9 @@ public struct PeerCall {
     public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
         self.configuration = configuration
         seed = configuration.seed
+        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
         var signalingConfiguration = configuration.signaling
-        signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        signalingConfiguration.negotiator.mediaAttributes += media.sdpAttributes
         // The browsers' dialect announces who our stream is (SSRCs, RTX, CNAME, msid) in every
         // description; CallMedia sends from what was announced.
         if signalingConfiguration.negotiator.dialect == .webRTC, signalingConfiguration.negotiator.source == nil {
@@ -111,7 +112,6 @@ public struct PeerCall {
         signaling = try CallSignaling(
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
-        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
     }
 
     /// The ICE state of the current epoch's transport, when there is one.
