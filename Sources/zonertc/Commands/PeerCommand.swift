@@ -33,6 +33,8 @@ enum PeerCommand {
             .flag("--relay-only", "pair only relayed candidates: every packet goes through the TURN relay"),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
+            .value("--store-requests", "N", "store requests in flight at once, 1–16 (1: one after the other)",
+                   default: "4"),
             .value("--consent-expiry", "DURATION", "the path is lost after this long without a consent response (RFC 7675)", default: "30s"),
             .value("--reconnect-timeout", "DURATION", "after the path is lost, end with 'remote unreachable' unless a new epoch connects within this", default: "15s"),
             .value("--max-epoch-lead", "DURATION", "refuse signal records whose epoch is further ahead of this clock", default: "86400s"),
@@ -81,6 +83,7 @@ struct PeerSetup {
     let record: String?
     let pace: MediaSender.Pace
     let impairment: ImpairmentSpec?
+    let storeRequestsInFlight: Int
 
     init(_ args: ParsedCommand, spec: CommandSpec) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
@@ -124,6 +127,11 @@ struct PeerSetup {
         }
         connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
         self.duration = try duration("--duration")
+        let inFlight = args.string("--store-requests") ?? "4"
+        guard let n = Int(inFlight), (1...16).contains(n) else {
+            throw usage("--store-requests \(inFlight): give a number from 1 to 16")
+        }
+        storeRequestsInFlight = n
         let expiry = try duration("--consent-expiry") ?? .seconds(30)
         guard expiry >= .milliseconds(300) else { throw usage("--consent-expiry: at least 300ms") }
         // RFC 7675's ratios: a check every 5 s (or a sixth of the expiry, whichever is shorter),
@@ -201,6 +209,7 @@ struct PeerSetup {
         }
         var options = PeerRunner.Options()
         options.impairment = impairment
+        options.storeRequestsInFlight = storeRequestsInFlight
         let progress = ProgressLine(enabled: !json && isatty(STDERR_FILENO) == 1)
         let recorder = record.map { Recorder(path: $0) }
         let runner: PeerRunner
