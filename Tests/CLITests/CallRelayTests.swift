@@ -63,7 +63,8 @@ struct CallRelayTests {
                                           "--pace", "max", "--json", "--timeout", "30s"])
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let line = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
-        let report = try #require(try? JSONDecoder().decode(Report.self, from: Data(line.utf8)), "stdout: \(run.stdout)")
+        let report = try #require(try? JSONDecoder().decode(Report.self, from: Data(line.utf8)),
+                                  "stdout: \(run.stdout)")
         #expect(report.verdict.ok, "\(report.verdict.text)")
         #expect(report.bob?.media?.framesReceived == 60 && report.alice?.media?.framesSent == 60)
         for summary in [report.alice, report.bob] {
