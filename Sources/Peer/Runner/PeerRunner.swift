@@ -207,9 +207,6 @@ public final class PeerRunner: @unchecked Sendable {
         }
     }
 
-    /// The most store requests that were in flight at once in this call.
-    public var peakStoreRequestsInFlight: Int { storeQueue.peakInFlight }
-
     private func rescheduleTimer() {
         guard outcome == nil else { return }
         var next = call.nextDeadline
