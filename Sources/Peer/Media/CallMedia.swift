@@ -42,7 +42,6 @@ public struct CallMediaConfiguration: Sendable {
         self.pace = pace
         self.jitterBufferLatency = jitterBufferLatency
     }
-
 }
 
 /// The media side of a call, sans-I/O.
