@@ -106,8 +106,9 @@ public struct PeerCall {
     public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
         self.configuration = configuration
         seed = configuration.seed
+        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
         var signalingConfiguration = configuration.signaling
-        signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        signalingConfiguration.negotiator.mediaAttributes += media.sdpAttributes
         signalingConfiguration.negotiator.dtls = configuration.mediaSecurity.sdp
         // DTLS-SRTP is what browsers speak: our descriptions then take their dialect too.
         if configuration.mediaSecurity.security == .dtlsSRTP {
@@ -122,7 +123,6 @@ public struct PeerCall {
         signaling = try CallSignaling(
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
-        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
         protection = MediaProtection(security: configuration.mediaSecurity)
     }
 

@@ -36,6 +36,8 @@ enum PeerCommand {
                    default: MediaProtectionMode.defaultName),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
+            .value("--store-requests", "N", "store requests in flight at once, 1–16 (1: one after the other)",
+                   default: "4"),
             .value("--consent-expiry", "DURATION", "the path is lost after this long without a consent response (RFC 7675)", default: "30s"),
             .value("--reconnect-timeout", "DURATION", "after the path is lost, end with 'remote unreachable' unless a new epoch connects within this", default: "15s"),
             .value("--max-epoch-lead", "DURATION", "refuse signal records whose epoch is further ahead of this clock", default: "86400s"),
@@ -86,6 +88,7 @@ struct PeerSetup {
     let impairment: ImpairmentSpec?
     let mediaSecurity: MediaProtectionMode
     let mediaSecurityName: String
+    let storeRequestsInFlight: Int
 
     init(_ args: ParsedCommand, spec: CommandSpec) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
@@ -118,14 +121,7 @@ struct PeerSetup {
         stun = servers
         var relays: [TURNServerCredentials] = []
         for text in args.strings("--turn") {
-            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else {
-                throw usage("--turn \(text): give USER:PASS@HOST:PORT")
-            }
-            do {
-                relays.append(TURNServerCredentials(
-                    server: try Endpoint(parsing: String(text[text.index(after: at)...])),
-                    username: String(text[..<colon]), password: String(text[text.index(after: colon)..<at])))
-            } catch { throw usage("--turn \(text): \(error)") }
+            do { relays.append(try TURNServerCredentials(parsing: text)) } catch { throw usage("--turn: \(error)") }
         }
         turn = relays
         relayOnly = args.has("--relay-only")
@@ -136,6 +132,11 @@ struct PeerSetup {
         }
         connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
         self.duration = try duration("--duration")
+        let inFlight = args.string("--store-requests") ?? "4"
+        guard let n = Int(inFlight), (1...16).contains(n) else {
+            throw usage("--store-requests \(inFlight): give a number from 1 to 16")
+        }
+        storeRequestsInFlight = n
         let expiry = try duration("--consent-expiry") ?? .seconds(30)
         guard expiry >= .milliseconds(300) else { throw usage("--consent-expiry: at least 300ms") }
         // RFC 7675's ratios: a check every 5 s (or a sixth of the expiry, whichever is shorter),
@@ -219,6 +220,7 @@ struct PeerSetup {
         }
         var options = PeerRunner.Options()
         options.impairment = impairment
+        options.storeRequestsInFlight = storeRequestsInFlight
         let progress = ProgressLine(enabled: !json && isatty(STDERR_FILENO) == 1)
         let recorder = record.map { Recorder(path: $0) }
         let runner: PeerRunner
