@@ -159,5 +159,48 @@ struct AiortcCallTests {
         #expect((average ?? 0) >= 30, "PSNR \(String(describing: average)) dB")
         print("aiortc → zonertc \(call): \(frames) frames recorded, PSNR \(average ?? 0) dB")
     }
+
+    struct Misbehaviour: CustomStringConvertible, Sendable {
+        let flag: String
+        let reason: String
+        let zonertcOffers: Bool
+        var description: String { "\(flag), \(zonertcOffers ? "zonertc" : "aiortc") offers" }
+    }
+
+    static let misbehaviours: [Misbehaviour] = [true, false].flatMap { zonertcOffers in
+        [Misbehaviour(flag: "wrong-fingerprint", reason: "is not the signaled sha-256", zonertcOffers: zonertcOffers),
+         Misbehaviour(flag: "silent-dtls", reason: "no handshake within 10000", zonertcOffers: zonertcOffers)]
+    }
+
+    @Test("a remote whose certificate is not its fingerprint, or that never does DTLS: the call fails, with the reason",
+          arguments: misbehaviours)
+    func badRemoteFailsTheCall(_ bad: Misbehaviour) async throws {
+        guard try await Self.programsAvailable() else { return }
+        let call = Case(codec: "vp8", fixture: "vp8-320x240-60.ivf", container: "ivf",
+                        zonertcOffers: bad.zonertcOffers)
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        let watch = Stopwatch()
+        let peer = try Self.peer(daemon, call, ["--send", MediaCommandTests.fixture(call.fixture)])
+        let helper = try Self.helper(daemon, call, ["--direction", "recvonly", "--frames", "59", "--duration", "5",
+                                                    "--misbehave", bad.flag])
+        defer { if helper.wait(within: .zero) == nil { kill(helper.pid, SIGKILL) } }
+
+        // The handshake bound is 10 s after ICE selects a pair: the peer ends well within 30 s.
+        let peerStatus = try await offPool { peer.wait(seconds: 30) }
+        let elapsed = watch.elapsed
+        #expect(peerStatus == 1, "peer: \(peer.stdout) \(peer.stderr.suffix(2000))")
+        #expect(elapsed < .seconds(25))
+        let summary = Self.summary(peer)
+        #expect(summary["outcome"] as? String == "failed")
+        let reason = summary["reason"] as? String ?? ""
+        #expect(reason.hasPrefix("DTLS: ") && reason.contains(bad.reason), "reason: \(reason)")
+        #expect(summary["iceConnectedMs"] != nil && summary["mediaSecuredMs"] == nil)
+        let media = summary["media"] as? [String: Any]
+        #expect(media?["packetsSent"] as? Int == 0 && media?["framesSent"] as? Int == 0)
+        kill(helper.pid, SIGTERM)
+        _ = try await Self.finish(helper)
+        #expect(!AiortcSignalingTests.events(helper).contains { $0["type"] as? String == "frame" })
+        print("bad remote (\(bad)): failed after \(elapsed): \(reason.prefix(80))")
+    }
 }
 #endif

@@ -42,7 +42,12 @@ Loopback only: RTCConfiguration(iceServers=[]) and aioice's host addresses limit
 Usage: aiortc_zone_peer.py --store http://127.0.0.1:PORT --room room_xxxxxxxx --me ID --remote ID
        [--owner] [--token T] [--codec vp8|h264] [--direction sendrecv|sendonly|recvonly]
        [--signaling-only] [--play FILE] [--record FILE] [--frames N] [--duration S]
-       [--timeout S]
+       [--timeout S] [--misbehave wrong-fingerprint|silent-dtls]
+
+--misbehave makes aiortc a bad remote for the process-level failure tests: `wrong-fingerprint`
+signals a sha-256 fingerprint that is not its certificate's (it still offers its real
+certificate in the handshake); `silent-dtls` never starts its DTLS transport (ICE completes, no
+DTLS datagram is sent or answered).
 """
 import argparse
 import asyncio
@@ -110,6 +115,20 @@ class Store:
                                          data=json.dumps({"userName": name}).encode())
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())["token"]
+
+
+def misbehave(args, sdp):
+    """The description as saved: with --misbehave wrong-fingerprint, every sha-256 fingerprint
+    has its bytes reversed (still well formed, no longer the certificate's)."""
+    if args.misbehave != "wrong-fingerprint":
+        return sdp
+    lines = []
+    for line in sdp.split("\r\n"):
+        if line.startswith("a=fingerprint:sha-256 "):
+            digest = line.split(" ", 1)[1].split(":")
+            line = "a=fingerprint:sha-256 " + ":".join(reversed(digest))
+        lines.append(line)
+    return "\r\n".join(lines)
 
 
 def field(value, kind="STRING"):
@@ -196,6 +215,7 @@ class Signaling:
                      {"operationType": "create", "record": self.envelope(epoch, "offer", sdp)}], atomic=True)
 
     def envelope(self, epoch, kind, sdp):
+        sdp = misbehave(self.args, sdp)
         fields = dict(self.common(epoch), ownerUserId=field(self.args.me), envelopeType=field(kind),
                       payload=field(sdp), updatedAt=field(now_ms(), "TIMESTAMP"))
         return {"recordName": self.envelope_name(epoch, kind), "recordType": "SignalEnvelope", "fields": fields}
@@ -433,8 +453,15 @@ def main():
     parser.add_argument("--frames", type=int, default=0)
     parser.add_argument("--duration", type=float, default=3.0)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--misbehave", choices=["wrong-fingerprint", "silent-dtls"])
     parser.add_argument("--verbose", action="store_true", help="aiortc's debug log on stderr")
     args = parser.parse_args()
+    if args.misbehave == "silent-dtls":
+        from aiortc.rtcdtlstransport import RTCDtlsTransport
+
+        async def never_start(self, remoteParameters):
+            await asyncio.Event().wait()
+        RTCDtlsTransport.start = never_start
     if args.verbose:
         import logging
         logging.basicConfig(level=logging.DEBUG)
