@@ -3,7 +3,8 @@
 records (SIGNALING-SPEC.md §1-3: SignalSession, SignalEnvelope, SignalIceChunk) and runs
 aiortc's RTCPeerConnection with one video transceiver.
 
-Driven by Tests/CLITests/AiortcSignalingTests.swift. One JSON object per line on stdout:
+Driven by Tests/CLITests/AiortcSignalingTests.swift and AiortcCallTests.swift, and timed by
+Bench/aiortc-call.py. One JSON object per line on stdout, each also with "atMs" (wall clock, ms):
 
   {"type": "ready", "scope": "private"|"shared", "zone": ROOM}   the room is set up
   {"type": "offer-saved", "epoch": E}                             we offered (lower user ID)
@@ -71,6 +72,8 @@ MAX_NAME = 255
 
 
 def emit(message):
+    """One JSON line, stamped with the wall clock (atMs) so two processes' lines can be timed."""
+    message = dict(message, atMs=round(time.time() * 1000, 3))
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 
