@@ -3,7 +3,8 @@
 records (SIGNALING-SPEC.md §1-3: SignalSession, SignalEnvelope, SignalIceChunk) and runs
 aiortc's RTCPeerConnection with one video transceiver.
 
-Driven by Tests/CLITests/AiortcSignalingTests.swift. One JSON object per line on stdout:
+Driven by Tests/CLITests/AiortcSignalingTests.swift and AiortcCallTests.swift, and timed by
+Bench/aiortc-call.py. One JSON object per line on stdout, each also with "atMs" (wall clock, ms):
 
   {"type": "ready", "scope": "private"|"shared", "zone": ROOM}   the room is set up
   {"type": "offer-saved", "epoch": E}                             we offered (lower user ID)
@@ -12,6 +13,8 @@ Driven by Tests/CLITests/AiortcSignalingTests.swift. One JSON object per line on
   {"type": "answer-applied", "epoch": E, "codec": MIME, "payloadType": PT, "rtx": PT|null,
    "rtcp": [...]}                                                 the remote answer is set
   {"type": "connection", "state": S}                              aiortc's connectionState changes
+  {"type": "frame", "index": I, "width": W, "height": H, "md5": HEX}
+                                                                  a frame aiortc decoded (--frames)
   {"type": "done"}
   {"type": "error", "message": TEXT}                              and exit status 1
 
@@ -26,14 +29,26 @@ Records are learned by polling `changes/zone` with the sync token (every 20 ms, 
 With --signaling-only the helper ends once both descriptions are set. Otherwise it waits for
 connectionState "connected" (which needs DTLS-SRTP on the ZoneRTC side) and, with --play FILE,
 sends the file with aiortc's MediaPlayer; with --record FILE, records what arrives with
-MediaRecorder; --duration bounds how long media runs.
+MediaRecorder; with --frames N, reports each frame aiortc decodes (MD5 of its YUV 4:2:0 planes,
+packed as ffmpeg's rawvideo is, so `ffmpeg -i FILE -f framemd5 -` gives the same digests) and
+ends once N have come; --duration bounds how long media runs.
+
+Stock aiortc 1.16's jitter buffer hands a frame to the decoder only when a packet of the next
+frame arrives, so the last frame of a stream is never decoded: a receiver of an N-frame file
+gets N-1 frames (the tests expect that; this helper does not patch aiortc).
 
 Loopback only: RTCConfiguration(iceServers=[]) and aioice's host addresses limited to
 127.0.0.1 (aioice leaves loopback out otherwise).
 
 Usage: aiortc_zone_peer.py --store http://127.0.0.1:PORT --room room_xxxxxxxx --me ID --remote ID
        [--owner] [--token T] [--codec vp8|h264] [--direction sendrecv|sendonly|recvonly]
-       [--signaling-only] [--play FILE] [--record FILE] [--duration S] [--timeout S]
+       [--signaling-only] [--play FILE] [--record FILE] [--frames N] [--duration S]
+       [--timeout S] [--misbehave wrong-fingerprint|silent-dtls]
+
+--misbehave makes aiortc a bad remote for the process-level failure tests: `wrong-fingerprint`
+signals a sha-256 fingerprint that is not its certificate's (it still offers its real
+certificate in the handshake); `silent-dtls` never starts its DTLS transport (ICE completes, no
+DTLS datagram is sent or answered).
 """
 import argparse
 import asyncio
@@ -57,8 +72,16 @@ MAX_NAME = 255
 
 
 def emit(message):
+    """One JSON line, stamped with the wall clock (atMs) so two processes' lines can be timed."""
+    message = dict(message, atMs=round(time.time() * 1000, 3))
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
+
+
+def log(text):
+    """Diagnostics (the descriptions) on stderr, which the tests show when they fail."""
+    sys.stderr.write(text.rstrip("\n") + "\n")
+    sys.stderr.flush()
 
 
 def now_ms():
@@ -95,6 +118,20 @@ class Store:
                                          data=json.dumps({"userName": name}).encode())
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())["token"]
+
+
+def misbehave(args, sdp):
+    """The description as saved: with --misbehave wrong-fingerprint, every sha-256 fingerprint
+    has its bytes reversed (still well formed, no longer the certificate's)."""
+    if args.misbehave != "wrong-fingerprint":
+        return sdp
+    lines = []
+    for line in sdp.split("\r\n"):
+        if line.startswith("a=fingerprint:sha-256 "):
+            digest = line.split(" ", 1)[1].split(":")
+            line = "a=fingerprint:sha-256 " + ":".join(reversed(digest))
+        lines.append(line)
+    return "\r\n".join(lines)
 
 
 def field(value, kind="STRING"):
@@ -181,6 +218,7 @@ class Signaling:
                      {"operationType": "create", "record": self.envelope(epoch, "offer", sdp)}], atomic=True)
 
     def envelope(self, epoch, kind, sdp):
+        sdp = misbehave(self.args, sdp)
         fields = dict(self.common(epoch), ownerUserId=field(self.args.me), envelopeType=field(kind),
                       payload=field(sdp), updatedAt=field(now_ms(), "TIMESTAMP"))
         return {"recordName": self.envelope_name(epoch, kind), "recordType": "SignalEnvelope", "fields": fields}
@@ -296,6 +334,30 @@ async def run(args):
         if pc.connectionState == "connected":
             connected.set()
 
+    frames_done = asyncio.Event()
+
+    async def decode(track):
+        """Each decoded frame's YUV digest, until the track ends or --frames have come."""
+        from aiortc.mediastreams import MediaStreamError
+        index = 0
+        while True:
+            try:
+                frame = await track.recv()
+            except MediaStreamError:
+                break
+            planes = frame.to_ndarray(format="yuv420p").tobytes()
+            emit({"type": "frame", "index": index, "width": frame.width, "height": frame.height,
+                  "md5": hashlib.md5(planes).hexdigest()})
+            index += 1
+            if index >= args.frames:
+                frames_done.set()
+        frames_done.set()
+
+    if args.frames and not args.record:
+        @pc.on("track")
+        def on_decode_track(track):
+            asyncio.ensure_future(decode(track))
+
     recorder = None
     if args.record:
         from aiortc.contrib.media import MediaRecorder
@@ -320,6 +382,8 @@ async def run(args):
             emit({"type": "offer-saved", "epoch": epoch})
             answer = await signaling.wait_for(
                 lambda records: records.get(signaling.envelope_name(epoch, "answer")), "answer")
+            log("our offer:\n" + pc.localDescription.sdp)
+            log("their answer:\n" + answer["fields"]["payload"]["value"])
             await pc.setRemoteDescription(RTCSessionDescription(
                 sdp=answer["fields"]["payload"]["value"], type="answer"))
             emit(dict({"type": "answer-applied", "epoch": epoch}, **negotiated(pc)))
@@ -338,6 +402,7 @@ async def run(args):
             emit({"type": "offer-applied", "epoch": epoch})
             transceiver = pc.getTransceivers()[0]
             transceiver.direction = args.direction
+            transceiver.setCodecPreferences(video_codecs(args.codec))
             if args.play:
                 from aiortc.contrib.media import MediaPlayer
                 transceiver.sender.replaceTrack(MediaPlayer(args.play).video)
@@ -345,6 +410,8 @@ async def run(args):
             signaling.modify([{"operationType": "create",
                                "record": signaling.envelope(epoch, "answer", pc.localDescription.sdp)}])
             signaling.save_chunk(epoch, pc.localDescription.sdp)
+            log("their offer:\n" + offer["fields"]["payload"]["value"])
+            log("our answer:\n" + pc.localDescription.sdp)
             emit(dict({"type": "answer-saved", "epoch": epoch}, **negotiated(pc)))
         mid = pc.getTransceivers()[0].mid
         await add_candidates(pc, signaling.remote_candidates(epoch, seen), mid)
@@ -359,7 +426,13 @@ async def run(args):
                 await asyncio.sleep(0.02)
             if recorder:
                 await recorder.start()
-            await asyncio.sleep(args.duration)
+            if args.frames and not args.record:
+                try:
+                    await asyncio.wait_for(frames_done.wait(), args.duration)
+                except asyncio.TimeoutError:
+                    pass
+            else:
+                await asyncio.sleep(args.duration)
             if recorder:
                 await recorder.stop()
         emit({"type": "done"})
@@ -380,9 +453,21 @@ def main():
     parser.add_argument("--signaling-only", action="store_true")
     parser.add_argument("--play")
     parser.add_argument("--record")
+    parser.add_argument("--frames", type=int, default=0)
     parser.add_argument("--duration", type=float, default=3.0)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--misbehave", choices=["wrong-fingerprint", "silent-dtls"])
+    parser.add_argument("--verbose", action="store_true", help="aiortc's debug log on stderr")
     args = parser.parse_args()
+    if args.misbehave == "silent-dtls":
+        from aiortc.rtcdtlstransport import RTCDtlsTransport
+
+        async def never_start(self, remoteParameters):
+            await asyncio.Event().wait()
+        RTCDtlsTransport.start = never_start
+    if args.verbose:
+        import logging
+        logging.basicConfig(level=logging.DEBUG)
     try:
         asyncio.run(asyncio.wait_for(run(args), args.timeout * 3 + args.duration))
     except Exception as error:  # every failure is reported the same way, with its reason

@@ -69,6 +69,13 @@ public struct CallMedia {
     private var remoteRetransmissionPayloadType: UInt8?
     /// The SSRCs our own description announced (browsers' dialect), which we must send from.
     private var announcedSources: (ssrc: UInt32, retransmissionSSRC: UInt32?)?
+    /// The payload types of our own description's video section. As answerer we may send only
+    /// what our answer kept of the offer (RFC 3264 §6.1): an offer listing two H.264 profiles
+    /// (aiortc: 99 at 42001f, 101 at 42e01f) is answered with one, and the offerer drops the other.
+    private var localPayloadTypes: Set<UInt8>?
+    /// The remote's video codecs, in its order, from which `remotePayloadType` is chosen.
+    private var remoteCodecs: [RTPCodec] = []
+    private var remoteVideo: RemoteVideoDescription?
     /// What the receiver takes when the remote's description pins it: payload type, SSRC, RTX.
     private var receiveStream: (payloadType: UInt8?, ssrc: UInt32?, retransmission: RetransmissionStream?)
         = (nil, nil, nil)
@@ -124,7 +131,37 @@ public struct CallMedia {
 
     /// Our own description: the SSRCs it announced (none in today's dialect).
     mutating func localDescription(_ description: SessionDescription) {
-        announcedSources = description.media.first { $0.kind == .video && !$0.isRejected }?.sendingSources
+        let section = description.media.first { $0.kind == .video && !$0.isRejected }
+        announcedSources = section?.sendingSources
+        localPayloadTypes = section.map { Set($0.codecs.map(\.payloadType)) }
+        chooseSendPayloadType()
+        repinReceiveStream()
+    }
+
+    /// Answering a browser, the receiver was pinned to the offer's first codec we can record; if
+    /// our answer kept another payload type of that codec (an H.264 profile), the remote sends that
+    /// one: pin it instead. No media arrives before a pair is selected, where the receiver restarts.
+    private mutating func repinReceiveStream() {
+        guard let pinned = receiveStream.payloadType, let local = localPayloadTypes, !local.contains(pinned),
+              let name = remoteCodecs.first(where: { $0.payloadType == pinned })?.name.lowercased(),
+              let kept = remoteCodecs.first(where: { $0.name.lowercased() == name && local.contains($0.payloadType) })
+        else { return }
+        receiveStream.payloadType = kept.payloadType
+        receiveStream.retransmission = remoteVideo?.retransmissionPayloadType(for: kept.payloadType).map {
+            RetransmissionStream(ssrc: remoteVideo?.retransmissionSSRC, payloadType: $0)
+        }
+        receiver = nil
+    }
+
+    /// The payload type we send our codec at: the remote's first of that name that our own
+    /// description also lists (else its first of that name, else its first codec).
+    private mutating func chooseSendPayloadType() {
+        guard let send = configuration.send, !remoteCodecs.isEmpty else { return }
+        let name = send.format.codec.encodingName.lowercased()
+        let named = remoteCodecs.filter { $0.name.lowercased() == name }
+        let agreed = named.first { localPayloadTypes?.contains($0.payloadType) ?? true }
+        remotePayloadType = (agreed ?? named.first ?? remoteCodecs.first)?.payloadType
+        remoteRetransmissionPayloadType = remotePayloadType.flatMap { remoteVideo?.retransmissionPayloadType(for: $0) }
     }
 
     /// The remote's description: the payload type for our codec, the remote's stream format; the
@@ -132,12 +169,9 @@ public struct CallMedia {
     mutating func remoteDescription(_ description: SessionDescription, now: Instant) {
         guard let section = description.media.first(where: { $0.kind == .video && !$0.isRejected }) else { return }
         let remote = try? RemoteVideoDescription(description)
-        if let send = configuration.send {
-            let name = send.format.codec.encodingName.lowercased()
-            remotePayloadType = section.codecs.first { $0.name.lowercased() == name }?.payloadType
-                ?? section.codecs.first?.payloadType
-            remoteRetransmissionPayloadType = remotePayloadType.flatMap { remote?.retransmissionPayloadType(for: $0) }
-        }
+        remoteCodecs = section.codecs
+        remoteVideo = remote
+        chooseSendPayloadType()
         var formatProblem = "the sender's description has no a=\(Self.formatAttribute)"
         var originProblem: String?
         for attribute in section.attributes {
