@@ -13,8 +13,9 @@ import ZoneCore
 /// - `--browser-sends F.y4m`: Chromium's fake camera sends F, alice records it; OK when ffmpeg decodes the
 ///   recording without errors, it has at least 95 % of F's frames, and its PSNR against F is at least 30 dB.
 ///
-/// A browser takes media only over DTLS-SRTP (issue #14): until `zonertc peer` speaks it this plan stops at
-/// once, saying so, instead of letting the call time out.
+/// A browser takes media only over DTLS-SRTP (RFC 8827 §6.5), which `zonertc peer` speaks only in a build
+/// with the `WebRTC` trait: without it this plan stops at once, naming the trait and its packages, instead
+/// of letting the call time out.
 struct BrowserCallPlan {
     var file: String
     var browserPath: String?
@@ -23,9 +24,19 @@ struct BrowserCallPlan {
     var timeout: Duration
     var keep: String?
 
-    /// Whether `zonertc peer` speaks DTLS-SRTP, which browsers require. The DTLS module (trait `WebRTC`) is
-    /// not yet wired into `PeerCall`; set this (for WebRTC builds) when it is.
-    static let peerSpeaksDTLS = false
+    /// Whether this build's `zonertc peer` speaks DTLS-SRTP, which browsers require: only with the trait.
+    static var peerSpeaksDTLS: Bool {
+        #if WebRTC
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Why a build without the trait cannot take a browser's call.
+    static let needsWebRTCBuild = "a browser sends and takes media only over DTLS-SRTP, which this build of "
+        + "zonertc lacks: build with the WebRTC trait (apt-get install libssl-dev libsrtp2-dev; "
+        + "swift build --traits WebRTC)"
 
     /// Checks that need no process: Chromium is there, the files fit. Nil when all is well, else why not.
     func problem() -> String? {
@@ -48,10 +59,7 @@ struct BrowserCallPlan {
                 return "--browser-sends checks the recording with ffmpeg: install Debian's package `ffmpeg`"
             }
         }
-        guard Self.peerSpeaksDTLS else {
-            return "zonertc peer does not speak DTLS-SRTP yet (the DTLS module of issue #14 is not wired into "
-                + "PeerCall), and browsers send and take media only over DTLS-SRTP"
-        }
+        guard Self.peerSpeaksDTLS else { return Self.needsWebRTCBuild }
         return nil
     }
 
@@ -106,7 +114,15 @@ struct BrowserCallPlan {
         var alice = ["peer", "--store", url, "--room", room, "--me", "alice", "--remote", "bob", "--owner",
                      "--token-file", tokenFiles["alice"]!, "--json",
                      "--connect-timeout", "\(timeout.components.seconds)s", "--send", file]
-        if browserSends != nil { alice += ["--record", "\(directory)/alice-received"] }
+        if let browserSends {
+            // The camera plays the file in a loop and never stops: alice records one pass and a second more,
+            // then hangs up on her own, so the recording is finished when it is checked.
+            let seconds = (try? VideoFileSource.read(path: browserSends)).map { format, frames in
+                Double(frames.count) * Double(format.timebase.numerator) / Double(max(1, format.timebase.denominator))
+            } ?? 2
+            alice += ["--record", "\(directory)/alice-received",
+                      "--duration", "\(Int((seconds * 1000).rounded(.up)) + 1000)ms"]
+        }
         do {
             group.children.append(try ChildProcess(name: "alice", arguments: alice, directory: directory))
         } catch { return await finish(false, "FAIL: cannot start the peer: \(error)") }
@@ -141,8 +157,10 @@ struct BrowserCallPlan {
             return await finish(ok, "\(ok ? "OK" : "FAIL"): the browser decoded \(decoded) of \(frames) frames sent, "
                                 + "\(dropped) dropped, \(firstText)")
         }
-        _ = await group.children.first { $0.name == "alice" }?.wait(timeout: .seconds(15))
-        let verdict = Self.checkRecording("\(directory)/alice-received", source: browserSends)
+        guard await group.children.first(where: { $0.name == "alice" })?.wait(timeout: timeout) != nil else {
+            return await finish(false, "FAIL: alice did not hang up within \(timeout) of the browser's report")
+        }
+        let verdict = Self.checkRecording("\(directory)/alice-received", source: browserSends, scratch: directory)
         return await finish(verdict.ok, verdict.text)
     }
 
@@ -166,33 +184,56 @@ struct BrowserCallPlan {
     }
 
     /// ffmpeg's verdict on the recording of what the browser sent: decodes cleanly, ≥ 95 % of the source's
-    /// frames, PSNR ≥ 30 dB against it.
-    static func checkRecording(_ recording: String, source: String) -> (ok: Bool, text: String) {
+    /// frames, PSNR ≥ 30 dB against it — each recorded frame against the source frame it shows
+    /// (`LoopedSourcePSNR`: the camera loops the file and the recording starts somewhere in it).
+    static func checkRecording(_ recording: String, source: String, scratch: String) -> (ok: Bool, text: String) {
         func ffmpeg(_ arguments: [String]) -> String {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["ffmpeg", "-hide_banner", "-nostdin"] + arguments
+            process.arguments = ["ffmpeg", "-hide_banner", "-nostdin", "-v", "error"] + arguments
             let pipe = Pipe()
             process.standardError = pipe
             process.standardOutput = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return "" }
+            guard (try? process.run()) != nil else { return "cannot run ffmpeg" }
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
         }
-        let errors = ffmpeg(["-v", "error", "-i", recording, "-f", "null", "-"])
-        let count = { (path: String) in
-            ffmpeg(["-i", path, "-f", "null", "-"]).components(separatedBy: "frame=").last
-                .flatMap { Int($0.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) } ?? 0
+        guard case .some((let format, let sourceFrames)) = try? VideoFileSource.read(path: source),
+              case .y4m(let header) = format.container, header.width > 0, header.height > 0,
+              header.frameRate.numerator > 0, header.frameRate.denominator > 0 else {
+            return (false, "FAIL: \(source) is not a Y4M file with a size and frame rate")
         }
-        let (got, sent) = (count(recording), count(source))
-        let psnrText = ffmpeg(["-i", recording, "-i", source, "-lavfi", "[0:v][1:v]scale2ref[a][b];[a][b]psnr",
-                               "-f", "null", "-"])
-        let psnr = psnrText.components(separatedBy: "average:").last
-            .flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) } ?? 0
-        let ok = errors.isEmpty && sent > 0 && got * 100 >= sent * 95 && psnr >= 30
-        return (ok, "\(ok ? "OK" : "FAIL"): alice recorded \(got) of \(sent) frames from the browser, PSNR "
-                + String(format: "%.1f dB", psnr) + (errors.isEmpty ? ", no decode errors" : ", decode errors: "
-                + errors.prefix(200)))
+        guard case .some((let recordedFormat, let recordedFrames)) = try? VideoFileSource.read(path: recording) else {
+            return (false, "FAIL: alice recorded nothing readable at \(recording)")
+        }
+        // Passthrough: one decoded picture per recorded frame (no frame rate conversion, which would
+        // duplicate or drop pictures and complain of timestamps).
+        let errors = ffmpeg(["-i", recording, "-fps_mode", "passthrough", "-f", "null", "-"])
+        let raw = { (path: String, out: String) -> [[UInt8]] in
+            _ = ffmpeg(["-i", path, "-fps_mode", "passthrough", "-vf", "scale=\(header.width):\(header.height)",
+                        "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", out])
+            let bytes = [UInt8](FileManager.default.contents(atPath: out) ?? Data())
+            try? FileManager.default.removeItem(atPath: out)
+            let size = header.width * header.height * 3 / 2
+            return stride(from: 0, to: bytes.count - size + 1, by: size).map { Array(bytes[$0..<($0 + size)]) }
+        }
+        let sourcePictures = raw(source, "\(scratch)/source.yuv")
+        let recordedPictures = raw(recording, "\(scratch)/recorded.yuv")
+        let timebase = recordedFormat.timebase
+        let seconds = recordedFrames.prefix(recordedPictures.count).map {
+            Double($0.pts) * Double(timebase.numerator) / Double(max(1, timebase.denominator))
+        }
+        let rate = Double(header.frameRate.numerator) / Double(header.frameRate.denominator)
+        let measured = LoopedSourcePSNR.measure(source: sourcePictures, recorded: recordedPictures,
+                                                recordedSeconds: seconds, frameRate: rate)
+        let (got, sent) = (recordedPictures.count, sourceFrames.count)
+        let psnr = measured?.psnr ?? 0
+        let ok = errors.isEmpty && sent > 0 && got == recordedFrames.count && got * 100 >= sent * 95 && psnr >= 30
+        let span = seconds.last.map { String(format: " over %.2f s", $0) } ?? ""
+        return (ok, "\(ok ? "OK" : "FAIL"): alice recorded \(got) frames\(span) from the browser (the source has "
+                + "\(sent)), \(recordedFrames.count) in the file, PSNR " + String(format: "%.1f dB", psnr)
+                + " against the source (first recorded frame = source frame \(measured?.offset ?? -1))"
+                + (errors.isEmpty ? ", no decode errors" : ", decode errors: " + errors.prefix(300)))
     }
 }
