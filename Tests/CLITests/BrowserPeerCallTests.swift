@@ -77,5 +77,67 @@ struct BrowserPeerCallTests {
     func browserOffersBrowserReceives() async throws {
         try await browserReceives(room: "room_pbr0002a", peer: "zed", browser: "amy")
     }
+
+    /// A Y4M for the browser's fake camera: ffmpeg's moving test pattern, 320×240, 60 frames at 30 fps.
+    static func cameraFile() throws -> String {
+        let ffmpeg = try ExternalProgram.require("ffmpeg", package: "ffmpeg")
+        let path = NSTemporaryDirectory() + "zonertc-camera-\(UUID().uuidString).y4m"
+        let child = try spawnWatched([ffmpeg, "-hide_banner", "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                                      "testsrc=size=320x240:rate=30", "-frames:v", "60", "-pix_fmt", "yuv420p",
+                                      "-y", path])
+        guard child.wait(within: .seconds(30)) == 0 else {
+            if child.exitStatus == nil { kill(child.pid, SIGKILL); _ = child.wait(within: .seconds(5)) }
+            throw SpawnFailure("ffmpeg made no camera file: \(child.stderr)")
+        }
+        return path
+    }
+
+    @Test("the browser offers and sends (amy < zed): zed records it, ffmpeg decodes it, PSNR ≥ 30 dB")
+    func browserOffersBrowserSends() async throws {
+        let call = try BrowserCall(room: "room_pbr0003a")
+        defer { call.stop() }
+        let camera = try Self.cameraFile()
+        let scratch = NSTemporaryDirectory() + "zonertc-browser-recording-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        call.profiles += [camera, scratch]
+        try await call.register("zed", "amy")
+        // One pass of the 2 s file and a second more, from connecting.
+        let recorder = try Self.peer(call, me: "zed", remote: "amy", owner: true,
+                                     ["--record", "\(scratch)/zed-received", "--duration", "3s"])
+        try call.open(me: "amy", remote: "zed", owner: false, query: "&frames=60&timeout=40", fakeVideo: camera)
+        let summary = try await Self.summary(recorder)
+        #expect(summary["outcome"] as? String == "completed", "\(summary)")
+        #expect(summary["mediaSecurity"] as? String == "dtls-srtp")
+        #expect(Self.media(summary, "framesReceived") >= 57, "\(summary)")
+        let verdict = BrowserRecordingCheck.check("\(scratch)/zed-received", source: camera, scratch: scratch)
+        #expect(verdict.ok, "\(verdict.text)")
+        let reports = try await offPool { try call.reports(of: ["amy"]) }
+        #expect(reports["amy"]?["ok"] as? Bool == true, "amy: \(reports["amy"]?["reason"] ?? "no report")")
+        #expect(reports["amy"]?["offerCreator"] as? Bool == true)
+        #expect(BrowserCallTests.number(reports["amy"], "media", "framesSent") >= 60)
+    }
+
+    @Test("zonertc call --browser (the peer offers): the browser decodes 60 of 60; --browser-sends passes ffmpeg")
+    func callCommand() async throws {
+        let camera = try Self.cameraFile()
+        defer { try? FileManager.default.removeItem(atPath: camera) }
+        for extra in [[], ["--browser-sends", camera]] {
+            let child = try spawnWatched([ZonertcProcess.binary.path, "call", Self.vp8, "--browser",
+                                          "--timeout", "30s"] + extra)
+            let status = try await offPool { child.wait(within: .seconds(58)) }
+            if status == nil {
+                // SIGTERM: the command stops the daemon, the peer and Chromium it started, by their PIDs.
+                kill(child.pid, SIGTERM)
+                if child.wait(within: .seconds(10)) == nil {
+                    kill(child.pid, SIGKILL)
+                    _ = child.wait(within: .seconds(5))
+                }
+            }
+            #expect(status == 0, "\(extra): \(child.stdout)\n\(child.stderr.suffix(3000))")
+            let expected = extra.isEmpty ? "OK: the browser decoded 60 of 60 frames sent, 0 dropped"
+                : "OK: alice recorded"
+            #expect(child.stdout.contains(expected), "\(child.stdout)")
+        }
+    }
 }
 #endif
