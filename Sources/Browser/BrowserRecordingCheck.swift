@@ -31,11 +31,13 @@ public enum BrowserRecordingCheck {
             return (false, "FAIL: alice recorded nothing readable at \(recording)")
         }
         // Passthrough: one decoded picture per recorded frame (no frame rate conversion, which would
-        // duplicate or drop pictures and complain of timestamps).
-        let errors = ffmpeg(["-i", recording, "-fps_mode", "passthrough", "-f", "null", "-"])
+        // duplicate or drop pictures); the container's time base for the output, else two frames closer
+        // than 1/30 s (the guessed rate) collide and the muxer complains of timestamps, not of decoding.
+        let passthrough = ["-fps_mode", "passthrough", "-enc_time_base", "-1"]
+        let errors = ffmpeg(["-i", recording] + passthrough + ["-f", "null", "-"])
         let raw = { (path: String, out: String) -> [[UInt8]] in
-            _ = ffmpeg(["-i", path, "-fps_mode", "passthrough", "-vf", "scale=\(header.width):\(header.height)",
-                        "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", out])
+            _ = ffmpeg(["-i", path] + passthrough + ["-vf", "scale=\(header.width):\(header.height)",
+                                                     "-pix_fmt", "yuv420p", "-f", "rawvideo", "-y", out])
             let bytes = [UInt8](FileManager.default.contents(atPath: out) ?? Data())
             try? FileManager.default.removeItem(atPath: out)
             let size = header.width * header.height * 3 / 2
