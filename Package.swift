@@ -69,22 +69,24 @@ let package = Package(
             dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS", postgres],
             path: "Bench/ZoneBench"
         ),
-        // What the tests that run real processes share: spawning, waiting without sleeping.
-        .target(name: "TestSupport", dependencies: ["CSystem"], path: "Tests/TestSupport"),
+        // What the tests share: spawning real processes, waiting without sleeping, and the one
+        // decoder split check (whole / byte at a time / seeded random splits).
+        .target(name: "TestSupport", dependencies: ["CSystem", "ZoneCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
                                                              postgres]),
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "Signaling", "ZoneCore", "Media",
                                                    "Net", "TestSupport", "Browser", postgres]),
-        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore"]),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
+                                                           "TestSupport"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
-        .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore"]),
+        .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore", "TestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore", "TestSupport"]),
         // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Signaling", "STUN", "Net", "ZoneCore",
                                                          "TestSupport"]),

@@ -49,23 +49,22 @@ public func httpRequestFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: I
     limits.maxBodyBytes = 4096
     var now = Instant.seconds(1000)
     var machine = HTTPServerConnection(limits: limits, now: now)
-    var pending = machine.received(bytes, now: now)
+    var pending = machine.outputs(after: .received(bytes[...]), now: now)
     var rounds = 0
     while !pending.isEmpty {
         rounds += 1
         precondition(rounds < 100_000, "the connection machine does not settle")
+        if let deadline = machine.nextDeadline { precondition(deadline >= now, "a deadline in the past") }
         let action = pending.removeFirst()
         switch action {
         case .dispatch:
             now = now + .milliseconds(1)
-            pending += machine.respond(HTTPResponse.json(200, Array("{}".utf8)), now: now)
-        case .wakeAt(let instant):
-            precondition(instant >= now, "a deadline in the past")
+            pending += machine.outputs(after: .respond(HTTPResponse.json(200, Array("{}".utf8))), now: now)
         case .send, .close:
             break
         }
     }
-    _ = machine.peerFinishedSending(now: now)
-    _ = machine.timerFired(now: now + .seconds(120))
+    machine.handle(.peerFinishedSending, now: now)
+    machine.handle(.timer, now: now + .seconds(120))
     return 0
 }

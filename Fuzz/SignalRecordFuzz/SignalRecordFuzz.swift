@@ -100,11 +100,11 @@ public func signalRecordFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: 
 
     // The negotiator of the offer creator, started, takes the same records (and a session lookup).
     var n = try! CallNegotiator(roomID: room, myUserID: "_a", remoteUserID: "_b", zone: zone, seed: 1)
-    _ = n.handle(.startCall, now: now)
+    _ = n.outputs(after: .startCall, now: now)
     let session = records.first { $0.recordType == SignalRecordType.session }
-    _ = n.handle(.lookedUp(session.map { [.found($0)] } ?? []), now: now)
-    _ = n.handle(.recordsFetched(records, deleted: []), now: now)
-    _ = n.handle(.restart, now: now + .seconds(1))
-    _ = n.handle(.timer, now: now + .seconds(2))
+    _ = n.outputs(after: .lookedUp(session.map { [.found($0)] } ?? []), now: now)
+    _ = n.outputs(after: .recordsFetched(records, deleted: []), now: now)
+    _ = n.outputs(after: .restart, now: now + .seconds(1))
+    _ = n.outputs(after: .timer, now: now + .seconds(2))
     return 0
 }

@@ -1,7 +1,8 @@
 // The knobs of an ICE agent. Defaults suit loopback and the simulator: pacing Ta = 20 ms
-// (RFC 8445 §14.2: at least 5 ms, 50 ms by default there), initial RTO 100 ms,
-// 7 retransmissions.
+// (RFC 8445 §14.2: at least 5 ms, 50 ms by default there), checks with an initial RTO of 100 ms
+// and 7 retransmissions (STUN's one client transaction, RFC 8489 §6.2.1).
 
+import STUN
 import ZoneCore
 
 /// Everything an `ICEAgent` is created with.
@@ -20,9 +21,9 @@ public struct AgentConfiguration: Sendable {
     /// Ta: the interval between two ordinary or triggered checks (RFC 8445 §6.1.4.2, §14.2).
     public var pacing: Duration
     /// Retransmission of connectivity and consent checks.
-    public var checkTiming: TransactionTiming
+    public var checkTiming: STUNTransactionTiming
     /// Retransmission of Binding requests to STUN servers.
-    public var gatheringTiming: TransactionTiming
+    public var gatheringTiming: STUNTransactionTiming
     /// Consent freshness (RFC 7675).
     public var consent: ConsentConfiguration
     /// How many relayed candidates the caller will add (`ICEAgent.addLocalRelayedCandidate`) or
@@ -37,11 +38,19 @@ public struct AgentConfiguration: Sendable {
     /// bound; RFC 8445 §6.1.2.5 limits the checklist for the same reason (100 pairs there).
     public var maxRemoteCandidates = 100
 
+    /// Checks: 100 ms initial RTO doubling to 1.6 s, 8 sends, then Rm = 16 × RTO (1.6 s).
+    public static let defaultCheckTiming = STUNTransactionTiming(
+        initialRTO: .milliseconds(100), maxRTO: .milliseconds(1600), maxRetransmits: 7)
+    /// Binding requests to STUN servers: 250 ms initial RTO doubling to 1.6 s, 5 sends, then
+    /// Rm = 16 × RTO (4 s).
+    public static let defaultGatheringTiming = STUNTransactionTiming(
+        initialRTO: .milliseconds(250), maxRTO: .milliseconds(1600), maxRetransmits: 4)
+
     public init(
         hostAddresses: [Endpoint], stunServers: [Endpoint] = [], role: Role, credentials: Credentials,
         nomination: Nomination = .default, pacing: Duration = .milliseconds(20),
-        checkTiming: TransactionTiming = TransactionTiming(),
-        gatheringTiming: TransactionTiming = TransactionTiming(initialRTO: .milliseconds(250), maxRetransmits: 4),
+        checkTiming: STUNTransactionTiming = AgentConfiguration.defaultCheckTiming,
+        gatheringTiming: STUNTransactionTiming = AgentConfiguration.defaultGatheringTiming,
         consent: ConsentConfiguration = ConsentConfiguration(), expectedRelayedCandidates: Int = 0, seed: UInt64,
         tieBreaker: UInt64? = nil
     ) {

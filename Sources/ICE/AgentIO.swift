@@ -1,6 +1,7 @@
 // What goes into and comes out of the sans-I/O agent, in the shape of str0m's `Input` and
 // `Output`: the caller feeds datagrams and timer ticks with the current instant, and drains
-// transmits and events.
+// transmits and events. The one home of these types: the call's transport (ICE plus TURN
+// clients, in Peer) takes and gives the same ones.
 
 import ZoneCore
 
@@ -33,5 +34,11 @@ extension ICEAgent {
         case gatheringComplete
         /// Application data (not STUN) arrived from `from`.
         case data([UInt8], from: Endpoint)
+        /// A TURN server allocated `relayed` for us; it is now a local candidate. Reported by the
+        /// transport that runs the agent's TURN clients (`ICETransport`), never by the agent.
+        case relayAllocated(relayed: Endpoint, server: Endpoint)
+        /// A TURN allocation failed or was lost (`code` is the server's error code, 0 when no
+        /// usable answer came). Reported by the transport, never by the agent.
+        case relayFailed(server: Endpoint, code: Int, reason: String)
     }
 }

@@ -208,7 +208,7 @@ public struct ICEAgent {
             guard let instant else { return }
             if next == nil || instant < next! { next = instant }
         }
-        for transaction in transactions { consider(transaction.deadline) }
+        for check in transactions { consider(check.transaction.nextDeadline) }
         if remote != nil && checklist.hasPendingChecks { consider(nextCheckAt) }
         if role == .controlling, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
            checklist.pairs.contains(where: \.valid) {
@@ -241,10 +241,9 @@ public struct ICEAgent {
                 let id = STUNTransactionID.random(using: &random)
                 let request = STUNMessage(method: .binding, messageClass: .request, transactionID: id)
                 guard let bytes = try? request.encode(fingerprint: true) else { continue }
-                transactions.append(ConnectivityCheck(
+                start(ConnectivityCheck(
                     transactionID: id, purpose: .serverReflexive(server: server, base: base), bytes: bytes,
                     from: base, to: server, responseKey: nil, now: now, timing: configuration.gatheringTiming))
-                push(.transmit(bytes, from: base, to: server))
             }
         }
         completeGatheringIfDone()
@@ -279,17 +278,8 @@ public struct ICEAgent {
     private mutating func onTimer(now: Instant) {
         var i = 0
         while i < transactions.count {
-            switch transactions[i].onTimer(now: now) {
-            case .wait:
-                i += 1
-            case .retransmit:
-                let t = transactions[i]
-                push(.transmit(t.bytes, from: t.from, to: t.to))
-                i += 1
-            case .timedOut:
-                let t = transactions.remove(at: i)
-                transactionTimedOut(t)
-            }
+            transactions[i].transaction.handle(.timer, now: now)
+            if drainTransaction(at: i) { i += 1 } else { transactionTimedOut(transactions.remove(at: i)) }
         }
         if now >= nextCheckAt, remote != nil, let id = checklist.nextPairToCheck(role: role) {
             let useCandidate = role == .controlling && configuration.nomination.nominatesEveryCheck
@@ -339,20 +329,20 @@ public struct ICEAgent {
             checklist[pairID].state = .failed
             return
         }
-        transactions.append(ConnectivityCheck(
+        let check = ConnectivityCheck(
             transactionID: id,
             purpose: .check(pairID: pairID, generation: generation, useCandidate: useCandidate, roleWhenSent: role),
             bytes: bytes, from: pair.sendFrom, to: pair.sendTo, responseKey: remote.key, now: now,
-            timing: checkTiming()))
+            timing: checkTiming())
         if pair.state != .succeeded { checklist[pairID].state = .inProgress }
-        push(.transmit(bytes, from: pair.sendFrom, to: pair.sendTo))
+        start(check)
     }
 
     /// The retransmission timing of a connectivity check (RFC 8445 §14.3): RTO = MAX(floor,
     /// Ta × (number of waiting and in-progress pairs)), so that a long checklist does not
     /// retransmit faster than pacing lets new checks out. The floor is the configured initial RTO
     /// (RFC 8445 recommends 500 ms on the Internet; loopback and the simulator use less).
-    private func checkTiming() -> TransactionTiming {
+    private func checkTiming() -> STUNTransactionTiming {
         var timing = configuration.checkTiming
         let busy = checklist.pairs.count { $0.state == .waiting || $0.state == .inProgress }
         let paced = configuration.pacing * busy
@@ -372,10 +362,28 @@ public struct ICEAgent {
             priority: Priority.candidate(kind: .peerReflexive, localPreference: localPreference),
             role: role, tieBreaker: tieBreaker, useCandidate: false)
         guard let bytes = try? request.encode(key: remoteCredentials.key, fingerprint: true) else { return }
-        transactions.append(ConnectivityCheck(
+        start(ConnectivityCheck(
             transactionID: id, purpose: .consent, bytes: bytes, from: pair.sendFrom, to: pair.sendTo,
             responseKey: remoteCredentials.key, now: now, timing: configuration.checkTiming))
-        push(.transmit(bytes, from: pair.sendFrom, to: pair.sendTo))
+    }
+
+    /// Adds `check` to the transactions in flight and sends its request.
+    private mutating func start(_ check: ConnectivityCheck) {
+        transactions.append(check)
+        _ = drainTransaction(at: transactions.count - 1)
+    }
+
+    /// Passes on what the transaction at `index` wants sent; false once it has timed out.
+    private mutating func drainTransaction(at index: Int) -> Bool {
+        var alive = true
+        while let output = transactions[index].transaction.pollOutput() {
+            switch output {
+            case .transmit(let bytes):
+                push(.transmit(bytes, from: transactions[index].from, to: transactions[index].to))
+            case .timedOut: alive = false
+            }
+        }
+        return alive
     }
 
     // MARK: - Receiving
@@ -490,7 +498,7 @@ public struct ICEAgent {
             // RFC 8445 §7.3.1.4: cancel the check in flight (no more retransmissions, and no
             // failure if it goes unanswered, though a response still counts) and check again.
             for i in transactions.indices where transactions[i].isCheck(pairID: pairID, generation: generation) {
-                transactions[i].cancel()
+                transactions[i].transaction.handle(.cancel, now: now)
             }
             checklist.trigger(pairID)
         case .frozen, .waiting, .failed:
@@ -676,3 +684,6 @@ public struct ICEAgent {
         outputs.append(output)
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension ICEAgent: SansIOMachine {}

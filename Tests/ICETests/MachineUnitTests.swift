@@ -36,23 +36,26 @@ import ZoneCore
         var check = ConnectivityCheck(
             transactionID: STUNTransactionID(high: 1, low: 2), purpose: .consent, bytes: [], from: Harness.hostA,
             to: Harness.hostB, responseKey: nil, now: start,
-            timing: TransactionTiming(initialRTO: .milliseconds(100), maxRTO: .milliseconds(1600), maxRetransmits: 7))
+            timing: STUNTransactionTiming(initialRTO: .milliseconds(100), maxRTO: .milliseconds(1600),
+                                          maxRetransmits: 7))
+        #expect(check.transaction.drainOutputs() == [.transmit([])])  // the first send
         var sends: [Duration] = []
         var now = start
-        while true {
-            now = check.deadline
-            let action = check.onTimer(now: now)
-            if action == .timedOut { break }
-            #expect(action == .retransmit)
+        while let deadline = check.transaction.nextDeadline {
+            now = deadline
+            let outputs = check.transaction.outputs(after: .timer, now: now)
+            if outputs == [.timedOut] { break }
+            #expect(outputs == [.transmit([])])
             sends.append(now - start)
         }
         #expect(sends.map(\.milliseconds) == [100, 300, 700, 1500, 3100, 4700, 6300])
         #expect((now - start).milliseconds == 7900)
-        #expect(check.onTimer(now: now + .seconds(100)) == .timedOut)  // stays timed out
+        #expect(check.transaction.phase == .timedOut)  // stays timed out
         var fresh = ConnectivityCheck(
             transactionID: STUNTransactionID(high: 1, low: 3), purpose: .consent, bytes: [], from: Harness.hostA,
-            to: Harness.hostB, responseKey: nil, now: start, timing: TransactionTiming())
-        #expect(fresh.onTimer(now: start + .milliseconds(99)) == .wait)
+            to: Harness.hostB, responseKey: nil, now: start, timing: AgentConfiguration.defaultCheckTiming)
+        _ = fresh.transaction.drainOutputs()
+        #expect(fresh.transaction.outputs(after: .timer, now: start + .milliseconds(99)) == [])
     }
 
     @Test func consentTimeline() {

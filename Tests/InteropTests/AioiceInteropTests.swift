@@ -6,6 +6,7 @@
 import Foundation
 import TestSupport
 import ICE
+import STUN
 import Net
 import Peer
 import TURN
@@ -126,7 +127,7 @@ struct AioiceInteropTests {
             agent: AgentConfiguration(hostAddresses: [socket.localEndpoint], role: ourRole, credentials: credentials,
                                       seed: UInt64.random(in: 0...UInt64.max)),
             turnServers: turnServers, relayOnly: turn != nil,
-            turnTiming: TURNRequestTiming(initialRTO: .milliseconds(200))), now: clock.now())
+            turnTiming: STUNTransactionTiming(initialRTO: .milliseconds(200))), now: clock.now())
         var ourCandidates: [Candidate] = []
         var selected: CandidatePair?
         var weReceived: [String] = []

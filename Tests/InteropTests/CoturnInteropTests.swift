@@ -85,7 +85,7 @@ struct CoturnInteropTests {
             let socket = try UDPSocket(bind: Endpoint(address: .loopbackV4, port: 0))
             func configuration(seed: UInt64) -> TURNClientConfiguration {
                 TURNClientConfiguration(server: coturn.server, username: Coturn.user, password: Coturn.password,
-                                        timing: TURNRequestTiming(initialRTO: .milliseconds(200)), seed: seed)
+                                        timing: STUNTransactionTiming(initialRTO: .milliseconds(200)), seed: seed)
             }
             let driver = TURNClientDriver(socket: socket, configuration: configuration(seed: 1))
             let failure = { (what: String) in

@@ -5,6 +5,7 @@
 import Testing
 import ZoneCore
 @testable import Media
+import TestSupport
 
 /// Feeds an IVF reader in pieces and collects everything.
 func readIVF(_ pieces: [ArraySlice<UInt8>]) throws(MediaError) -> IVFFile {
@@ -106,8 +107,8 @@ struct IVFTests {
         #expect(try IVFReader.read(rewritten).frames == file.frames)
     }
 
-    @Test(arguments: Split.allCases)
-    func incrementalReadsGiveTheSameFrames(split: Split) throws {
+    @Test(arguments: InputSplit.allCases)
+    func incrementalReadsGiveTheSameFrames(split: InputSplit) throws {
         let bytes = try Fixture.bytes("vp8-320x240-60.ivf")
         let whole = try IVFReader.read(bytes)
         for seed in 1...3 as ClosedRange<UInt64> {
@@ -123,7 +124,7 @@ struct IVFTests {
         let bytes = IVFWriter.write(file)
         #expect(bytes.count == 40 + 12 + 3 + 12)
         #expect(try IVFReader.read(bytes) == file)
-        #expect(try readIVF(Split.byteAtATime.pieces(bytes)) == file)
+        #expect(try readIVF(InputSplit.byteAtATime.pieces(bytes)) == file)
     }
 
     @Test func malformedFilesNameTheOffset() throws {
@@ -170,8 +171,8 @@ struct AnnexBTests {
         #expect(rebuilt.map(\.nalUnits) == units.map(\.nalUnits))
     }
 
-    @Test(arguments: Split.allCases)
-    func incrementalReadsGiveTheSameAccessUnits(split: Split) throws {
+    @Test(arguments: InputSplit.allCases)
+    func incrementalReadsGiveTheSameAccessUnits(split: InputSplit) throws {
         let bytes = try Fixture.bytes("h264-320x240-60.h264")
         let whole = try AnnexBReader.read(bytes)
         for seed in 1...3 as ClosedRange<UInt64> {
@@ -188,7 +189,7 @@ struct AnnexBTests {
         let units = try AnnexBReader.read(stream)
         #expect(units.map { $0.nalUnits.map(\.bytes) } == [[sps, pps, idr1, idr2], [p]])
         #expect(units[1].bytes == [0, 0, 0, 1] + p + [0, 0])
-        for split in Split.allCases {
+        for split in InputSplit.allCases {
             #expect(try readAnnexB(split.pieces(stream)) == units)
         }
     }
@@ -215,7 +216,7 @@ struct Y4MTests {
         #expect(file.frames.count == 5)
         #expect(file.frames.map { md5Hex($0.bytes) } == expected.map(\.md5))
         #expect(Y4MWriter.write(file) == bytes)
-        for split in Split.allCases {
+        for split in InputSplit.allCases {
             #expect(try readY4M(split.pieces(bytes)) == file)
         }
     }

@@ -5,6 +5,7 @@
 import Testing
 import ZoneCore
 @testable import Media
+import TestSupport
 
 /// Applies one to four random edits: flips, boundary values, insertions, deletions, truncation.
 func mutate(_ input: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
@@ -58,7 +59,7 @@ struct FuzzTests {
         let result = fuzz(samples, count: 4000, seed: 1) { bytes in
             _ = try IVFReader.read(bytes, maxFrameSize: 1 << 20)
             var random = SeededRandom(seed: UInt64(bytes.count))
-            _ = try readIVF(Split.random.pieces(bytes, seed: random.next()))
+            _ = try readIVF(InputSplit.random.pieces(bytes, seed: random.next()))
         }
         #expect(result.ok > 0 && result.failed > 0)
     }
@@ -68,7 +69,7 @@ struct FuzzTests {
         let samples = [Array(file.prefix(8000)), Array(file.prefix(700))]
         let result = fuzz(samples, count: 4000, seed: 2) { bytes in
             let whole = try AnnexBReader.read(bytes)
-            #expect(try readAnnexB(Split.random.pieces(bytes, seed: 5)) == whole)
+            #expect(try readAnnexB(InputSplit.random.pieces(bytes, seed: 5)) == whole)
         }
         #expect(result.ok > 0 && result.failed > 0)
     }
@@ -138,7 +139,7 @@ struct ExtraFuzzTests {
         let file = try Fixture.bytes("testsrc-32x24-5.y4m")
         let result = fuzz([Array(file.prefix(2500))], count: 2000, seed: 8) { bytes in
             let whole = try Y4MReader.read(bytes)
-            #expect(try readY4M(Split.random.pieces(bytes, seed: 9)) == whole)
+            #expect(try readY4M(InputSplit.random.pieces(bytes, seed: 9)) == whole)
         }
         #expect(result.ok > 0 && result.failed > 0)
     }

@@ -1,5 +1,6 @@
 // Helpers shared by the Media tests: fixtures located from this file's path, MD5 hex, ffmpeg's
-// framemd5 listings, and the whole / byte-at-a-time / random-split feeding of readers.
+// framemd5 listings. Readers are fed whole / a byte at a time / at random splits with the
+// TestSupport's `InputSplit`, the one split check of all the tests.
 
 import Foundation
 import ZoneCore
@@ -27,26 +28,4 @@ enum Fixture {
 
 func md5Hex(_ bytes: [UInt8]) -> String {
     MD5.hash(bytes).map { String(format: "%02x", $0) }.joined()
-}
-
-/// Splits `bytes` into pieces: whole, one byte each, or at seeded random points.
-enum Split: CaseIterable, Sendable {
-    case whole, byteAtATime, random
-
-    func pieces(_ bytes: [UInt8], seed: UInt64 = 7) -> [ArraySlice<UInt8>] {
-        switch self {
-        case .whole: return [bytes[...]]
-        case .byteAtATime: return bytes.indices.map { bytes[$0...$0] }
-        case .random:
-            var rng = SeededRandom(seed: seed)
-            var out: [ArraySlice<UInt8>] = []
-            var i = 0
-            while i < bytes.count {
-                let n = min(bytes.count - i, Int(rng.next() % 700) + (rng.chance(0.3) ? 0 : 1))
-                out.append(bytes[i..<i + n])
-                i += n
-            }
-            return out
-        }
-    }
 }

@@ -1,6 +1,6 @@
-// Helpers shared by the STUN tests: hex, error-kind expectations, and the decoder verifier that
-// feeds every decoder its input whole, a byte at a time and split at seeded random points
-// (after swift-nio's ByteToMessageDecoderVerifier).
+// Helpers shared by the STUN tests: hex, error-kind expectations, and the datagram decoder check
+// (every prefix truncated, no piece decoding to the whole). Stream decoders use the TestSupport's
+// `InputSplit`, the one split check of all the tests.
 
 import Testing
 import ZoneCore
@@ -68,23 +68,6 @@ func verifyDatagramDecoder<T: Equatable>(
         let suffixResult = try? decode(suffix)
         #expect(suffixResult != expected, "suffix after \(cut) decoded to the whole", sourceLocation: sourceLocation)
     }
-}
-
-/// Splits `input` into chunks: whole, a byte at a time, and at seeded random points.
-func chunkings(of input: [UInt8], seed: UInt64 = 0xC0FFEE, randomRuns: Int = 32) -> [[[UInt8]]] {
-    var result: [[[UInt8]]] = [[input], input.map { [$0] }]
-    var random = SeededRandom(seed: seed)
-    for _ in 0..<randomRuns {
-        var chunks: [[UInt8]] = []
-        var start = 0
-        while start < input.count {
-            let length = Int.random(in: 1...max(1, min(input.count - start, 40)), using: &random)
-            chunks.append(Array(input[start..<(start + length)]))
-            start += length
-        }
-        result.append(chunks)
-    }
-    return result
 }
 
 /// The RFC 5769 transaction ID of §2.1–2.3.

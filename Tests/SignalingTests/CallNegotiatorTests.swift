@@ -19,9 +19,9 @@ struct CallNegotiatorTests {
         var n = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone,
                                     epochClock: clock, configuration: configuration, seed: 1)
         let now = now ?? t0
-        #expect(n.handle(.startCall, now: now) == [.lookup([RecordID(recordName: n.names.session, zoneID: zone)]),
-                                                    .report(.preparing)])
-        let actions = n.handle(.lookedUp([.failed(RecordID(recordName: n.names.session, zoneID: zone),
+        #expect(n.outputs(after: .startCall, now: now)
+                == [.lookup([RecordID(recordName: n.names.session, zoneID: zone)]), .report(.preparing)])
+        let actions = n.outputs(after: .lookedUp([.failed(RecordID(recordName: n.names.session, zoneID: zone),
                                                   StoreError(.unknownItem, "none"))]), now: now)
         let modify = actions.compactMap { a -> ([Record], Bool, SavePolicy)? in
             guard case .modify(let saves, _, let policy, let atomic) = a else { return nil }
@@ -60,7 +60,7 @@ struct CallNegotiatorTests {
         var (n, saves, _, _) = offering()
         let mine = n.activeEpoch!
         let server = session(n, epoch: CallEpoch(milliseconds: mine.milliseconds - 5), tag: "t9")
-        let actions = n.handle(.modified(conflict(n, saves, server: server)), now: t0)
+        let actions = n.outputs(after: .modified(conflict(n, saves, server: server)), now: t0)
         #expect(n.counters.sessionConflicts == 1)
         guard case .modify(let retry, _, .ifServerRecordUnchanged, true)? = actions.first else {
             Issue.record("no retry: \(actions)")
@@ -75,19 +75,20 @@ struct CallNegotiatorTests {
         var (n, saves, _, _) = offering()
         let mine = n.activeEpoch!
         let higher = CallEpoch(milliseconds: mine.milliseconds + 5)
-        let actions = n.handle(.modified(conflict(n, saves, server: session(n, epoch: higher, tag: "t9"))), now: t0)
+        let actions = n.outputs(after: .modified(conflict(n, saves, server: session(n, epoch: higher, tag: "t9"))),
+                                now: t0)
         #expect(actions == [.fetchNow, .report(.waitingForOffer)])
         #expect(n.counters.epochsAbandoned == 1 && n.inbox.floor == higher && n.epochClock.last == higher)
         // Candidates gathered for the lost epoch are not sent.
-        #expect(n.handle(.ice(.localCandidates(epoch: mine, [SignalFixtures.candidate(octet: 1, ufrag: "x")])),
+        #expect(n.outputs(after: .ice(.localCandidates(epoch: mine, [SignalFixtures.candidate(octet: 1, ufrag: "x")])),
                          now: t0) == [])
         #expect(n.counters.localCandidatesDropped == 1)
     }
 
     @Test func theSameEpochOnTheServerNeedsNoWrite() {
         var (n, saves, _, _) = offering()
-        let actions = n.handle(.modified(conflict(n, saves, server: session(n, epoch: n.activeEpoch!, tag: "t9"))),
-                               now: t0)
+        let server = session(n, epoch: n.activeEpoch!, tag: "t9")
+        let actions = n.outputs(after: .modified(conflict(n, saves, server: server)), now: t0)
         #expect(actions == [] && !n.negotiation.makingOffer)
     }
 
@@ -97,7 +98,7 @@ struct CallNegotiatorTests {
         var rounds = 0
         while rounds < 10 {
             let server = session(n, epoch: CallEpoch(milliseconds: mine.milliseconds - 1), tag: "t\(rounds)")
-            let actions = n.handle(.modified(conflict(n, saves, server: server)), now: t0)
+            let actions = n.outputs(after: .modified(conflict(n, saves, server: server)), now: t0)
             guard case .modify(let again, _, _, _)? = actions.first else { break }
             saves = again
             rounds += 1
@@ -110,10 +111,10 @@ struct CallNegotiatorTests {
         let request = CallNegotiator.Action.modify(saves: saves, deletes: [], policy: .ifServerRecordUnchanged,
                                                    atomic: true)
         let limited = StoreError(.requestRateLimited, "slow", retryAfter: 3)
-        #expect(n.handle(.requestFailed(request, limited), now: t0) == [])
-        #expect(n.nextWake == t0 + .seconds(3))
-        #expect(n.handle(.timer, now: t0 + .seconds(2)) == [])
-        #expect(n.handle(.timer, now: t0 + .seconds(3)) == [request])
+        #expect(n.outputs(after: .requestFailed(request, limited), now: t0) == [])
+        #expect(n.nextDeadline == t0 + .seconds(3))
+        #expect(n.outputs(after: .timer, now: t0 + .seconds(2)) == [])
+        #expect(n.outputs(after: .timer, now: t0 + .seconds(3)) == [request])
         #expect(n.counters.saveRetries == 1)
     }
 
@@ -127,12 +128,12 @@ struct CallNegotiatorTests {
     @Test func epochsIncreaseWhenTheClockStepsBack() {
         var (n, _, _, _) = offering()
         let first = n.activeEpoch!
-        _ = n.handle(.restart, now: t0 - .seconds(3600))
+        _ = n.outputs(after: .restart, now: t0 - .seconds(3600))
         #expect(n.activeEpoch! > first && n.counters.epochsStarted == 2)
         // A device that forgot its clock still starts above the session record's epoch.
         var fresh = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone, seed: 2)
-        _ = fresh.handle(.startCall, now: t0 - .seconds(7200))
-        _ = fresh.handle(.lookedUp([.found(session(fresh, epoch: first, tag: "t1"))]), now: t0 - .seconds(7200))
+        _ = fresh.outputs(after: .startCall, now: t0 - .seconds(7200))
+        _ = fresh.outputs(after: .lookedUp([.found(session(fresh, epoch: first, tag: "t1"))]), now: t0 - .seconds(7200))
         #expect(fresh.activeEpoch! > first)
     }
 
@@ -141,9 +142,9 @@ struct CallNegotiatorTests {
         let (a, saves, _, _) = offering()
         var offer = saves[0]
         offer.recordChangeTag = "1"
-        #expect(b.handle(.recordsFetched([offer], deleted: []), now: t0) == [])
-        _ = b.handle(.startCall, now: t0)
-        let actions = b.handle(.lookedUp([]), now: t0)
+        #expect(b.outputs(after: .recordsFetched([offer], deleted: []), now: t0) == [])
+        _ = b.outputs(after: .startCall, now: t0)
+        let actions = b.outputs(after: .lookedUp([]), now: t0)
         #expect(actions.contains(.ice(.restartICE(epoch: a.activeEpoch!, credentials: b.credentialsForTest))))
         #expect(b.state == .connecting(a.activeEpoch!))
     }
@@ -157,15 +158,15 @@ struct CallNegotiatorTests {
         offer.recordChangeTag = "1"
         let later = t0 + .seconds(60)
         var b = try! CallNegotiator(roomID: room, myUserID: "_b0b", remoteUserID: "_a11ce", zone: zone, seed: 3)
-        _ = b.handle(.startCall, now: later)
+        _ = b.outputs(after: .startCall, now: later)
         let answerID = RecordID(recordName: b.names.envelope(epoch: old, type: .answer), zoneID: zone)
-        #expect(b.handle(.lookedUp([.found(session(b, epoch: old, tag: "t1"))]), now: later)
+        #expect(b.outputs(after: .lookedUp([.found(session(b, epoch: old, tag: "t1"))]), now: later)
                     .contains(.lookup([answerID])))
         #expect(b.state == .preparing)
-        _ = b.handle(.lookedUp([.found(Record(recordType: SignalRecordType.envelope, id: answerID))]), now: later)
+        _ = b.outputs(after: .lookedUp([.found(Record(recordType: SignalRecordType.envelope, id: answerID))]), now: later)
         #expect(b.state == .waitingForOffer)
         #expect(b.inbox.floor == CallEpoch(milliseconds: old.milliseconds + 1))
-        let actions = b.handle(.recordsFetched([offer], deleted: []), now: later)
+        let actions = b.outputs(after: .recordsFetched([offer], deleted: []), now: later)
         #expect(!actions.contains { if case .ice = $0 { true } else { false } }, "the old offer is not answered")
         #expect(b.inbox.counters.staleDrops == 1 && b.counters.resets == 0)
     }
@@ -176,12 +177,12 @@ struct CallNegotiatorTests {
         var offer = saves[0]
         offer.recordChangeTag = "1"
         var b = try! CallNegotiator(roomID: room, myUserID: "_b0b", remoteUserID: "_a11ce", zone: zone, seed: 3)
-        _ = b.handle(.startCall, now: t0)
-        _ = b.handle(.lookedUp([.found(session(b, epoch: a.activeEpoch!, tag: "t1"))]), now: t0)
+        _ = b.outputs(after: .startCall, now: t0)
+        _ = b.outputs(after: .lookedUp([.found(session(b, epoch: a.activeEpoch!, tag: "t1"))]), now: t0)
         let answerID = RecordID(recordName: b.names.envelope(epoch: a.activeEpoch!, type: .answer), zoneID: zone)
-        _ = b.handle(.lookedUp([.failed(answerID, StoreError(.unknownItem, "none"))]), now: t0)
+        _ = b.outputs(after: .lookedUp([.failed(answerID, StoreError(.unknownItem, "none"))]), now: t0)
         #expect(b.inbox.floor == a.activeEpoch)
-        let actions = b.handle(.recordsFetched([offer], deleted: []), now: t0)
+        let actions = b.outputs(after: .recordsFetched([offer], deleted: []), now: t0)
         #expect(actions.contains(.ice(.restartICE(epoch: a.activeEpoch!, credentials: b.credentialsForTest))))
         #expect(b.state == .connecting(a.activeEpoch!))
     }

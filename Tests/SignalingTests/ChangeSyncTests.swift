@@ -51,165 +51,169 @@ struct ChangeSyncTests {
     @Test func pushFetchesDatabaseThenZoneChangesWithStoredTokens() {
         var mint = TokenMint()
         var s = sync(.push)
-        #expect(s.handle(.start, now: t0) == [.fetchZoneChanges(since: nil)])  // catch-up
+        #expect(s.outputs(after: .start, now: t0) == [.fetchZoneChanges(since: nil)])  // catch-up
         let first = mint.zoneChanges(records: 2)
-        #expect(s.handle(.zoneChanges(first), now: t0) == [.deliver(first)])
-        #expect(s.nextWake == nil)  // push alone never polls
-        #expect(s.handle(.notification(note()), now: t0) == [.fetchDatabaseChanges(since: nil)])
+        #expect(s.outputs(after: .zoneChanges(first), now: t0) == [.deliver(first)])
+        #expect(s.nextDeadline == nil)  // push alone never polls
+        #expect(s.outputs(after: .notification(note()), now: t0) == [.fetchDatabaseChanges(since: nil)])
         let db = mint.databaseChanges()
-        #expect(s.handle(.databaseChanges(db), now: t0) == [.fetchZoneChanges(since: first.syncToken)])
+        #expect(s.outputs(after: .databaseChanges(db), now: t0) == [.fetchZoneChanges(since: first.syncToken)])
         #expect(s.databaseToken == db.syncToken)
         let second = mint.zoneChanges(records: 1)
-        #expect(s.handle(.zoneChanges(second), now: t0) == [.deliver(second)])
+        #expect(s.outputs(after: .zoneChanges(second), now: t0) == [.deliver(second)])
         #expect(s.zoneToken == second.syncToken)
         // A change elsewhere in the database: no zone fetch.
-        _ = s.handle(.notification(note()), now: t0)
-        #expect(s.handle(.databaseChanges(mint.databaseChanges(zones: [])), now: t0) == [])
+        _ = s.outputs(after: .notification(note()), now: t0)
+        #expect(s.outputs(after: .databaseChanges(mint.databaseChanges(zones: [])), now: t0) == [])
         // A zone hint goes straight to the zone; another database's notification is not ours.
-        #expect(s.handle(.notification(note(zone: zone)), now: t0) == [.fetchZoneChanges(since: second.syncToken)])
-        _ = s.handle(.zoneChanges(mint.zoneChanges()), now: t0)
-        #expect(s.handle(.notification(note(scope: .shared)), now: t0) == [])
+        #expect(s.outputs(after: .notification(note(zone: zone)), now: t0)
+                == [.fetchZoneChanges(since: second.syncToken)])
+        _ = s.outputs(after: .zoneChanges(mint.zoneChanges()), now: t0)
+        #expect(s.outputs(after: .notification(note(scope: .shared)), now: t0) == [])
         #expect(s.counters.notifications == 4 && s.counters.requests == 5)
     }
 
     @Test func triggersDuringAFetchAreCoalescedIntoOneFollowUp() {
         var mint = TokenMint()
         var s = sync(.push)
-        _ = s.handle(.start, now: t0)
-        #expect(s.handle(.notification(note(zone: zone)), now: t0) == [])
-        #expect(s.handle(.notification(note(zone: zone)), now: t0) == [])
+        _ = s.outputs(after: .start, now: t0)
+        #expect(s.outputs(after: .notification(note(zone: zone)), now: t0) == [])
+        #expect(s.outputs(after: .notification(note(zone: zone)), now: t0) == [])
         let page = mint.zoneChanges()
-        #expect(s.handle(.zoneChanges(page), now: t0) == [.deliver(page), .fetchZoneChanges(since: page.syncToken)])
-        #expect(s.handle(.zoneChanges(page), now: t0) == [.deliver(page)])
+        #expect(s.outputs(after: .zoneChanges(page), now: t0)
+                == [.deliver(page), .fetchZoneChanges(since: page.syncToken)])
+        #expect(s.outputs(after: .zoneChanges(page), now: t0) == [.deliver(page)])
     }
 
     @Test func moreComingIsFollowed() {
         var mint = TokenMint()
         var s = sync(.pollToken)
-        _ = s.handle(.start, now: t0)
+        _ = s.outputs(after: .start, now: t0)
         let page = mint.zoneChanges(records: 1, moreComing: true)
-        #expect(s.handle(.zoneChanges(page), now: t0) == [.deliver(page), .fetchZoneChanges(since: page.syncToken)])
+        #expect(s.outputs(after: .zoneChanges(page), now: t0)
+                == [.deliver(page), .fetchZoneChanges(since: page.syncToken)])
     }
 
     @Test func tokenPollEveryTwoSeconds() {
         var mint = TokenMint()
         var s = sync(.pollToken)
-        _ = s.handle(.start, now: t0)
+        _ = s.outputs(after: .start, now: t0)
         let page = mint.zoneChanges()
-        _ = s.handle(.zoneChanges(page), now: t0)
-        #expect(s.nextWake == t0 + .seconds(2))
-        #expect(s.handle(.timer, now: t0 + .seconds(1)) == [])
-        #expect(s.handle(.timer, now: t0 + .seconds(2)) == [.fetchZoneChanges(since: page.syncToken)])
+        _ = s.outputs(after: .zoneChanges(page), now: t0)
+        #expect(s.nextDeadline == t0 + .seconds(2))
+        #expect(s.outputs(after: .timer, now: t0 + .seconds(1)) == [])
+        #expect(s.outputs(after: .timer, now: t0 + .seconds(2)) == [.fetchZoneChanges(since: page.syncToken)])
     }
 
     @Test func fullScanNeverKeepsATokenAndFollowsItsPages() {
         var mint = TokenMint()
         var s = sync(.pollFullScan)
-        #expect(s.handle(.start, now: t0) == [.fetchZoneChanges(since: nil)])
+        #expect(s.outputs(after: .start, now: t0) == [.fetchZoneChanges(since: nil)])
         let page = mint.zoneChanges(records: 1, moreComing: true)
-        #expect(s.handle(.zoneChanges(page), now: t0) == [.deliver(page), .fetchZoneChanges(since: page.syncToken)])
+        #expect(s.outputs(after: .zoneChanges(page), now: t0)
+                == [.deliver(page), .fetchZoneChanges(since: page.syncToken)])
         let last = mint.zoneChanges()
-        #expect(s.handle(.zoneChanges(last), now: t0) == [.deliver(last)])
+        #expect(s.outputs(after: .zoneChanges(last), now: t0) == [.deliver(last)])
         #expect(s.zoneToken == nil)
-        #expect(s.handle(.timer, now: t0 + .seconds(2)) == [.fetchZoneChanges(since: nil)])
+        #expect(s.outputs(after: .timer, now: t0 + .seconds(2)) == [.fetchZoneChanges(since: nil)])
         #expect(s.counters.fullScans == 2)
     }
 
     @Test func hybridPollsFastOnlyWhileNegotiating() {
         var s = sync(.hybrid)
-        _ = s.handle(.start, now: t0)
+        _ = s.outputs(after: .start, now: t0)
         var mint = TokenMint()
-        _ = s.handle(.zoneChanges(mint.zoneChanges()), now: t0)
-        #expect(s.nextWake == t0 + .seconds(30))
-        _ = s.handle(.negotiating(true), now: t0)
-        #expect(s.nextWake == t0 + .seconds(2))
-        _ = s.handle(.negotiating(false), now: t0 + .seconds(1))
-        #expect(s.nextWake == t0 + .seconds(2))  // the poll due keeps its time, then slows down
-        _ = s.handle(.timer, now: t0 + .seconds(2))
-        _ = s.handle(.zoneChanges(mint.zoneChanges()), now: t0 + .seconds(2))
-        #expect(s.nextWake == t0 + .seconds(32))
+        _ = s.outputs(after: .zoneChanges(mint.zoneChanges()), now: t0)
+        #expect(s.nextDeadline == t0 + .seconds(30))
+        _ = s.outputs(after: .negotiating(true), now: t0)
+        #expect(s.nextDeadline == t0 + .seconds(2))
+        _ = s.outputs(after: .negotiating(false), now: t0 + .seconds(1))
+        #expect(s.nextDeadline == t0 + .seconds(2))  // the poll due keeps its time, then slows down
+        _ = s.outputs(after: .timer, now: t0 + .seconds(2))
+        _ = s.outputs(after: .zoneChanges(mint.zoneChanges()), now: t0 + .seconds(2))
+        #expect(s.nextDeadline == t0 + .seconds(32))
     }
 
     @Test func pathsThatPollOnlyWhileNegotiatingStopWhenConnected() {
         var s = sync(.pollFullScan, only: true)
-        _ = s.handle(.start, now: t0)
+        _ = s.outputs(after: .start, now: t0)
         var mint = TokenMint()
-        _ = s.handle(.zoneChanges(mint.zoneChanges()), now: t0)
-        #expect(s.nextWake == nil)
-        _ = s.handle(.negotiating(true), now: t0)
-        #expect(s.nextWake == t0 + .seconds(2))
-        _ = s.handle(.negotiating(false), now: t0)
-        #expect(s.nextWake == nil)
+        _ = s.outputs(after: .zoneChanges(mint.zoneChanges()), now: t0)
+        #expect(s.nextDeadline == nil)
+        _ = s.outputs(after: .negotiating(true), now: t0)
+        #expect(s.nextDeadline == t0 + .seconds(2))
+        _ = s.outputs(after: .negotiating(false), now: t0)
+        #expect(s.nextDeadline == nil)
     }
 
     @Test func anExpiredTokenIsDroppedOnce() {
         var mint = TokenMint()
         var s = sync(.pollToken)
-        _ = s.handle(.start, now: t0)
+        _ = s.outputs(after: .start, now: t0)
         let page = mint.zoneChanges()
-        _ = s.handle(.zoneChanges(page), now: t0)
-        #expect(s.handle(.fetchNow, now: t0) == [.fetchZoneChanges(since: page.syncToken)])
+        _ = s.outputs(after: .zoneChanges(page), now: t0)
+        #expect(s.outputs(after: .fetchNow, now: t0) == [.fetchZoneChanges(since: page.syncToken)])
         let expired = StoreError(.changeTokenExpired, "old")
-        #expect(s.handle(.failed(expired), now: t0) == [.fetchZoneChanges(since: nil)])
+        #expect(s.outputs(after: .failed(expired), now: t0) == [.fetchZoneChanges(since: nil)])
         #expect(s.zoneToken == nil && s.counters.tokenResets == 1)
         // The database token too.
         var p = sync(.push)
-        _ = p.handle(.start, now: t0)
-        _ = p.handle(.zoneChanges(page), now: t0)
-        _ = p.handle(.notification(note()), now: t0)
+        _ = p.outputs(after: .start, now: t0)
+        _ = p.outputs(after: .zoneChanges(page), now: t0)
+        _ = p.outputs(after: .notification(note()), now: t0)
         let db = mint.databaseChanges(zones: [])
-        _ = p.handle(.databaseChanges(db), now: t0)
-        #expect(p.handle(.notification(note()), now: t0) == [.fetchDatabaseChanges(since: db.syncToken)])
-        #expect(p.handle(.failed(expired), now: t0) == [.fetchDatabaseChanges(since: nil)])
+        _ = p.outputs(after: .databaseChanges(db), now: t0)
+        #expect(p.outputs(after: .notification(note()), now: t0) == [.fetchDatabaseChanges(since: db.syncToken)])
+        #expect(p.outputs(after: .failed(expired), now: t0) == [.fetchDatabaseChanges(since: nil)])
     }
 
     @Test func rateLimitingWaitsRetryAfterThenRetries() {
         var s = sync(.pollToken)
-        _ = s.handle(.start, now: t0)
+        _ = s.outputs(after: .start, now: t0)
         let limited = StoreError(.requestRateLimited, "slow down", retryAfter: 20)
-        #expect(s.handle(.failed(limited), now: t0) == [])
-        #expect(s.nextWake == t0 + .seconds(20) && s.counters.throttled == 1)
-        #expect(s.handle(.timer, now: t0 + .seconds(19)) == [])
-        #expect(s.handle(.fetchNow, now: t0 + .seconds(19)) == [])  // still waiting
-        #expect(s.handle(.timer, now: t0 + .seconds(20)) == [.fetchZoneChanges(since: nil)])
+        #expect(s.outputs(after: .failed(limited), now: t0) == [])
+        #expect(s.nextDeadline == t0 + .seconds(20) && s.counters.throttled == 1)
+        #expect(s.outputs(after: .timer, now: t0 + .seconds(19)) == [])
+        #expect(s.outputs(after: .fetchNow, now: t0 + .seconds(19)) == [])  // still waiting
+        #expect(s.outputs(after: .timer, now: t0 + .seconds(20)) == [.fetchZoneChanges(since: nil)])
     }
 
     @Test func zoneBusyBacksOffExponentially() {
         var s = sync(.pollToken)
-        _ = s.handle(.start, now: t0)
+        _ = s.outputs(after: .start, now: t0)
         let busy = StoreError(.zoneBusy, "busy")
         var now = t0
         var waits: [Duration] = []
         for _ in 0..<8 {
-            _ = s.handle(.failed(busy), now: now)
-            let wake = s.nextWake!
+            _ = s.outputs(after: .failed(busy), now: now)
+            let wake = s.nextDeadline!
             waits.append(wake - now)
             now = wake
-            #expect(s.handle(.timer, now: now) == [.fetchZoneChanges(since: nil)])
+            #expect(s.outputs(after: .timer, now: now) == [.fetchZoneChanges(since: nil)])
         }
         #expect(waits == [1, 2, 4, 8, 16, 32, 60, 60].map { Duration.seconds($0) })
         var mint = TokenMint()
-        _ = s.handle(.zoneChanges(mint.zoneChanges()), now: now)
-        _ = s.handle(.fetchNow, now: now)
-        _ = s.handle(.failed(busy), now: now)
-        #expect(s.nextWake == now + .seconds(1))  // success resets the backoff
+        _ = s.outputs(after: .zoneChanges(mint.zoneChanges()), now: now)
+        _ = s.outputs(after: .fetchNow, now: now)
+        _ = s.outputs(after: .failed(busy), now: now)
+        #expect(s.nextDeadline == now + .seconds(1))  // success resets the backoff
     }
 
     @Test func aDeletedZoneStopsThePath() {
         var mint = TokenMint()
         var s = sync(.hybrid)
-        _ = s.handle(.start, now: t0)
-        _ = s.handle(.zoneChanges(mint.zoneChanges()), now: t0)
-        _ = s.handle(.notification(note()), now: t0)
-        let gone = s.handle(.databaseChanges(mint.databaseChanges(zones: [], deleted: [zone])), now: t0)
+        _ = s.outputs(after: .start, now: t0)
+        _ = s.outputs(after: .zoneChanges(mint.zoneChanges()), now: t0)
+        _ = s.outputs(after: .notification(note()), now: t0)
+        let gone = s.outputs(after: .databaseChanges(mint.databaseChanges(zones: [], deleted: [zone])), now: t0)
         guard case .zoneUnavailable(let error)? = gone.first else {
             Issue.record("no zoneUnavailable: \(gone)")
             return
         }
         #expect(error.code == .zoneNotFound)
-        #expect(s.handle(.timer, now: t0 + .seconds(60)) == [] && s.nextWake == nil)
+        #expect(s.outputs(after: .timer, now: t0 + .seconds(60)) == [] && s.nextDeadline == nil)
         var lost = sync(.pollToken)
-        _ = lost.handle(.start, now: t0)
-        #expect(lost.handle(.failed(StoreError(.permissionFailure, "removed")), now: t0).count == 1)
+        _ = lost.outputs(after: .start, now: t0)
+        #expect(lost.outputs(after: .failed(StoreError(.permissionFailure, "removed")), now: t0).count == 1)
     }
 }

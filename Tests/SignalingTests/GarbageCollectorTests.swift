@@ -49,7 +49,7 @@ struct GarbageCollectorTests {
     @Test func sweepsRunWhenDueAndNeverTwiceForOneRecord() {
         var gc = collector()
         gc.start(now: t0)
-        #expect(gc.nextWake == t0 + .seconds(60))
+        #expect(gc.nextDeadline == t0 + .seconds(60))
         #expect(gc.sweep(now: t0, activeEpoch: nil, connectedEpoch: nil).isEmpty)  // not due yet
         let first = names(gc.sweep(now: t0 + .seconds(60), activeEpoch: nil, connectedEpoch: nil))
         #expect(first.count == 3 && gc.isDeleting("theirs-expired"))

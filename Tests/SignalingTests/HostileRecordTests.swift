@@ -124,8 +124,8 @@ struct HostileRecordTests {
     /// reports it, starts its own epoch from its clock, and saves over the hostile version's tag.
     @Test func aSessionWithTheLargestEpochDoesNotPinTheNextEpoch() {
         var n = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone, seed: 1)
-        _ = n.handle(.startCall, now: t0)
-        let actions = n.handle(.lookedUp([.found(session(epoch: .max, tag: "evil"))]), now: t0)
+        _ = n.outputs(after: .startCall, now: t0)
+        let actions = n.outputs(after: .lookedUp([.found(session(epoch: .max, tag: "evil"))]), now: t0)
         #expect(actions.contains {
             if case .rejected(.record(let e)) = $0 { e.kind == .epochTooFarAhead } else { false }
         })
@@ -141,8 +141,8 @@ struct HostileRecordTests {
     /// The same record met as the server's version in a conflict: reported and saved over.
     @Test func aConflictWithTheLargestEpochIsSavedOver() {
         var n = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone, seed: 1)
-        _ = n.handle(.startCall, now: t0)
-        let first = n.handle(.lookedUp([]), now: t0)
+        _ = n.outputs(after: .startCall, now: t0)
+        let first = n.outputs(after: .lookedUp([]), now: t0)
         let saves = first.compactMap { a -> [Record]? in
             if case .modify(let saves, _, _, _) = a { saves } else { nil }
         }.flatMap { $0 }
@@ -152,7 +152,7 @@ struct HostileRecordTests {
                 ? .failed(record.id, StoreError(.serverRecordChanged, "changed", serverRecord: server))
                 : .failed(record.id, StoreError(.batchRequestFailed, "atomic"))
         })
-        let actions = n.handle(.modified(result), now: t0)
+        let actions = n.outputs(after: .modified(result), now: t0)
         #expect(actions.contains { if case .rejected = $0 { true } else { false } })
         #expect(n.activeEpoch == CallEpoch(milliseconds: epoch) && n.epochClock.last == CallEpoch(milliseconds: epoch))
         let retried = actions.compactMap { a -> [Record]? in
@@ -164,11 +164,11 @@ struct HostileRecordTests {
     /// Through the negotiator, every dropped record becomes a `.rejected` action (the peer logs it).
     @Test func theNegotiatorReportsEveryDroppedRecord() throws {
         var n = try! CallNegotiator(roomID: room, myUserID: "_b0b", remoteUserID: "_a11ce", zone: zone, seed: 1)
-        _ = n.handle(.startCall, now: t0)
-        _ = n.handle(.lookedUp([]), now: t0)
+        _ = n.outputs(after: .startCall, now: t0)
+        _ = n.outputs(after: .lookedUp([]), now: t0)
         let hostile = [try offer(name: "SE_a", epoch: .int64(.max)), try offer(name: "SE_b", epoch: .int64(-5)),
                        chunk(seq: .int64(-1), epoch: epoch, name: "IC_c")]
-        let actions = n.handle(.recordsFetched(hostile, deleted: []), now: t0)
+        let actions = n.outputs(after: .recordsFetched(hostile, deleted: []), now: t0)
         let names = actions.compactMap { a -> String? in
             if case .rejected(.record(let e)) = a { e.recordName } else { nil }
         }

@@ -29,7 +29,7 @@ import ZoneCore
         #expect(FaultWindow.parse("5s+3s") == FaultWindow(start: .seconds(5), end: .seconds(8)))
         #expect(FaultWindow.parse("20s-2s") == nil)
         let link = try LinkProfile.parse("latency=40ms,loss=0.1,bandwidth=2mbit")
-        #expect(link.latency == .milliseconds(40) && link.loss == 0.1 && link.bitsPerSecond == 2_000_000)
+        #expect(link.delay == .milliseconds(40) && link.loss == 0.1 && link.bitsPerSecond == 2_000_000)
         #expect(throws: LinkProfile.ParseError.self) { try LinkProfile.parse("loss=2") }
         #expect(throws: LinkProfile.ParseError.self) { try LinkProfile.parse("speed=fast") }
         #expect(try LatencyDistribution.parse("median=100ms,p95=300ms")

@@ -50,10 +50,10 @@ struct ConnectionHardeningTests {
     @Test("the machine answers bare-LF framing with 400 and a close at once, with no wait for 408")
     func bareLFInTheMachine() {
         var m = HTTPServerConnection(now: t0)
-        let actions = m.received(Array("GET /health HTTP/1.1\nHost: x\n".utf8), now: t0)
+        let actions = m.outputs(after: .received(Array("GET /health HTTP/1.1\nHost: x\n".utf8)[...]), now: t0)
         #expect(sends(actions).hasPrefix("HTTP/1.1 400"))
         #expect(actions.last == .close)
-        #expect(!actions.contains { if case .wakeAt = $0 { true } else { false } })
+        #expect(m.nextDeadline == nil)  // no wait for 408
     }
 
     @Test("stray CRLFs before a request and CRLF split across reads are still fine")
@@ -74,14 +74,14 @@ struct ConnectionHardeningTests {
     @Test("a client that half-closes after a complete request gets its answer, then the close")
     func halfCloseAfterRequest() {
         var m = HTTPServerConnection(now: t0)
-        let a = m.received(Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8), now: t0)
+        let a = m.outputs(after: .received(Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8)[...]), now: t0)
         #expect(a.count == 1)
-        #expect(m.peerFinishedSending(now: t0) == [])
+        #expect(m.outputs(after: .peerFinishedSending, now: t0) == [])
         #expect(!m.isClosed)
-        let answer = m.respond(HTTPResponse.json(200, Array("{}".utf8)), now: t0)
+        let answer = m.outputs(after: .respond(HTTPResponse.json(200, Array("{}".utf8))), now: t0)
         #expect(sends(answer).hasPrefix("HTTP/1.1 200"))
         #expect(answer.last == .close)
-        #expect(!answer.contains { if case .wakeAt = $0 { true } else { false } })
+        #expect(m.nextDeadline == nil)
         #expect(m.isClosed)
     }
 
@@ -89,20 +89,20 @@ struct ConnectionHardeningTests {
     func halfClosePipelined() {
         var m = HTTPServerConnection(now: t0)
         let get = Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
-        _ = m.received(get + get, now: t0)
-        _ = m.peerFinishedSending(now: t0)
-        let first = m.respond(HTTPResponse(status: 204), now: t0)
+        _ = m.outputs(after: .received((get + get)[...]), now: t0)
+        _ = m.outputs(after: .peerFinishedSending, now: t0)
+        let first = m.outputs(after: .respond(HTTPResponse(status: 204)), now: t0)
         #expect(first.contains { if case .dispatch = $0 { true } else { false } })
         #expect(first.last != .close)
-        let second = m.respond(HTTPResponse(status: 204), now: t0)
+        let second = m.outputs(after: .respond(HTTPResponse(status: 204)), now: t0)
         #expect(second.last == .close)
     }
 
     @Test("a half-close in the middle of a request closes at once: it can never complete")
     func halfCloseMidRequest() {
         var m = HTTPServerConnection(now: t0)
-        _ = m.received(Array("GET /health HTTP/1.1\r\nHo".utf8), now: t0)
-        #expect(m.peerFinishedSending(now: t0) == [.close])
+        _ = m.outputs(after: .received(Array("GET /health HTTP/1.1\r\nHo".utf8)[...]), now: t0)
+        #expect(m.outputs(after: .peerFinishedSending, now: t0) == [.close])
         #expect(m.isClosed)
     }
 

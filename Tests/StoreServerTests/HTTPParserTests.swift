@@ -1,6 +1,7 @@
 import Testing
 @testable import StoreServer
 import ZoneCore
+import TestSupport
 
 /// The HTTP/1.1 request and response parsers: whole, byte at a time, split at random points,
 /// every error path, and seeded hostile input.
@@ -11,15 +12,12 @@ struct HTTPParserTests {
         + "Authorization: Bearer t\r\n\r\nhello"
         + "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").utf8)
 
-    /// Feeds `bytes` in the given pieces and collects every request.
-    private func requests(_ bytes: [UInt8], pieces: [Int]) throws -> [HTTPRequest] {
+    /// Feeds `pieces` one after the other and collects every request.
+    private func requests(_ pieces: [ArraySlice<UInt8>]) throws -> [HTTPRequest] {
         var parser = HTTPRequestParser()
         var out: [HTTPRequest] = []
-        var offset = 0
-        for n in pieces + [bytes.count] where offset < bytes.count {
-            let end = min(bytes.count, offset + n)
-            parser.append(bytes[offset..<end])
-            offset = end
+        for piece in pieces {
+            parser.append(piece)
             while case .request(let r) = try parser.parseStep() { out.append(r) }
         }
         return out
@@ -27,18 +25,15 @@ struct HTTPParserTests {
 
     @Test("whole, byte at a time and split at random points give the same requests")
     func splits() throws {
-        let whole = try requests(Self.twoRequests, pieces: [Self.twoRequests.count])
+        let whole = try requests(InputSplit.whole.pieces(Self.twoRequests))
         #expect(whole.count == 2)
         #expect(whole[0].method == "POST" && whole[0].body == Array("hello".utf8))
         #expect(whole[0].headers["authorization"] == "Bearer t")
         #expect(whole[0].keepAlive && !whole[1].keepAlive)
         #expect(whole[1].path == "/health")
-        #expect(try requests(Self.twoRequests, pieces: Array(repeating: 1, count: Self.twoRequests.count)) == whole)
-        var random = SeededRandom(seed: 7)
-        for _ in 0..<200 {
-            let pieces = (0..<8).map { _ in 1 + Int(random.next() % 40) }
-            #expect(try requests(Self.twoRequests, pieces: pieces) == whole)
-        }
+        #expect(InputSplit.mismatches(Self.twoRequests, seed: 7, randomRuns: 200, maxPiece: 40) {
+            try? requests($0)
+        } == [])
     }
 
     @Test("malformed requests get the status that fits", arguments: [

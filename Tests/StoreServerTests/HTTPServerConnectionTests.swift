@@ -16,12 +16,12 @@ struct HTTPServerConnectionTests {
     @Test("one request at a time; a pipelined request is dispatched after the response")
     func pipelining() {
         var m = HTTPServerConnection(now: t0)
-        #expect(m.started() == [.wakeAt(t0 + .seconds(60))])
-        let actions = m.received(get + get, now: t0)
+        #expect(m.nextDeadline == t0 + .seconds(60))
+        let actions = m.outputs(after: .received((get + get)[...]), now: t0)
         #expect(actions.count == 1)
         guard case .dispatch(let r) = actions[0] else { Issue.record("no dispatch"); return }
         #expect(r.path == "/health")
-        let after = m.respond(HTTPResponse.json(200, Array("{}".utf8)), now: t0)
+        let after = m.outputs(after: .respond(HTTPResponse.json(200, Array("{}".utf8))), now: t0)
         #expect(sends(after).hasPrefix("HTTP/1.1 200 OK"))
         #expect(after.contains { if case .dispatch = $0 { return true } else { return false } })
     }
@@ -29,8 +29,9 @@ struct HTTPServerConnectionTests {
     @Test("Connection: close ends the connection after the response")
     func connectionClose() {
         var m = HTTPServerConnection(now: t0)
-        _ = m.received(Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), now: t0)
-        let after = m.respond(HTTPResponse(status: 204), now: t0)
+        _ = m.outputs(after: .received(Array("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)[...]),
+                      now: t0)
+        let after = m.outputs(after: .respond(HTTPResponse(status: 204)), now: t0)
         #expect(after.last == .close)
         #expect(sends(after).contains("Connection: close"))
         #expect(m.isClosed)
@@ -39,10 +40,10 @@ struct HTTPServerConnectionTests {
     @Test("a request not complete within the read timeout gets 408 and a close")
     func slowRequest() {
         var m = HTTPServerConnection(now: t0)
-        let a = m.received(Array("GET / HTTP/1.1\r\nHo".utf8), now: t0 + .seconds(1))
-        #expect(a == [.wakeAt(t0 + .seconds(11))])
-        #expect(m.timerFired(now: t0 + .seconds(5)) == [.wakeAt(t0 + .seconds(11))])
-        let timeout = m.timerFired(now: t0 + .seconds(11))
+        let a = m.outputs(after: .received(Array("GET / HTTP/1.1\r\nHo".utf8)[...]), now: t0 + .seconds(1))
+        #expect(a == [] && m.nextDeadline == t0 + .seconds(11))
+        #expect(m.outputs(after: .timer, now: t0 + .seconds(5)) == [] && m.nextDeadline == t0 + .seconds(11))
+        let timeout = m.outputs(after: .timer, now: t0 + .seconds(11))
         #expect(sends(timeout).hasPrefix("HTTP/1.1 408"))
         #expect(timeout.last == .close)
     }
@@ -50,29 +51,31 @@ struct HTTPServerConnectionTests {
     @Test("an idle kept-alive connection is closed after the idle timeout")
     func idle() {
         var m = HTTPServerConnection(now: t0)
-        #expect(m.timerFired(now: t0 + .seconds(59)) == [.wakeAt(t0 + .seconds(60))])
-        #expect(m.timerFired(now: t0 + .seconds(60)) == [.close])
+        #expect(m.outputs(after: .timer, now: t0 + .seconds(59)) == [] && m.nextDeadline == t0 + .seconds(60))
+        #expect(m.outputs(after: .timer, now: t0 + .seconds(60)) == [.close])
+        #expect(m.nextDeadline == nil)
     }
 
     @Test("malformed input gets a JSON error and a close; nothing after it is read")
     func malformed() {
         var m = HTTPServerConnection(now: t0)
-        let a = m.received(Array("BAD\r\n\r\n".utf8), now: t0)
+        let a = m.outputs(after: .received(Array("BAD\r\n\r\n".utf8)[...]), now: t0)
         #expect(sends(a).hasPrefix("HTTP/1.1 400"))
         #expect(sends(a).contains("serverErrorCode"))
         #expect(a.last == .close)
-        #expect(m.received(get, now: t0).isEmpty)
+        #expect(m.outputs(after: .received(get[...]), now: t0).isEmpty)
     }
 
     @Test("streams: head with chunked encoding, chunks, and an end")
     func streaming() {
         var m = HTTPServerConnection(now: t0)
-        _ = m.received(get, now: t0)
-        let head = m.startStream(status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream")]))
+        _ = m.outputs(after: .received(get[...]), now: t0)
+        let headers = HTTPHeaders([("Content-Type", "text/event-stream")])
+        let head = m.outputs(after: .startStream(status: 200, headers: headers), now: t0)
         #expect(sends(head).contains("Transfer-Encoding: chunked"))
-        #expect(sends(m.streamChunk(Array("hi".utf8))) == "2\r\nhi\r\n")
-        #expect(m.received(get, now: t0).isEmpty)
-        let end = m.endStream()
+        #expect(sends(m.outputs(after: .streamChunk(Array("hi".utf8)), now: t0)) == "2\r\nhi\r\n")
+        #expect(m.outputs(after: .received(get[...]), now: t0).isEmpty)
+        let end = m.outputs(after: .endStream, now: t0)
         #expect(sends(end) == "0\r\n\r\n" && end.last == .close)
     }
 }

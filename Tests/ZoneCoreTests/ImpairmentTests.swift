@@ -16,6 +16,22 @@ struct ImpairmentTests {
         #expect(try ImpairmentSpec(parsing: spec.description) == spec)
     }
 
+    @Test("one vocabulary: the simulator's first spellings are aliases; bandwidth is a link setting only")
+    func vocabulary() throws {
+        #expect(try ImpairmentSpec(parsing: "latency=20ms,reorder-delay=5ms")
+                == ImpairmentSpec(parsing: "delay=20ms,reorder-gap=5ms"))
+        #expect(try ImpairmentSpec(parsing: "delay=2m").delay == .seconds(120))
+        let twice = #expect(throws: ImpairmentSpecError.self) { try ImpairmentSpec(parsing: "delay=1ms,latency=2ms") }
+        #expect(twice?.description.contains("given twice") == true)
+        let rate = #expect(throws: ImpairmentSpecError.self) { try ImpairmentSpec(parsing: "bandwidth=1mbit") }
+        #expect(rate?.description.contains("unknown key 'bandwidth'") == true)
+        let base = ImpairmentSpec(delay: .milliseconds(20), jitter: .milliseconds(5))
+        let link = try ImpairmentSpec(parsing: "loss=1%,bandwidth=2mbit", over: base, keys: ImpairmentSpec.Key.allCases)
+        #expect(link == ImpairmentSpec(loss: 0.01, delay: .milliseconds(20), jitter: .milliseconds(5),
+                                       bitsPerSecond: 2_000_000))
+        #expect(try ImpairmentSpec(parsing: link.description, over: base, keys: ImpairmentSpec.Key.allCases) == link)
+    }
+
     @Test("bad specs say what is wrong", arguments: [
         ("", "empty"), ("loss", "not key=value"), ("loss=2", "between 0 and 1"), ("loss=x", "not a number"),
         ("delay=20", "with a unit"), ("delay=-5ms", "negative"), ("lag=1ms", "unknown key 'lag'"),

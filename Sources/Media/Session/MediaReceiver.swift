@@ -48,12 +48,13 @@ public struct MediaReceiver: Sendable {
         public var pictureLossInterval: Duration
         /// The time base of the output pts.
         public var timebase: Timebase
-        /// The RTP timestamp of pts 0 if known (the sender's `timestampOrigin`); nil: the first
-        /// frame gets pts `firstPTS`.
+        /// The RTP timestamp of pts `firstPTS` if known (the sender's `timestampOrigin` when
+        /// `firstPTS` is 0, see `RTPTimestampOrigin`); nil: the first frame gets pts `firstPTS`.
         public var timestampOrigin: UInt32?
         /// The sender's first sequence number if known: the stream starts there without waiting,
         /// and the loss of its first packets is repaired like any other.
         public var firstSequenceNumber: UInt16?
+        /// The pts of the frame stamped `timestampOrigin` (or of the first frame without one).
         public var firstPTS: Int64
         /// How long after the last arrival a BYE'd stream is considered over.
         public var finishGrace: Duration
@@ -478,14 +479,14 @@ public struct MediaReceiver: Sendable {
             offset = Int64(Int32(bitPattern: rtp &- reference))
         }
         lastTimestamp = (rtp, offset)
-        let base = configuration.timestampOrigin == nil ? configuration.firstPTS : 0
+        let base = configuration.firstPTS
         let tb = configuration.timebase
         let scale = Int64(tb.numerator) * VideoCodec.clockRate
         guard scale > 0 else { return base }
         let (product, overflow) = offset.multipliedReportingOverflow(by: Int64(tb.denominator))
         guard !overflow else { return base }
         let rounded = product >= 0 ? (product + scale / 2) / scale : (product - scale / 2) / scale
-        return base + rounded
+        return base &+ rounded
     }
 
     private mutating func requestKeyframe(now: Instant) {

@@ -106,8 +106,9 @@ public struct PeerCall {
     public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
         self.configuration = configuration
         seed = configuration.seed
+        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
         var signalingConfiguration = configuration.signaling
-        signalingConfiguration.negotiator.mediaAttributes += configuration.media.sdpAttributes
+        signalingConfiguration.negotiator.mediaAttributes += media.sdpAttributes
         signalingConfiguration.negotiator.dtls = configuration.mediaSecurity.sdp
         // Our descriptions say what this peer does with video: sendonly, recvonly or both (a peer doing
         // neither, signaling only, keeps sendrecv).
@@ -128,7 +129,6 @@ public struct PeerCall {
         signaling = try CallSignaling(
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
-        media = CallMedia(configuration: configuration.media, seed: configuration.seed)
         protection = MediaProtection(security: configuration.mediaSecurity)
     }
 
@@ -170,7 +170,7 @@ public struct PeerCall {
                 hangUp(.failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
                                + "after ICE failed (\(reconnectAttempts) restart(s) tried)"), now: now)
             }
-            if let wake = signaling.nextWake, wake <= now { signal(.timer, now: now) }
+            if let wake = signaling.nextDeadline, wake <= now { signal(.timer, now: now) }
             if let deadline = current?.transport?.nextDeadline, deadline <= now {
                 current!.transport!.handle(.timer, now: now)
                 drainTransport(now: now)
@@ -195,7 +195,7 @@ public struct PeerCall {
     public var nextDeadline: Instant? {
         let own: Instant? = hungUp ? nil : .earliest(.earliest(selectedPair == nil ? connectDeadline : nil,
                                                                 holdDeadline), reconnectDeadline)
-        return .earliest(.earliest(.earliest(signaling.nextWake, current?.transport?.nextDeadline),
+        return .earliest(.earliest(.earliest(signaling.nextDeadline, current?.transport?.nextDeadline),
                                    .earliest(media.nextDeadline, mediaBacklog)),
                          .earliest(own, hungUp ? nil : protection.nextDeadline))
     }
@@ -221,7 +221,7 @@ public struct PeerCall {
     // MARK: - Signaling
 
     private mutating func signal(_ event: CallSignaling.Event, now: Instant) {
-        var queue = signaling.handle(event, now: now)
+        var queue = signaling.outputs(after: event, now: now)
         var next = 0
         while next < queue.count {
             let action = queue[next]
@@ -231,7 +231,7 @@ public struct PeerCall {
                 outputs.append(.store(request, origin: origin))
             case .ice(let command):
                 for iceEvent in perform(command, now: now) {
-                    queue += signaling.handle(.ice(iceEvent), now: now)
+                    queue += signaling.outputs(after: .ice(iceEvent), now: now)
                 }
             case .report(let state):
                 if case .connecting = state, milestones.signalingComplete == nil { milestones.signalingComplete = now }

@@ -1,7 +1,9 @@
 // The media of a call, sans-I/O: what this peer sends (a file's frames as RTP, paced) and what
 // it receives (RTP into frames), multiplexed with RTCP on the selected pair (RFC 5761) once ICE
-// has selected it. The sender's stream format travels in its SDP as `a=x-zonertc-format`, so
-// the receiver records the same container with the same timestamps. A sender that names no
+// has selected it. The sender's stream format travels in its SDP as `a=x-zonertc-format`, and
+// where its RTP clock starts as `a=x-zonertc-rtp-origin:RTP PTS` (the RTP timestamp of its first
+// frame, and that frame's pts), so the receiver records the same container with the same
+// timestamps, even when the file's first pts is not 0. A sender that names no
 // format (a browser, aiortc) is recorded in its codec's container at the RTP clock, timestamps
 // rebased to its first frame (`VideoStreamFormat.recordingRTPClock`).
 //
@@ -40,11 +42,6 @@ public struct CallMediaConfiguration: Sendable {
         self.pace = pace
         self.jitterBufferLatency = jitterBufferLatency
     }
-
-    /// The SDP attribute naming the stream format, for our descriptions.
-    public var sdpAttributes: [SDPAttribute] {
-        send.map { [.other(name: CallMedia.formatAttribute, value: $0.format.attributeValue)] } ?? []
-    }
 }
 
 /// The media side of a call, sans-I/O.
@@ -60,6 +57,7 @@ public struct CallMedia {
     }
 
     static let formatAttribute = "x-zonertc-format"
+    static let originAttribute = "x-zonertc-rtp-origin"
 
     public let configuration: CallMediaConfiguration
     private var sender: MediaSender?
@@ -76,6 +74,11 @@ public struct CallMedia {
         = (nil, nil, nil)
     /// The remote's stream format (from its SDP), when it sends.
     public private(set) var remoteFormat: VideoStreamFormat?
+    /// The remote's RTP timestamp of its first frame's pts (from its SDP), when it names one.
+    public private(set) var remoteOrigin: RTPTimestampOrigin?
+    /// The RTP timestamp of pts 0 of what we send, chosen at the start so our descriptions can
+    /// name it (RFC 3550 §5.1: random).
+    private let sendTimestampZero: UInt32
     private var sentChecksum: FrameChecksum?
     private var receivedChecksum: FrameChecksum?
     private var senderDone = false
@@ -94,11 +97,26 @@ public struct CallMedia {
     init(configuration: CallMediaConfiguration, seed: UInt64) {
         self.configuration = configuration
         random = SeededRandom(seed: seed ^ 0x6D65_6469_61)
+        // A stream of its own, so the other random choices stay what they were.
+        var originRandom = SeededRandom(seed: seed ^ 0x6F72_6967_696E)
+        sendTimestampZero = UInt32(truncatingIfNeeded: originRandom.next())
         if let send = configuration.send {
             sentChecksum = FrameChecksum.of(send.frames, codec: send.format.codec)
         }
         senderDone = configuration.send == nil
         receiverDone = !configuration.receive
+    }
+
+    /// Our descriptions' attributes: the stream format and RTP origin of what we send.
+    var sdpAttributes: [SDPAttribute] {
+        guard let send = configuration.send else { return [] }
+        var attributes: [SDPAttribute] = [.other(name: Self.formatAttribute, value: send.format.attributeValue)]
+        if let first = send.frames.first {
+            let origin = RTPTimestampOrigin(sendingFromZero: sendTimestampZero, firstPTS: first.pts,
+                                            timebase: send.format.timebase)
+            attributes.append(.other(name: Self.originAttribute, value: origin.attributeValue))
+        }
+        return attributes
     }
 
     /// Whether this peer sends or receives anything.
@@ -121,6 +139,7 @@ public struct CallMedia {
             remoteRetransmissionPayloadType = remotePayloadType.flatMap { remote?.retransmissionPayloadType(for: $0) }
         }
         var formatProblem = "the sender's description has no a=\(Self.formatAttribute)"
+        var originProblem: String?
         for attribute in section.attributes {
             if case .other(let name, let value) = attribute, name == Self.formatAttribute {
                 do {
@@ -128,12 +147,20 @@ public struct CallMedia {
                 } catch {
                     formatProblem = "the sender's a=\(Self.formatAttribute) is unusable: \(error)"
                 }
+            } else if case .other(let name, let value) = attribute, name == Self.originAttribute {
+                do { remoteOrigin = try RTPTimestampOrigin(attributeValue: value ?? "") } catch {
+                    originProblem = "the sender's a=\(Self.originAttribute) is unusable: \(error)"
+                }
             }
         }
         if let remote { receiveFromBrowser(remote) }
         // A recorder that cannot know the container would connect and drop every packet: refuse.
         if configuration.receive, remoteFormat == nil, problem == nil {
             problem = "cannot record: \(formatProblem)"
+        }
+        // Timestamps recorded from a guessed origin would differ from the sender's: refuse too.
+        if configuration.receive, let originProblem, problem == nil {
+            problem = "cannot record: \(originProblem)"
         }
         startReceiver(now: now)
     }
@@ -172,6 +199,9 @@ public struct CallMedia {
         rc.payloadType = receiveStream.payloadType
         rc.remoteSSRC = receiveStream.ssrc
         rc.retransmission = receiveStream.retransmission
+        // Without the sender's origin (a browser, aiortc) pts start at 0 from its first frame.
+        rc.timestampOrigin = remoteOrigin?.rtpTimestamp
+        rc.firstPTS = remoteOrigin?.pts ?? 0
         receiver = MediaReceiver(configuration: rc, now: now)
     }
 
@@ -181,6 +211,7 @@ public struct CallMedia {
         if sender == nil, let send = configuration.send {
             var sc = MediaSender.Configuration.random(codec: send.format.codec, using: &random)
             sc.payloadType = remotePayloadType ?? 96
+            sc.timestampOrigin = sendTimestampZero
             sc.pace = configuration.pace
             if let announced = announcedSources {
                 sc.ssrc = announced.ssrc

@@ -1,7 +1,9 @@
 // The real driver of a `PeerCall`: UDP sockets on an epoll loop, the wall clock, and a store
 // client. It moves datagrams, store replies, pushes and time into the machine and carries out
 // what comes out. Every machine access happens on the loop's thread: store requests run as
-// tasks whose executor is the loop, one at a time in the order the machine asked for them.
+// tasks whose executor is the loop, several at once (`StoreRequestQueue`: bounded, saves of the
+// same record in the order the machine asked for them), so a poll never holds up a
+// push-triggered fetch.
 
 import Foundation
 import ICE
@@ -20,6 +22,9 @@ public final class PeerRunner: @unchecked Sendable {
         public var impairment: ImpairmentSpec?
         /// The longest the goodbye (hang-up saves, GC) may take before the runner gives up on it.
         public var goodbyeTimeout: Duration = .seconds(5)
+        /// The most store requests in flight at once (a CloudKit client's operation queue runs a
+        /// few at a time too); 1 runs them one after the other.
+        public var storeRequestsInFlight = 4
 
         public init() {}
     }
@@ -36,8 +41,7 @@ public final class PeerRunner: @unchecked Sendable {
     private let client: any StoreClient
     private var call: PeerCall
     private var sockets: [Endpoint: UDPSocket] = [:]
-    private var storeQueue: [(StoreRequest, CallSignaling.Origin)] = []
-    private var storeBusy = false
+    private var storeQueue: StoreRequestQueue<CallSignaling.Origin>
     private var timer: EventLoop.Timer?
     private var timerAt: Instant?
     private var pushTask: Task<Void, Never>?
@@ -64,6 +68,7 @@ public final class PeerRunner: @unchecked Sendable {
         self.client = client
         self.options = options
         self.observer = observer
+        storeQueue = StoreRequestQueue(limit: options.storeRequestsInFlight)
         loop = try EventLoop(name: "zonertc-peer")
         for socket in sockets { self.sockets[socket.localEndpoint] = socket }
         if let spec = options.impairment, !spec.isNeutral { impairment = Impairment(spec: spec) }
@@ -138,7 +143,7 @@ public final class PeerRunner: @unchecked Sendable {
         while let output = call.pollOutput() {
             switch output {
             case .store(let request, let origin):
-                storeQueue.append((request, origin))
+                storeQueue.enqueue(request, tag: origin)
             case .transmit(let bytes, let from, let to):
                 if impairment != nil {
                     impairment!.submit(Transmit(bytes: bytes, from: from, to: to), now: now)
@@ -151,7 +156,7 @@ public final class PeerRunner: @unchecked Sendable {
         }
         releaseImpaired(now: now)
         flushSends()
-        startNextStoreRequest()
+        startStoreRequests()
         rescheduleTimer()
         finishIfDone()
     }
@@ -190,16 +195,15 @@ public final class PeerRunner: @unchecked Sendable {
         observer(event, call)
     }
 
-    private func startNextStoreRequest() {
-        guard !storeBusy, !storeQueue.isEmpty else { return }
-        let (request, origin) = storeQueue.removeFirst()
-        storeBusy = true
-        Task(executorPreference: loop) { [self] in
-            let result = await client.perform(request)
-            storeBusy = false
-            guard outcome == nil else { return }
-            call.handle(.signaling(.reply(origin, result)), now: loop.clock.now())
-            pump()
+    private func startStoreRequests() {
+        while let (ticket, request, origin) = storeQueue.start() {
+            Task(executorPreference: loop) { [self] in
+                let result = await client.perform(request)
+                storeQueue.finish(ticket)
+                guard outcome == nil else { return }
+                call.handle(.signaling(.reply(origin, result)), now: loop.clock.now())
+                pump()
+            }
         }
     }
 
@@ -223,7 +227,7 @@ public final class PeerRunner: @unchecked Sendable {
     }
 
     private func finishIfDone() {
-        guard call.hasHungUp, outcome == nil, !storeBusy, storeQueue.isEmpty else { return }
+        guard call.hasHungUp, outcome == nil, storeQueue.isIdle else { return }
         finishNow()
     }
 

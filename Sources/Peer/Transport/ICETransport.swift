@@ -24,40 +24,12 @@ import ZoneCore
 
 /// ICE plus relays, as one machine with one input and one output queue.
 public struct ICETransport {
-    /// Something that happened to the transport.
-    public enum Input: Hashable, Sendable {
-        /// A datagram arrived from `from` on the local socket bound to `to`.
-        case datagram([UInt8], from: Endpoint, to: Endpoint)
-        /// `nextDeadline` was reached (calling earlier is harmless).
-        case timer
-    }
-
-    /// Something the transport wants done or reported.
-    public enum Output: Hashable, Sendable {
-        /// Send `bytes` from the local socket bound to `from` to `to`.
-        case transmit([UInt8], from: Endpoint, to: Endpoint)
-        /// Tell the application.
-        case event(Event)
-    }
-
+    /// Something that happened to the transport: the agent's inputs (one home, `ICE/AgentIO.swift`).
+    public typealias Input = ICEAgent.Input
+    /// Something the transport wants done or reported: the agent's outputs, plus the relay events.
+    public typealias Output = ICEAgent.Output
     /// What the transport reports.
-    public enum Event: Hashable, Sendable {
-        /// The ICE connection state changed.
-        case stateChanged(ConnectionState)
-        /// A pair was selected; application data now travels on it.
-        case selectedPair(CandidatePair)
-        /// A local candidate to signal to the peer.
-        case localCandidate(Candidate)
-        /// No more local candidates in this generation.
-        case gatheringComplete
-        /// Application data arrived from `from`.
-        case data([UInt8], from: Endpoint)
-        /// A TURN server allocated `relayed` for us; it is now a local candidate.
-        case relayAllocated(relayed: Endpoint, server: Endpoint)
-        /// A TURN allocation failed or was lost (`code` is the server's error code, 0 when no
-        /// usable answer came).
-        case relayFailed(server: Endpoint, code: Int, reason: String)
-    }
+    public typealias Event = ICEAgent.Event
 
     /// Everything the transport is created with.
     public struct Configuration: Sendable {
@@ -68,10 +40,10 @@ public struct ICETransport {
         /// Announce and pair relayed candidates only: the call goes through a relay.
         public var relayOnly: Bool
         /// Retransmission of TURN requests (RFC 8489 §6.2.1; 500 ms initial RTO by default).
-        public var turnTiming: TURNRequestTiming
+        public var turnTiming: STUNTransactionTiming
 
         public init(agent: AgentConfiguration, turnServers: [TURNServerCredentials] = [], relayOnly: Bool = false,
-                    turnTiming: TURNRequestTiming = TURNRequestTiming()) {
+                    turnTiming: STUNTransactionTiming = STUNTransactionTiming()) {
             self.agent = agent
             self.turnServers = turnServers
             self.relayOnly = relayOnly
@@ -229,13 +201,7 @@ public struct ICETransport {
                 outputs.append(.transmit(bytes, from: from, to: to))
             }
         case .event(let event):
-            switch event {
-            case .stateChanged(let state): outputs.append(.event(.stateChanged(state)))
-            case .selectedPair(let pair): outputs.append(.event(.selectedPair(pair)))
-            case .localCandidate(let candidate): outputs.append(.event(.localCandidate(candidate)))
-            case .gatheringComplete: outputs.append(.event(.gatheringComplete))
-            case .data(let bytes, let from): outputs.append(.event(.data(bytes, from: from)))
-            }
+            outputs.append(.event(event))
         }
     }
 

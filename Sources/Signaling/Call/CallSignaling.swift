@@ -6,6 +6,9 @@ import ZoneCore
 
 /// The signaling side of a call, for one peer: change sync + negotiator, no I/O.
 public struct CallSignaling: Sendable {
+    /// Actions handled but not yet polled.
+    private var pendingOutputs = OutputQueue<Action>()
+
     /// Which machine a store request belongs to; the driver hands it back with the outcome.
     public enum Origin: Hashable, Sendable {
         /// The negotiator's action (echoed so a failed request can be retried or resolved).
@@ -106,9 +109,9 @@ public struct CallSignaling: Sendable {
     }
 
     /// When the machine next needs a `.timer`.
-    public var nextWake: Instant? {
-        var next = negotiator.nextWake
-        for path in paths { next = .earliest(next, path.nextWake) }
+    public var nextDeadline: Instant? {
+        var next = negotiator.nextDeadline
+        for path in paths { next = .earliest(next, path.nextDeadline) }
         return next
     }
 
@@ -119,7 +122,16 @@ public struct CallSignaling: Sendable {
                           garbageCollection: negotiator.collector?.counters ?? .init(), requests: requests)
     }
 
-    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+    /// Feeds one event at `now`; the store requests and reports it causes wait in `pollOutput()`, in order.
+    public mutating func handle(_ event: Event, now: Instant) {
+        for action in step(event, now: now) { pendingOutputs.append(action) }
+    }
+
+    /// The oldest action not yet taken, or nil until the next event.
+    public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
+
+    /// One event's actions, in order.
+    private mutating func step(_ event: Event, now: Instant) -> [Action] {
         var out: [Action] = []
         switch event {
         case .start:
@@ -158,7 +170,7 @@ public struct CallSignaling: Sendable {
     }
 
     private mutating func negotiate(_ event: CallNegotiator.Event, _ now: Instant, _ out: inout [Action]) {
-        for action in negotiator.handle(event, now: now) {
+        for action in negotiator.outputs(after: event, now: now) {
             switch action {
             case .modify(let saves, let deletes, let policy, let atomic):
                 if !saves.isEmpty { requests.saves += 1 } else { requests.deletes += 1 }
@@ -182,7 +194,7 @@ public struct CallSignaling: Sendable {
     }
 
     private mutating func sync(_ index: Int, _ event: ChangeSync.Event, _ now: Instant, _ out: inout [Action]) {
-        for action in paths[index].handle(event, now: now) {
+        for action in paths[index].outputs(after: event, now: now) {
             switch action {
             case .fetchZoneChanges(let since):
                 requests.fetches += 1
@@ -230,3 +242,6 @@ public struct SignalingCounters: Hashable, Sendable, Codable {
     /// Records deleted by garbage collection.
     public var gcDeletions: Int { garbageCollection.deletions }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension CallSignaling: SansIOMachine {}

@@ -38,14 +38,14 @@ public final class CallDriver {
     @discardableResult
     public func handle(_ event: CallSignaling.Event, now: Instant) async -> [CallSignaling.Action] {
         var external: [CallSignaling.Action] = []
-        var queue = signaling.handle(event, now: now)
+        var queue = signaling.outputs(after: event, now: now)
         var next = 0
         while next < queue.count {
             let action = queue[next]
             next += 1
             if case .store(let request, let origin) = action {
                 let outcome = await client.perform(request)
-                queue += signaling.handle(.reply(origin, outcome), now: now)
+                queue += signaling.outputs(after: .reply(origin, outcome), now: now)
             } else {
                 external.append(action)
             }

@@ -55,7 +55,7 @@ public struct SignalGarbageCollector: Sendable {
     }
 
     /// When the next sweep is due.
-    public var nextWake: Instant? { nextSweep }
+    public var nextDeadline: Instant? { nextSweep }
 
     /// How many records the catalogue holds.
     public var knownRecords: Int { catalogue.count }

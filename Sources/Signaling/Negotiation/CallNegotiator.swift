@@ -9,6 +9,9 @@ import ZoneCore
 
 /// Negotiates one call through signal records.
 public struct CallNegotiator: Sendable {
+    /// Actions handled but not yet polled.
+    private var pendingOutputs = OutputQueue<Action>()
+
     /// How the negotiator behaves.
     public struct Configuration: Hashable, Sendable {
         /// The stale-epoch protections (all on unless measuring the legacy design).
@@ -214,17 +217,26 @@ public struct CallNegotiator: Sendable {
     }
 
     /// When the negotiator next needs a `.timer`.
-    public var nextWake: Instant? {
+    public var nextDeadline: Instant? {
         var retry: Instant?
         for r in retries { retry = .earliest(retry, r.at) }
         guard state != .idle && state != .ended else { return retry }
-        return .earliest(retry, collector?.nextWake)
+        return .earliest(retry, collector?.nextDeadline)
     }
 
     var protections: SignalingProtections { configuration.protections }
 
     /// Handles one event; returns the actions to carry out, in order.
-    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+    /// Feeds one event at `now`; the actions it causes wait in `pollOutput()`, in order.
+    public mutating func handle(_ event: Event, now: Instant) {
+        for action in step(event, now: now) { pendingOutputs.append(action) }
+    }
+
+    /// The oldest action not yet taken, or nil until the next event.
+    public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
+
+    /// One event's actions, in order.
+    private mutating func step(_ event: Event, now: Instant) -> [Action] {
         let before = state
         var out: [Action] = []
         switch event {
@@ -288,3 +300,6 @@ public struct CallNegotiator: Sendable {
         }
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension CallNegotiator: SansIOMachine {}

@@ -10,9 +10,12 @@ import ZoneCore
 ///
 /// In: `start`, push notifications, `fetchNow`, whether a call is negotiating, timers, and the
 /// results of the fetches it asked for. Out: fetch requests, pages of changes to deliver to the
-/// inbox, and `nextWake`. At most one fetch is in flight; triggers that come meanwhile are
+/// inbox, and `nextDeadline`. At most one fetch is in flight; triggers that come meanwhile are
 /// coalesced into one follow-up fetch.
 public struct ChangeSync: Sendable {
+    /// Actions handled but not yet polled.
+    private var pendingOutputs = OutputQueue<Action>()
+
     /// What a path did, for reports and the polling-versus-push comparison.
     public struct Counters: Hashable, Sendable, Codable {
         /// Requests made (database and zone change fetches).
@@ -128,7 +131,7 @@ public struct ChangeSync: Sendable {
     }
 
     /// When the path next needs a `.timer`.
-    public var nextWake: Instant? {
+    public var nextDeadline: Instant? {
         if running != nil { return nil }
         if let blockedUntil, !pending.isEmpty { return blockedUntil }
         return nextPoll
@@ -137,7 +140,16 @@ public struct ChangeSync: Sendable {
     /// Whether a fetch is in flight.
     public var isFetching: Bool { running != nil }
 
-    public mutating func handle(_ event: Event, now: Instant) -> [Action] {
+    /// Feeds one event at `now`; the fetches and deliveries it causes wait in `pollOutput()`, in order.
+    public mutating func handle(_ event: Event, now: Instant) {
+        for action in step(event, now: now) { pendingOutputs.append(action) }
+    }
+
+    /// The oldest action not yet taken, or nil until the next event.
+    public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
+
+    /// One event's actions, in order.
+    private mutating func step(_ event: Event, now: Instant) -> [Action] {
         guard !stopped else { return [] }
         var out: [Action] = []
         switch event {
@@ -336,3 +348,6 @@ public struct ChangeSync: Sendable {
             && (id.ownerName.isEmpty || zone.ownerName.isEmpty || id.ownerName == zone.ownerName)
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension ChangeSync: SansIOMachine {}

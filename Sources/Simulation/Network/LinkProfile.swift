@@ -1,54 +1,75 @@
 // How one host's access link treats datagrams: a one-way delay with jitter, loss, reordering,
-// duplication and a bandwidth limit, each drawn from the network's seeded generator. A datagram
+// duplication and a bandwidth limit (the impairment vocabulary of `--impair`, from `--link`),
+// each drawn from the network's seeded generator. A datagram
 // crosses the sender's link and the receiver's link; the core between them adds nothing.
 import ZoneCore
 
-/// The behaviour of a host's link to the rest of the virtual network, in each direction.
+/// The behaviour of a host's link to the rest of the virtual network, in each direction. Its
+/// settings are the impairment vocabulary's (`ImpairmentSpec`, ZoneCore), and so is its text form.
 public struct LinkProfile: Hashable, Sendable, CustomStringConvertible {
     /// One-way delay.
-    public var latency: Duration
+    public var delay: Duration
     /// Extra delay drawn uniformly from 0…`jitter` for each datagram (so jitter reorders too).
     public var jitter: Duration
     /// Probability that a datagram is lost on this link.
     public var loss: Double
-    /// Probability that a datagram is held back by `reorderDelay`, arriving after later ones.
-    public var reordering: Double
+    /// Probability that a datagram is held back by `reorderGap`, arriving after later ones.
+    public var reorder: Double
     /// How long a reordered datagram is held back.
-    public var reorderDelay: Duration
+    public var reorderGap: Duration
     /// Probability that a datagram arrives twice.
-    public var duplication: Double
+    public var duplicate: Double
     /// The link's rate in bits per second (serialization delay and queueing); nil for unlimited.
     public var bitsPerSecond: Int?
 
-    public init(latency: Duration = .milliseconds(20), jitter: Duration = .milliseconds(5), loss: Double = 0,
-                reordering: Double = 0, reorderDelay: Duration = .milliseconds(30), duplication: Double = 0,
+    public init(delay: Duration = .milliseconds(20), jitter: Duration = .milliseconds(5), loss: Double = 0,
+                reorder: Double = 0, reorderGap: Duration = .milliseconds(30), duplicate: Double = 0,
                 bitsPerSecond: Int? = nil) {
-        self.latency = latency
+        self.delay = delay
         self.jitter = jitter
         self.loss = loss
-        self.reordering = reordering
-        self.reorderDelay = reorderDelay
-        self.duplication = duplication
+        self.reorder = reorder
+        self.reorderGap = reorderGap
+        self.duplicate = duplicate
         self.bitsPerSecond = bitsPerSecond
+    }
+
+    /// The link an impairment spec describes (its seed is not used: links draw from the
+    /// network's generator).
+    public init(_ spec: ImpairmentSpec) {
+        self.init(delay: spec.delay, jitter: spec.jitter, loss: spec.loss, reorder: spec.reorder,
+                  reorderGap: spec.reorderGap, duplicate: spec.duplicate, bitsPerSecond: spec.bitsPerSecond)
+    }
+
+    /// The link as an impairment spec.
+    public var spec: ImpairmentSpec {
+        ImpairmentSpec(loss: loss, delay: delay, jitter: jitter, reorder: reorder, reorderGap: reorderGap,
+                       duplicate: duplicate, bitsPerSecond: bitsPerSecond)
     }
 
     /// A home broadband link: 20 ms each way, 5 ms of jitter, nothing lost.
     public static let broadband = LinkProfile()
 
     /// A data-centre link (the relay's): 2 ms, no jitter.
-    public static let datacenter = LinkProfile(latency: .milliseconds(2), jitter: .zero)
+    public static let datacenter = LinkProfile(delay: .milliseconds(2), jitter: .zero)
 
     /// A link that takes no time and loses nothing (unit tests).
-    public static let ideal = LinkProfile(latency: .zero, jitter: .zero)
+    public static let ideal = LinkProfile(delay: .zero, jitter: .zero)
+
+    /// The settings `--link` takes: the impairment vocabulary without `seed` (the simulator's
+    /// `--seed` decides every draw).
+    public static let keys: [ImpairmentSpec.Key] = [.delay, .jitter, .loss, .reorder, .reorderGap, .duplicate,
+                                                     .bandwidth]
 
     /// An error in a link description, with what to write instead.
     public struct ParseError: Error, CustomStringConvertible, Sendable {
         public var description: String
     }
 
-    /// Parses `broadband`, `datacenter`, `ideal`, or `key=value,…` over `broadband`. Keys:
-    /// `latency`, `jitter`, `reorder-delay` (durations: `20ms`, `1.5s`), `loss`, `reorder`,
-    /// `duplicate` (probabilities 0…1), `bandwidth` (`10mbit`, `512kbit`, `1gbit`, or bits/s).
+    /// Parses `broadband`, `datacenter`, `ideal`, or `key=value,…` over `broadband` with the
+    /// impairment vocabulary: `delay`, `jitter`, `reorder-gap` (durations: `20ms`, `1.5s`), `loss`,
+    /// `reorder`, `duplicate` (probabilities: 0.1 or 10%), `bandwidth` (`10mbit`, `512kbit`, `1gbit`,
+    /// or bits/s). `latency` and `reorder-delay` are accepted for `delay` and `reorder-gap`.
     public static func parse(_ text: String) throws(ParseError) -> LinkProfile {
         switch text {
         case "broadband": return .broadband
@@ -56,57 +77,18 @@ public struct LinkProfile: Hashable, Sendable, CustomStringConvertible {
         case "ideal": return .ideal
         default: break
         }
-        var link = LinkProfile.broadband
-        for setting in text.split(separator: ",") {
-            let kv = setting.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.count == 2 else {
-                throw ParseError(description: "link setting '\(setting)' is not key=value "
-                                 + "(latency, jitter, loss, reorder, reorder-delay, duplicate, bandwidth)")
-            }
-            switch kv[0] {
-            case "latency": link.latency = try duration(kv[1], kv[0])
-            case "jitter": link.jitter = try duration(kv[1], kv[0])
-            case "reorder-delay": link.reorderDelay = try duration(kv[1], kv[0])
-            case "loss": link.loss = try probability(kv[1], kv[0])
-            case "reorder": link.reordering = try probability(kv[1], kv[0])
-            case "duplicate": link.duplication = try probability(kv[1], kv[0])
-            case "bandwidth": link.bitsPerSecond = try bandwidth(kv[1])
-            default:
-                throw ParseError(description: "unknown link setting '\(kv[0])' "
-                                 + "(latency, jitter, loss, reorder, reorder-delay, duplicate, bandwidth)")
-            }
+        do {
+            return LinkProfile(try ImpairmentSpec(parsing: text, over: LinkProfile.broadband.spec, keys: keys))
+        } catch {
+            throw ParseError(description: "link \(error.description.dropFirst("impairment ".count))")
         }
-        return link
-    }
-
-    static func duration(_ text: String, _ key: String) throws(ParseError) -> Duration {
-        guard let d = SimulationDuration.parse(text) else {
-            throw ParseError(description: "\(key)=\(text): give a duration such as 20ms or 1.5s")
-        }
-        return d
-    }
-
-    static func probability(_ text: String, _ key: String) throws(ParseError) -> Double {
-        guard let p = Double(text), p >= 0, p <= 1 else {
-            throw ParseError(description: "\(key)=\(text): give a probability from 0 to 1")
-        }
-        return p
-    }
-
-    static func bandwidth(_ text: String) throws(ParseError) -> Int {
-        let units: [(String, Double)] = [("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3), ("bit", 1)]
-        for (suffix, scale) in units where text.lowercased().hasSuffix(suffix) {
-            if let v = Double(text.dropLast(suffix.count)), v > 0, v * scale <= 1e12 { return Int(v * scale) }
-        }
-        if let v = Int(text), v > 0 { return v }
-        throw ParseError(description: "bandwidth=\(text): give a rate such as 10mbit, 512kbit or 1gbit")
     }
 
     public var description: String {
-        var parts = ["latency=\(SimulationDuration.format(latency))", "jitter=\(SimulationDuration.format(jitter))"]
+        var parts = ["delay=\(SimulationDuration.format(delay))", "jitter=\(SimulationDuration.format(jitter))"]
         if loss > 0 { parts.append("loss=\(loss)") }
-        if reordering > 0 { parts.append("reorder=\(reordering)") }
-        if duplication > 0 { parts.append("duplicate=\(duplication)") }
+        if reorder > 0 { parts.append("reorder=\(reorder)") }
+        if duplicate > 0 { parts.append("duplicate=\(duplicate)") }
         if let bitsPerSecond { parts.append("bandwidth=\(bitsPerSecond)bit") }
         return parts.joined(separator: ",")
     }

@@ -150,7 +150,7 @@ public struct VirtualNetwork {
         let datagram = Datagram(payload: payload, source: source, destination: to, host: HostID(index: receiver))
         var copies = [(at: arrival, datagram: datagram)]
         let link = hosts[receiver].link
-        if random.chance(max(hosts[host.index].link.duplication, link.duplication)) {
+        if random.chance(max(hosts[host.index].link.duplicate, link.duplicate)) {
             counters.duplicated += 1
             copies.append((arrival + .microseconds(Int64(random.next() % 1000) + 1), datagram))
         }
@@ -191,13 +191,13 @@ public struct VirtualNetwork {
             start = max(now, free) + .nanoseconds(bits * 1_000_000_000 / Int64(rate))
             if uplink { host.uplinkFreeAt = start } else { host.downlinkFreeAt = start }
         }
-        var delay = link.latency
+        var delay = link.delay
         if link.jitter > .zero {
             delay += .nanoseconds(Int64(Double(link.jitter.nanoseconds) * random.nextUnit()))
         }
-        if random.chance(link.reordering) {
+        if random.chance(link.reorder) {
             counters.reordered += 1
-            delay += link.reorderDelay
+            delay += link.reorderGap
         }
         return start + delay
     }

@@ -144,14 +144,13 @@ public final class StoreDaemon: @unchecked Sendable {
                 close(fd)
                 continue
             }
-            perform(served.machine.started(), on: served)
+            reschedule(served)
         }
     }
 
     private func received(_ id: UInt64, _ bytes: ArraySlice<UInt8>) {
         guard let c = connections[id] else { return }
-        let actions = c.machine.received(bytes, now: loop.clock.now())
-        perform(actions, on: c)
+        feed(.received(bytes), to: c)
     }
 
     /// Whether a connection from `peer` is taken; only looks at the held ones when near a limit.
@@ -170,37 +169,49 @@ public final class StoreDaemon: @unchecked Sendable {
     /// The client half-closed: it is still answered (see `HTTPServerConnection.peerFinishedSending`).
     private func readEnded(_ id: UInt64) {
         guard let c = connections[id] else { return }
-        perform(c.machine.peerFinishedSending(now: loop.clock.now()), on: c)
+        feed(.peerFinishedSending, to: c)
     }
 
     private func closed(_ id: UInt64) {
         guard let c = connections.removeValue(forKey: id) else { return }
-        c.machine.peerClosed()
+        c.machine.handle(.peerClosed, now: loop.clock.now())
         c.streamTask?.cancel()
         if let t = c.timer { loop.cancel(t) }
         if let t = c.heartbeat { loop.cancel(t) }
     }
 
-    private func perform(_ actions: [HTTPServerConnection.Action], on c: Served) {
-        for action in actions {
+    /// Feeds the connection's machine and carries out everything it asks, in order.
+    private func feed(_ input: HTTPServerConnection.Input, to c: Served) {
+        c.machine.handle(input, now: loop.clock.now())
+        while let action = c.machine.pollOutput() {
             switch action {
             case .send(let bytes):
                 c.tcp.send(bytes)
             case .close:
                 c.tcp.closeAfterFlush()
-            case .wakeAt(let instant):
-                if let at = c.timerAt, at == instant, c.timer != nil { continue }
-                if let t = c.timer { loop.cancel(t) }
-                c.timerAt = instant
-                c.timer = loop.schedule(at: instant) { [weak self, weak c] in
-                    guard let self, let c, !c.tcp.isClosed else { return }
-                    c.timer = nil
-                    self.perform(c.machine.timerFired(now: self.loop.clock.now()), on: c)
-                }
             case .dispatch(let request):
                 counters.requests += 1
                 dispatch(request, on: c.id)
             }
+        }
+        reschedule(c)
+    }
+
+    /// Arms the connection's timer for the machine's `nextDeadline` (or disarms it).
+    private func reschedule(_ c: Served) {
+        guard let instant = c.machine.nextDeadline else {
+            if let t = c.timer { loop.cancel(t) }
+            c.timer = nil
+            c.timerAt = nil
+            return
+        }
+        if let at = c.timerAt, at == instant, c.timer != nil { return }
+        if let t = c.timer { loop.cancel(t) }
+        c.timerAt = instant
+        c.timer = loop.schedule(at: instant) { [weak self, weak c] in
+            guard let self, let c, !c.tcp.isClosed else { return }
+            c.timer = nil
+            self.feed(.timer, to: c)
         }
     }
 
@@ -222,7 +233,7 @@ public final class StoreDaemon: @unchecked Sendable {
         guard let c = connections[id] else { return }
         switch outcome {
         case .response(let response):
-            perform(c.machine.respond(response, now: loop.clock.now()), on: c)
+            feed(.respond(response), to: c)
         case .eventStream(let user, let device):
             openStream(c, user: user, device: device)
         }
@@ -234,7 +245,7 @@ public final class StoreDaemon: @unchecked Sendable {
         // Listen before answering, so nothing delivered after the client sees "ready" is missed.
         let stream = api.store.push.listen(user: user, deviceID: device)
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
-        perform(c.machine.startStream(status: 200, headers: headers), on: c)
+        feed(.startStream(status: 200, headers: headers), to: c)
         if let t = c.timer { loop.cancel(t); c.timer = nil }
         let id = c.id
         // The API registered the device before answering (StoreAPI.handle).
@@ -254,13 +265,13 @@ public final class StoreDaemon: @unchecked Sendable {
 
     private func sendEvent(_ bytes: [UInt8], to id: UInt64) {
         guard let c = connections[id] else { return }
-        perform(c.machine.streamChunk(bytes), on: c)
+        feed(.streamChunk(bytes), to: c)
     }
 
     private func scheduleHeartbeat(_ c: Served) {
         c.heartbeat = loop.schedule(at: loop.clock.now() + options.heartbeat) { [weak self, weak c] in
             guard let self, let c, !c.tcp.isClosed else { return }
-            self.perform(c.machine.streamChunk(Array(": keepalive\n\n".utf8)), on: c)
+            self.feed(.streamChunk(Array(": keepalive\n\n".utf8)), to: c)
             self.scheduleHeartbeat(c)
         }
     }

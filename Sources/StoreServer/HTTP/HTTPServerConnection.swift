@@ -2,10 +2,34 @@ import Foundation
 
 import ZoneCore
 
-/// One server-side HTTP/1.1 connection as a sans-I/O machine: bytes and time in; requests to
-/// dispatch, bytes to send, deadlines and closing out. One request at a time: the next is
-/// parsed only after the previous one's response went out.
+/// One server-side HTTP/1.1 connection as a sans-I/O machine (`SansIOMachine`): bytes, answers
+/// and time in; requests to dispatch, bytes to send and closing out; `nextDeadline` for the read
+/// and idle timeouts. One request at a time: the next is parsed only after the previous one's
+/// response went out.
 public struct HTTPServerConnection: Sendable {
+    /// What happened to the connection.
+    public enum Input: Sendable {
+        /// Bytes arrived.
+        case received(ArraySlice<UInt8>)
+        /// The response to the dispatched request is ready.
+        case respond(HTTPResponse)
+        /// The client shut down its sending side (a half-close, `shutdown(SHUT_WR)`) but may
+        /// still read. A request it completed is still answered, then the connection closes; a
+        /// request cut short can never complete, so the connection closes at once. A push
+        /// stream goes on.
+        case peerFinishedSending
+        /// The dispatched request becomes a stream: send the head now, then `streamChunk`s.
+        case startStream(status: Int, headers: HTTPHeaders)
+        /// One chunk of the streamed response.
+        case streamChunk([UInt8])
+        /// Ends the streamed response and the connection.
+        case endStream
+        /// `nextDeadline` was reached (calling earlier is harmless).
+        case timer
+        /// The peer closed its side.
+        case peerClosed
+    }
+
     /// Timeouts and limits.
     public struct Limits: Sendable {
         /// From the first byte of a request to its complete head and body.
@@ -20,13 +44,12 @@ public struct HTTPServerConnection: Sendable {
 
     /// What the driver must do.
     public enum Action: Sendable, Hashable {
-        /// Handle this request; answer with `respond` (or `startStream`).
+        /// Handle this request; answer with `.respond` (or `.startStream`).
         case dispatch(HTTPRequest)
+        /// Send these bytes.
         case send([UInt8])
         /// Close the connection once everything sent has left.
         case close
-        /// Call `timerFired` at this instant.
-        case wakeAt(Instant)
     }
 
     enum State: Sendable {
@@ -43,6 +66,7 @@ public struct HTTPServerConnection: Sendable {
     private var state: State
     /// The client shut down its sending side: answer what it sent, then close.
     private var inputEnded = false
+    private var outputs = OutputQueue<Action>()
 
     public init(limits: Limits = Limits(), now: Instant) {
         self.limits = limits
@@ -60,14 +84,32 @@ public struct HTTPServerConnection: Sendable {
         return nil
     }
 
-    /// The connection opened: when to check for idleness.
-    public func started() -> [Action] {
-        guard case .reading(let since, _) = state else { return [] }
-        return [.wakeAt(since + limits.idleTimeout)]
+    public mutating func handle(_ input: Input, now: Instant) {
+        let actions: [Action]
+        switch input {
+        case .received(let bytes): actions = received(bytes, now: now)
+        case .respond(let response): actions = respond(response, now: now)
+        case .peerFinishedSending: actions = peerFinishedSending()
+        case .startStream(let status, let headers): actions = startStream(status: status, headers: headers)
+        case .streamChunk(let bytes): actions = streamChunk(bytes)
+        case .endStream: actions = endStream()
+        case .timer: actions = timerFired(now: now)
+        case .peerClosed:
+            state = .closed
+            actions = []
+        }
+        for action in actions { outputs.append(action) }
     }
 
-    /// Bytes arrived.
-    public mutating func received<C: Collection>(_ bytes: C, now: Instant) -> [Action] where C.Element == UInt8 {
+    public mutating func pollOutput() -> Action? { outputs.pop() }
+
+    /// The read timeout of a request under way, or the idle timeout between requests.
+    public var nextDeadline: Instant? {
+        guard case .reading(let since, let mid) = state else { return nil }
+        return since + (mid ? limits.requestReadTimeout : limits.idleTimeout)
+    }
+
+    private mutating func received(_ bytes: ArraySlice<UInt8>, now: Instant) -> [Action] {
         switch state {
         case .closed, .streaming:
             return []
@@ -81,8 +123,7 @@ public struct HTTPServerConnection: Sendable {
         }
     }
 
-    /// The response to the dispatched request is ready.
-    public mutating func respond(_ response: HTTPResponse, now: Instant) -> [Action] {
+    private mutating func respond(_ response: HTTPResponse, now: Instant) -> [Action] {
         guard case .awaitingResponse(let keepAlive) = state else { return [] }
         var actions: [Action] = [.send(response.serialized(keepAlive: keepAlive))]
         if !keepAlive {
@@ -95,16 +136,12 @@ public struct HTTPServerConnection: Sendable {
         if inputEnded, case .reading = state {
             // Every request the client sent before its half-close is answered: nothing more can come.
             state = .closed
-            actions.removeAll { if case .wakeAt = $0 { true } else { false } }
             actions.append(.close)
         }
         return actions
     }
 
-    /// The client shut down its sending side (a half-close, `shutdown(SHUT_WR)`) but may still
-    /// read. A request it completed is still answered, then the connection closes; a request cut
-    /// short can never complete, so the connection closes at once. A push stream goes on.
-    public mutating func peerFinishedSending(now: Instant) -> [Action] {
+    private mutating func peerFinishedSending() -> [Action] {
         inputEnded = true
         switch state {
         case .reading:
@@ -116,8 +153,7 @@ public struct HTTPServerConnection: Sendable {
         }
     }
 
-    /// The dispatched request becomes a stream: send the head now, then `streamChunk`s.
-    public mutating func startStream(status: Int, headers: HTTPHeaders) -> [Action] {
+    private mutating func startStream(status: Int, headers: HTTPHeaders) -> [Action] {
         guard case .awaitingResponse = state else { return [] }
         state = .streaming
         var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
@@ -126,38 +162,23 @@ public struct HTTPServerConnection: Sendable {
         return [.send(Array(head.utf8))]
     }
 
-    /// One chunk of the streamed response.
-    public func streamChunk(_ bytes: [UInt8]) -> [Action] {
+    private func streamChunk(_ bytes: [UInt8]) -> [Action] {
         guard case .streaming = state, !bytes.isEmpty else { return [] }
         return [.send(httpChunk(bytes))]
     }
 
-    /// Ends the streamed response and the connection.
-    public mutating func endStream() -> [Action] {
+    private mutating func endStream() -> [Action] {
         guard case .streaming = state else { return [] }
         state = .closed
         return [.send(httpChunk([])), .close]
     }
 
-    /// A deadline passed.
-    public mutating func timerFired(now: Instant) -> [Action] {
-        guard case .reading(let since, let mid) = state else { return [] }
-        if mid {
-            let deadline = since + limits.requestReadTimeout
-            if now >= deadline { return fail(status: 408, message: "request not complete within \(limits.requestReadTimeout)") }
-            return [.wakeAt(deadline)]
-        }
-        let deadline = since + limits.idleTimeout
-        if now >= deadline {
-            state = .closed
-            return [.close]
-        }
-        return [.wakeAt(deadline)]
-    }
-
-    /// The peer closed its side.
-    public mutating func peerClosed() {
+    /// A deadline may have passed.
+    private mutating func timerFired(now: Instant) -> [Action] {
+        guard case .reading(_, let mid) = state, let deadline = nextDeadline, now >= deadline else { return [] }
+        if mid { return fail(status: 408, message: "request not complete within \(limits.requestReadTimeout)") }
         state = .closed
+        return [.close]
     }
 
     private mutating func parseNext(now: Instant) -> [Action] {
@@ -167,7 +188,7 @@ public struct HTTPServerConnection: Sendable {
                 guard case .reading(let since, _) = state else { return [] }
                 let mid = parser.isMidRequest
                 state = .reading(since: mid ? since : now, midRequest: mid)
-                return [.wakeAt((mid ? since : now) + (mid ? limits.requestReadTimeout : limits.idleTimeout))]
+                return []
             case .request(let request):
                 state = .awaitingResponse(keepAlive: request.keepAlive)
                 return [.dispatch(request)]
@@ -183,3 +204,6 @@ public struct HTTPServerConnection: Sendable {
         return [.send(HTTPResponse.json(status, body).serialized(keepAlive: false)), .close]
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension HTTPServerConnection: SansIOMachine {}

@@ -173,7 +173,7 @@ public struct TURNClient {
             guard let instant else { return }
             if next == nil || instant < next! { next = instant }
         }
-        for transaction in transactions { consider(transaction.deadline) }
+        for request in transactions { consider(request.transaction.nextDeadline) }
         guard phase == .allocated else { return next }
         consider(refreshAt)
         consider(expiresAt)
@@ -187,14 +187,10 @@ public struct TURNClient {
     private mutating func onTimer(now: Instant) {
         var i = 0
         while i < transactions.count {
-            switch transactions[i].onTimer(now: now) {
-            case .wait:
+            transactions[i].transaction.handle(.timer, now: now)
+            if drainTransaction(at: i, retransmission: true) {
                 i += 1
-            case .retransmit:
-                counters.retransmissions += 1
-                push(.transmit(transactions[i].bytes, to: configuration.server))
-                i += 1
-            case .timedOut:
+            } else {
                 let transaction = transactions.remove(at: i)
                 failed(transaction, code: TURNClient.noResponseCode,
                        reason: "no response from \(configuration.server) to \(transaction.kind.method)", now: now)
@@ -240,7 +236,22 @@ public struct TURNClient {
         }
         transactions.append(TURNTransaction(kind: kind, request: request, bytes: encoded.bytes,
                                             signed: encoded.signed, now: now, timing: configuration.timing))
-        push(.transmit(encoded.bytes, to: configuration.server))
+        _ = drainTransaction(at: transactions.count - 1, retransmission: false)
+    }
+
+    /// Sends what the transaction at `index` wants sent; false once it has timed out.
+    private mutating func drainTransaction(at index: Int, retransmission: Bool) -> Bool {
+        var alive = true
+        while let output = transactions[index].transaction.pollOutput() {
+            switch output {
+            case .transmit(let bytes):
+                if retransmission { counters.retransmissions += 1 }
+                push(.transmit(bytes, to: configuration.server))
+            case .timedOut:
+                alive = false
+            }
+        }
+        return alive
     }
 
     /// Sends `transaction` again as a new transaction with the credentials just learned.
@@ -256,7 +267,7 @@ public struct TURNClient {
         }
         transaction.reissue(id: request.transactionID, bytes: encoded.bytes, signed: encoded.signed, now: now)
         transactions.append(transaction)
-        push(.transmit(encoded.bytes, to: configuration.server))
+        _ = drainTransaction(at: transactions.count - 1, retransmission: false)
     }
 
     // MARK: - Data out
@@ -328,3 +339,6 @@ public struct TURNClient {
 func seconds(_ duration: Duration) -> UInt32 {
     UInt32(clamping: max(0, duration.nanoseconds / 1_000_000_000))
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension TURNClient: SansIOMachine {}

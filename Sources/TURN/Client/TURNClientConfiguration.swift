@@ -5,6 +5,7 @@
 // lifetime is whatever the server answers in LIFETIME (§7.3), refreshed `allocationRefreshMargin`
 // before it runs out.
 
+import STUN
 import ZoneCore
 
 /// Everything a `TURNClient` is created with.
@@ -27,8 +28,8 @@ public struct TURNClientConfiguration: Sendable {
     public var channelRefreshInterval: Duration
     /// How long sends to a peer whose CreatePermission failed are dropped before trying again.
     public var permissionRetryDelay: Duration
-    /// Retransmission of requests.
-    public var timing: TURNRequestTiming
+    /// Retransmission of requests (RFC 8489 §6.2.1: 500 ms initial RTO, Rc = 7, Rm = 16).
+    public var timing: STUNTransactionTiming
     /// How many payloads may wait for permissions at once; the oldest is dropped beyond that.
     public var maxQueuedPayloads: Int
     /// How many 401/438 challenges in a row one request may answer before it fails (a server
@@ -41,7 +42,7 @@ public struct TURNClientConfiguration: Sendable {
         server: Endpoint, username: String, password: String, requestedLifetime: Duration? = .seconds(600),
         allocationRefreshMargin: Duration = .seconds(60), permissionRefreshInterval: Duration = .seconds(240),
         channelRefreshInterval: Duration = .seconds(540), permissionRetryDelay: Duration = .seconds(10),
-        timing: TURNRequestTiming = TURNRequestTiming(), maxQueuedPayloads: Int = 64, maxChallenges: Int = 3,
+        timing: STUNTransactionTiming = STUNTransactionTiming(), maxQueuedPayloads: Int = 64, maxChallenges: Int = 3,
         seed: UInt64
     ) {
         precondition(maxQueuedPayloads >= 0 && maxChallenges >= 1, "queue bound ≥ 0 and at least one challenge")
@@ -58,29 +59,5 @@ public struct TURNClientConfiguration: Sendable {
         self.maxQueuedPayloads = maxQueuedPayloads
         self.maxChallenges = maxChallenges
         self.seed = seed
-    }
-}
-
-/// Retransmission of a request over UDP (RFC 8489 §6.2.1): sent at 0, RTO, 3×RTO, 7×RTO… —
-/// the interval doubling up to `maxRTO` — `maxRetransmits` more times after the first (Rc = 7
-/// sends in all by default), then the transaction fails `finalWait` × RTO after the last
-/// send (Rm = 16).
-public struct TURNRequestTiming: Hashable, Sendable {
-    /// The first retransmission timeout (RFC 8489: 500 ms at least on the Internet).
-    public var initialRTO: Duration
-    /// The largest interval the doubling reaches.
-    public var maxRTO: Duration
-    /// Retransmissions after the first send (Rc − 1).
-    public var maxRetransmits: Int
-    /// How many initial RTOs to wait after the last retransmission (Rm).
-    public var finalWait: Int
-
-    public init(initialRTO: Duration = .milliseconds(500), maxRTO: Duration = .seconds(16), maxRetransmits: Int = 6,
-                finalWait: Int = 16) {
-        precondition(initialRTO > .zero && maxRTO >= initialRTO && maxRetransmits >= 0 && finalWait >= 1)
-        self.initialRTO = initialRTO
-        self.maxRTO = maxRTO
-        self.maxRetransmits = maxRetransmits
-        self.finalWait = finalWait
     }
 }

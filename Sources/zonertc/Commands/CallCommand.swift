@@ -15,7 +15,9 @@ enum CallCommand {
             .value("--sync", "STRATEGY", "push, poll-token, poll-fullscan, hybrid or legacy", default: "hybrid"),
             .value("--push-profile", "PROFILE", "the store daemon's push profile: lan, cloudkit or custom:…", default: "lan"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max", default: "realtime"),
-            .flag("--relay-only", "start a TURN relay too and send only through it"),
+            .flag("--relay-only", "send only through a TURN relay: --turn's, or one this command starts"),
+            .value("--turn", "USER:PASS@HOST:PORT",
+                   "a TURN relay you run (e.g. coturn) for both peers, instead of ours"),
             .value("--media-security", "MODE", "both peers: dtls-srtp (needs the WebRTC build) or none",
                    default: MediaProtectionMode.defaultName),
             .value("--impair", "SPEC", "impair both peers' outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,seed=1"),
@@ -31,6 +33,8 @@ enum CallCommand {
             `zonertc peer` processes (alice owns the room and sends; bob records), waits for both, checks
             that the frames bob received equal the frames alice sent (per-frame checksums), prints both
             summaries and a one-line verdict, and removes every process and temporary file.
+            With --relay-only and no --turn it also starts `zonertc relay serve`; with --turn both peers
+            allocate on that relay (IPv4 or [IPv6] literal, port 1–65535) and nothing else is started.
             Exit 0 when the frames match, 1 otherwise.
             """,
         run: run)
@@ -62,10 +66,17 @@ enum CallCommand {
         for option in ["--browser-path", "--browser-sends"] where args.string(option) != nil {
             throw UsageError(message: "\(option) needs --browser", command: spec)
         }
+        var turn: String?
+        if let text = args.string("--turn") {
+            do { _ = try TURNServerCredentials(parsing: text) } catch {
+                throw UsageError(message: "--turn: \(error)", command: spec)
+            }
+            turn = text
+        }
         var plan = CallPlan(
             file: file, bothWays: args.has("--both-ways"), sync: args.string("--sync") ?? "hybrid",
             push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
-            relayOnly: args.has("--relay-only"), impair: args.string("--impair"), timeout: timeout,
+            relayOnly: args.has("--relay-only"), turn: turn, impair: args.string("--impair"), timeout: timeout,
             keep: args.string("--keep"), json: args.has("--json"))
         plan.mediaSecurity = args.string("--media-security") ?? MediaProtectionMode.defaultName
         do { _ = try MediaProtectionMode(named: plan.mediaSecurity) } catch {

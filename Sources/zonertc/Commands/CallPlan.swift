@@ -11,6 +11,8 @@ struct CallPlan {
     var push: String
     var pace: String
     var relayOnly: Bool
+    /// The user's TURN relay, `USER:PASS@HOST:PORT` (checked already); nil: ours when relay-only.
+    var turn: String?
     var impair: String?
     var timeout: Duration
     var keep: String?
@@ -80,7 +82,9 @@ struct CallPlan {
                       "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]
         if let impair { common += ["--impair", impair] }
         common += ["--media-security", mediaSecurity]
-        if relayOnly {
+        if let turn {
+            common += ["--turn", turn] + (relayOnly ? ["--relay-only"] : [])
+        } else if relayOnly {
             let password = "pw\(UInt32.random(in: 0...UInt32.max))"
             let relay: ChildProcess
             do {

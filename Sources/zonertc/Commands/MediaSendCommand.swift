@@ -27,7 +27,8 @@ enum MediaSendCommand {
             .flag("--rtcp-mux", "send RTCP to the RTP port (RFC 5761) instead of PORT+1"),
             .value("--bind", "HOST:PORT", "local address to send from (default: any, a free port)"),
             .value("--impair", "SPEC", "seeded loss/delay on what is sent: loss=0.1,delay=20ms,jitter=5ms,"
-                   + "reorder=0.05,duplicate=0.01,seed=1"),
+                   + "reorder=0.05,reorder-gap=10ms,duplicate=0.01,seed=1 (--link's names; latency= works for "
+                   + "delay=)"),
             .value("--window", "PACKETS", "with --pace max: the most packets ahead of the receiver's last report "
                    + "(0: no limit)", default: "2048"),
             .value("--drain", "DURATION", "how long to wait for NACKs and the receiver's report after the last "

@@ -25,7 +25,8 @@ enum PeerCommand {
             .value("--send", "FILE", "stream this video file (IVF, H.264 Annex B, Y4M) once connected"),
             .value("--record", "OUT", "write the received stream to OUT, in the sender's container"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max (as fast as the path takes)", default: "realtime"),
-            .value("--impair", "SPEC", "impair outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,reorder=0.05,duplicate=0.01,seed=1"),
+            .value("--impair", "SPEC", "impair outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,reorder=0.05,"
+                   + "reorder-gap=10ms,duplicate=0.01,seed=1 (--link's names; latency= works for delay=)"),
             .value("--sync", "STRATEGY", "how records are learned: push, poll-token, poll-fullscan, hybrid, legacy", default: "hybrid"),
             .value("--bind", "IP", "local address for the UDP socket (host candidate)", default: "127.0.0.1"),
             .value("--stun", "HOST:PORT", "a STUN server for server-reflexive candidates (repeatable)", repeatable: true),
@@ -35,6 +36,8 @@ enum PeerCommand {
                    default: MediaProtectionMode.defaultName),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
+            .value("--store-requests", "N", "store requests in flight at once, 1–16 (1: one after the other)",
+                   default: "4"),
             .value("--consent-expiry", "DURATION", "the path is lost after this long without a consent response (RFC 7675)", default: "30s"),
             .value("--reconnect-timeout", "DURATION", "after the path is lost, end with 'remote unreachable' unless a new epoch connects within this", default: "15s"),
             .value("--max-epoch-lead", "DURATION", "refuse signal records whose epoch is further ahead of this clock", default: "86400s"),
@@ -85,6 +88,7 @@ struct PeerSetup {
     let impairment: ImpairmentSpec?
     let mediaSecurity: MediaProtectionMode
     let mediaSecurityName: String
+    let storeRequestsInFlight: Int
 
     init(_ args: ParsedCommand, spec: CommandSpec) throws {
         func usage(_ message: String) -> UsageError { UsageError(message: message, command: spec) }
@@ -117,14 +121,7 @@ struct PeerSetup {
         stun = servers
         var relays: [TURNServerCredentials] = []
         for text in args.strings("--turn") {
-            guard let at = text.lastIndex(of: "@"), let colon = text[..<at].firstIndex(of: ":") else {
-                throw usage("--turn \(text): give USER:PASS@HOST:PORT")
-            }
-            do {
-                relays.append(TURNServerCredentials(
-                    server: try Endpoint(parsing: String(text[text.index(after: at)...])),
-                    username: String(text[..<colon]), password: String(text[text.index(after: colon)..<at])))
-            } catch { throw usage("--turn \(text): \(error)") }
+            do { relays.append(try TURNServerCredentials(parsing: text)) } catch { throw usage("--turn: \(error)") }
         }
         turn = relays
         relayOnly = args.has("--relay-only")
@@ -135,6 +132,11 @@ struct PeerSetup {
         }
         connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
         self.duration = try duration("--duration")
+        let inFlight = args.string("--store-requests") ?? "4"
+        guard let n = Int(inFlight), (1...16).contains(n) else {
+            throw usage("--store-requests \(inFlight): give a number from 1 to 16")
+        }
+        storeRequestsInFlight = n
         let expiry = try duration("--consent-expiry") ?? .seconds(30)
         guard expiry >= .milliseconds(300) else { throw usage("--consent-expiry: at least 300ms") }
         // RFC 7675's ratios: a check every 5 s (or a sixth of the expiry, whichever is shorter),
@@ -218,6 +220,7 @@ struct PeerSetup {
         }
         var options = PeerRunner.Options()
         options.impairment = impairment
+        options.storeRequestsInFlight = storeRequestsInFlight
         let progress = ProgressLine(enabled: !json && isatty(STDERR_FILENO) == 1)
         let recorder = record.map { Recorder(path: $0) }
         let runner: PeerRunner

@@ -24,8 +24,9 @@ enum SimConvergeCommand {
             .value("--safety-poll", "DURATION", "hybrid's safety-net poll interval", default: "30s"),
             .value("--nat", "LIST", "comma-separated: none, full-cone, restricted-cone, port-restricted, symmetric, "
                    + "or A/B for one per side", default: "none,full-cone,symmetric"),
-            .value("--link", "LINK", "the peers' links: broadband, or latency=D,jitter=D,loss=P,reorder=P,"
-                   + "duplicate=P,bandwidth=R", default: "broadband"),
+            .value("--link", "LINK", "the peers' links: broadband, or delay=D,jitter=D,loss=P,reorder=P,"
+                   + "reorder-gap=D,duplicate=P,bandwidth=R (--impair's names; latency= and reorder-delay= "
+                   + "still work)", default: "broadband"),
             .value("--old-epochs", "N", "earlier calls' records in the zone when each call starts", default: "0"),
             .value("--seed", "N", "seed of every random choice", default: "42"),
             .value("--deadline", "DURATION", "a call not connected by then has failed", default: "60s"),
