@@ -28,15 +28,15 @@ struct BrowserPeerCallTests {
         call.profiles.append(tokenFile)
         let peer = try spawnWatched([ZonertcProcess.binary.path, "peer", "--store", "http://\(call.endpoint)",
                                      "--room", call.room, "--me", me, "--remote", remote, "--token-file", tokenFile,
-                                     "--json", "--connect-timeout", "40s", "--media-security", "dtls-srtp"]
+                                     "--json", "--connect-timeout", "30s", "--media-security", "dtls-srtp"]
                                     + (owner ? ["--owner"] : []) + extra)
         call.peers.append(peer)
         return peer
     }
 
-    /// The peer's JSON summary once it has exited (within 45 s).
+    /// The peer's JSON summary once it has exited (within 40 s: it gives up connecting after 30 s).
     static func summary(_ peer: ProcessWatch) async throws -> [String: Any] {
-        let status = try await offPool { peer.wait(within: .seconds(45)) }
+        let status = try await offPool { peer.wait(within: .seconds(40)) }
         #expect(status == 0, "the peer: \(peer.stdout)\n\(peer.stderr.suffix(3000))")
         let line = peer.stdout.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? "{}"
         return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
