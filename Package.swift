@@ -33,8 +33,9 @@ let package = Package(
                 exclude: ["CallPage/web", "CallPage/generate.sh", "CallPage/package.json"]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
-        // Headless Chromium: where it is and the flags a loopback call needs (call --browser, the browser tests).
-        .target(name: "Browser"),
+        // Headless Chromium: where it is, the flags a loopback call needs, ffmpeg's verdict on what it sent
+        // (call --browser, the browser tests).
+        .target(name: "Browser", dependencies: ["Media"]),
         .target(name: "STUN", dependencies: ["ZoneCore"]),
         .target(name: "TURN", dependencies: ["STUN", "ZoneCore"]),
         .target(name: "Relay", dependencies: ["TURN", "STUN", "Net", "ZoneCore", "CSystem"]),

@@ -2,9 +2,9 @@ import Browser
 import Foundation
 import Testing
 
-/// `zonertc call FILE --browser`: what can be checked before DTLS-SRTP is in `zonertc peer` (issue #14) —
-/// its flags, a missing Chromium named with its package, files a browser cannot use, and a clear refusal
-/// instead of a call that times out.
+/// `zonertc call FILE --browser`: what is checked before anything starts — its flags, a missing Chromium
+/// named with its package, files a browser cannot use, and (without the WebRTC trait) a clear refusal
+/// instead of a call that times out. The calls themselves: BrowserPeerCallTests.
 @Suite("zonertc call --browser")
 struct BrowserCallCommandTests {
     static let vp8 = MediaCommandTests.fixture("vp8-320x240-60.ivf")
@@ -50,12 +50,15 @@ struct BrowserCallCommandTests {
         #expect(camera.status == 1 && camera.stderr.contains("needs a readable .y4m file"), "\(camera.stderr)")
     }
 
-    @Test("while zonertc peer has no DTLS-SRTP the command says so, before starting anything")
+    #if !WebRTC
+    @Test("a build without the WebRTC trait has no DTLS-SRTP: the command says so, naming the trait and packages")
     func needsDTLS() throws {
         let out = try ZonertcProcess.run(["call", Self.vp8, "--browser", "--browser-path", "/usr/bin/true"])
         #expect(out.status == 1)
-        #expect(out.stderr.contains("zonertc peer does not speak DTLS-SRTP yet"), "\(out.stderr)")
+        #expect(out.stderr.contains("build with the WebRTC trait"), "\(out.stderr)")
+        #expect(out.stderr.contains("libssl-dev libsrtp2-dev"), "\(out.stderr)")
     }
+    #endif
 
     @Test("the Debian wrapper script is replaced by the binary it starts; flags for a loopback call")
     func chromiumLookup() throws {

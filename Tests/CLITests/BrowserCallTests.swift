@@ -23,6 +23,8 @@ struct BrowserCallTests {
         let room: String
         var tokens: [String: String] = [:]
         var browsers: [ProcessWatch] = []
+        /// Other processes of the call (`zonertc peer`), stopped by PID with the browsers.
+        var peers: [ProcessWatch] = []
         var profiles: [String] = []
 
         init(daemonArguments: [String] = [], room: String = "room_br0wser1") throws {
@@ -41,15 +43,18 @@ struct BrowserCallTests {
             for user in users { tokens[user] = try await RemoteStoreClient.register(userName: user, at: endpoint) }
         }
 
-        /// Opens the call page of `me` in a headless Chromium of its own (a fresh profile directory).
-        func open(me: String, remote: String, owner: Bool) throws {
+        /// Opens the call page of `me` in a headless Chromium of its own (a fresh profile directory);
+        /// `query` ends the page's query (frames, timeout, send), `fakeVideo` is what its camera captures.
+        func open(me: String, remote: String, owner: Bool, query: String = "&frames=30&timeout=40",
+                  fakeVideo: String? = nil) throws {
             let chromium = try HeadlessChromium.locate()
             let profile = NSTemporaryDirectory() + "zonertc-chromium-\(UUID().uuidString)"
             profiles.append(profile)
             let token = tokens[me]!.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let url = "http://\(endpoint)/call?room=\(room)&me=\(me)&remote=\(remote)\(owner ? "&owner=1" : "")"
-                + "&report=1&frames=30&timeout=40#token=\(token)"
-            browsers.append(try spawnWatched([chromium] + HeadlessChromium.arguments(url: url, userDataDir: profile)))
+                + "&report=1\(query)#token=\(token)"
+            browsers.append(try spawnWatched([chromium] + HeadlessChromium.arguments(url: url, userDataDir: profile,
+                                                                                  fakeVideo: fakeVideo)))
         }
 
         /// Waits for `count` reports (the daemon logs each), then reads them.
@@ -76,7 +81,7 @@ struct BrowserCallTests {
 
         /// Stops every browser and the daemon by PID, removes the profiles.
         func stop() {
-            for browser in browsers where browser.exitStatus == nil {
+            for browser in browsers + peers where browser.exitStatus == nil {
                 kill(browser.pid, SIGTERM)
                 if browser.wait(within: .seconds(5)) == nil {
                     kill(browser.pid, SIGKILL)

@@ -186,6 +186,20 @@ struct CallNegotiatorTests {
         #expect(actions.contains(.ice(.restartICE(epoch: a.activeEpoch!, credentials: b.credentialsForTest))))
         #expect(b.state == .connecting(a.activeEpoch!))
     }
+
+    @Test("our descriptions say the configured direction: a peer that only sends offers sendonly")
+    func theOfferSaysTheDirection() {
+        for (direction, line) in [(MediaDirection.sendOnly, "a=sendonly\r\n"), (.receiveOnly, "a=recvonly\r\n"),
+                                  (.sendReceive, "a=sendrecv\r\n")] {
+            var configuration = CallNegotiator.Configuration()
+            configuration.direction = direction
+            let payloads = offering(configuration: configuration).saves.compactMap { record -> String? in
+                if case .string(let text)? = record.fields["payload"] { return text }
+                return nil
+            }
+            #expect(payloads.count == 1 && payloads.allSatisfy { $0.contains(line) }, "\(direction): \(payloads)")
+        }
+    }
 }
 
 extension CallNegotiator {

@@ -110,6 +110,12 @@ public struct PeerCall {
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.negotiator.mediaAttributes += media.sdpAttributes
         signalingConfiguration.negotiator.dtls = configuration.mediaSecurity.sdp
+        // Our descriptions say what this peer does with video: sendonly, recvonly or both (a peer doing
+        // neither, signaling only, keeps sendrecv).
+        if configuration.media.send != nil || configuration.media.receive {
+            signalingConfiguration.negotiator.direction = MediaDirection(
+                sends: configuration.media.send != nil, receives: configuration.media.receive)
+        }
         // DTLS-SRTP is what browsers speak: our descriptions then take their dialect too.
         if configuration.mediaSecurity.security == .dtlsSRTP {
             signalingConfiguration.negotiator.dialect = MediaSecurity.dtlsSRTP.dialect

@@ -36,6 +36,9 @@ public struct CallNegotiator: Sendable {
         public var dialect: SDPDialect = .zonertc
         /// The identity of the stream we send, announced in the browsers' dialect.
         public var source: VideoSourceIdentity?
+        /// What we do with video (RFC 3264 §5.1, §6.1): an answer to a browser's sendrecv offer from a peer
+        /// that only records must say recvonly, or the browser waits for a track that never comes.
+        public var direction: MediaDirection = .sendReceive
         /// Whether the offer creator starts a new epoch by itself when ICE fails.
         public var restartOnICEFailure = true
         /// How far ahead of this device's clock a remote epoch may be: records beyond are refused
@@ -269,6 +272,7 @@ public struct CallNegotiator: Sendable {
         media.extraAttributes = configuration.mediaAttributes
         media.dialect = configuration.dialect
         media.source = configuration.source
+        media.direction = configuration.direction
         return media
     }
 

@@ -13,8 +13,9 @@ import ZoneCore
 /// - `--browser-sends F.y4m`: Chromium's fake camera sends F, alice records it; OK when ffmpeg decodes the
 ///   recording without errors, it has at least 95 % of F's frames, and its PSNR against F is at least 30 dB.
 ///
-/// A browser takes media only over DTLS-SRTP (issue #14): until `zonertc peer` speaks it this plan stops at
-/// once, saying so, instead of letting the call time out.
+/// A browser takes media only over DTLS-SRTP (RFC 8827 §6.5), which `zonertc peer` speaks only in a build
+/// with the `WebRTC` trait: without it this plan stops at once, naming the trait and its packages, instead
+/// of letting the call time out.
 struct BrowserCallPlan {
     var file: String
     var browserPath: String?
@@ -23,9 +24,19 @@ struct BrowserCallPlan {
     var timeout: Duration
     var keep: String?
 
-    /// Whether `zonertc peer` speaks DTLS-SRTP, which browsers require. The DTLS module (trait `WebRTC`) is
-    /// not yet wired into `PeerCall`; set this (for WebRTC builds) when it is.
-    static let peerSpeaksDTLS = false
+    /// Whether this build's `zonertc peer` speaks DTLS-SRTP, which browsers require: only with the trait.
+    static var peerSpeaksDTLS: Bool {
+        #if WebRTC
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Why a build without the trait cannot take a browser's call.
+    static let needsWebRTCBuild = "a browser sends and takes media only over DTLS-SRTP, which this build of "
+        + "zonertc lacks: build with the WebRTC trait (apt-get install libssl-dev libsrtp2-dev; "
+        + "swift build --traits WebRTC)"
 
     /// Checks that need no process: Chromium is there, the files fit. Nil when all is well, else why not.
     func problem() -> String? {
@@ -48,10 +59,7 @@ struct BrowserCallPlan {
                 return "--browser-sends checks the recording with ffmpeg: install Debian's package `ffmpeg`"
             }
         }
-        guard Self.peerSpeaksDTLS else {
-            return "zonertc peer does not speak DTLS-SRTP yet (the DTLS module of issue #14 is not wired into "
-                + "PeerCall), and browsers send and take media only over DTLS-SRTP"
-        }
+        guard Self.peerSpeaksDTLS else { return Self.needsWebRTCBuild }
         return nil
     }
 
@@ -106,7 +114,15 @@ struct BrowserCallPlan {
         var alice = ["peer", "--store", url, "--room", room, "--me", "alice", "--remote", "bob", "--owner",
                      "--token-file", tokenFiles["alice"]!, "--json",
                      "--connect-timeout", "\(timeout.components.seconds)s", "--send", file]
-        if browserSends != nil { alice += ["--record", "\(directory)/alice-received"] }
+        if let browserSends {
+            // The camera plays the file in a loop and never stops: alice records one pass and a second more,
+            // then hangs up on her own, so the recording is finished when it is checked.
+            let seconds = (try? VideoFileSource.read(path: browserSends)).map { format, frames in
+                Double(frames.count) * Double(format.timebase.numerator) / Double(max(1, format.timebase.denominator))
+            } ?? 2
+            alice += ["--record", "\(directory)/alice-received",
+                      "--duration", "\(Int((seconds * 1000).rounded(.up)) + 1000)ms"]
+        }
         do {
             group.children.append(try ChildProcess(name: "alice", arguments: alice, directory: directory))
         } catch { return await finish(false, "FAIL: cannot start the peer: \(error)") }
@@ -141,8 +157,11 @@ struct BrowserCallPlan {
             return await finish(ok, "\(ok ? "OK" : "FAIL"): the browser decoded \(decoded) of \(frames) frames sent, "
                                 + "\(dropped) dropped, \(firstText)")
         }
-        _ = await group.children.first { $0.name == "alice" }?.wait(timeout: .seconds(15))
-        let verdict = Self.checkRecording("\(directory)/alice-received", source: browserSends)
+        guard await group.children.first(where: { $0.name == "alice" })?.wait(timeout: timeout) != nil else {
+            return await finish(false, "FAIL: alice did not hang up within \(timeout) of the browser's report")
+        }
+        let verdict = BrowserRecordingCheck.check("\(directory)/alice-received", source: browserSends,
+                                                  scratch: directory)
         return await finish(verdict.ok, verdict.text)
     }
 
@@ -163,36 +182,5 @@ struct BrowserCallPlan {
         let text = String(decoding: reply, as: UTF8.self)
         guard text.hasPrefix("HTTP/1.1 200"), let body = text.range(of: "\r\n\r\n") else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(text[body.upperBound...].utf8)) as? [String: Any]
-    }
-
-    /// ffmpeg's verdict on the recording of what the browser sent: decodes cleanly, ≥ 95 % of the source's
-    /// frames, PSNR ≥ 30 dB against it.
-    static func checkRecording(_ recording: String, source: String) -> (ok: Bool, text: String) {
-        func ffmpeg(_ arguments: [String]) -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["ffmpeg", "-hide_banner", "-nostdin"] + arguments
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return "" }
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        let errors = ffmpeg(["-v", "error", "-i", recording, "-f", "null", "-"])
-        let count = { (path: String) in
-            ffmpeg(["-i", path, "-f", "null", "-"]).components(separatedBy: "frame=").last
-                .flatMap { Int($0.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber }) } ?? 0
-        }
-        let (got, sent) = (count(recording), count(source))
-        let psnrText = ffmpeg(["-i", recording, "-i", source, "-lavfi", "[0:v][1:v]scale2ref[a][b];[a][b]psnr",
-                               "-f", "null", "-"])
-        let psnr = psnrText.components(separatedBy: "average:").last
-            .flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) } ?? 0
-        let ok = errors.isEmpty && sent > 0 && got * 100 >= sent * 95 && psnr >= 30
-        return (ok, "\(ok ? "OK" : "FAIL"): alice recorded \(got) of \(sent) frames from the browser, PSNR "
-                + String(format: "%.1f dB", psnr) + (errors.isEmpty ? ", no decode errors" : ", decode errors: "
-                + errors.prefix(200)))
     }
 }

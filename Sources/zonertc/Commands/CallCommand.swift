@@ -24,7 +24,7 @@ enum CallCommand {
             .value("--timeout", "DURATION", "give up when the call has not ended this long after the start", default: "60s"),
             .value("--keep", "DIR", "keep the data directory, received files and logs in DIR"),
             .flag("--json", "print one JSON object: both peers' summaries and the verdict"),
-            .flag("--browser", "bob is headless Chromium opening the call page (needs the WebRTC build, #14)"),
+            .flag("--browser", "bob is headless Chromium opening the call page (needs the WebRTC build)"),
             .value("--browser-path", "PATH", "the Chromium binary (default: chromium, chromium-browser or google-chrome in PATH)"),
             .value("--browser-sends", "FILE.y4m", "with --browser: Chromium's fake camera sends FILE.y4m, alice records it"),
         ],
