@@ -33,6 +33,24 @@ def request(url, method="GET", body=None, token=None):
         return json.loads(response.read())
 
 
+def start_peer(args, base, room, token, scratch):
+    """The non-browser remote, owner and sender of the fixture: a `zonertc peer` or the aiortc helper."""
+    if args.remote == "zonertc":
+        folder = tempfile.mkdtemp(prefix="zonertc-bench-peer-")
+        scratch.append(folder)
+        with os.fdopen(os.open(os.path.join(folder, "token"), os.O_WRONLY | os.O_CREAT, 0o600), "w") as handle:
+            handle.write(token)
+        command = [args.zonertc, "peer", "--store", base, "--room", room, "--me", "alice", "--remote", "bob",
+                   "--token-file", os.path.join(folder, "token"), "--owner", "--send", args.fixture,
+                   "--connect-timeout", "30s", "--media-security", "dtls-srtp"]
+    else:
+        command = [sys.executable, args.aiortc, "--store", base, "--room", room, "--me", "alice", "--remote", "bob",
+                   "--token", token, "--owner", "--direction", "sendonly", "--play", args.fixture,
+                   "--timeout", str(args.timeout), "--duration", "6"]
+    log = open(os.path.join(tempfile.gettempdir(), "zonertc-bench-%s.log" % args.remote), "w")
+    return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+
 def one_call(args, index):
     daemon = subprocess.Popen([args.zonertc, "store", "serve", "--memory", "--listen", "127.0.0.1:0"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -44,7 +62,14 @@ def one_call(args, index):
                   for u in ("alice", "bob")}
         room = "room_bench%03d" % index
         start = time.monotonic()
-        for me, remote, owner in (("alice", "bob", "&owner=1"), ("bob", "alice", "")):
+        pages = (("alice", "bob", "&owner=1"), ("bob", "alice", ""))
+        if args.remote != "chromium":
+            # The peer is started before the page is launched, so the later of the two starts is the page's
+            # navigation start and the page's navigation-relative times are measured from both peers up.
+            browsers.append(start_peer(args, base, room, tokens["alice"], profiles))
+            tokens = {"bob": tokens["bob"]}
+            pages = (("bob", "alice", "&send=0"),)
+        for me, remote, owner in pages:
             profile = tempfile.mkdtemp(prefix="zonertc-bench-chromium-")
             profiles.append(profile)
             url = "%s/call?room=%s&me=%s&remote=%s%s&report=1&frames=30&timeout=%d#token=%s" % (
@@ -53,7 +78,7 @@ def one_call(args, index):
                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         seen = 0
         deadline = time.monotonic() + args.timeout + 10
-        while seen < 2 and time.monotonic() < deadline:
+        while seen < len(pages) and time.monotonic() < deadline:
             line = daemon.stderr.readline()
             if not line:
                 break
@@ -80,7 +105,13 @@ def main():
     parser.add_argument("--zonertc", default=".build/release/zonertc")
     parser.add_argument("--chromium", default="/usr/lib/chromium/chromium")
     parser.add_argument("--timeout", type=int, default=40)
+    parser.add_argument("--remote", choices=["chromium", "zonertc", "aiortc"], default="chromium",
+                        help="who calls the page: another Chromium page, a `zonertc peer` or the aiortc helper,"
+                             " the last two sending --fixture to a receiving page")
+    parser.add_argument("--fixture", default="Fixtures/vp8-320x240-60.ivf")
+    parser.add_argument("--aiortc", default="Tests/Interop/aiortc_zone_peer.py")
     args = parser.parse_args()
+    print("remote: %s" % args.remote, flush=True)
     rows = []
     for index in range(args.calls):
         wall, reports = one_call(args, index)
