@@ -119,8 +119,8 @@ def main():
         connected = [r.get("navigationToConnectedMs") for r in reports.values()]
         first = [r.get("navigationToFirstFrameMs") for r in reports.values()]
         rows.append((ok, connected, first, wall))
-        print("call %2d: %s  ICE connected %s ms, first frame %s ms after navigation (alice, bob); wall %.2f s"
-              % (index + 1, "ok  " if ok else "FAIL", connected, first, wall), flush=True)
+        print("call %2d: %s  ICE connected %s ms, first frame %s ms after navigation (pages: %s); wall %.2f s"
+              % (index + 1, "ok  " if ok else "FAIL", connected, first, ", ".join(reports), wall), flush=True)
         for user, report in sorted(reports.items()):
             print("         %s phases (ms since navigation): %s" % (user, report.get("phases")), flush=True)
     good = [r for r in rows if r[0]]
