@@ -7,7 +7,11 @@ profile) opening /call as alice (owner, offer creator) and bob with report=1; th
 (the page's performance.now()) to ICE connected and to the first decoded frame, and the wall time of
 the call. Every process is stopped by its PID; each call is bounded by --timeout.
 
-    Bench/browser/browser-call.py [--calls 10] [--zonertc .build/release/zonertc] [--chromium PATH]
+With --remote zonertc or aiortc, a `zonertc peer` or Tests/Interop/aiortc_zone_peer.py (owner, sending
+--fixture) calls one receiving page instead; it is started before Chromium is launched, so the page's
+navigation start is the later of the two starts and its times are measured from both peers up.
+
+    Bench/browser/browser-call.py [--calls 10] [--remote chromium|zonertc|aiortc] [--zonertc PATH] [--chromium PATH]
 """
 import argparse
 import json
