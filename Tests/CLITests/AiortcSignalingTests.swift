@@ -51,16 +51,19 @@ struct AiortcSignalingTests {
             self.remote = remote
         }
 
-        /// The record named `name`, once it exists (polled; bounded).
-        func record(named name: String, within limit: Duration = .seconds(20)) async throws -> Record {
-            let watch = Stopwatch()
-            while watch.elapsed < limit {
-                let found = try await client.lookupRecords([RecordID(recordName: name, zoneID: binding.zone)],
-                                                           scope: binding.scope)
-                if case .found(let record) = found.first { return record }
-                try await Task.sleep(for: .milliseconds(20))
+        /// The record named `name`, once `helper` has said it saved it (its JSON line of type `event`).
+        func record(named name: String, after event: String, from helper: ProcessWatch,
+                    within limit: Duration = .seconds(20)) async throws -> Record {
+            let line = "\"type\": \"\(event)\""
+            guard helper.wait(within: limit, until: { $0.stdout.contains(line) }) else {
+                throw SpawnFailure("the helper said no \(event) within \(limit): \(helper.stderr.suffix(2000))")
             }
-            throw SpawnFailure("no record \(name) within \(limit)")
+            let found = try await client.lookupRecords([RecordID(recordName: name, zoneID: binding.zone)],
+                                                       scope: binding.scope)
+            guard case .found(let record) = found.first else {
+                throw SpawnFailure("the helper said \(event), but there is no record \(name)")
+            }
+            return record
         }
 
         /// The remote's chunks of `epoch`, decoded.
@@ -137,7 +140,8 @@ struct AiortcSignalingTests {
             atomic: true), scope: ours.binding.scope)
         #expect(saved.failures.isEmpty)
 
-        let answerRecord = try await ours.record(named: ours.names.envelope(epoch: epoch, type: .answer))
+        let answerRecord = try await ours.record(named: ours.names.envelope(epoch: epoch, type: .answer),
+                                                     after: "answer-saved", from: helper)
         let answer = try SignalEnvelope(decoding: answerRecord)
         #expect(answer.ownerUserID == "_b_aiortc" && answer.envelopeType == .answer && answer.callEpoch == epoch)
         let remote = try RemoteVideoDescription(answer.description)
@@ -167,11 +171,13 @@ struct AiortcSignalingTests {
         let helper = try Self.helper(daemon, room: room, me: "_a_aiortc", remote: "_z_zonertc", direction: "sendonly")
         defer { if helper.wait(within: .zero) == nil { kill(helper.pid, SIGKILL) } }
 
-        let session = try SignalSession(decoding: try await ours.record(named: ours.names.session))
+        let session = try SignalSession(decoding: try await ours.record(named: ours.names.session,
+                                                                                 after: "offer-saved", from: helper))
         #expect(session.userID == "_a_aiortc" && session.otherUserID == "_z_zonertc")
         let epoch = session.callEpoch
         let offerName = ours.names.envelope(epoch: epoch, type: .offer)
-        let offer = try SignalEnvelope(decoding: try await ours.record(named: offerName))
+        let offer = try SignalEnvelope(decoding: try await ours.record(named: offerName, after: "offer-saved",
+                                                                               from: helper))
         #expect(offer.ownerUserID == "_a_aiortc" && offer.description.type == .offer)
 
         let answer = try SessionDescription.answer(to: offer.description,
