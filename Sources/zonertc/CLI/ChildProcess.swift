@@ -54,6 +54,13 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Polls the stdout file until a line contains `marker` (or the process exits, or time is up).
+    /// The URL a `zonertc store serve` child prints once it listens (`http://127.0.0.1:PORT`), or nil
+    /// when it has not within 10 s.
+    func storeURL() async -> String? {
+        guard let line = await waitForLine(containing: "listening on", timeout: .seconds(10)) else { return nil }
+        return line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init)
+    }
+
     func waitForLine(containing marker: String, timeout: Duration) async -> String? {
         let end = ContinuousClock.now + timeout
         while ContinuousClock.now < end {

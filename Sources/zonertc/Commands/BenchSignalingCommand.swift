@@ -116,9 +116,7 @@ enum BenchSignalingCommand {
                     return 1
                 }
                 stores.append(store)
-                guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
-                      let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
-                else {
+                guard let url = await store.storeURL() else {
                     Terminal.error("zonertc bench signaling: the store daemon did not start (\(profile)): \(store.stderr)")
                     for s in stores { await s.stop() }
                     return 1

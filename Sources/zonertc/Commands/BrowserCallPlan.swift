@@ -95,8 +95,7 @@ struct BrowserCallPlan {
             ], directory: directory)
             group.children.append(store)
         } catch { return await finish(false, "FAIL: cannot start the store daemon: \(error)") }
-        guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
-              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init),
+        guard let url = await store.storeURL(),
               let endpoint = try? Endpoint(parsing: String(url.dropFirst("http://".count)))
         else { return await finish(false, "FAIL: the store daemon did not start") }
         let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))

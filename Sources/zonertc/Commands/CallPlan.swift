@@ -74,9 +74,7 @@ struct CallPlan {
             ], directory: directory)
             group.children.append(store)
         } catch { return await failure("cannot start the store daemon: \(error)") }
-        guard let line = await store.waitForLine(containing: "listening on", timeout: .seconds(10)),
-              let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
-        else { return await failure("the store daemon did not start") }
+        guard let url = await store.storeURL() else { return await failure("the store daemon did not start") }
 
         var common = ["--store", String(url), "--room", "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), "--sync", sync, "--json",
                       "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]
