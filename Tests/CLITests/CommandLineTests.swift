@@ -60,6 +60,7 @@ struct CommandLineTests {
     @Test("store inspect shows zones, counts by type, journal size and tokens, text and JSON")
     func storeInspect() async throws {
         let dir = NSTemporaryDirectory() + "zonertc-cli-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         var options = EmbeddedStore.Options(directory: dir)
         options.automaticPush = false
         let store = try EmbeddedStore(options: options)

@@ -10,6 +10,7 @@ struct StoreServeTests {
     @Test("starts well under a second, serves a user added with `store user add`, stops on SIGTERM with exit 0")
     func lifecycle() async throws {
         let dir = NSTemporaryDirectory() + "zonertc-serve-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let watch = Stopwatch()
         let daemon = try DaemonProcess(arguments: ["--data", dir, "--no-register"])
         let startup = watch.elapsed
