@@ -56,6 +56,8 @@ public final class MediaSenderRunner: @unchecked Sendable {
     // Loop-confined state.
     private var sender: MediaSender
     private var source: VideoFileSource?
+    /// Whether frames remain to read (the source is dropped at its end or on a read error).
+    private var sourceOpen: Bool
     private var sourceFailure: String?
     private var impairment: Impairment<Datagram>?
     private var batch: [Datagram] = []
@@ -75,6 +77,7 @@ public final class MediaSenderRunner: @unchecked Sendable {
                 options: Options) {
         self.sender = sender
         self.source = source
+        sourceOpen = source != nil
         self.socket = socket
         self.loop = loop
         self.options = options
@@ -131,7 +134,12 @@ public final class MediaSenderRunner: @unchecked Sendable {
     private func drain(now: Instant) {
         var budget = 1024
         feed(now: now)
-        while budget > 0, blocked.isEmpty, let output = sender.pollOutput() {
+        while budget > 0, blocked.isEmpty {
+            guard let output = sender.pollOutput() else {
+                // Out of frames, or waiting (pacing, the window): frames read now may go on at once.
+                guard feed(now: now) else { break }
+                continue
+            }
             budget -= 1
             switch output {
             case .rtp(let bytes):
@@ -142,15 +150,20 @@ public final class MediaSenderRunner: @unchecked Sendable {
             case .event(let event):
                 if event != .finished { events.append(event) }
             }
-            feed(now: now)
         }
+        // Stopped by the budget or the socket: keep the sender fed, or it would wait for a timer.
+        feed(now: now)
         flush()
     }
 
     /// Reads frames while the sender wants them; at the end of the file, or on a read error, the
-    /// stream ends.
-    private func feed(now: Instant) {
-        while source != nil, sender.framesWanted > 0 {
+    /// stream ends. Returns whether it handed anything over.
+    @discardableResult
+    private func feed(now: Instant) -> Bool {
+        guard sourceOpen else { return false }
+        var fed = false
+        while sender.framesWanted > 0 {
+            fed = true
             do {
                 if let frame = try source!.nextFrame() {
                     sender.handle(.frame(frame), now: now)
@@ -160,8 +173,10 @@ public final class MediaSenderRunner: @unchecked Sendable {
                 sourceFailure = "\(error)"
             }
             source = nil
+            sourceOpen = false
             sender.handle(.endOfStream, now: now)
         }
+        return fed
     }
 
     private func route(_ datagram: Datagram, now: Instant) {

@@ -75,8 +75,9 @@ public struct MediaSender: SansIOMachine, Sendable {
         /// The first sequence number of the RTX stream (random in real sessions, like the
         /// original's, RFC 4588 §4 and RFC 3550 §5.1).
         public var retransmissionInitialSequenceNumber: UInt16 = 0
-        /// How many frames the sender asks for ahead of the one it sends (at least 1): enough for
-        /// the driver to stay ahead of an unpaced sender, few enough that memory stays bounded.
+        /// How many frames a paced sender asks for ahead of the one it sends (at least 1), so the
+        /// next due time is known; few, so memory stays bounded. Unpaced, it asks for one frame once
+        /// the current frame's packets are out.
         public var frameLookahead = 2
 
         public init(codec: VideoCodec, ssrc: UInt32, payloadType: UInt8 = 96, pace: Pace = .realtime,
@@ -269,7 +270,11 @@ public struct MediaSender: SansIOMachine, Sendable {
     /// How many more frames the driver should hand in now (0 once the stream has ended).
     public var framesWanted: Int {
         guard phase == .sending, !endOfStream else { return 0 }
-        return max(0, max(1, configuration.frameLookahead) - (queue.count - queueHead))
+        let queued = queue.count - queueHead
+        // Unpaced, one frame at a time once the current one's packets are out (it is due at once
+        // anyway): reading sooner would only hold more memory.
+        if configuration.pace == .max { return packetHead < packets.count || queued > 0 ? 0 : 1 }
+        return max(0, max(1, configuration.frameLookahead) - queued)
     }
 
     // MARK: Input
