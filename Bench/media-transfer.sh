@@ -10,14 +10,18 @@
 # The input files are made with ffmpeg into /tmp (kept for the next run, never committed).
 #
 #   Bench/media-transfer.sh [RUNS]       (needs ffmpeg and iperf3: apt-get install ffmpeg iperf3)
+#   ZONERTC_BIN=PATH Bench/media-transfer.sh [RUNS]   (a release zonertc built already; no build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-3}"
 for tool in ffmpeg iperf3 python3; do
     command -v "$tool" >/dev/null || { echo "media-transfer: $tool is not installed" >&2; exit 1; }
 done
-swift build -c release --product zonertc >/dev/null
-bin=.build/release/zonertc
+bin="${ZONERTC_BIN:-}"
+if [ -z "$bin" ]; then
+    swift build -c release --traits WebRTC,PostgreSQL --product zonertc >/dev/null
+    bin=.build/release/zonertc
+fi
 work="$(mktemp -d /tmp/zonertc-media-bench.XXXXXX)"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }

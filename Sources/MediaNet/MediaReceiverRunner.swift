@@ -120,8 +120,9 @@ public final class MediaReceiverRunner: @unchecked Sendable {
             lastArrival = now
             if firstArrival == nil { firstArrival = now }
         }
+        receiver.handle(.timer, now: now)
         var feedback: [(payload: [UInt8], to: Endpoint)] = []
-        while let output = receiver.pollOutput(now: now) {
+        while let output = receiver.pollOutput() {
             switch output {
             case .frame(let frame):
                 lastFrame = now

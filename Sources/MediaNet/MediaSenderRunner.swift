@@ -1,7 +1,8 @@
-// The real driver of a MediaSender: a UDP socket on an event loop and the wall clock. It moves
-// bytes and time only: RTCP read from the socket goes into the sender, the sender's RTP and
-// RTCP go out (through an optional seeded impairment), and the loop wakes at the sender's next
-// deadline. Unpaced output is sent in sendmmsg batches while the socket is writable; when the
+// The real driver of a MediaSender: a UDP socket on an event loop, the wall clock and the frame
+// source (a file). It moves bytes, frames and time only: frames read from the source go into the
+// sender as far ahead as it asks (`framesWanted`), RTCP read from the socket goes into the sender,
+// the sender's RTP and RTCP go out (through an optional seeded impairment), and the loop wakes at
+// the sender's next deadline. Unpaced output is sent in sendmmsg batches while the socket is writable; when the
 // kernel takes no more, the unsent datagrams wait (one batch at most) for the socket to drain,
 // so a fast sender never piles packets up in memory.
 
@@ -35,6 +36,8 @@ public final class MediaSenderRunner: @unchecked Sendable {
         public var stats: MediaSender.Stats
         /// Every event but `.finished`, in order.
         public var events: [MediaSender.Event]
+        /// Why reading the frames failed, if it did (the stream ended after what was sent).
+        public var sourceFailure: String?
         /// Whether the sender finished (false: stopped from outside).
         public var completed: Bool
         public var started: Instant
@@ -52,6 +55,10 @@ public final class MediaSenderRunner: @unchecked Sendable {
     public let options: Options
     // Loop-confined state.
     private var sender: MediaSender
+    private var source: VideoFileSource?
+    /// Whether frames remain to read (the source is dropped at its end or on a read error).
+    private var sourceOpen: Bool
+    private var sourceFailure: String?
     private var impairment: Impairment<Datagram>?
     private var batch: [Datagram] = []
     /// Datagrams the kernel did not take yet (the socket would block).
@@ -65,8 +72,12 @@ public final class MediaSenderRunner: @unchecked Sendable {
     private var finished = false
     private var onFinish: ((Result) -> Void)?
 
-    public init(sender: MediaSender, socket: UDPSocket, loop: EventLoop, options: Options) {
+    /// A runner of `sender`, fed the frames of `source` (nil: the sender holds its frames already).
+    public init(sender: MediaSender, source: VideoFileSource?, socket: UDPSocket, loop: EventLoop,
+                options: Options) {
         self.sender = sender
+        self.source = source
+        sourceOpen = source != nil
         self.socket = socket
         self.loop = loop
         self.options = options
@@ -99,6 +110,7 @@ public final class MediaSenderRunner: @unchecked Sendable {
     private func pump() {
         guard !finished else { return }
         let now = loop.clock.now()
+        sender.handle(.timer, now: now)
         socket.receiveAll { bytes, _ in
             sender.handle(.rtcp(Array(bytes)), now: now)
         }
@@ -117,10 +129,17 @@ public final class MediaSenderRunner: @unchecked Sendable {
         rearm(now: now)
     }
 
-    /// Takes the sender's output, a bounded amount per wake-up so RTCP is read in between.
+    /// Takes the sender's output, a bounded amount per wake-up so RTCP is read in between, and
+    /// keeps it fed with frames.
     private func drain(now: Instant) {
         var budget = 1024
-        while budget > 0, blocked.isEmpty, let output = sender.pollOutput(now: now) {
+        feed(now: now)
+        while budget > 0, blocked.isEmpty {
+            guard let output = sender.pollOutput() else {
+                // Out of frames, or waiting (pacing, the window): frames read now may go on at once.
+                guard feed(now: now) else { break }
+                continue
+            }
             budget -= 1
             switch output {
             case .rtp(let bytes):
@@ -132,7 +151,32 @@ public final class MediaSenderRunner: @unchecked Sendable {
                 if event != .finished { events.append(event) }
             }
         }
+        // Stopped by the budget or the socket: keep the sender fed, or it would wait for a timer.
+        feed(now: now)
         flush()
+    }
+
+    /// Reads frames while the sender wants them; at the end of the file, or on a read error, the
+    /// stream ends. Returns whether it handed anything over.
+    @discardableResult
+    private func feed(now: Instant) -> Bool {
+        guard sourceOpen else { return false }
+        var fed = false
+        while sender.framesWanted > 0 {
+            fed = true
+            do {
+                if let frame = try source!.nextFrame() {
+                    sender.handle(.frame(frame), now: now)
+                    continue
+                }
+            } catch {
+                sourceFailure = "\(error)"
+            }
+            source = nil
+            sourceOpen = false
+            sender.handle(.endOfStream, now: now)
+        }
+        return fed
     }
 
     private func route(_ datagram: Datagram, now: Instant) {
@@ -182,8 +226,8 @@ public final class MediaSenderRunner: @unchecked Sendable {
         finished = true
         if let timer { loop.cancel(timer) }
         loop.deregister(socket.fd)
-        let result = Result(stats: sender.stats, events: events, completed: completed,
-                            started: started ?? loop.clock.now(), lastMediaSent: lastMediaSent,
+        let result = Result(stats: sender.stats, events: events, sourceFailure: sourceFailure,
+                            completed: completed, started: started ?? loop.clock.now(), lastMediaSent: lastMediaSent,
                             ended: loop.clock.now(), impairment: impairment?.stats)
         onFinish?(result)
         onFinish = nil

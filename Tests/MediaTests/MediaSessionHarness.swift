@@ -101,7 +101,7 @@ struct MediaSessionHarness {
         var moved = true
         while moved {
             moved = false
-            while let output = sender.pollOutput(now: now) {
+            while let output = sender.pollOutput() {
                 moved = true
                 switch output {
                 case .rtp(let bytes):
@@ -128,7 +128,7 @@ struct MediaSessionHarness {
                 moved = true
                 sender.handle(.rtcp(bytes), now: now)
             }
-            while let output = receiver.pollOutput(now: now) {
+            while let output = receiver.pollOutput() {
                 moved = true
                 switch output {
                 case .frame(let frame):

@@ -173,8 +173,9 @@ struct MediaSessionTests {
         // The driver takes three packets at a time, as if its socket blocked after each batch,
         // and time moves on meanwhile: the output is the same as draining at once.
         while !sender.isFinished {
+            sender.handle(.timer, now: clock.now())
             for _ in 0..<3 {
-                guard let output = sender.pollOutput(now: clock.now()) else { break }
+                guard let output = sender.pollOutput() else { break }
                 if case .rtp(let bytes) = output { packets.append(bytes) }
             }
             #expect(sender.stats.framesSent <= frames.count)

@@ -48,13 +48,15 @@ struct MediaTwoWayTests {
         var toA = Impairment<[UInt8]>(spec: ImpairmentSpec(loss: 0.05, delay: .milliseconds(8), seed: 2))
 
         func drain(_ end: inout End, into path: inout Impairment<[UInt8]>, now: Instant) {
-            while let output = end.sender.pollOutput(now: now) {
+            end.sender.handle(.timer, now: now)
+            end.receiver.handle(.timer, now: now)
+            while let output = end.sender.pollOutput() {
                 switch output {
                 case .rtp(let bytes), .rtcp(let bytes): path.submit(bytes, now: now)
                 case .event(let event): end.events.append(event)
                 }
             }
-            while let output = end.receiver.pollOutput(now: now) {
+            while let output = end.receiver.pollOutput() {
                 switch output {
                 case .rtcp(let bytes): path.submit(bytes, now: now)
                 case .frame(let frame): end.received.append(frame)

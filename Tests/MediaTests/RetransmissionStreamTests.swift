@@ -37,7 +37,7 @@ struct RetransmissionStreamTests {
         var sender = MediaSender(configuration: configuration, frames: Array(frames.prefix(3)),
                                  timebase: format.timebase, now: now)
         var sent: [RTPPacket] = []
-        while let output = sender.pollOutput(now: now) {
+        while let output = sender.pollOutput() {
             if case .rtp(let bytes) = output { sent.append(try RTPPacket(parsing: bytes)) }
         }
         return (sender, sent, now)
@@ -51,7 +51,7 @@ struct RetransmissionStreamTests {
         let nack = RTCPGenericNack(senderSSRC: 0xABCD, mediaSSRC: 0x1111, lost: lost)
         sender.handle(.rtcp(RTCPPacket.serializeCompound([.nack(nack)])), now: now)
         var resent: [RTPPacket] = []
-        while let output = sender.pollOutput(now: now) {
+        while let output = sender.pollOutput() {
             if case .rtp(let bytes) = output { resent.append(try RTPPacket(parsing: bytes)) }
         }
         #expect(resent.count == 2)
@@ -73,11 +73,11 @@ struct RetransmissionStreamTests {
         var sender = MediaSender(configuration: MediaSender.Configuration(codec: .vp8, ssrc: 0x1111, pace: .max),
                                  frames: Array(frames.prefix(1)), timebase: format.timebase, now: now)
         var sent: [[UInt8]] = []
-        while let output = sender.pollOutput(now: now) { if case .rtp(let bytes) = output { sent.append(bytes) } }
+        while let output = sender.pollOutput() { if case .rtp(let bytes) = output { sent.append(bytes) } }
         let nack = RTCPGenericNack(senderSSRC: 0xABCD, mediaSSRC: 0x1111, lost: [0])
         sender.handle(.rtcp(RTCPPacket.serializeCompound([.nack(nack)])), now: now)
         var resent: [[UInt8]] = []
-        while let output = sender.pollOutput(now: now) { if case .rtp(let bytes) = output { resent.append(bytes) } }
+        while let output = sender.pollOutput() { if case .rtp(let bytes) = output { resent.append(bytes) } }
         #expect(resent == [sent[0]])
     }
 

@@ -38,7 +38,7 @@ import ZoneCore
         let clock = ManualClock()
         var now = clock.now()
         var media = CallMedia(configuration: CallMediaConfiguration(receive: true), seed: 3)
-        media.remoteDescription(offer, now: now)
+        media.handle(.remoteDescription(offer), now: now)
         let format = try #require(media.remoteFormat)
         #expect(format.codec == .vp8 && format.timebase == Timebase(numerator: 1, denominator: 90_000))
 
@@ -50,7 +50,7 @@ import ZoneCore
         sc.retransmission = RetransmissionStream(ssrc: rtxSSRC, payloadType: 98)
         sc.retransmissionInitialSequenceNumber = 7
         var browser = MediaSender(configuration: sc, frames: frames, timebase: fileFormat.timebase, now: now)
-        media.connected(now: now)
+        media.handle(.connected, now: now)
 
         // Packets 5 and 30 of the browser's stream are lost the first time.
         var dropped = Set<UInt16>([40_005, 40_030])
@@ -60,18 +60,18 @@ import ZoneCore
             var moved = true
             while moved {
                 moved = false
-                while let output = browser.pollOutput(now: now) {
+                while let output = browser.pollOutput() {
                     moved = true
                     guard case .rtp(let bytes) = output else {
-                        if case .rtcp(let bytes) = output { media.received(bytes, now: now) }
+                        if case .rtcp(let bytes) = output { media.handle(.packet(bytes), now: now) }
                         continue
                     }
                     let packet = try RTPPacket(parsing: bytes)
                     if packet.ssrc == rtxSSRC { rtxSeen += 1 }
                     if packet.ssrc == ssrc, dropped.remove(packet.sequenceNumber) != nil { continue }
-                    media.received(bytes, now: now)
+                    media.handle(.packet(bytes), now: now)
                 }
-                while let output = media.pollOutput(now: now) {
+                while let output = media.pollOutput() {
                     moved = true
                     switch output {
                     case .packet(let bytes): browser.handle(.rtcp(bytes), now: now)
@@ -105,21 +105,22 @@ import ZoneCore
         let now = clock.now()
         let outgoing = CallMediaConfiguration.Outgoing(format: format, frames: Array(frames.prefix(2)))
         var media = CallMedia(configuration: CallMediaConfiguration(send: outgoing, pace: .max), seed: 5)
-        media.localDescription(try Self.description("zonertc-offer-sendonly-vp8.sdp", .offer))
-        media.remoteDescription(try Self.description("aiortc-answer-to-zonertc-vp8.sdp", .answer), now: now)
-        media.connected(now: now)
+        media.handle(.localDescription(try Self.description("zonertc-offer-sendonly-vp8.sdp", .offer)), now: now)
+        media.handle(.remoteDescription(try Self.description("aiortc-answer-to-zonertc-vp8.sdp", .answer)),
+                     now: now)
+        media.handle(.connected, now: now)
         var rtp: [RTPPacket] = []
-        while let output = media.pollOutput(now: now) {
+        while let output = media.pollOutput() {
             if case .packet(let bytes) = output, bytes.count > 1, !(192...223).contains(bytes[1]) {
                 rtp.append(try RTPPacket(parsing: bytes))
             }
         }
         #expect(!rtp.isEmpty && rtp.allSatisfy { $0.ssrc == 3_142_153_527 && $0.payloadType == 96 })
         let nack = RTCPGenericNack(senderSSRC: 3_380_947_036, mediaSSRC: 3_142_153_527, lost: [rtp[1].sequenceNumber])
-        media.received(RTCPPacket.serializeCompound([.nack(nack)]), now: now)
+        media.handle(.packet(RTCPPacket.serializeCompound([.nack(nack)])), now: now)
         media.handle(.timer, now: now)
         var resent: [RTPPacket] = []
-        while let output = media.pollOutput(now: now) {
+        while let output = media.pollOutput() {
             if case .packet(let bytes) = output, bytes.count > 1, !(192...223).contains(bytes[1]) {
                 resent.append(try RTPPacket(parsing: bytes))
             }

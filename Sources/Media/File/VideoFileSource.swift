@@ -8,30 +8,8 @@
 import Glibc
 #endif
 
-/// Anything that yields a stream's frames in order: a file, or frames already in memory.
-public protocol VideoFrameSource: Sendable {
-    /// The next frame, or nil at the end of the stream.
-    mutating func nextFrame() throws -> VideoFrame?
-}
-
-/// Frames already in memory, as a source.
-public struct VideoFrameList: VideoFrameSource, Sendable {
-    public let frames: [VideoFrame]
-    private var index = 0
-
-    public init(_ frames: [VideoFrame]) {
-        self.frames = frames
-    }
-
-    public mutating func nextFrame() -> VideoFrame? {
-        guard index < frames.count else { return nil }
-        defer { index += 1 }
-        return frames[index]
-    }
-}
-
 /// A video file's frames, read incrementally.
-public struct VideoFileSource: VideoFrameSource, Sendable {
+public struct VideoFileSource: Sendable {
     /// How many bytes each read asks for.
     public static let chunkSize = 1 << 20
 

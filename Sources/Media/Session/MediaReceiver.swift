@@ -21,7 +21,7 @@
 import ZoneCore
 
 /// Receives one video stream from RTP.
-public struct MediaReceiver: Sendable {
+public struct MediaReceiver: SansIOMachine, Sendable {
     /// The receiver's knobs.
     public struct Configuration: Equatable, Sendable {
         public var codec: VideoCodec
@@ -390,10 +390,9 @@ public struct MediaReceiver: Sendable {
 
     // MARK: Output
 
-    /// The next frame, RTCP packet or event, or nil until `nextDeadline` or the next input.
-    public mutating func pollOutput(now: Instant) -> Output? {
-        lastNow = max(lastNow, now)
-        if outputHead == outputs.count { advance(now: now) }
+    /// The next frame, RTCP packet or event, or nil until `nextDeadline` or the next input. Frames
+    /// are handed out, never written: the driver records them (`VideoFileSink`).
+    public mutating func pollOutput() -> Output? {
         guard outputHead < outputs.count else { return nil }
         let output = outputs[outputHead]
         outputHead += 1

@@ -1,6 +1,10 @@
 // The sending side of a video stream as a sans-I/O machine (RFC 3550 RTP/RTCP; RFC 4585
 // feedback): frames in, RTP and RTCP datagrams out, driven by `now`.
 //
+// - Frames come in as input: the driver reads the file (or holds the frames) and hands over
+//   frames while `framesWanted` is above zero, then `.endOfStream`. The sender holds at most
+//   `frameLookahead` frames ahead of the one it is sending, so a long file costs the memory of a
+//   few frames, and it never blocks on a read: I/O stays in the driver.
 // - Pacing: `.realtime` sends frame i at start + (pts_i − pts_0), the file's own timing;
 //   `.max` sends as fast as the driver drains `pollOutput`. Only the current frame's packets
 //   are held, so a driver that stops draining (its socket would block) costs no memory.
@@ -25,7 +29,7 @@
 import ZoneCore
 
 /// Sends one video stream as RTP.
-public struct MediaSender: Sendable {
+public struct MediaSender: SansIOMachine, Sendable {
     /// How frames are paced.
     public enum Pace: String, CaseIterable, Equatable, Sendable {
         /// Each frame at its pts relative to the first: the file's real time.
@@ -71,6 +75,10 @@ public struct MediaSender: Sendable {
         /// The first sequence number of the RTX stream (random in real sessions, like the
         /// original's, RFC 4588 §4 and RFC 3550 §5.1).
         public var retransmissionInitialSequenceNumber: UInt16 = 0
+        /// How many frames a paced sender asks for ahead of the one it sends (at least 1), so the
+        /// next due time is known; few, so memory stays bounded. Unpaced, it asks for one frame once
+        /// the current frame's packets are out.
+        public var frameLookahead = 2
 
         public init(codec: VideoCodec, ssrc: UInt32, payloadType: UInt8 = 96, pace: Pace = .realtime,
                     maxPayloadSize: Int = defaultMaxPayloadSize, retransmissionCapacity: Int = 1024,
@@ -107,6 +115,10 @@ public struct MediaSender: Sendable {
 
     /// What the driver hands the sender.
     public enum Input: Sendable {
+        /// The stream's next frame, in order (the driver reads it while `framesWanted` > 0).
+        case frame(VideoFrame)
+        /// No frame follows (the file ended, or reading it failed): the sender ends the stream.
+        case endOfStream
         /// An RTCP datagram from the receiver (compound or single).
         case rtcp([UInt8])
         /// Time passed (a deadline was reached); `now` says how far.
@@ -130,8 +142,6 @@ public struct MediaSender: Sendable {
         /// A frame could not be packetized (for example an H.264 access unit without NAL units)
         /// and was skipped.
         case frameSkipped(pts: Int64, reason: String)
-        /// The frame source failed; the stream ends after what was sent.
-        case sourceFailed(String)
         /// The stream is over: the last output.
         case finished
     }
@@ -186,7 +196,6 @@ public struct MediaSender: Sendable {
     public let timebase: Timebase
     public private(set) var stats = Stats()
 
-    private var source: any VideoFrameSource
     private var packetizer: CodecPacketizer
     private var sequencer: RTPSequencer
     private var retransmission: RetransmissionBuffer
@@ -194,9 +203,12 @@ public struct MediaSender: Sendable {
     private let start: Instant
     private var lastNow: Instant
     private var firstPTS: Int64?
-    /// The next frame, read ahead so its due time is known.
-    private var lookahead: VideoFrame?
-    private var sourceExhausted = false
+    /// The frames handed in and not yet packetized; `queueHead` is the next. The first is read
+    /// ahead so its due time is known.
+    private var queue: [VideoFrame] = []
+    private var queueHead = 0
+    /// Whether `.endOfStream` came: no frame follows those queued.
+    private var endOfStream = false
     /// The current frame's packets; `packetHead` is the next to hand out.
     private var packets: [RTPPacket] = []
     private var packetHead = 0
@@ -225,17 +237,19 @@ public struct MediaSender: Sendable {
     /// The next sequence number of the RTX stream.
     private var nextRetransmissionSequence: UInt16
 
-    /// A sender of `frames` starting at `now`.
+    /// A sender of `frames`, all handed in at once with the end of the stream (frames already in
+    /// memory; a driver reading a file feeds `.frame` inputs instead), starting at `now`.
     public init(configuration: Configuration, frames: [VideoFrame], timebase: Timebase, now: Instant) {
-        self.init(configuration: configuration, source: VideoFrameList(frames), timebase: timebase, now: now)
+        self.init(configuration: configuration, timebase: timebase, now: now)
+        for frame in frames { enqueue(frame) }
+        endOfStream = true
     }
 
-    /// A sender of the frames `source` yields, starting at `now`.
-    public init(configuration: Configuration, source: some VideoFrameSource, timebase: Timebase, now: Instant) {
+    /// A sender starting at `now` whose frames the driver hands in (`framesWanted`).
+    public init(configuration: Configuration, timebase: Timebase, now: Instant) {
         precondition(configuration.payloadType < 128, "an RTP payload type is 7 bits")
         self.configuration = configuration
         self.timebase = timebase
-        self.source = source
         packetizer = configuration.codec.packetizer(maxPayloadSize: configuration.maxPayloadSize)
         sequencer = RTPSequencer(ssrc: configuration.ssrc, payloadType: configuration.payloadType,
                                  initialSequenceNumber: configuration.initialSequenceNumber,
@@ -253,6 +267,16 @@ public struct MediaSender: Sendable {
     /// Whether the sender has finished (after its `.finished` event).
     public var isFinished: Bool { phase == .finished && events.isEmpty }
 
+    /// How many more frames the driver should hand in now (0 once the stream has ended).
+    public var framesWanted: Int {
+        guard phase == .sending, !endOfStream else { return 0 }
+        let queued = queue.count - queueHead
+        // Unpaced, one frame at a time once the current one's packets are out (it is due at once
+        // anyway): reading sooner would only hold more memory.
+        if configuration.pace == .max { return packetHead < packets.count || queued > 0 ? 0 : 1 }
+        return max(0, max(1, configuration.frameLookahead) - queued)
+    }
+
     // MARK: Input
 
     public mutating func handle(_ input: Input, now: Instant) {
@@ -260,6 +284,12 @@ public struct MediaSender: Sendable {
         switch input {
         case .timer:
             break
+        case .frame(let frame):
+            // A frame after the end, or after the stream finished, is the driver's mistake: ignored.
+            guard phase == .sending, !endOfStream else { return }
+            enqueue(frame)
+        case .endOfStream:
+            endOfStream = true
         case .rtcp(let bytes):
             guard let packets = try? RTCPPacket.parseCompound(bytes) else {
                 stats.malformedRTCP += 1
@@ -348,9 +378,11 @@ public struct MediaSender: Sendable {
 
     // MARK: Output
 
-    /// The next datagram or event, or nil when nothing is due before `nextDeadline`.
-    public mutating func pollOutput(now: Instant) -> Output? {
-        lastNow = max(lastNow, now)
+    /// The next datagram or event, or nil when nothing is due before `nextDeadline` (or until the
+    /// next frame, when `framesWanted` > 0).
+    public mutating func pollOutput() -> Output? {
+        let now = lastNow
+        // Packetizes the next frame once the current one is out (it may be due at `now` already).
         advance(now: now)
         if !rtcp.isEmpty {
             stats.rtcpSent += 1
@@ -392,9 +424,13 @@ public struct MediaSender: Sendable {
         var deadline = nextSenderReport
         switch phase {
         case .sending:
-            // Without a frame read ahead, the next poll reads one (or starts the end) at once.
-            guard let frame = lookahead else { return lastNow }
-            deadline = min(deadline, due(frame))
+            guard queueHead < queue.count else {
+                // At the end, the next poll starts the drain at once; else the next frame is awaited
+                // (the first one before anything, even the first sender report).
+                if endOfStream { return lastNow }
+                return firstPTS == nil ? nil : deadline
+            }
+            deadline = min(deadline, due(queue[queueHead]))
         case .draining(let nextBye, let end):
             deadline = min(deadline, nextBye, end)
         case .finished:
@@ -433,8 +469,7 @@ public struct MediaSender: Sendable {
         lastSequence = packet.sequenceNumber
         lastTimestamp = packet.timestamp
         if packetHead == packets.count {
-            // The next frame is read and packetized at the next poll, not now: reading may block
-            // on the file, and this packet should leave first.
+            // The next frame is packetized at the next poll, not now, so this packet leaves first.
             stats.framesSent += 1
             stats.mediaBytesSent += currentFrameBytes
             packets.removeAll(keepingCapacity: true)
@@ -467,19 +502,23 @@ public struct MediaSender: Sendable {
         case .finished:
             return
         case .sending:
-            // Read the first frame before the first sender report, whose media time counts from it.
-            if firstPTS == nil && lookahead == nil && !sourceExhausted { readAhead() }
+            // Wait for the first frame before the first sender report, whose media time counts from it.
+            guard firstPTS != nil || endOfStream else { return }
             if now >= nextSenderReport { queueSenderReport(now: now, goodbye: false) }
             // Packetize the next frame once the current one is out and the next is due (a frame
             // that cannot be packetized is skipped, and the one after it considered).
             while packetHead == packets.count {
-                if lookahead == nil && !sourceExhausted { readAhead() }
-                guard let frame = lookahead else {
-                    if sourceExhausted { startDraining(now: now) }
+                guard queueHead < queue.count else {
+                    if endOfStream { startDraining(now: now) }
                     return
                 }
+                let frame = queue[queueHead]
                 guard now >= due(frame) else { return }
-                lookahead = nil
+                queueHead += 1
+                if queueHead == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    queueHead = 0
+                }
                 packetize(frame)
             }
         case .draining(let nextBye, let deadline):
@@ -494,18 +533,9 @@ public struct MediaSender: Sendable {
         }
     }
 
-    private mutating func readAhead() {
-        do {
-            if let frame = try source.nextFrame() {
-                if firstPTS == nil { firstPTS = frame.pts }
-                lookahead = frame
-            } else {
-                sourceExhausted = true
-            }
-        } catch {
-            sourceExhausted = true
-            events.append(.sourceFailed("\(error)"))
-        }
+    private mutating func enqueue(_ frame: VideoFrame) {
+        if firstPTS == nil { firstPTS = frame.pts }
+        queue.append(frame)
     }
 
     private mutating func packetize(_ frame: VideoFrame) {
@@ -530,6 +560,8 @@ public struct MediaSender: Sendable {
         guard phase != .finished else { return }
         phase = .finished
         packets.removeAll()
+        queue.removeAll()
+        queueHead = 0
         resend.removeAll()
         resendHead = 0
         resendQueued.removeAll()

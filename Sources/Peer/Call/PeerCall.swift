@@ -211,7 +211,7 @@ public struct PeerCall {
         connectDeadline = nil
         holdDeadline = nil
         reconnectDeadline = nil
-        media.stop(now: now)
+        media.handle(.stop, now: now)
         drainMedia(now: now)
         signal(.hangUp, now: now)
         milestones.ended = now
@@ -256,7 +256,7 @@ public struct PeerCall {
             return []
         case .setLocalDescription(let epoch, let description):
             guard current?.epoch == epoch else { return [] }
-            media.localDescription(description)
+            media.handle(.localDescription(description), now: now)
             seed &+= 1
             do {
                 try current!.start(role: description.type == .offer ? .controlling : .controlled,
@@ -267,7 +267,7 @@ public struct PeerCall {
             return collectTransport(now: now)
         case .applyRemoteDescription(let epoch, let description):
             guard current?.epoch == epoch else { return [] }
-            media.remoteDescription(description, now: now)
+            media.handle(.remoteDescription(description), now: now)
             if let problem = media.problem { pendingFailure = pendingFailure ?? problem }
             protection.remoteDescription(description)
             drainProtection(now: now)
@@ -386,11 +386,11 @@ public struct PeerCall {
             case .transmit(let bytes):
                 sendOnSelectedPair(bytes)
             case .media(let bytes):
-                media.received(bytes, now: now)
+                media.handle(.packet(bytes), now: now)
                 drainMedia(now: now)
             case .secured:
                 milestones.mediaSecured = milestones.mediaSecured ?? now
-                media.connected(now: now)
+                media.handle(.connected, now: now)
                 drainMedia(now: now)
             case .failed(let reason):
                 pendingFailure = pendingFailure ?? reason
@@ -422,7 +422,7 @@ public struct PeerCall {
     private mutating func drainMedia(now: Instant) {
         var budget = Self.mediaBudget
         mediaBacklog = nil
-        while let output = media.pollOutput(now: now) {
+        while let output = media.pollOutput() {
             budget -= 1
             if budget == 0 { mediaBacklog = now }
             switch output {

@@ -44,9 +44,26 @@ public struct CallMediaConfiguration: Sendable {
     }
 }
 
-/// The media side of a call, sans-I/O.
-public struct CallMedia {
-    public enum Input: Sendable { case timer }
+/// The media side of a call, sans-I/O: a composite of the sender and the receiver, drained in
+/// one place (`pollOutput`), sender first.
+public struct CallMedia: SansIOMachine {
+    /// What the call tells its media.
+    public enum Input: Sendable {
+        /// Our own description was set: the SSRCs and payload types it announced.
+        case localDescription(SessionDescription)
+        /// The remote's description was applied: the payload type for our codec, the remote's
+        /// stream format; the receiver starts here, before ICE completes, so no first packet is missed.
+        case remoteDescription(SessionDescription)
+        /// A pair is selected (and secured): the streams start (once).
+        case connected
+        /// Application data from the selected pair: RTP for the receiver, RTCP for both (RFC 5761 §4).
+        case packet([UInt8])
+        /// The call hangs up: no stream starts, nothing more goes out.
+        case stop
+        /// `nextDeadline` was reached.
+        case timer
+    }
+
     public enum Output: Sendable {
         /// An RTP or RTCP packet for the selected pair.
         case packet([UInt8])
@@ -54,6 +71,21 @@ public struct CallMedia {
         case frame(VideoFrame)
         /// Every stream this peer takes part in is done.
         case finished
+    }
+
+    /// A stream this peer takes part in.
+    private enum Stream: Hashable {
+        case sending, receiving
+    }
+
+    /// Where the media is in its life.
+    private enum Phase: Equatable {
+        /// Streams run (or wait for a pair); `awaiting` are those that have not finished yet.
+        case streaming(awaiting: Set<Stream>)
+        /// Every stream finished and `.finished` was handed out.
+        case finished
+        /// The call hung up: inputs are ignored and nothing more goes out.
+        case stopped
     }
 
     static let formatAttribute = "x-zonertc-format"
@@ -88,13 +120,12 @@ public struct CallMedia {
     private let sendTimestampZero: UInt32
     private var sentChecksum: FrameChecksum?
     private var receivedChecksum: FrameChecksum?
-    private var senderDone = false
-    private var receiverDone = false
-    private var reportedFinished = false
-    private var stopped = false
+    private var phase: Phase
+    /// The instant of the last input: frames handed to the sender while output is drained go in then.
+    private var lastNow = Instant.zero
+    /// The next of `configuration.send.frames` to hand the sender.
+    private var nextFrame = 0
     private var latencies = LatencyHistogram()
-    private var pending: [Output] = []
-    private var pendingHead = 0
     /// Media packets that arrived with nothing to take them (no receiver: this peer does not
     /// record, or the sender's format is unknown).
     private var droppedWithoutReceiver = 0
@@ -110,8 +141,10 @@ public struct CallMedia {
         if let send = configuration.send {
             sentChecksum = FrameChecksum.of(send.frames, codec: send.format.codec)
         }
-        senderDone = configuration.send == nil
-        receiverDone = !configuration.receive
+        var streams = Set<Stream>()
+        if configuration.send != nil { streams.insert(.sending) }
+        if configuration.receive { streams.insert(.receiving) }
+        phase = .streaming(awaiting: streams)
     }
 
     /// Our descriptions' attributes: the stream format and RTP origin of what we send.
@@ -129,8 +162,33 @@ public struct CallMedia {
     /// Whether this peer sends or receives anything.
     public var isActive: Bool { configuration.send != nil || configuration.receive }
 
+    // MARK: Input
+
+    public mutating func handle(_ input: Input, now: Instant) {
+        guard phase != .stopped else { return }
+        lastNow = max(lastNow, now)
+        switch input {
+        case .localDescription(let description):
+            setLocalDescription(description)
+        case .remoteDescription(let description):
+            setRemoteDescription(description, now: now)
+        case .connected:
+            connect(now: now)
+        case .packet(let bytes):
+            receive(bytes, now: now)
+        case .stop:
+            phase = .stopped
+            return
+        case .timer:
+            break
+        }
+        // Time reaches the parts whose deadline came, whatever the input.
+        if let d = sender?.nextDeadline, d <= now { sender!.handle(.timer, now: now) }
+        if let d = receiver?.nextDeadline, d <= now { receiver!.handle(.timer, now: now) }
+    }
+
     /// Our own description: the SSRCs it announced (none in today's dialect).
-    mutating func localDescription(_ description: SessionDescription) {
+    private mutating func setLocalDescription(_ description: SessionDescription) {
         let section = description.media.first { $0.kind == .video && !$0.isRejected }
         announcedSources = section?.sendingSources
         localPayloadTypes = section.map { Set($0.codecs.map(\.payloadType)) }
@@ -166,7 +224,7 @@ public struct CallMedia {
 
     /// The remote's description: the payload type for our codec, the remote's stream format; the
     /// receiver starts here, before ICE completes, so the first packets are never missed.
-    mutating func remoteDescription(_ description: SessionDescription, now: Instant) {
+    private mutating func setRemoteDescription(_ description: SessionDescription, now: Instant) {
         guard let section = description.media.first(where: { $0.kind == .video && !$0.isRejected }) else { return }
         let remote = try? RemoteVideoDescription(description)
         remoteCodecs = section.codecs
@@ -225,7 +283,7 @@ public struct CallMedia {
     }
 
     private mutating func startReceiver(now: Instant) {
-        guard receiver == nil, !stopped, configuration.receive, let format = remoteFormat else { return }
+        guard receiver == nil, configuration.receive, let format = remoteFormat else { return }
         receivedChecksum = FrameChecksum(codec: format.codec)
         var rc = MediaReceiver.Configuration(
             codec: format.codec, ssrc: UInt32(truncatingIfNeeded: random.next()),
@@ -240,8 +298,7 @@ public struct CallMedia {
     }
 
     /// A pair is selected: streams start (once).
-    mutating func connected(now: Instant) {
-        guard !stopped else { return }
+    private mutating func connect(now: Instant) {
         if sender == nil, let send = configuration.send {
             var sc = MediaSender.Configuration.random(codec: send.format.codec, using: &random)
             sc.payloadType = remotePayloadType ?? 96
@@ -254,13 +311,13 @@ public struct CallMedia {
                     sc.retransmissionInitialSequenceNumber = UInt16(truncatingIfNeeded: random.next())
                 }
             }
-            sender = MediaSender(configuration: sc, frames: send.frames, timebase: send.format.timebase, now: now)
+            sender = MediaSender(configuration: sc, timebase: send.format.timebase, now: now)
         }
         startReceiver(now: now)
     }
 
     /// Application data from the selected pair: RTP for the receiver, RTCP for both (RFC 5761 §4).
-    mutating func received(_ bytes: [UInt8], now: Instant) {
+    private mutating func receive(_ bytes: [UInt8], now: Instant) {
         guard bytes.count >= 2 else { return }
         let isRTCP = (192...223).contains(bytes[1])
         if isRTCP {
@@ -273,54 +330,66 @@ public struct CallMedia {
         }
     }
 
-    mutating func stop(now: Instant) {
-        stopped = true
-    }
+    // MARK: Output
 
-    mutating func handle(_ input: Input, now: Instant) {
-        if let d = sender?.nextDeadline, d <= now { sender!.handle(.timer, now: now) }
-        if let d = receiver?.nextDeadline, d <= now { receiver!.handle(.timer, now: now) }
-    }
-
-    mutating func pollOutput(now: Instant) -> Output? {
-        if pendingHead < pending.count {
-            defer { pendingHead += 1 }
-            return pending[pendingHead]
-        }
-        pending.removeAll(keepingCapacity: true)
-        pendingHead = 0
-        if sender != nil, let out = sender!.pollOutput(now: now) {
-            switch out {
-            case .rtp(let bytes), .rtcp(let bytes): return .packet(bytes)
+    /// The next packet, frame or `.finished`: the sender's output first, then the receiver's.
+    public mutating func pollOutput() -> Output? {
+        guard phase != .stopped else { return nil }
+        while sender != nil {
+            feedSender()
+            guard let output = sender!.pollOutput() else { break }
+            switch output {
+            case .rtp(let bytes), .rtcp(let bytes):
+                return .packet(bytes)
             case .event(.finished):
-                senderDone = true
-                return finishedIfDone()
-            case .event: return pollOutput(now: now)
+                if let finished = streamFinished(.sending) { return finished }
+            case .event(.keyframeRequested), .event(.frameSkipped):
+                break  // counted in the sender's stats: a file has no encoder to make a keyframe
             }
         }
-        if receiver != nil, let out = receiver!.pollOutput(now: now) {
-            switch out {
-            case .rtcp(let bytes): return .packet(bytes)
+        while receiver != nil, let output = receiver!.pollOutput() {
+            switch output {
+            case .rtcp(let bytes):
+                return .packet(bytes)
             case .frame(let frame):
                 receivedChecksum?.add(frame)
                 if let latency = receiver!.lastFrameTiming?.latency, latency >= .zero { latencies.record(latency) }
                 return .frame(frame)
             case .event(.finished):
-                receiverDone = true
-                return finishedIfDone()
+                if let finished = streamFinished(.receiving) { return finished }
             }
         }
         return nil
     }
 
-    private mutating func finishedIfDone() -> Output? {
-        guard senderDone, receiverDone, !reportedFinished else { return nil }
-        reportedFinished = true
-        return .finished
+    public var nextDeadline: Instant? {
+        guard phase != .stopped else { return nil }
+        return .earliest(sender?.nextDeadline, receiver?.nextDeadline)
     }
 
-    var nextDeadline: Instant? {
-        .earliest(sender?.nextDeadline, receiver?.nextDeadline)
+    /// Hands the sender the file's frames as far ahead as it asks, then the end of the stream.
+    private mutating func feedSender() {
+        guard let frames = configuration.send?.frames else { return }
+        while sender!.framesWanted > 0 {
+            if nextFrame < frames.count {
+                sender!.handle(.frame(frames[nextFrame]), now: lastNow)
+                nextFrame += 1
+            } else {
+                sender!.handle(.endOfStream, now: lastNow)
+            }
+        }
+    }
+
+    /// `.finished` once the last stream this peer takes part in has ended.
+    private mutating func streamFinished(_ stream: Stream) -> Output? {
+        guard case .streaming(var awaiting) = phase else { return nil }
+        awaiting.remove(stream)
+        guard awaiting.isEmpty else {
+            phase = .streaming(awaiting: awaiting)
+            return nil
+        }
+        phase = .finished
+        return .finished
     }
 
     public var stats: CallMediaStats {

@@ -124,10 +124,9 @@ enum MediaSendCommand {
             return 1
         }
         let rtcpDestination = Endpoint(address: to.address, port: rtcpMux ? to.port : to.port &+ 1)
-        let sender = MediaSender(configuration: configuration, source: source, timebase: scan.format.timebase,
-                                 now: loop.clock.now())
+        let sender = MediaSender(configuration: configuration, timebase: scan.format.timebase, now: loop.clock.now())
         let runner = MediaSenderRunner(
-            sender: sender, socket: socket, loop: loop,
+            sender: sender, source: source, socket: socket, loop: loop,
             options: .init(rtpDestination: to, rtcpDestination: rtcpDestination, impairment: impairment))
         if !json {
             Terminal.error("zonertc media send: \(path) (\(codec), \(scan.checksum.frameCount) frames) from "
@@ -150,14 +149,15 @@ enum MediaSendCommand {
         }
         for event in result.events {
             switch event {
-            case .sourceFailed(let reason):
-                Terminal.error("zonertc media send: reading the file failed: \(reason)")
-                return 1
             case .frameSkipped(let pts, let reason):
                 Terminal.error("zonertc media send: frame at pts \(pts) skipped: \(reason)")
             case .keyframeRequested, .finished:
                 break
             }
+        }
+        if let reason = result.sourceFailure {
+            Terminal.error("zonertc media send: reading the file failed: \(reason)")
+            return 1
         }
         if interrupt.fired {
             Terminal.error("zonertc media send: interrupted")
