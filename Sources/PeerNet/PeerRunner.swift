@@ -1,3 +1,4 @@
+// In its own module (PeerNet) so that Peer, and the simulator that links it, carry no epoll code.
 // The real driver of a `PeerCall`: UDP sockets on an epoll loop, the wall clock, and a store
 // client. It moves datagrams, store replies, pushes and time into the machine and carries out
 // what comes out. Every machine access happens on the loop's thread: store requests run as
@@ -8,6 +9,7 @@
 import Foundation
 import ICE
 import Net
+import Peer
 import RecordStore
 import Signaling
 import Synchronization
