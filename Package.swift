@@ -50,8 +50,11 @@ let package = Package(
             .target(name: "COpenSSL", condition: .when(traits: ["WebRTC"])),
             .target(name: "CSRTP", condition: .when(traits: ["WebRTC"])),
         ]),
-        .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore",
+        // The call as sans-I/O machines only: no socket, no clock, no epoll (the simulator links it).
+        .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "RecordStore", "ZoneCore",
                                              "DTLS"]),
+        // The real-socket driver of a call (PeerRunner: PeerCall on Net's epoll loop and the wall clock).
+        .target(name: "PeerNet", dependencies: ["Peer", "Net", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
         .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
         .target(name: "Simulation", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "RecordStore", "ZoneCore"]),
@@ -62,7 +65,7 @@ let package = Package(
             "RecordStore", "StoreServer", "ZoneCore", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
         ]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
-                                                          "Peer", "Signaling", "Net", "Media", "MediaNet",
+                                                          "Peer", "PeerNet", "Signaling", "Net", "Media", "MediaNet",
                                                           "Simulation", "Harness", "Browser", postgres]),
         .executableTarget(
             name: "zonertc-bench",
@@ -92,7 +95,8 @@ let package = Package(
                                                          "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
-        .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "Net", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "RecordStore",
+                                                    "ZoneCore"]),
         // Our STUN, TURN and ICE against real programs (coturn, aioice); see README "Interop".
         .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
     ]

@@ -16,6 +16,9 @@ final class MemoryPeer {
     var states: [CallState] = []
     var frames: [VideoFrameRecord] = []
     var finished = false
+    /// The call's events that tell its course, in the order it reported them (`ice connected`,
+    /// `selected`, `ended failed: …`), so tests can check what was seen and in which order.
+    var course: [String] = []
 
     struct VideoFrameRecord: Equatable { var pts: Int64; var bytes: [UInt8] }
 
@@ -106,6 +109,12 @@ final class MemoryCallHarness {
                 peer.frames.append(.init(pts: frame.pts, bytes: frame.bytes))
             case .event(.mediaFinished):
                 peer.finished = true
+            case .event(.iceState(let state)):
+                peer.course.append("ice \(state)")
+            case .event(.selectedPair):
+                peer.course.append("selected")
+            case .event(.ended(let how)):
+                peer.course.append("ended \(how)")
             case .event:
                 break
             }

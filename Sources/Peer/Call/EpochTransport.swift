@@ -17,8 +17,6 @@ struct EpochTransport {
     var pendingRemote: [Candidate] = []
     var remoteEnded = false
     var transport: ICETransport?
-    /// Local candidates announced (kept so late descriptions can be told of them).
-    var announced = 0
 
     init(epoch: CallEpoch, credentials: ICECredentials) {
         self.epoch = epoch

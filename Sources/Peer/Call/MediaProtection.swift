@@ -12,6 +12,21 @@ import ZoneCore
 
 /// Media protection on the selected pair, sans-I/O.
 struct MediaProtection {
+    /// Something that happened to the protection.
+    enum Input {
+        /// The remote's description: does it agree about DTLS, and if so who starts the handshake.
+        case remoteDescription(SessionDescription)
+        /// A pair is selected: plain media flows now; DTLS starts its handshake (once).
+        case pairSelected
+        /// Application data from the selected pair.
+        case received([UInt8])
+        /// An RTP or RTCP packet of the media, to send once secured (dropped before).
+        case send([UInt8])
+        /// `nextDeadline` may have passed (DTLS retransmissions).
+        case timer
+    }
+
+    /// What the protection wants done or reported.
     enum Output {
         /// Send on the selected pair.
         case transmit([UInt8])
@@ -33,8 +48,18 @@ struct MediaProtection {
 
     init(security: MediaProtectionMode) { self.security = security }
 
-    /// The remote's description: does it agree about DTLS, and if so who starts the handshake.
-    mutating func remoteDescription(_ description: SessionDescription) {
+    /// Feeds an input at `now`.
+    mutating func handle(_ input: Input, now: Instant) {
+        switch input {
+        case .remoteDescription(let description): remoteDescription(description)
+        case .pairSelected: pairIsSelected(now: now)
+        case .received(let bytes): received(bytes, now: now)
+        case .send(let packet): send(packet, now: now)
+        case .timer: timer(now: now)
+        }
+    }
+
+    private mutating func remoteDescription(_ description: SessionDescription) {
         guard let section = description.media.first(where: { $0.kind == .video && !$0.isRejected }) else { return }
         let fingerprint = description.fingerprints(for: section).first
         switch security {
@@ -85,8 +110,7 @@ struct MediaProtection {
     }
     #endif
 
-    /// A pair is selected: plain media flows now; DTLS starts its handshake (once).
-    mutating func pairIsSelected(now: Instant) {
+    private mutating func pairIsSelected(now: Instant) {
         guard !pairSelected else { return }
         pairSelected = true
         switch security {
@@ -100,8 +124,7 @@ struct MediaProtection {
         }
     }
 
-    /// Application data from the selected pair.
-    mutating func received(_ bytes: [UInt8], now: Instant) {
+    private mutating func received(_ bytes: [UInt8], now: Instant) {
         switch security {
         case .none:
             outputs.append(.media(bytes))
@@ -113,8 +136,7 @@ struct MediaProtection {
         }
     }
 
-    /// An RTP or RTCP packet of the media, to send once secured (dropped before).
-    mutating func send(_ packet: [UInt8], now: Instant) {
+    private mutating func send(_ packet: [UInt8], now: Instant) {
         guard secured else { return }
         switch security {
         case .none:
@@ -128,7 +150,7 @@ struct MediaProtection {
         }
     }
 
-    mutating func timer(now: Instant) {
+    private mutating func timer(now: Instant) {
         #if WebRTC
         guard let deadline = transport?.nextDeadline, deadline <= now else { return }
         transport?.handle(.timer, now: now)
@@ -167,3 +189,6 @@ struct MediaProtection {
     }
     #endif
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension MediaProtection: SansIOMachine {}

@@ -1,7 +1,15 @@
 // A call, sans-I/O: the signaling machine (records in the store), the ICE transport of the
-// current epoch, and the media that flows once a pair is selected (ARCHITECTURE "a call, end
-// to end"). The runner performs the store requests and moves datagrams and time; every
-// decision is made here, so the simulator and the tests run exactly this.
+// current epoch, the media protection (DTLS-SRTP or plain) on the selected pair, and the media
+// that flows on it (ARCHITECTURE "a call, end to end"). The runner performs the store requests
+// and moves datagrams and time; every decision is made here, so the simulator and the tests run
+// exactly this.
+//
+// Where the call is lives in one value, `state` (`PeerCallState`). What its parts produce passes
+// through one place, `route`, which drains them in a fixed order — the transports, signaling,
+// the protection, the media — and hands each output to its consumer, which only feeds other
+// parts; nothing is polled anywhere else, so nothing polled is dropped (the shape of str0m's
+// `do_poll_output`). A decision to end the call is taken where it is found: the goodbye it
+// causes is routed after whatever was already queued.
 
 import ICE
 import Media
@@ -55,23 +63,24 @@ public struct PeerCall {
         case ended(Ending)
         /// A record the remote peer wrote was dropped: its name and why (for a warning).
         case rejectedRecord(String)
-    }
-
-    /// How a call ended.
-    public enum Ending: Sendable, Equatable {
-        /// Hung up as planned: by the user, after its media, or after its hold time.
-        case completed
-        /// Hung up because it could not go on; the reason is for the user.
-        case failed(String)
+        /// Media could not be sent on the path (consent expired, the transport closed): the
+        /// first refusal since the last selected pair; the rest are counted in `unsentDatagrams`.
+        case sendFailed(String)
     }
 
     public let configuration: PeerCallConfiguration
+    /// Where the call is.
+    public private(set) var state: PeerCallState = .idle
     public private(set) var signaling: CallSignaling
     public private(set) var milestones = CallMilestones()
     /// The transport of the newest epoch.
     private var current: EpochTransport?
-    /// The pair media flows on, across epochs until a newer one is selected.
+    /// The transport an ICE restart replaced: closed, routed until its last outputs are out.
+    private var retired: EpochTransport?
+    /// The last pair selected, kept for summaries after the path failed or the call ended
+    /// (whether media may flow on it is `state`'s to say).
     public private(set) var selectedPair: CandidatePair?
+    /// The last ICE connection state a transport reported.
     public private(set) var iceState: ConnectionState = .new
     public private(set) var media: CallMedia
     /// DTLS-SRTP (or nothing) between the selected pair and the media.
@@ -80,25 +89,23 @@ public struct PeerCall {
     /// ClientHello can arrive first): sent once one is, instead of waiting for a retransmission.
     private var heldForPair: [[UInt8]] = []
     static let heldForPairLimit = 16
+    /// Local candidates polled from a transport, signaled as one batch once it has no more outputs.
+    private var gathered: (epoch: CallEpoch, candidates: [ICECandidate])?
     private var outputs = OutputQueue<Output>()
     private var seed: UInt64
-    private var hungUp = false
-    /// Set inside a step when the call must end; acted on when the step is over.
-    private var pendingFailure: String?
-    private var mediaDone = false
-    /// How the call ended, once it has.
-    public private(set) var ending: Ending?
-    /// When the call fails for want of a selected pair, and when it has been held long enough.
-    private var connectDeadline: Instant?
-    private var holdDeadline: Instant?
     /// Set when the media budget ran out: more media output is due at once.
     private var mediaBacklog: Instant?
+    /// Whether a refused send was reported since the last selected pair (`Event.sendFailed`).
+    private var sendFailureReported = false
     /// Why the last TURN allocation failed, if one did.
     public private(set) var relayFailure: String?
-    /// Set when the path of a connected call failed: a new epoch must select a pair by then.
-    private var reconnectDeadline: Instant?
     /// ICE restarts tried since the call first connected.
     public private(set) var reconnectAttempts = 0
+    /// Datagrams for the pair that could not be sent: no transport, no pair and the hold full,
+    /// or the transport refused them.
+    public private(set) var unsentDatagrams = 0
+    /// Datagrams that arrived before the call had a transport to take them.
+    public private(set) var datagramsWithoutTransport = 0
 
     /// The reason a call ends with when its remote peer cannot be reached any more.
     public static let remoteUnreachable = "remote unreachable"
@@ -132,57 +139,44 @@ public struct PeerCall {
         protection = MediaProtection(security: configuration.mediaSecurity)
     }
 
-    /// The ICE state of the current epoch's transport, when there is one.
-    public var transport: ICETransport? { current?.transport }
+    /// How the call ended, once it has hung up.
+    public var ending: Ending? { state.ending }
+
+    /// Whether the call has hung up (its goodbye may still be in the store requests it asked for).
+    public var hasHungUp: Bool { state.ending != nil }
 
     /// Feeds an input at `now`.
     public mutating func handle(_ input: Input, now: Instant) {
-        step(input, now: now)
-        // Endings found in the middle of a step are acted on once it is over.
-        if let failure = pendingFailure {
-            pendingFailure = nil
-            hangUp(.failed(failure), now: now)
-        }
-        if mediaDone {
-            mediaDone = false
-            hangUp(.completed, now: now)
-        }
-    }
-
-    private mutating func step(_ input: Input, now: Instant) {
         switch input {
         case .start:
-            milestones.started = milestones.started ?? now
-            if let timeout = configuration.lifetime.connectTimeout { connectDeadline = now + timeout }
-            signal(.start, now: now)
+            guard case .idle = state else { return }  // a call starts once
+            milestones.started = now
+            state = .joining(connectBy: configuration.lifetime.connectTimeout.map { now + $0 })
+            signaling.handle(.start, now: now)
         case .signaling(let event):
-            signal(event, now: now)
+            signaling.handle(event, now: now)
         case .hangUp:
-            hangUp(.completed, now: now)
+            end(.completed, now: now)
         case .timer:
-            if let deadline = connectDeadline, deadline <= now, selectedPair == nil {
-                let relay = relayFailure.map { "; relay \($0)" } ?? ""
-                hangUp(.failed("no connection within \(configuration.lifetime.connectTimeout!) (call "
-                               + "\(signaling.negotiator.state), ICE \(iceState))\(relay)"), now: now)
-            }
-            if let deadline = holdDeadline, deadline <= now { hangUp(.completed, now: now) }
-            if let deadline = reconnectDeadline, deadline <= now {
-                hangUp(.failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
-                               + "after ICE failed (\(reconnectAttempts) restart(s) tried)"), now: now)
-            }
-            if let wake = signaling.nextDeadline, wake <= now { signal(.timer, now: now) }
+            actOnDeadline(now: now)
+            if let wake = signaling.nextDeadline, wake <= now { signaling.handle(.timer, now: now) }
+            // What signaling's timer asked for goes out before what the transport's timer sends.
+            route(now: now)
             if let deadline = current?.transport?.nextDeadline, deadline <= now {
-                current!.transport!.handle(.timer, now: now)
-                drainTransport(now: now)
+                current?.transport?.handle(.timer, now: now)
             }
-            protection.timer(now: now)
-            drainProtection(now: now)
+            protection.handle(.timer, now: now)
             media.handle(.timer, now: now)
-            drainMedia(now: now)
         case .datagram(let bytes, let from, let to):
-            guard current?.transport != nil else { return }
-            current!.transport!.handle(.datagram(bytes, from: from, to: to), now: now)
-            drainTransport(now: now)
+            if current?.transport == nil {
+                datagramsWithoutTransport += 1
+            } else {
+                current?.transport?.handle(.datagram(bytes, from: from, to: to), now: now)
+            }
+        }
+        route(now: now)
+        if case .hangingUp(let ending) = state, current?.transport?.nextDeadline == nil {
+            state = .ended(ending)
         }
     }
 
@@ -193,251 +187,315 @@ public struct PeerCall {
 
     /// When to feed `.timer` next.
     public var nextDeadline: Instant? {
-        let own: Instant? = hungUp ? nil : .earliest(.earliest(selectedPair == nil ? connectDeadline : nil,
-                                                                holdDeadline), reconnectDeadline)
+        let own = hasHungUp ? nil : Instant.earliest(state.deadline, protection.nextDeadline)
         return .earliest(.earliest(.earliest(signaling.nextDeadline, current?.transport?.nextDeadline),
-                                   .earliest(media.nextDeadline, mediaBacklog)),
-                         .earliest(own, hungUp ? nil : protection.nextDeadline))
+                                   .earliest(media.nextDeadline, mediaBacklog)), own)
     }
 
-    /// Whether the call has hung up (its goodbye may still be in the store requests it asked for).
-    public var hasHungUp: Bool { hungUp }
+    // MARK: - The call's own decisions
 
-    /// Hangs up once: stops media, says goodbye through the store, stops ICE.
-    private mutating func hangUp(_ how: Ending, now: Instant) {
-        guard !hungUp else { return }
-        hungUp = true
-        ending = how
-        connectDeadline = nil
-        holdDeadline = nil
-        reconnectDeadline = nil
-        media.handle(.stop, now: now)
-        drainMedia(now: now)
-        signal(.hangUp, now: now)
-        milestones.ended = now
-        outputs.append(.event(.ended(how)))
-    }
-
-    // MARK: - Signaling
-
-    private mutating func signal(_ event: CallSignaling.Event, now: Instant) {
-        var queue = signaling.outputs(after: event, now: now)
-        var next = 0
-        while next < queue.count {
-            let action = queue[next]
-            next += 1
-            switch action {
-            case .store(let request, let origin):
-                outputs.append(.store(request, origin: origin))
-            case .ice(let command):
-                for iceEvent in perform(command, now: now) {
-                    queue += signaling.outputs(after: .ice(iceEvent), now: now)
-                }
-            case .report(let state):
-                if case .connecting = state, milestones.signalingComplete == nil { milestones.signalingComplete = now }
-                if case .connected = state, milestones.signalingComplete == nil { milestones.signalingComplete = now }
-                outputs.append(.event(.callState(state)))
-            case .zoneUnavailable(let path, let error):
-                outputs.append(.event(.zoneUnavailable("\(path): \(error)")))
-                pendingFailure = pendingFailure ?? "the room's zone is unavailable: \(path): \(error)"
-            case .rejected(let problem):
-                outputs.append(.event(.rejectedRecord(problem.description)))
+    /// The connect, hold and reconnect deadlines (`CallLifetime`).
+    private mutating func actOnDeadline(now: Instant) {
+        switch state {
+        case .joining(let connectBy?), .negotiating(_, let connectBy?):
+            guard connectBy <= now else { return }
+            let relay = relayFailure.map { "; relay \($0)" } ?? ""
+            let timeout = configuration.lifetime.connectTimeout ?? .zero
+            end(.failed("no connection within \(timeout) (call \(signaling.negotiator.state), ICE \(iceState))"
+                        + relay), now: now)
+        case .connected(_, _, let holdUntil?) where holdUntil <= now:
+            end(.completed, now: now)
+        case .restarting(_, let reconnectBy, let holdUntil):
+            if let holdUntil, holdUntil <= now {
+                end(.completed, now: now)
+            } else if reconnectBy <= now {
+                end(.failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
+                            + "after ICE failed (\(reconnectAttempts) restart(s) tried)"), now: now)
             }
+        case .idle, .joining, .negotiating, .connected, .hangingUp, .ended:
+            break
         }
     }
 
-    /// Carries out an ICE command; returns what the agent reports back at once.
-    private mutating func perform(_ command: ICECommand, now: Instant) -> [ICEEvent] {
+    /// Hangs up once: stops media, says goodbye through the store (which closes ICE).
+    private mutating func end(_ how: Ending, now: Instant) {
+        guard !hasHungUp else { return }
+        state = .hangingUp(how)
+        milestones.ended = now
+        outputs.append(.event(.ended(how)))
+        media.handle(.stop, now: now)
+        signaling.handle(.hangUp, now: now)
+    }
+
+    /// ICE failed on `epoch` — every pair failed, or consent on the selected pair expired (RFC
+    /// 7675 §5.1). Before the first connection the connect timeout governs; after it, the
+    /// negotiator restarts ICE in a new epoch (the offer creator starts it) and the call gives
+    /// that `reconnectTimeout`, at most `reconnectAttempts` times, then ends.
+    private mutating func pathFailed(epoch: CallEpoch, now: Instant) {
+        let holdUntil: Instant?
+        let reconnectBy: Instant
+        switch state {
+        case .idle, .joining, .negotiating, .hangingUp, .ended:
+            signaling.handle(.ice(.failed(epoch: epoch)), now: now)
+            return
+        case .connected(_, _, let hold):
+            holdUntil = hold
+            reconnectBy = now + configuration.lifetime.reconnectTimeout
+        case .restarting(_, let by, let hold):
+            holdUntil = hold
+            reconnectBy = by
+        }
+        guard reconnectAttempts < configuration.lifetime.reconnectAttempts else {
+            end(.failed("\(Self.remoteUnreachable): ICE failed (\(reconnectAttempts) restart(s) tried)"), now: now)
+            return
+        }
+        reconnectAttempts += 1
+        state = .restarting(attempt: reconnectAttempts, reconnectBy: reconnectBy, holdUntil: holdUntil)
+        signaling.handle(.ice(.failed(epoch: epoch)), now: now)
+    }
+
+    // MARK: - The route
+
+    /// At most this many media outputs per input, so a sender pacing `max` shares the loop with
+    /// incoming datagrams and RTCP (the rest is taken at the next step, due at once).
+    static let mediaBudget = 128
+
+    /// Drains every part, one output at a time, in a fixed order, until all are quiet: the
+    /// retired and current transports first (what they report may change what signaling says),
+    /// then signaling, the protection, and the media within its budget. Each output goes to one
+    /// consumer, which feeds other parts; their outputs are taken by this loop, in order.
+    private mutating func route(now: Instant) {
+        var budget = Self.mediaBudget
+        mediaBacklog = nil
+        while true {
+            if retired != nil {
+                if let output = retired?.transport?.pollOutput(), let epoch = retired?.epoch {
+                    transportOutput(output, epoch: epoch, now: now)
+                    continue
+                }
+                retired = nil
+            }
+            if let output = current?.transport?.pollOutput(), let epoch = current?.epoch {
+                transportOutput(output, epoch: epoch, now: now)
+                continue
+            }
+            if gathered != nil {
+                signalGathered(now: now)
+                continue
+            }
+            if let action = signaling.pollOutput() {
+                signalingAction(action, now: now)
+                continue
+            }
+            if let output = protection.pollOutput() {
+                protectionOutput(output, now: now)
+                continue
+            }
+            if budget > 0, let output = media.pollOutput() {
+                budget -= 1
+                if budget == 0 { mediaBacklog = now }
+                mediaOutput(output, now: now)
+                continue
+            }
+            return
+        }
+    }
+
+    // MARK: Signaling's actions
+
+    private mutating func signalingAction(_ action: CallSignaling.Action, now: Instant) {
+        switch action {
+        case .store(let request, let origin):
+            outputs.append(.store(request, origin: origin))
+        case .ice(let command):
+            perform(command, now: now)
+        case .report(let callState):
+            if milestones.signalingComplete == nil {
+                switch callState {
+                case .connecting, .connected: milestones.signalingComplete = now
+                default: break
+                }
+            }
+            outputs.append(.event(.callState(callState)))
+        case .zoneUnavailable(let path, let error):
+            outputs.append(.event(.zoneUnavailable("\(path): \(error)")))
+            end(.failed("the room's zone is unavailable: \(path): \(error)"), now: now)
+        case .rejected(let problem):
+            outputs.append(.event(.rejectedRecord(problem.description)))
+        }
+    }
+
+    /// Carries out an ICE command; what the transport reports is routed after it.
+    private mutating func perform(_ command: ICECommand, now: Instant) {
         switch command {
         case .restartICE(let epoch, let credentials):
             current?.transport?.close()
-            drainTransport(now: now)
+            retired = current
             current = EpochTransport(epoch: epoch, credentials: credentials)
-            return []
+            switch state {
+            case .joining(let connectBy), .negotiating(_, let connectBy):
+                state = .negotiating(epoch: epoch, connectBy: connectBy)
+            case .idle, .connected, .restarting, .hangingUp, .ended:
+                break  // connected: the pair stands until the new epoch selects one
+            }
         case .setLocalDescription(let epoch, let description):
-            guard current?.epoch == epoch else { return [] }
+            guard current?.epoch == epoch else { return }
             media.handle(.localDescription(description), now: now)
             seed &+= 1
-            do {
-                try current!.start(role: description.type == .offer ? .controlling : .controlled,
-                                   configuration: configuration.transport, seed: seed, now: now)
+            let role: Role = description.type == .offer ? .controlling : .controlled
+            let transport = configuration.transport, seed = seed
+            do throws(ICEError) {
+                try current?.start(role: role, configuration: transport, seed: seed, now: now)
             } catch {
-                return [.failed(epoch: epoch)]
+                signaling.handle(.ice(.failed(epoch: epoch)), now: now)
             }
-            return collectTransport(now: now)
         case .applyRemoteDescription(let epoch, let description):
-            guard current?.epoch == epoch else { return [] }
+            guard current?.epoch == epoch else { return }
             media.handle(.remoteDescription(description), now: now)
-            if let problem = media.problem { pendingFailure = pendingFailure ?? problem }
-            protection.remoteDescription(description)
-            drainProtection(now: now)
+            if let problem = media.problem { end(.failed(problem), now: now) }
+            protection.handle(.remoteDescription(description), now: now)
             // The video section's transport: a browser's offer may put audio first (RFC 8843 §7.3.3:
             // with the first bundled section rejected, the accepted video section carries the bundle).
             let section = description.media.first { $0.kind == .video && !$0.isRejected } ?? description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
-            let previous = current!.remoteCredentials
-            do {
-                try current!.setRemote(credentials: credentials, candidates: candidates,
+            let previous = current?.remoteCredentials
+            do throws(ICEError) {
+                try current?.setRemote(credentials: credentials, candidates: candidates,
                                        ended: section?.hasEndOfCandidates ?? false)
             } catch {
-                return [.failed(epoch: epoch)]
+                signaling.handle(.ice(.failed(epoch: epoch)), now: now)
+                return
             }
-            var events = collectTransport(now: now)
             // The same credentials again on a connected epoch: a renegotiation without an ICE
             // restart, which leaves the ICE connection up (RFC 8839 §4.4.1.1.1). The negotiator
             // went back to connecting when it applied the description; tell it the connection
             // stands (the `legacy` configuration re-applies old offers like this).
-            if previous != nil, previous == credentials, current!.transport?.selectedPair != nil,
+            if previous != nil, previous == credentials, current?.transport?.selectedPair != nil,
                iceState == .connected || iceState == .completed {
-                events.append(.connected(epoch: epoch))
+                signaling.handle(.ice(.connected(epoch: epoch)), now: now)
             }
-            return events
         case .addRemoteCandidates(let epoch, let candidates, let ended):
-            guard current?.epoch == epoch else { return [] }
-            current!.add(candidates.compactMap(\.iceCandidate), ended: ended)
-            return collectTransport(now: now)
+            guard current?.epoch == epoch else { return }
+            current?.add(candidates.compactMap(\.iceCandidate), ended: ended)
         case .close:
             current?.transport?.close()
-            drainTransport(now: now)
-            return []
         }
     }
 
-    /// Drains the transport outside of a signaling step, feeding ICE events to signaling.
-    private mutating func drainTransport(now: Instant) {
-        let events = collectTransport(now: now)
-        for event in events { signal(.ice(event), now: now) }
-    }
+    // MARK: The transports' outputs
 
-    /// Drains the transport: transmits go out, data goes to media, ICE events are returned.
-    private mutating func collectTransport(now: Instant) -> [ICEEvent] {
-        guard current?.transport != nil else { return [] }
-        let epoch = current!.epoch
-        let ufrag = current!.credentials.usernameFragment
-        var events: [ICEEvent] = []
-        var candidates: [ICECandidate] = []
-        while let output = current!.transport!.pollOutput() {
-            switch output {
-            case .transmit(let bytes, let from, let to):
-                outputs.append(.transmit(bytes, from: from, to: to))
-            case .event(.localCandidate(let candidate)):
-                candidates.append(ICECandidate(candidate, usernameFragment: ufrag))
-            case .event(.gatheringComplete):
-                if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }
-                candidates.removeAll()
-                events.append(.gatheringComplete(epoch: epoch))
-            case .event(.stateChanged(let state)):
-                iceState = state
-                outputs.append(.event(.iceState(state)))
-                if state == .failed, pathFailed(now: now) { events.append(.failed(epoch: epoch)) }
-            case .event(.selectedPair(let pair)):
-                selectedPair = pair
-                reconnectDeadline = nil
-                if milestones.iceConnected == nil, let hold = configuration.lifetime.holdAfterConnect {
-                    holdDeadline = now + hold
-                }
-                milestones.iceConnected = milestones.iceConnected ?? now
-                outputs.append(.event(.selectedPair(pair)))
-                events.append(.connected(epoch: epoch))
-                let held = heldForPair
-                heldForPair.removeAll()
-                for bytes in held { sendOnSelectedPair(bytes) }
-                protection.pairIsSelected(now: now)
-                drainProtection(now: now)
-            case .event(.data(let bytes, _)):
-                protection.received(bytes, now: now)
-                drainProtection(now: now)
-            case .event(.relayAllocated(let relayed, let server)):
-                outputs.append(.event(.relay("allocated \(relayed) on \(server)")))
-            case .event(.relayFailed(let server, let code, let reason)):
-                relayFailure = "TURN server \(server): \(code) \(reason)"
-                outputs.append(.event(.relay("failed: \(relayFailure!)")))
-            }
+    private mutating func transportOutput(_ output: ICETransport.Output, epoch: CallEpoch, now: Instant) {
+        switch output {
+        case .transmit(let bytes, let from, let to):
+            outputs.append(.transmit(bytes, from: from, to: to))
+        case .event(.localCandidate(let candidate)):
+            if let batch = gathered, batch.epoch != epoch { signalGathered(now: now) }
+            let ufrag = epoch == current?.epoch ? current?.credentials.usernameFragment
+                : retired?.credentials.usernameFragment
+            if gathered == nil { gathered = (epoch, []) }
+            gathered?.candidates.append(ICECandidate(candidate, usernameFragment: ufrag))
+        case .event(.gatheringComplete):
+            signalGathered(now: now)
+            signaling.handle(.ice(.gatheringComplete(epoch: epoch)), now: now)
+        case .event(.stateChanged(let connection)):
+            iceState = connection
+            outputs.append(.event(.iceState(connection)))
+            if connection == .failed { pathFailed(epoch: epoch, now: now) }
+        case .event(.selectedPair(let pair)):
+            pairSelected(pair, epoch: epoch, now: now)
+        case .event(.data(let bytes, _)):
+            protection.handle(.received(bytes), now: now)
+        case .event(.relayAllocated(let relayed, let server)):
+            outputs.append(.event(.relay("allocated \(relayed) on \(server)")))
+        case .event(.relayFailed(let server, let code, let reason)):
+            let failure = "TURN server \(server): \(code) \(reason)"
+            relayFailure = failure
+            outputs.append(.event(.relay("failed: \(failure)")))
         }
-        if !candidates.isEmpty { events.append(.localCandidates(epoch: epoch, candidates)) }
-        return events
     }
 
-    /// ICE failed on the current epoch — every pair failed, or consent on the selected pair
-    /// expired (RFC 7675 §5.1). Before the first connection the connect timeout governs; after
-    /// it, the negotiator restarts ICE in a new epoch (the offer creator starts it) and the call
-    /// gives that `reconnectTimeout`, at most `reconnectAttempts` times, then ends.
-    /// Returns whether the negotiator should hear of the failure (and may restart).
-    private mutating func pathFailed(now: Instant) -> Bool {
-        guard milestones.iceConnected != nil, !hungUp else { return true }
-        guard reconnectAttempts < configuration.lifetime.reconnectAttempts else {
-            pendingFailure = pendingFailure ?? "\(Self.remoteUnreachable): ICE failed "
-                + "(\(reconnectAttempts) restart(s) tried)"
-            return false
+    /// Signals the local candidates gathered so far as one batch (one SignalIceChunk).
+    private mutating func signalGathered(now: Instant) {
+        guard let batch = gathered else { return }
+        gathered = nil
+        guard !batch.candidates.isEmpty else { return }
+        signaling.handle(.ice(.localCandidates(epoch: batch.epoch, batch.candidates)), now: now)
+    }
+
+    private mutating func pairSelected(_ pair: CandidatePair, epoch: CallEpoch, now: Instant) {
+        selectedPair = pair
+        sendFailureReported = false
+        switch state {
+        case .joining, .negotiating:
+            state = .connected(epoch: epoch, pair: pair,
+                               holdUntil: configuration.lifetime.holdAfterConnect.map { now + $0 })
+        case .connected(_, _, let holdUntil), .restarting(_, _, let holdUntil):
+            state = .connected(epoch: epoch, pair: pair, holdUntil: holdUntil)
+        case .idle, .hangingUp, .ended:
+            break
         }
-        reconnectAttempts += 1
-        reconnectDeadline = reconnectDeadline ?? now + configuration.lifetime.reconnectTimeout
-        return true
+        milestones.iceConnected = milestones.iceConnected ?? now
+        outputs.append(.event(.selectedPair(pair)))
+        signaling.handle(.ice(.connected(epoch: epoch)), now: now)
+        let held = heldForPair
+        heldForPair.removeAll()
+        for bytes in held { sendOnSelectedPair(bytes, now: now) }
+        protection.handle(.pairSelected, now: now)
     }
 
-    // MARK: - Media protection
+    // MARK: The protection's outputs
 
-    /// Passes the protection's outputs on: datagrams to the pair, packets to the media, and the
-    /// media's start once the path is secured.
-    private mutating func drainProtection(now: Instant) {
-        while let output = protection.pollOutput() {
-            switch output {
-            case .transmit(let bytes):
-                sendOnSelectedPair(bytes)
-            case .media(let bytes):
-                media.handle(.packet(bytes), now: now)
-                drainMedia(now: now)
-            case .secured:
-                milestones.mediaSecured = milestones.mediaSecured ?? now
-                media.handle(.connected, now: now)
-                drainMedia(now: now)
-            case .failed(let reason):
-                pendingFailure = pendingFailure ?? reason
-            }
+    private mutating func protectionOutput(_ output: MediaProtection.Output, now: Instant) {
+        switch output {
+        case .transmit(let bytes):
+            sendOnSelectedPair(bytes, now: now)
+        case .media(let bytes):
+            media.handle(.packet(bytes), now: now)
+        case .secured:
+            milestones.mediaSecured = milestones.mediaSecured ?? now
+            media.handle(.connected, now: now)
+        case .failed(let reason):
+            end(.failed(reason), now: now)
         }
     }
 
     /// Sends on the current transport's selected pair; before one is selected, holds a few.
-    private mutating func sendOnSelectedPair(_ bytes: [UInt8]) {
-        guard current?.transport != nil else { return }
-        guard current!.transport!.selectedPair != nil else {
-            if heldForPair.count < Self.heldForPairLimit { heldForPair.append(bytes) }
+    private mutating func sendOnSelectedPair(_ bytes: [UInt8], now: Instant) {
+        guard current?.transport != nil else {
+            unsentDatagrams += 1
             return
         }
-        try? current!.transport!.send(bytes)
-        while let out = current!.transport!.pollOutput() {
-            if case .transmit(let bytes, let from, let to) = out {
-                outputs.append(.transmit(bytes, from: from, to: to))
-            }
+        guard current?.transport?.selectedPair != nil else {
+            if heldForPair.count < Self.heldForPairLimit { heldForPair.append(bytes) } else { unsentDatagrams += 1 }
+            return
+        }
+        do throws(ICEError) {
+            try current?.transport?.send(bytes)
+        } catch {
+            unsentDatagrams += 1
+            guard !sendFailureReported else { return }
+            sendFailureReported = true
+            outputs.append(.event(.sendFailed(error.description)))
         }
     }
 
-    // MARK: - Media
+    // MARK: The media's outputs
 
-    /// At most this many media outputs per step, so a sender pacing `max` shares the loop with
-    /// incoming datagrams and RTCP (the rest is taken at the next step, due at once).
-    static let mediaBudget = 128
-
-    private mutating func drainMedia(now: Instant) {
-        var budget = Self.mediaBudget
-        mediaBacklog = nil
-        while let output = media.pollOutput() {
-            budget -= 1
-            if budget == 0 { mediaBacklog = now }
-            switch output {
-            case .packet(let bytes):
-                protection.send(bytes, now: now)
-                drainProtection(now: now)
-            case .frame(let frame):
-                milestones.firstFrame = milestones.firstFrame ?? now
-                outputs.append(.event(.frame(frame)))
-            case .finished:
-                milestones.mediaFinished = milestones.mediaFinished ?? now
-                outputs.append(.event(.mediaFinished))
-                if configuration.lifetime.endAfterMedia { mediaDone = true }
-            }
-            if budget == 0 { break }
+    private mutating func mediaOutput(_ output: CallMedia.Output, now: Instant) {
+        switch output {
+        case .packet(let bytes):
+            protection.handle(.send(bytes), now: now)
+        case .frame(let frame):
+            milestones.firstFrame = milestones.firstFrame ?? now
+            outputs.append(.event(.frame(frame)))
+        case .finished:
+            milestones.mediaFinished = milestones.mediaFinished ?? now
+            outputs.append(.event(.mediaFinished))
+            if configuration.lifetime.endAfterMedia { end(.completed, now: now) }
         }
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension PeerCall: SansIOMachine {}

@@ -55,6 +55,9 @@ public struct ICETransport {
     private struct Relay {
         var client: TURNClient
         let socket: Endpoint
+        /// Whether a refused send through this relay was reported (once: ICE's checks on the
+        /// relayed pairs fail by themselves, the rest is counted in `unsentThroughRelays`).
+        var refusalReported = false
         var server: Endpoint { client.configuration.server }
     }
 
@@ -62,6 +65,9 @@ public struct ICETransport {
     private var relays: [Relay] = []
     private var lastNow: Instant
     private var outputs = OutputQueue<Output>()
+    /// Datagrams the agent sent from a relayed address that its TURN client refused (no
+    /// allocation any more, a peer of the other family, too large for one TURN message).
+    public private(set) var unsentThroughRelays = 0
 
     public init(configuration: Configuration, now: Instant) throws(ICEError) {
         var agentConfiguration = configuration.agent
@@ -111,11 +117,6 @@ public struct ICETransport {
 
     public mutating func endOfRemoteCandidates() {
         agent.endOfRemoteCandidates()
-        pump(now: lastNow)
-    }
-
-    public mutating func restart(newCredentials: Credentials) throws(ICEError) {
-        try agent.restart(newCredentials: newCredentials)
         pump(now: lastNow)
     }
 
@@ -195,8 +196,16 @@ public struct ICETransport {
         switch output {
         case .transmit(let bytes, let from, let to):
             if let i = relays.firstIndex(where: { $0.client.relayedAddress == from }) {
-                // Dropped when the allocation is gone: UDP, and ICE retransmits what matters.
-                try? relays[i].client.send(bytes, to: to, now: now)
+                do throws(TURNClientError) {
+                    try relays[i].client.send(bytes, to: to, now: now)
+                } catch {
+                    // UDP, and ICE retransmits what matters; said once, counted always.
+                    unsentThroughRelays += 1
+                    guard !relays[i].refusalReported else { return }
+                    relays[i].refusalReported = true
+                    outputs.append(.event(.relayFailed(server: relays[i].server, code: 0,
+                                                       reason: "cannot send through the relay: \(error)")))
+                }
             } else {
                 outputs.append(.transmit(bytes, from: from, to: to))
             }
@@ -228,3 +237,8 @@ public struct ICETransport {
         }
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`): datagrams and timers in, transmits
+/// and events out; the signaled inputs (remote credentials and candidates, application data,
+/// close) are methods, as on the agent, and their outputs come out of the same queue.
+extension ICETransport: SansIOMachine {}

@@ -1,5 +1,6 @@
 import Foundation
 import Peer
+import PeerNet
 import Signaling
 
 /// The end-of-call summary of `zonertc peer`, as text or as one JSON object.

@@ -3,6 +3,7 @@ import Media
 import Net
 import ICE
 import Peer
+import PeerNet
 import RecordStore
 import Signaling
 import StoreServer

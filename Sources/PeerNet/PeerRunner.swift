@@ -1,3 +1,4 @@
+// In its own module (PeerNet) so that Peer, and the simulator that links it, carry no epoll code.
 // The real driver of a `PeerCall`: UDP sockets on an epoll loop, the wall clock, and a store
 // client. It moves datagrams, store replies, pushes and time into the machine and carries out
 // what comes out. Every machine access happens on the loop's thread: store requests run as
@@ -8,6 +9,7 @@
 import Foundation
 import ICE
 import Net
+import Peer
 import RecordStore
 import Signaling
 import Synchronization
@@ -188,6 +190,7 @@ public final class PeerRunner: @unchecked Sendable {
         // What the other user wrote and we dropped: never a silent wait.
         switch event {
         case .rejectedRecord(let why): log.warning(why)
+        case .sendFailed(let why): log.notice("media not sent: \(why)")
         case .selectedPair(let pair): log.info("selected pair \(pair)")
         case .ended(.failed(let why)): log.notice("call failed: \(why)")
         default: break
