@@ -92,7 +92,8 @@ extension CallNegotiator {
             sessionKey: sessionKey.rawValue, roomID: sessionKey.roomID.rawValue, callEpoch: epoch,
             ownerUserID: myUserID, envelopeType: .offer, description: offer,
             updatedAtMs: now.millisecondsSinceEpoch)
-        let offerRecord = envelope.record(name: names.envelope(epoch: epoch, type: .offer), in: zone)
+        let offerRecord = envelope.record(name: names.envelope(epoch: epoch, type: .offer), in: zone,
+                                          descriptions: configuration.descriptions)
         sessionSaveAttempts = 1
         publish(epoch: epoch, offer: offerRecord, session: sessionVersion(epoch: epoch, now: now, over: sessionRecord),
                 &out)

@@ -37,18 +37,21 @@ public struct SignalEnvelope: Hashable, Sendable {
         self.updatedAtMs = updatedAtMs
     }
 
-    /// The record to save, named `name` in `zone`.
-    public func record(name: String, in zone: ZoneID) -> Record {
-        Record(recordType: SignalRecordType.envelope, id: RecordID(recordName: name, zoneID: zone), fields: [
+    /// The record to save, named `name` in `zone`; `descriptions` learns the payload's text.
+    public func record(name: String, in zone: ZoneID, descriptions: SessionDescriptionCache? = nil) -> Record {
+        let payload = description.description
+        descriptions?.remember(description, as: payload)
+        return Record(recordType: SignalRecordType.envelope, id: RecordID(recordName: name, zoneID: zone), fields: [
             SignalField.sessionKey: .string(sessionKey), SignalField.roomID: .string(roomID),
             SignalField.callEpoch: .int64(callEpoch.milliseconds), SignalField.ownerUserId: .string(ownerUserID),
             SignalField.envelopeType: .string(envelopeType.rawValue),
-            SignalField.payload: .string(description.description), SignalField.updatedAt: .timestamp(updatedAtMs),
+            SignalField.payload: .string(payload), SignalField.updatedAt: .timestamp(updatedAtMs),
         ])
     }
 
-    /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer.
-    public init(decoding record: Record) throws(SignalRecordError) {
+    /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer —
+    /// unless `descriptions` holds the description it was printed from.
+    public init(decoding record: Record, descriptions: SessionDescriptionCache? = nil) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.envelope)
         sessionKey = try r.nonEmptyString(SignalField.sessionKey)
         roomID = try r.nonEmptyString(SignalField.roomID)
@@ -63,6 +66,10 @@ public struct SignalEnvelope: Hashable, Sendable {
         envelopeType = type
         updatedAtMs = try r.milliseconds(SignalField.updatedAt)
         let payload = try r.string(SignalField.payload)
+        if let known = descriptions?.description(printedAs: payload, type: type.sdpType) {
+            description = known
+            return
+        }
         do {
             description = try SessionDescription(parsing: payload, type: type.sdpType)
         } catch {
