@@ -44,9 +44,9 @@ public struct CallNegotiator: Sendable {
         /// How far ahead of this device's clock a remote epoch may be: records beyond are refused
         /// as malformed (an epoch near `Int64.max` would leave no room for any later epoch).
         public var maxEpochLead: Duration = .seconds(86_400)
-        /// Descriptions shared with the other negotiators of this process (the simulator's two
-        /// peers), so an envelope one of them printed is not parsed by the other; nil for none.
-        public var descriptions: SessionDescriptionCache?
+        /// Payloads shared with the other negotiators of this process (the simulator's two peers),
+        /// so an envelope or chunk one of them printed is not parsed by the other; nil for none.
+        public var payloads: SignalPayloadCache?
 
         public init() {}
     }
@@ -214,7 +214,7 @@ public struct CallNegotiator: Sendable {
         negotiation = PerfectNegotiation(polite: roles.isPolite)
         inbox = SignalInbox(myUserID: myUserID, remoteUserID: remoteUserID, sessionKey: sessionKey.rawValue,
                             protections: configuration.protections, maxEpochLead: configuration.maxEpochLead,
-                            descriptions: configuration.descriptions)
+                            payloads: configuration.payloads)
         collector = configuration.garbageCollection.map { SignalGarbageCollector(myUserID: myUserID, policy: $0) }
         random = SeededRandom(seed: seed)
         mediaSessionID = random.next() >> 1

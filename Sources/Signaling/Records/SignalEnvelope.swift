@@ -37,10 +37,13 @@ public struct SignalEnvelope: Hashable, Sendable {
         self.updatedAtMs = updatedAtMs
     }
 
-    /// The record to save, named `name` in `zone`; `descriptions` learns the payload's text.
-    public func record(name: String, in zone: ZoneID, descriptions: SessionDescriptionCache? = nil) -> Record {
+    /// The record to save, named `name` in `zone`.
+    public func record(name: String, in zone: ZoneID) -> Record { record(name: name, in: zone, payloads: nil) }
+
+    /// The record to save, named `name` in `zone`; `payloads` learns the payload's text.
+    public func record(name: String, in zone: ZoneID, payloads: SignalPayloadCache?) -> Record {
         let payload = description.description
-        descriptions?.remember(description, as: payload)
+        payloads?.remember(description, as: payload)
         return Record(recordType: SignalRecordType.envelope, id: RecordID(recordName: name, zoneID: zone), fields: [
             SignalField.sessionKey: .string(sessionKey), SignalField.roomID: .string(roomID),
             SignalField.callEpoch: .int64(callEpoch.milliseconds), SignalField.ownerUserId: .string(ownerUserID),
@@ -49,9 +52,12 @@ public struct SignalEnvelope: Hashable, Sendable {
         ])
     }
 
+    /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer.
+    public init(decoding record: Record) throws(SignalRecordError) { try self.init(decoding: record, payloads: nil) }
+
     /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer —
-    /// unless `descriptions` holds the description it was printed from.
-    public init(decoding record: Record, descriptions: SessionDescriptionCache? = nil) throws(SignalRecordError) {
+    /// unless `payloads` holds the description it was printed from.
+    public init(decoding record: Record, payloads: SignalPayloadCache?) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.envelope)
         sessionKey = try r.nonEmptyString(SignalField.sessionKey)
         roomID = try r.nonEmptyString(SignalField.roomID)
@@ -66,7 +72,7 @@ public struct SignalEnvelope: Hashable, Sendable {
         envelopeType = type
         updatedAtMs = try r.milliseconds(SignalField.updatedAt)
         let payload = try r.string(SignalField.payload)
-        if let known = descriptions?.description(printedAs: payload, type: type.sdpType) {
+        if let known = payloads?.description(printedAs: payload, type: type.sdpType) {
             description = known
             return
         }

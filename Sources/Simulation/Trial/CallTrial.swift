@@ -108,10 +108,10 @@ public struct CallTrial {
         let (userA, userB) = CallTrial.users
         let (bindingA, bindingB) = (scene.offerCreator, scene.answerer)
 
-        // The peers. They share one description cache: each reads the other's offer or answer
-        // as the description it was printed from, rather than parsing its own process's text.
+        // The peers. They share one payload cache: each reads the other's descriptions and
+        // candidates as the values they were printed from, rather than parsing this process's text.
         var signaling = configuration.signaling
-        signaling.negotiator.descriptions = SessionDescriptionCache()
+        signaling.negotiator.payloads = SignalPayloadCache()
         let stunServers = [relayListen]
         for (n, (user, binding, remote)) in [(userA, bindingA, userB), (userB, bindingB, userA)].enumerated() {
             let octet = UInt32(n == 0 ? 10 : 20)

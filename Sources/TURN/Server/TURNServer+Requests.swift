@@ -228,7 +228,8 @@ extension TURNServer {
 
     // MARK: Refresh (§7.3), CreatePermission (§9), ChannelBind (§12)
 
-    private mutating func refresh(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple, now: Instant) -> [Action] {
+    private mutating func refresh(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
+                                  now: Instant) -> [Action] {
         guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
@@ -286,7 +287,8 @@ extension TURNServer {
 
     // MARK: Answers
 
-    private func success(_ m: STUNMessage, key: STUNIntegrityKey, tuple: FiveTuple, attributes: [STUNAttribute]) -> [Action] {
+    private func success(_ m: STUNMessage, key: STUNIntegrityKey, tuple: FiveTuple,
+                         attributes: [STUNAttribute]) -> [Action] {
         respond(m.successResponse(attributes: attributes), key: key, tuple: tuple).map { [$0] } ?? []
     }
 
