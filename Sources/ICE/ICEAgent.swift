@@ -208,7 +208,8 @@ public struct ICEAgent {
             guard let instant else { return }
             if next == nil || instant < next! { next = instant }
         }
-        for check in transactions { consider(check.transaction.nextDeadline) }
+        // By index: the driver asks after every input, and `for check in` would copy each check.
+        for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
         if remote != nil && checklist.hasPendingChecks { consider(nextCheckAt) }
         if role == .controlling, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
            checklist.pairs.contains(where: \.valid) {

@@ -28,6 +28,7 @@ public protocol SansIOMachine {
 
 extension SansIOMachine {
     /// Every output now pending, in order — for tests and for drivers that batch.
+    @inlinable
     public mutating func drainOutputs() -> [Output] {
         var outputs: [Output] = []
         while let output = pollOutput() { outputs.append(output) }
@@ -36,6 +37,7 @@ extension SansIOMachine {
 
     /// Feeds `input` and returns every output it caused, in order — for tests written one step
     /// per line (`#expect(machine.outputs(after: .x, now: t) == [...])`).
+    @inlinable
     public mutating func outputs(after input: Input, now: Instant) -> [Output] {
         handle(input, now: now)
         return drainOutputs()

@@ -160,8 +160,9 @@ public struct ICETransport {
     /// When to call `handle(.timer, now:)` next.
     public var nextDeadline: Instant? {
         var next = agent.nextDeadline
-        for relay in relays {
-            if let d = relay.client.nextDeadline, next == nil || d < next! { next = d }
+        // By index, read in place: the driver asks after every input.
+        for i in relays.indices {
+            if let d = relays[i].client.nextDeadline, next == nil || d < next! { next = d }
         }
         return next
     }

@@ -44,19 +44,11 @@ extension StoreState {
                 zones[zoneID] = ZoneState(id: zoneID, incarnation: 0, createdAtMs: 0)
             }
             guard zones[zoneID] != nil else { return }
-            zones[zoneID]!.sequence += 1
-            let seq = zones[zoneID]!.sequence
-            zones[zoneID]!.records[record.id.recordName] = record
-            zones[zoneID]!.tombstones[record.id.recordName] = nil
-            zones[zoneID]!.log.record(record.id.recordName, at: seq)
+            zones[zoneID]!.put(record)
             zoneContentChanged(zoneID)
         case let .deleteRecord(id, recordType, atMs):
             guard zones[id.zoneID]?.records[id.recordName] != nil else { return }
-            zones[id.zoneID]!.sequence += 1
-            let seq = zones[id.zoneID]!.sequence
-            zones[id.zoneID]!.records[id.recordName] = nil
-            zones[id.zoneID]!.tombstones[id.recordName] = Tombstone(recordType: recordType, deletedAtMs: atMs)
-            zones[id.zoneID]!.log.record(id.recordName, at: seq)
+            zones[id.zoneID]!.remove(id.recordName, Tombstone(recordType: recordType, deletedAtMs: atMs))
             zoneContentChanged(id.zoneID)
         case let .putShare(share):
             guard zones[share.zoneID] != nil else { return }
@@ -99,5 +91,26 @@ extension StoreState {
         for user in before.subtracting(after).sorted() {
             databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .deleted)
         }
+    }
+}
+
+extension ZoneState {
+    // One mutation of the zone in place: the zone is looked up once per record saved or deleted,
+    // not once per field changed (each lookup hashes the zone's owner and name).
+
+    /// Saves `record` as the zone's next change.
+    mutating func put(_ record: Record) {
+        sequence += 1
+        records[record.id.recordName] = record
+        tombstones[record.id.recordName] = nil
+        log.record(record.id.recordName, at: sequence)
+    }
+
+    /// Deletes the record named `name`, leaving `tombstone`, as the zone's next change.
+    mutating func remove(_ name: String, _ tombstone: Tombstone) {
+        sequence += 1
+        records[name] = nil
+        tombstones[name] = tombstone
+        log.record(name, at: sequence)
     }
 }

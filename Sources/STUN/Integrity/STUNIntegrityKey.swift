@@ -10,8 +10,8 @@
 // both leave ordinary passwords unchanged, and SASLprep is what RFC 5769's vector and coturn use.
 // The username and realm go in as they appear in the USERNAME and REALM attributes.
 //
-// A key holds HMAC-SHA1 and HMAC-SHA256 states with the key already absorbed (RFC 2104 §4), so an
-// agent that keeps one per credential pays only for the message blocks on every check.
+// A key holds the HMAC-SHA1 state with the key already absorbed (RFC 2104 §4), so an agent that
+// keeps one per credential pays only for the message blocks on every check.
 
 import ZoneCore
 
@@ -21,14 +21,14 @@ public struct STUNIntegrityKey: Sendable {
     public let bytes: [UInt8]
     /// HMAC-SHA1 keyed with `bytes`, for MESSAGE-INTEGRITY.
     public let hmacSHA1: HMAC<SHA1>
-    /// HMAC-SHA256 keyed with `bytes`, for MESSAGE-INTEGRITY-SHA256.
-    public let hmacSHA256: HMAC<SHA256>
+    /// HMAC-SHA256 keyed with `bytes`, for MESSAGE-INTEGRITY-SHA256: keyed when asked, since
+    /// ICE and our TURN client sign with HMAC-SHA1 only and most keys never need it.
+    public var hmacSHA256: HMAC<SHA256> { HMAC<SHA256>(key: bytes) }
 
     /// A key from its raw bytes.
     public init(bytes: [UInt8]) {
         self.bytes = bytes
         hmacSHA1 = HMAC<SHA1>(key: bytes)
-        hmacSHA256 = HMAC<SHA256>(key: bytes)
     }
 
     /// The short-term credential key (ICE's, RFC 8445 §7.2.2): the SASLprep'd password.

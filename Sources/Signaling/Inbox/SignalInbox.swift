@@ -110,6 +110,8 @@ public struct SignalInbox: Sendable {
     /// How far ahead of `now` a remote record's epoch may be; further is refused as malformed.
     /// nil: no limit (only for tests that feed records without a clock).
     public let maxEpochLead: Duration?
+    /// Payloads printed in this process, taken instead of parsing their text again.
+    public let payloads: SignalPayloadCache?
     public private(set) var counters = Counters()
     /// Records of epochs below this are stale.
     public private(set) var floor: CallEpoch?
@@ -119,12 +121,14 @@ public struct SignalInbox: Sendable {
     private var queues: [CallEpoch: CandidateQueue] = [:]
 
     public init(myUserID: String, remoteUserID: String, sessionKey: String,
-                protections: SignalingProtections = .all, maxEpochLead: Duration? = nil) {
+                protections: SignalingProtections = .all, maxEpochLead: Duration? = nil,
+                payloads: SignalPayloadCache? = nil) {
         self.myUserID = myUserID
         self.remoteUserID = remoteUserID
         self.sessionKey = sessionKey
         self.protections = protections
         self.maxEpochLead = maxEpochLead
+        self.payloads = payloads
     }
 
     /// Why `epoch` of `record` is refused at `now`: further ahead than `maxEpochLead`; nil when
@@ -182,7 +186,7 @@ public struct SignalInbox: Sendable {
                 continue
             }
             let decoded = decodedVersions[key] ?? Result { () throws(SignalRecordError) in
-                try SignalRecord.decode(record)
+                try SignalRecord.decode(record, payloads: payloads)
             }
             if !protections.deduplicate { decodedVersions[key] = decoded }
             let content: SignalRecord?

@@ -92,7 +92,8 @@ extension CallNegotiator {
             sessionKey: sessionKey.rawValue, roomID: sessionKey.roomID.rawValue, callEpoch: epoch,
             ownerUserID: myUserID, envelopeType: .offer, description: offer,
             updatedAtMs: now.millisecondsSinceEpoch)
-        let offerRecord = envelope.record(name: names.envelope(epoch: epoch, type: .offer), in: zone)
+        let offerRecord = envelope.record(name: names.envelope(epoch: epoch, type: .offer), in: zone,
+                                          payloads: configuration.payloads)
         sessionSaveAttempts = 1
         publish(epoch: epoch, offer: offerRecord, session: sessionVersion(epoch: epoch, now: now, over: sessionRecord),
                 &out)
@@ -192,7 +193,8 @@ extension CallNegotiator {
             ownerUserID: myUserID, candidates: candidates, endOfCandidates: endOfCandidates,
             chunkCreatedAtMs: now.millisecondsSinceEpoch, seq: localChunkSeq, ufrag: credentials.usernameFragment)
         localChunkSeq += 1
-        let record = chunk.record(name: names.iceChunk(epoch: epoch, owner: myUserID, uuid: chunkUUID()), in: zone)
+        let record = chunk.record(name: names.iceChunk(epoch: epoch, owner: myUserID, uuid: chunkUUID()), in: zone,
+                                  payloads: configuration.payloads)
         saves[record.id.recordName] = PendingSave(kind: .chunk(epoch), record: record)
         out.append(.modify(saves: [record], deletes: [], policy: savePolicy, atomic: false))
     }

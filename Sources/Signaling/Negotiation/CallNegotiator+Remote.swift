@@ -106,7 +106,8 @@ extension CallNegotiator {
         let envelope = SignalEnvelope(
             sessionKey: sessionKey.rawValue, roomID: sessionKey.roomID.rawValue, callEpoch: epoch,
             ownerUserID: myUserID, envelopeType: .answer, description: answer, updatedAtMs: now.millisecondsSinceEpoch)
-        let record = envelope.record(name: names.envelope(epoch: epoch, type: .answer), in: zone)
+        let record = envelope.record(name: names.envelope(epoch: epoch, type: .answer), in: zone,
+                                     payloads: configuration.payloads)
         saves[record.id.recordName] = PendingSave(kind: .answer(epoch), record: record)
         answeredEpochs.insert(epoch)
         out.append(.modify(saves: [record], deletes: [], policy: savePolicy, atomic: false))

@@ -44,6 +44,9 @@ public struct CallNegotiator: Sendable {
         /// How far ahead of this device's clock a remote epoch may be: records beyond are refused
         /// as malformed (an epoch near `Int64.max` would leave no room for any later epoch).
         public var maxEpochLead: Duration = .seconds(86_400)
+        /// Payloads shared with the other negotiators of this process (the simulator's two peers),
+        /// so an envelope or chunk one of them printed is not parsed by the other; nil for none.
+        public var payloads: SignalPayloadCache?
 
         public init() {}
     }
@@ -210,7 +213,8 @@ public struct CallNegotiator: Sendable {
         self.configuration = configuration
         negotiation = PerfectNegotiation(polite: roles.isPolite)
         inbox = SignalInbox(myUserID: myUserID, remoteUserID: remoteUserID, sessionKey: sessionKey.rawValue,
-                            protections: configuration.protections, maxEpochLead: configuration.maxEpochLead)
+                            protections: configuration.protections, maxEpochLead: configuration.maxEpochLead,
+                            payloads: configuration.payloads)
         collector = configuration.garbageCollection.map { SignalGarbageCollector(myUserID: myUserID, policy: $0) }
         random = SeededRandom(seed: seed)
         mediaSessionID = random.next() >> 1

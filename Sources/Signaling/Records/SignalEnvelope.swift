@@ -38,17 +38,26 @@ public struct SignalEnvelope: Hashable, Sendable {
     }
 
     /// The record to save, named `name` in `zone`.
-    public func record(name: String, in zone: ZoneID) -> Record {
-        Record(recordType: SignalRecordType.envelope, id: RecordID(recordName: name, zoneID: zone), fields: [
+    public func record(name: String, in zone: ZoneID) -> Record { record(name: name, in: zone, payloads: nil) }
+
+    /// The record to save, named `name` in `zone`; `payloads` learns the payload's text.
+    public func record(name: String, in zone: ZoneID, payloads: SignalPayloadCache?) -> Record {
+        let payload = description.description
+        payloads?.remember(description, as: payload)
+        return Record(recordType: SignalRecordType.envelope, id: RecordID(recordName: name, zoneID: zone), fields: [
             SignalField.sessionKey: .string(sessionKey), SignalField.roomID: .string(roomID),
             SignalField.callEpoch: .int64(callEpoch.milliseconds), SignalField.ownerUserId: .string(ownerUserID),
             SignalField.envelopeType: .string(envelopeType.rawValue),
-            SignalField.payload: .string(description.description), SignalField.updatedAt: .timestamp(updatedAtMs),
+            SignalField.payload: .string(payload), SignalField.updatedAt: .timestamp(updatedAtMs),
         ])
     }
 
     /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer.
-    public init(decoding record: Record) throws(SignalRecordError) {
+    public init(decoding record: Record) throws(SignalRecordError) { try self.init(decoding: record, payloads: nil) }
+
+    /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer —
+    /// unless `payloads` holds the description it was printed from.
+    public init(decoding record: Record, payloads: SignalPayloadCache?) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.envelope)
         sessionKey = try r.nonEmptyString(SignalField.sessionKey)
         roomID = try r.nonEmptyString(SignalField.roomID)
@@ -63,6 +72,10 @@ public struct SignalEnvelope: Hashable, Sendable {
         envelopeType = type
         updatedAtMs = try r.milliseconds(SignalField.updatedAt)
         let payload = try r.string(SignalField.payload)
+        if let known = payloads?.description(printedAs: payload, type: type.sdpType) {
+            description = known
+            return
+        }
         do {
             description = try SessionDescription(parsing: payload, type: type.sdpType)
         } catch {

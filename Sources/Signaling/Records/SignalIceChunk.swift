@@ -61,8 +61,13 @@ public struct SignalIceChunk: Hashable, Sendable {
     }
 
     /// The record to save, named `name` in `zone`.
-    public func record(name: String, in zone: ZoneID) -> Record {
-        Record(recordType: SignalRecordType.iceChunk, id: RecordID(recordName: name, zoneID: zone), fields: [
+    public func record(name: String, in zone: ZoneID) -> Record { record(name: name, in: zone, payloads: nil) }
+
+    /// The record to save, named `name` in `zone`; `payloads` learns a batch's text.
+    public func record(name: String, in zone: ZoneID, payloads: SignalPayloadCache?) -> Record {
+        let candidateField = candidateField
+        if encoding == .batch { payloads?.remember(candidates, endOfCandidates: endOfCandidates, as: candidateField) }
+        return Record(recordType: SignalRecordType.iceChunk, id: RecordID(recordName: name, zoneID: zone), fields: [
             SignalField.sessionKey: .string(sessionKey), SignalField.roomID: .string(roomID),
             SignalField.callEpoch: .int64(callEpoch.milliseconds), SignalField.ownerUserId: .string(ownerUserID),
             SignalField.candidateType: .string(encoding.rawValue), SignalField.candidate: .string(candidateField),
@@ -74,7 +79,11 @@ public struct SignalIceChunk: Hashable, Sendable {
     /// Reads a fetched `SignalIceChunk` record. A candidate string that does not parse is kept
     /// in `rejectedCandidates` and the rest of the chunk still counts (its `seq` included); a
     /// chunk whose structure is wrong throws.
-    public init(decoding record: Record) throws(SignalRecordError) {
+    public init(decoding record: Record) throws(SignalRecordError) { try self.init(decoding: record, payloads: nil) }
+
+    /// Reads a fetched `SignalIceChunk` record as `init(decoding:)` does; a batch `payloads` holds
+    /// is taken as remembered.
+    public init(decoding record: Record, payloads: SignalPayloadCache?) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.iceChunk)
         sessionKey = try r.nonEmptyString(SignalField.sessionKey)
         roomID = try r.nonEmptyString(SignalField.roomID)
@@ -91,6 +100,12 @@ public struct SignalIceChunk: Hashable, Sendable {
         }
         self.encoding = encoding
         let field = try r.string(SignalField.candidate)
+        if encoding == .batch, let known = payloads?.batch(printedAs: field) {
+            candidates = known.candidates
+            rejectedCandidates = []
+            endOfCandidates = known.endOfCandidates
+            return
+        }
         let texts: [String]
         switch encoding {
         case .batch:

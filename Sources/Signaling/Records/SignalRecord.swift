@@ -16,13 +16,15 @@ public enum SignalRecord: Hashable, Sendable {
     case iceChunk(SignalIceChunk)
 
     /// Reads `record` by its type; nil for record types signaling does not know (messages, …).
-    public static func decode(_ record: Record) throws(SignalRecordError) -> SignalRecord? {
+    /// Envelopes and batch chunks take what `payloads` remembers of their payload's text.
+    public static func decode(_ record: Record,
+                              payloads: SignalPayloadCache? = nil) throws(SignalRecordError) -> SignalRecord? {
         switch record.recordType {
         case SignalRecordType.room: return .room(try Room(decoding: record))
         case SignalRecordType.roomMember: return .member(try RoomMember(decoding: record))
         case SignalRecordType.session: return .session(try SignalSession(decoding: record))
-        case SignalRecordType.envelope: return .envelope(try SignalEnvelope(decoding: record))
-        case SignalRecordType.iceChunk: return .iceChunk(try SignalIceChunk(decoding: record))
+        case SignalRecordType.envelope: return .envelope(try SignalEnvelope(decoding: record, payloads: payloads))
+        case SignalRecordType.iceChunk: return .iceChunk(try SignalIceChunk(decoding: record, payloads: payloads))
         default: return nil
         }
     }

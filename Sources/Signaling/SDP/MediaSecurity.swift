@@ -30,7 +30,21 @@ public enum MediaSecurity: String, Hashable, Sendable, CaseIterable, CustomStrin
     /// mean SRTP, which in WebRTC is always keyed by DTLS; nil when the section is not RTP.
     public init?(transportProtocol: String) {
         guard MediaDescription.isRTPProtocol(transportProtocol) else { return nil }
-        self = transportProtocol.uppercased().contains("SAVP") ? .dtlsSRTP : .none
+        self = Self.namesSRTP(transportProtocol) ? .dtlsSRTP : .none
+    }
+
+    /// Whether a protocol contains `SAVP` in any ASCII case, read in place (every answer asks).
+    static func namesSRTP(_ transportProtocol: String) -> Bool {
+        let bytes = transportProtocol.utf8
+        let wanted = "savp".utf8
+        var start = bytes.startIndex
+        while bytes.distance(from: start, to: bytes.endIndex) >= wanted.count {
+            if bytes[start...].prefix(wanted.count).elementsEqual(wanted, by: { SDPGrammar.lowercased($0) == $1 }) {
+                return true
+            }
+            start = bytes.index(after: start)
+        }
+        return false
     }
 
     public var description: String { rawValue }

@@ -18,7 +18,7 @@ extension RTPCodec {
 
     /// True for an RTX format (name compared without case).
     public var isRetransmission: Bool {
-        name.lowercased() == Self.retransmissionName
+        isNamed(Self.retransmissionName)
     }
 
     /// The `apt` of an RTX format: the payload type it retransmits; nil when this is not RTX or

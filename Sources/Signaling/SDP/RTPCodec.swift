@@ -50,14 +50,40 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// without case); nil when absent or the parameters are not in that form.
     public func formatParameter(_ key: String) -> String? {
         guard let formatParameters else { return nil }
-        for pair in formatParameters.split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            if parts[0].trimmingSpaces.lowercased() == key.lowercased() {
-                return String(parts[1].trimmingSpaces)
+        // Read in place, byte by byte: answering an offer asks for several parameters of every
+        // codec, and splitting and lowercasing copies cost more than the rest of the answer.
+        let text = formatParameters.utf8
+        var start = text.startIndex
+        while start < text.endIndex {
+            let end = text[start...].firstIndex(of: UInt8(ascii: ";")) ?? text.endIndex
+            let pair = text[start..<end]
+            // `key=` with nothing after it is not a parameter, as `key` alone is not.
+            if let equals = pair.firstIndex(of: UInt8(ascii: "=")), pair.index(after: equals) < pair.endIndex,
+               Self.trimmed(pair[..<equals]).elementsEqual(key.utf8, by: Self.equalIgnoringASCIICase) {
+                return String(Substring(Self.trimmed(pair[pair.index(after: equals)...])))
             }
+            start = end == text.endIndex ? end : text.index(after: end)
         }
         return nil
+    }
+
+    /// `text` without leading and trailing spaces and tabs.
+    private static func trimmed(_ text: Substring.UTF8View) -> Substring.UTF8View {
+        func isSpace(_ c: UInt8) -> Bool { c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") }
+        var text = text
+        while let first = text.first, isSpace(first) { text = text.dropFirst() }
+        while let last = text.last, isSpace(last) { text = text.dropLast() }
+        return text
+    }
+
+    /// Codec names and parameter names compare without ASCII case (RFC 4855 §3, RFC 8866 §5.14).
+    private static func equalIgnoringASCIICase(_ a: UInt8, _ b: UInt8) -> Bool {
+        SDPGrammar.lowercased(a) == SDPGrammar.lowercased(b)
+    }
+
+    /// Whether the codec is named `name` (a lowercase name), in any ASCII case.
+    func isNamed(_ name: String) -> Bool {
+        self.name.utf8.elementsEqual(name.utf8, by: Self.equalIgnoringASCIICase)
     }
 
     /// True when an offer of `self` and an answer of `other` describe the same format, so the
@@ -67,22 +93,21 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// Baseline); for VP9 the same profile-id. A profile-level-id that is not six hex digits
     /// or names no known profile matches nothing.
     public func isCompatible(with other: RTPCodec) -> Bool {
-        guard name.lowercased() == other.name.lowercased(), clockRate == other.clockRate,
-            (channels ?? 1) == (other.channels ?? 1)
+        guard self.name.utf8.elementsEqual(other.name.utf8, by: Self.equalIgnoringASCIICase),
+            clockRate == other.clockRate, (channels ?? 1) == (other.channels ?? 1)
         else { return false }
-        switch name.lowercased() {
-        case "h264":
+        if isNamed("h264") {
             guard let mine = h264ProfileLevelID?.profile, let theirs = other.h264ProfileLevelID?.profile else {
                 return false
             }
             return (formatParameter("packetization-mode") ?? "0")
                 == (other.formatParameter("packetization-mode") ?? "0")
                 && mine == theirs
-        case "vp9":
-            return (formatParameter("profile-id") ?? "0") == (other.formatParameter("profile-id") ?? "0")
-        default:
-            return true
         }
+        if isNamed("vp9") {
+            return (formatParameter("profile-id") ?? "0") == (other.formatParameter("profile-id") ?? "0")
+        }
+        return true
     }
 
     /// The H.264 profile-level-id (RFC 6184 §8.1, `42000a` when absent); nil when it is
@@ -100,7 +125,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
         var codec = self
         codec.payloadType = theirs.payloadType
         codec.feedback = feedback.filter(theirs.feedback.contains)
-        if name.lowercased() == "h264", let mine = h264ProfileLevelID, let offered = theirs.h264ProfileLevelID {
+        if isNamed("h264"), let mine = h264ProfileLevelID, let offered = theirs.h264ProfileLevelID {
             let asymmetry = formatParameter("level-asymmetry-allowed") == "1"
                 && theirs.formatParameter("level-asymmetry-allowed") == "1"
             if let answered = mine.answering(offered, levelAsymmetryAllowed: asymmetry),
@@ -133,16 +158,6 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "\(payloadType) \(name)/\(clockRate)"
         if let channels { text += "/\(channels)" }
-        return text
-    }
-}
-
-extension Substring {
-    /// The text without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
         return text
     }
 }

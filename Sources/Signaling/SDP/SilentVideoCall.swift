@@ -176,7 +176,7 @@ extension SessionDescription {
     private static func acceptVideo(
         _ offered: MediaDescription, of offer: SessionDescription, _ config: SilentVideoConfiguration
     ) throws(SDPNegotiationError) -> MediaDescription {
-        let offeredSecure = offered.transportProtocol.uppercased().contains("SAVP")
+        let offeredSecure = MediaSecurity.namesSRTP(offered.transportProtocol)
         guard offered.isRTP, offeredSecure == (config.dtls != nil) else {
             throw SDPNegotiationError(
                 kind: .transportMismatch,

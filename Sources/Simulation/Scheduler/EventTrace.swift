@@ -84,9 +84,8 @@ public struct EventTrace: Sendable {
 
     @inline(__always)
     private mutating func append(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        }
+        // One append of the 8 big-endian bytes, not eight appends (every event writes four).
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// FNV-1a (32-bit) of a datagram: its content, in the trace, at a cost of one pass.

@@ -108,7 +108,10 @@ public struct CallTrial {
         let (userA, userB) = CallTrial.users
         let (bindingA, bindingB) = (scene.offerCreator, scene.answerer)
 
-        // The peers.
+        // The peers. They share one payload cache: each reads the other's descriptions and
+        // candidates as the values they were printed from, rather than parsing this process's text.
+        var signaling = configuration.signaling
+        signaling.negotiator.payloads = SignalPayloadCache()
         let stunServers = [relayListen]
         for (n, (user, binding, remote)) in [(userA, bindingA, userB), (userB, bindingB, userA)].enumerated() {
             let octet = UInt32(n == 0 ? 10 : 20)
@@ -132,7 +135,7 @@ public struct CallTrial {
                                                        turnServers: relays)
             let call = try PeerCall(
                 configuration: PeerCallConfiguration(myUserID: user, remoteUserID: remote,
-                                                     signaling: configuration.signaling, transport: transport,
+                                                     signaling: signaling, transport: transport,
                                                      seed: random.next()),
                 binding: binding)
             peers.append(Participant(user: user, call: call, host: host, socket: socket))

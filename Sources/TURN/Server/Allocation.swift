@@ -1,3 +1,4 @@
+import STUN
 import ZoneCore
 
 /// The 5-tuple that names an allocation over UDP: client address and the server address it used.
@@ -30,7 +31,7 @@ struct Allocation: Sendable {
     var failedBinds = 0
     /// The transaction that created it, so a retransmitted Allocate gets the same answer.
     let transactionID: [UInt8]
-    let key: [UInt8]
+    let key: STUNIntegrityKey
     var expires: Instant
     /// Peer IP → expiry (permissions are per IP address, RFC 8656 §9).
     var permissions: [IPAddress: Instant] = [:]

@@ -18,7 +18,7 @@ extension TURNServer {
         guard [.allocate, .refresh, .createPermission, .channelBind].contains(m.method) else {
             return fail(m, 400, "Bad Request", key: nil, tuple: tuple)
         }
-        let key: [UInt8]
+        let key: STUNIntegrityKey
         let user: String
         switch authenticate(m, raw: raw, tuple: tuple, now: now) {
         case .rejected(let actions): return actions(&self, tuple)
@@ -35,7 +35,7 @@ extension TURNServer {
     // MARK: Long-term credentials (RFC 8489 §9.2)
 
     enum AuthResult {
-        case accepted(key: [UInt8], user: String)
+        case accepted(key: STUNIntegrityKey, user: String)
         case rejected((inout TURNServer, FiveTuple) -> [Action])
     }
 
@@ -62,20 +62,21 @@ extension TURNServer {
         // replayed from elsewhere is challenged again (as coturn does) and allocates nothing.
         guard nonceIsFresh(nonce, for: tuple, now: now) else { return challenge(438, "Stale Nonce", false) }
         guard let key = longTermKey(username: username, now: now) else { return challenge(401, "Unauthorized", true) }
-        guard (try? STUNIntegrity.verify(raw, key: STUNIntegrityKey(bytes: key))) != nil else {
+        guard (try? STUNIntegrity.verify(raw, key: key)) != nil else {
             return challenge(401, "Unauthorized", true)
         }
         return .accepted(key: key, user: username)
     }
 
     /// The key for a user, or nil when unknown or (REST credentials) expired.
-    private mutating func longTermKey(username: String, now: Instant) -> [UInt8]? {
+    private mutating func longTermKey(username: String, now: Instant) -> STUNIntegrityKey? {
         switch configuration.authentication {
         case .users(let users):
             guard let password = users[username] else { return nil }
             if let k = keyCache[username] { return k }
+            // Kept with its keyed HMAC states: every request of the user is verified and answered with it.
             guard let k = try? STUNIntegrityKey.longTerm(username: username, realm: configuration.realm,
-                                                         password: password).bytes else { return nil }
+                                                         password: password) else { return nil }
             keyCache[username] = k
             return k
         case .sharedSecret(let secret):
@@ -84,7 +85,7 @@ extension TURNServer {
                   expiry > now.nanosecondsSinceEpoch / 1_000_000_000 else { return nil }
             let password = Data(HMAC<SHA1>.authenticationCode(for: Array(username.utf8), key: Array(secret.utf8)))
                 .base64EncodedString()
-            return try? STUNIntegrityKey.longTerm(username: username, realm: configuration.realm, password: password).bytes
+            return try? STUNIntegrityKey.longTerm(username: username, realm: configuration.realm, password: password)
         }
     }
 
@@ -129,7 +130,7 @@ extension TURNServer {
 
     // MARK: Allocate (RFC 8656 §7.2)
 
-    private mutating func allocate(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple,
+    private mutating func allocate(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                    now: Instant) -> [Action] {
         if let existing = allocations[tuple] {
             // A retransmission of the Allocate that made it gets the same success; anything else 437.
@@ -227,7 +228,8 @@ extension TURNServer {
 
     // MARK: Refresh (§7.3), CreatePermission (§9), ChannelBind (§12)
 
-    private mutating func refresh(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple, now: Instant) -> [Action] {
+    private mutating func refresh(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
+                                  now: Instant) -> [Action] {
         guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
@@ -240,7 +242,7 @@ extension TURNServer {
         return success(m, key: key, tuple: tuple, attributes: [.lifetime(seconds: UInt32(lifetime.seconds))])
     }
 
-    private mutating func createPermission(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple,
+    private mutating func createPermission(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                            now: Instant) -> [Action] {
         guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
@@ -256,7 +258,7 @@ extension TURNServer {
         return success(m, key: key, tuple: tuple, attributes: [])
     }
 
-    private mutating func channelBind(_ m: STUNMessage, key: [UInt8], user: String, tuple: FiveTuple,
+    private mutating func channelBind(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                       now: Instant) -> [Action] {
         guard var a = allocations[tuple], a.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
@@ -285,11 +287,12 @@ extension TURNServer {
 
     // MARK: Answers
 
-    private func success(_ m: STUNMessage, key: [UInt8], tuple: FiveTuple, attributes: [STUNAttribute]) -> [Action] {
+    private func success(_ m: STUNMessage, key: STUNIntegrityKey, tuple: FiveTuple,
+                         attributes: [STUNAttribute]) -> [Action] {
         respond(m.successResponse(attributes: attributes), key: key, tuple: tuple).map { [$0] } ?? []
     }
 
-    func fail(_ m: STUNMessage, _ code: Int, _ reason: String, extra: [STUNAttribute] = [], key: [UInt8]?,
+    func fail(_ m: STUNMessage, _ code: Int, _ reason: String, extra: [STUNAttribute] = [], key: STUNIntegrityKey?,
               tuple: FiveTuple) -> [Action] {
         var out: [Action] = []
         if let a = respond(m.errorResponse(code: code, reason: reason, attributes: extra), key: key, tuple: tuple) {

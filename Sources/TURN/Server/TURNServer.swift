@@ -72,7 +72,7 @@ public struct TURNServer: Sendable {
     var reservations: [UInt64: (port: UInt16, expires: Instant)] = [:]
     var random: SeededRandom
     var nextPortCursor: UInt16
-    var keyCache: [String: [UInt8]] = [:]
+    var keyCache: [String: STUNIntegrityKey] = [:]
     let nonceMAC: HMAC<SHA1>
 
     public init(configuration: TURNServerConfiguration, seed: UInt64) {
@@ -179,13 +179,12 @@ public struct TURNServer: Sendable {
     }
 
     /// Encodes a response, with MESSAGE-INTEGRITY when a key is known, and FINGERPRINT.
-    func respond(_ message: STUNMessage, key: [UInt8]?, tuple: FiveTuple) -> Action? {
+    func respond(_ message: STUNMessage, key: STUNIntegrityKey?, tuple: FiveTuple) -> Action? {
         var m = message
         if !m.attributes.contains(where: { if case .software = $0 { return true } else { return false } }) {
             m.attributes.append(.software(configuration.software))
         }
-        let integrity = key.map { STUNIntegrityKey(bytes: $0) }
-        guard let bytes = try? m.encode(key: integrity, fingerprint: true) else { return nil }
+        guard let bytes = try? m.encode(key: key, fingerprint: true) else { return nil }
         return .toClient(bytes, client: tuple.client, via: tuple.server)
     }
 }
