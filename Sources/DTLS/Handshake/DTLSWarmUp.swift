@@ -14,8 +14,8 @@ import ZoneCore
 // when the process starts, on a thread of its own so that it overlaps opening the store and
 // joining the room; the peer waits for it before the call starts (srtp_init alone took 60–130 ms
 // on this loaded machine: its self-tests initialize and shut down NSS once per cipher). Its SRTP
-// sessions are kept for the life of the process: libsrtp2
-// shuts NSS down when its last session goes, and the next one would pay the 20 ms again.
+// sessions are kept for the life of the process: libsrtp2 shuts NSS down when its last session
+// goes, and the next one would pay the 20 ms again.
 
 /// One in-memory DTLS-SRTP association to pay OpenSSL's and libsrtp2's first-use costs before a
 /// call needs them.
