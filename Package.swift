@@ -69,7 +69,10 @@ let package = Package(
                                                           "Simulation", "Harness", "Browser", postgres]),
         .executableTarget(
             name: "zonertc-bench",
-            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS", postgres],
+            dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS", postgres,
+                           // The SRTP anchors (OpenSSL's AES-GCM alone, libsrtp2 alone) beside SRTPSession.
+                           .target(name: "COpenSSL", condition: .when(traits: ["WebRTC"])),
+                           .target(name: "CSRTP", condition: .when(traits: ["WebRTC"]))],
             path: "Bench/ZoneBench"
         ),
         // What the tests share: spawning real processes, waiting without sleeping, and the one

@@ -63,6 +63,9 @@ enum DTLSBench {
             return (Stopwatch.monotonicNanoseconds() - wallStart, threadCPUNanoseconds() - cpuStart)
         }
 
+        // The first handshake of the process, as a call's peer does it: OpenSSL's first context, first
+        // provider fetches, first ECDH and signatures.
+        let cold = handshake()
         for _ in 0..<20 { _ = handshake() }  // warm-up
         datagrams = 0
         let count = 300
@@ -74,19 +77,36 @@ enum DTLSBench {
             cpuTotal += cpu
         }
         walls.sort()
+        // The same on loopback UDP, a thread and a socket per side.
+        var loopback: [UInt64] = []
+        for _ in 0..<100 {
+            guard let wall = DTLSLoopbackHandshake.measure(client: clientCertificate, server: serverCertificate) else {
+                fatalError("dtls bench: a loopback handshake failed")
+            }
+            loopback.append(wall)
+        }
+        loopback.sort()
+        let loopbackP50 = Double(loopback[loopback.count / 2]) / 1e6
+        let loopbackP99 = Double(loopback[loopback.count * 99 / 100]) / 1e6
         let p50 = Double(walls[count / 2]) / 1e6
         let p99 = Double(walls[count * 99 / 100]) / 1e6
         let cpuMean = Double(cpuTotal) / Double(count) / 1e6
         let perHandshake = Double(datagrams) / Double(count)
         if json {
             print("{\"bench\":\"dtls_handshake_memory\",\"handshakes\":\(count),\"p50_ms\":\(f(p50, 3)),"
-                + "\"p99_ms\":\(f(p99, 3)),\"cpu_ms_mean\":\(f(cpuMean, 3)),\"datagrams\":\(f(perHandshake, 1)),"
+                + "\"p99_ms\":\(f(p99, 3)),\"first_in_process_ms\":\(f(Double(cold.wall) / 1e6, 3)),"
+                + "\"cpu_ms_mean\":\(f(cpuMean, 3)),\"datagrams\":\(f(perHandshake, 1)),"
+                + "\"loopback_p50_ms\":\(f(loopbackP50, 3)),\"loopback_p99_ms\":\(f(loopbackP99, 3)),"
                 + "\"checksum\":\"\(String(checksum, radix: 16))\"}")
         } else {
             print("dtls (release build expected; one core; two DTLSTransports back to back in memory, ECDSA P-256)")
             print("  handshake to SRTP keys on both sides: p50 \(f(p50, 3)) ms, p99 \(f(p99, 3)) ms wall, "
                 + "\(f(cpuMean, 3)) ms CPU mean (\(count) handshakes, \(f(perHandshake, 1)) datagrams each; "
                 + "goal p50 ≤ 5 ms); checksum \(String(checksum, radix: 16))")
+            print("  on loopback UDP, a thread and a socket per side: p50 \(f(loopbackP50, 3)) ms, "
+                + "p99 \(f(loopbackP99, 3)) ms wall (\(loopback.count) handshakes)")
+            print("  the process's first handshake (cold OpenSSL): \(f(Double(cold.wall) / 1e6, 3)) ms wall, "
+                + "\(f(Double(cold.cpu) / 1e6, 3)) ms CPU")
         }
     }
 
@@ -122,12 +142,25 @@ enum DTLSBench {
         let start = threadCPUNanoseconds()
         pairs(count)
         let nanoseconds = Double(threadCPUNanoseconds() - start) / Double(count)
+        // The anchors, in the same run: libsrtp2 alone on a C buffer, and (GCM) OpenSSL's AES-GCM alone.
+        let libsrtp = SRTPAnchors.libsrtpNanoseconds(profile, packets: count, cpuClock: threadCPUNanoseconds)
+        let floor = profile == .aeadAES128GCM
+            ? SRTPAnchors.openSSLGCMNanoseconds(packets: count, cpuClock: threadCPUNanoseconds) : nil
+        checksum = checksum &+ libsrtp.checksum &+ (floor?.checksum ?? 0)
+        let backend = "\(SRTPAnchors.libsrtpVersion) on \(SRTPAnchors.libsrtpBackend())"
         if json {
             print("{\"bench\":\"srtp_protect_unprotect_1200B\",\"profile\":\"\(profile.name)\","
-                + "\"ns_cpu\":\(f(nanoseconds, 1)),\"checksum\":\"\(String(checksum, radix: 16))\"}")
+                + "\"ns_cpu\":\(f(nanoseconds, 1)),\"libsrtp_alone_ns_cpu\":\(f(libsrtp.ns, 1)),"
+                + (floor.map { "\"openssl_gcm_seal_open_ns_cpu\":\(f($0.ns, 1))," } ?? "")
+                + "\"libsrtp\":\"\(backend)\",\"checksum\":\"\(String(checksum, radix: 16))\"}")
         } else {
             print("  SRTP protect + unprotect, 1,200-byte RTP, \(profile.name): \(f(nanoseconds, 1)) ns CPU per packet "
                 + "(\(count) packets; goal ≤ 300 ns for AES-GCM); checksum \(String(checksum, radix: 16))")
+            print("    anchor, \(backend) alone on one C buffer: \(f(libsrtp.ns, 1)) ns CPU")
+            if let floor {
+                print("    anchor, OpenSSL EVP AES-128-GCM seal + open of 1,200 B alone (the hardware floor): "
+                    + "\(f(floor.ns, 1)) ns CPU")
+            }
         }
     }
     #endif

@@ -56,6 +56,37 @@ import ZoneCore
         #expect(client.counters.authenticationFailures == 1)
     }
 
+    /// A packet with room for the trailer is protected in place, one without is copied once into a
+    /// buffer of the full size: both give the same bytes, which unprotect to the packet; a refused
+    /// packet is left as it was.
+    @Test(arguments: SRTPProfile.allCases)
+    func protectingWithAndWithoutSpareCapacityAgrees(profile: SRTPProfile) throws {
+        let pair = try DTLSPair(profiles: [profile])
+        pair.start()
+        // Two senders with the same keys, so the same sequence number encrypts the same way.
+        let inPlace = try SRTPSession(keys: try #require(pair.clientKeys))
+        let copying = try SRTPSession(keys: try #require(pair.clientKeys))
+        let receiver = try SRTPSession(keys: try #require(pair.serverKeys))
+        for sequence in UInt16(1)...20 {
+            let plain = SRTPSessionTests.rtp(sequence: sequence, size: 200 + Int(sequence) * 50)
+            var roomy = plain
+            roomy.reserveCapacity(plain.count + 64)
+            var tight = [UInt8](unsafeUninitializedCapacity: plain.count) { buffer, count in
+                count = buffer.initialize(fromContentsOf: plain)
+            }
+            #expect(inPlace.protectRTP(&roomy))
+            #expect(copying.protectRTP(&tight))
+            #expect(roomy == tight)
+            #expect(roomy.count == plain.count + (profile == .aeadAES128GCM ? 16 : 10))
+            #expect(receiver.unprotectRTP(&tight))
+            #expect(tight == plain)
+        }
+        // libsrtp refuses a packet shorter than an RTP header: nothing is appended or lost.
+        var short: [UInt8] = [0x80, 96, 0, 1]
+        #expect(!copying.protectRTP(&short))
+        #expect(short == [0x80, 96, 0, 1])
+    }
+
     @Test(arguments: SRTPProfile.allCases)
     func aBadTagIsDroppedAndCounted(profile: SRTPProfile) throws {
         let (client, server) = try SRTPSessionTests.sessions(profile)

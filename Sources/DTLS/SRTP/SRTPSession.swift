@@ -114,11 +114,32 @@ public final class SRTPSession {
                      growing: Bool) -> srtp_err_status_t {
         // libsrtp reads an RTP/RTCP header before checking lengths; Int32 lengths only.
         guard packet.count >= 8, packet.count <= 65_535 else { return srtp_err_status_bad_param }
+        if growing && packet.capacity < packet.count + maximumTrailer {
+            return runCopying(transform, context, &packet)
+        }
         var length = Int32(packet.count)
         if growing { packet.append(contentsOf: repeatElement(0, count: maximumTrailer)) }
         let status = packet.withUnsafeMutableBytes { transform(context, $0.baseAddress, &length) }
         let kept = status == srtp_err_status_ok ? Int(length) : (growing ? packet.count - maximumTrailer : packet.count)
         packet.removeLast(packet.count - min(max(kept, 0), packet.count))
+        return status
+    }
+
+    /// Protecting a packet with no room for the trailer: one allocation of the full size, the
+    /// packet copied in once and protected there (growing it in place would allocate, copy and
+    /// zero the trailer).
+    private func runCopying(_ transform: Transform, _ context: srtp_t?,
+                            _ packet: inout [UInt8]) -> srtp_err_status_t {
+        let count = packet.count
+        let capacity = count + maximumTrailer
+        var status = srtp_err_status_ok
+        let protected = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            packet.withUnsafeBufferPointer { buffer.baseAddress!.update(from: $0.baseAddress!, count: count) }
+            var length = Int32(count)
+            status = transform(context, buffer.baseAddress, &length)
+            initialized = status == srtp_err_status_ok ? min(max(Int(length), 0), capacity) : 0
+        }
+        if status == srtp_err_status_ok { packet = protected }
         return status
     }
 

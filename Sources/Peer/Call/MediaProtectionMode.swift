@@ -51,6 +51,22 @@ public enum MediaProtectionMode: Sendable {
         }
     }
 
+    /// Starts paying OpenSSL's and libsrtp2's first-use costs (tens of milliseconds) on a thread of
+    /// its own, once per process, so that they are not paid between a call's keys and its first
+    /// frame; `warmedUp()` waits for it.
+    public func warmUp() {
+        #if WebRTC
+        if case .dtlsSRTP(let certificate) = self { DTLSWarmUp.startOnce(certificate: certificate) }
+        #endif
+    }
+
+    /// Returns once the warm-up `warmUp()` started is done (at once for `none`).
+    public func warmedUp() async {
+        #if WebRTC
+        if case .dtlsSRTP = self { await DTLSWarmUp.finished() }
+        #endif
+    }
+
     /// What the SDP calls this protection (and so the dialect our descriptions speak).
     public var security: MediaSecurity {
         switch self {

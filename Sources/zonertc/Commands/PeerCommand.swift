@@ -177,6 +177,7 @@ struct PeerSetup {
     /// Opens the store, sets up the room, runs the call, prints the summary; returns the exit code.
     func runCall() async -> Int32 {
         let start = WallClock().now()
+        mediaSecurity.warmUp()  // beside the store and the room's setup, before the call needs DTLS
         let client: any StoreClient
         var embedded: EmbeddedStore?
         do {
@@ -215,6 +216,7 @@ struct PeerSetup {
                                    reconnectTimeout: reconnectTimeout),
             seed: seed)
         configuration.mediaSecurity = mediaSecurity
+        await mediaSecurity.warmedUp()  // a call's first DTLS-SRTP association must not pay it
         let call: PeerCall
         do { call = try PeerCall(configuration: configuration, binding: binding) } catch {
             return fail("cannot start the call: \(error)")
