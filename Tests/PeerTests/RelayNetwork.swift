@@ -86,9 +86,9 @@ final class RelayNetwork {
 
     private func fromSocket(_ bytes: [UInt8], from: Endpoint, to: Endpoint) {
         if to == RelayNetwork.serverAddress {
-            serverActions(server.clientDatagram(bytes, from: from, to: to, now: now))
+            serverActions(server.outputs(after: .clientDatagram(bytes, from: from, to: to), now: now))
         } else if openRelays.contains(to) {
-            serverActions(server.peerDatagram(bytes, from: from, relay: to, now: now))
+            serverActions(server.outputs(after: .peerDatagram(bytes, from: from, relay: to), now: now))
         } else if let i = RelayNetwork.hosts.firstIndex(of: to) {
             let direct = RelayNetwork.hosts.contains(from)
             guard !(blockDirect && direct) else { return }
@@ -147,7 +147,7 @@ final class RelayNetwork {
         for i in 0..<2 {
             if let d = transports[i].nextDeadline, d <= now { transports[i].handle(.timer, now: now) }
         }
-        if let d = server.nextDeadline, d <= now { serverActions(server.timer(now: now)) }
+        if let d = server.nextDeadline, d <= now { serverActions(server.outputs(after: .timer, now: now)) }
     }
 
     var bothConnected: Bool { transports.allSatisfy { $0.state == .connected || $0.state == .completed } }

@@ -57,7 +57,7 @@ final class TURNLoop {
 
     /// A peer outside the server sends `bytes` to a relayed address.
     func peerSends(_ bytes: [UInt8], from peer: Endpoint, to relay: Endpoint) {
-        later { [self] in handleServer(server.peerDatagram(bytes, from: peer, relay: relay, now: now)) }
+        later { [self] in handleServer(server.outputs(after: .peerDatagram(bytes, from: peer, relay: relay), now: now)) }
     }
 
     /// Drains every client's outputs onto the network.
@@ -70,7 +70,7 @@ final class TURNLoop {
                     guard to == serverAddress, !dropToServer(i, bytes) else { continue }
                     let from = clientAddresses[i]
                     later { [self] in
-                        handleServer(server.clientDatagram(bytes, from: from, to: serverAddress, now: now))
+                        handleServer(server.outputs(after: .clientDatagram(bytes, from: from, to: serverAddress), now: now))
                     }
                 case .event(let event):
                     events[i].append(event)
@@ -94,7 +94,7 @@ final class TURNLoop {
             case .toPeer(let bytes, let relay, let peer):
                 if clients.contains(where: { $0.relayedAddress == peer }) {
                     // Client to client through the same server: the datagram re-enters on `peer`.
-                    later { [self] in handleServer(server.peerDatagram(bytes, from: relay, relay: peer, now: now)) }
+                    later { [self] in handleServer(server.outputs(after: .peerDatagram(bytes, from: relay, relay: peer), now: now)) }
                 } else {
                     peerInbox.append((bytes, relay, peer))
                 }
@@ -144,7 +144,7 @@ final class TURNLoop {
         for i in clients.indices {
             if let d = clients[i].nextDeadline, d <= now { clients[i].handle(.timer, now: now) }
         }
-        if let d = server.nextDeadline, d <= now { handleServer(server.timer(now: now)) }
+        if let d = server.nextDeadline, d <= now { handleServer(server.outputs(after: .timer, now: now)) }
     }
 
     /// STUN requests client `i` sent, as (method, signed).
