@@ -78,6 +78,7 @@ let package = Package(
         // What the tests share: spawning real processes, waiting without sleeping, and the one
         // decoder split check (whole / byte at a time / seeded random splits).
         .target(name: "TestSupport", dependencies: ["CSystem", "ZoneCore"], path: "Tests/TestSupport"),
+        .target(name: "TestNetwork", dependencies: ["Simulation", "ZoneCore"], path: "Tests/TestNetwork"),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
                                                              postgres]),
@@ -88,18 +89,18 @@ let package = Package(
                                                            "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
-        .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "ZoneCore"]),
+        .testTarget(name: "TURNTests", dependencies: ["TestNetwork", "TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore", "TestSupport"]),
-        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ZoneCore"]),
+        .testTarget(name: "ICETests", dependencies: ["TestNetwork", "ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore", "TestSupport"]),
         // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Signaling", "STUN", "Net", "ZoneCore",
                                                          "TestSupport"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
-        .testTarget(name: "PeerTests", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "Media", "RecordStore",
-                                                    "ZoneCore"]),
+        .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "Peer", "Signaling", "ICE", "TURN", "STUN", "Media",
+                                                    "RecordStore", "ZoneCore"]),
         // Our STUN, TURN and ICE against real programs (coturn, aioice); see README "Interop".
         .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
     ]

@@ -107,7 +107,8 @@ public final class RelayDaemon: @unchecked Sendable {
         func stop() {
             let done = DispatchSemaphore(value: 0)
             loop.execute { [self] in
-                perform(engine.releaseAll())
+                engine.handle(.stop, now: loop.clock.now())
+                performOutputs()
                 published.withLock { $0 = engine.counters }
                 flush()
                 loop.deregister(listener.fd)
@@ -138,7 +139,8 @@ public final class RelayDaemon: @unchecked Sendable {
                     case .notChannelData:
                         // Keep order: what was queued for peers leaves before this request's effects.
                         sendPending()
-                        perform(engine.clientDatagram(Array(bytes), from: from, to: local, now: now))
+                        engine.handle(.clientDatagram(Array(bytes), from: from, to: local), now: now)
+                        performOutputs()
                     }
                 }
                 sendPending()
@@ -186,7 +188,8 @@ public final class RelayDaemon: @unchecked Sendable {
                     case .dataIndication:
                         toClients.send(on: listener.fd)
                         guard let relay = relayAddresses[handle] else { continue }
-                        perform(engine.peerDatagram(Array(received.payload(i)), from: from, relay: relay, now: now))
+                        engine.handle(.peerDatagram(Array(received.payload(i)), from: from, relay: relay), now: now)
+                        performOutputs()
                         flush()
                     case .dropped:
                         break
@@ -219,7 +222,8 @@ public final class RelayDaemon: @unchecked Sendable {
                 guard let self else { return }
                 self.timer = nil
                 self.timerAt = nil
-                self.perform(self.engine.timer(now: self.loop.clock.now()))
+                self.engine.handle(.timer, now: self.loop.clock.now())
+                self.performOutputs()
                 self.afterBatch()
             }
         }
@@ -232,8 +236,9 @@ public final class RelayDaemon: @unchecked Sendable {
 
         // MARK: Control path
 
-        private func perform(_ actions: [TURNServer.Action]) {
-            for action in actions {
+        /// Carries out everything the engine has queued, in order.
+        private func performOutputs() {
+            while let action = engine.pollOutput() {
                 switch action {
                 case .toClient(let bytes, let client, _):
                     outbound.append((bytes, client))
@@ -255,7 +260,7 @@ public final class RelayDaemon: @unchecked Sendable {
                         outbound.append((response, client))
                     } catch {
                         log.notice("cannot bind relayed address", ["relay": "\(relay)", "error": "\(error)"])
-                        perform(engine.relayBindFailed(relay: relay, now: loop.clock.now()))
+                        engine.handle(.relayBindFailed(relay), now: loop.clock.now())
                     }
                 case .closeRelay(let relay):
                     guard let handle = handleByRelay.removeValue(forKey: relay) else { continue }

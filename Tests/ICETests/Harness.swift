@@ -1,8 +1,10 @@
-// Two ICE agents back to back on a manual clock, over a simulated network with per-path latency,
-// jitter (which reorders), seeded loss, an optional one-to-one NAT mapping, and a tiny STUN
-// server. Nothing sleeps: the harness jumps the clock to the next arrival or deadline.
+// Two ICE agents back to back on the shared `TestNetwork` (the simulator's scheduler and virtual
+// network) with per-path latency, jitter (which reorders), seeded loss, an optional one-to-one NAT
+// mapping, and a tiny STUN server. Nothing sleeps: the network jumps the clock to the next
+// arrival or deadline.
 
 import STUN
+import TestNetwork
 import ZoneCore
 @testable import ICE
 
@@ -23,14 +25,14 @@ struct TransmitRecord: Hashable {
 }
 
 final class Harness {
-    let clock = ManualClock(start: .seconds(1_700_000_000))
+    let net: TestNetwork
     var agents: [ICEAgent] = []
     var events: [[(Instant, ICEAgent.Event)]] = [[], []]
     var received: [[[UInt8]]] = [[], []]
     var log: [TransmitRecord] = []
     /// Send sequence numbers in delivery order: out of order when the path reordered datagrams.
-    var arrivals: [Int] = []
-    var path = PathModel()
+    var arrivals: [Int] { net.arrivalOrder }
+    let path: PathModel
     /// Forward candidates and end-of-candidates to the other agent as they appear.
     var autoTrickle = true
     /// Packets from these agents are dropped (the peer "stops answering").
@@ -43,9 +45,6 @@ final class Harness {
     /// Relayed addresses (as a TURN server would hold them) → the agent they deliver to.
     var relayed: [Endpoint: Int] = [:]
 
-    private var random: SeededRandom
-    private var inFlight: [(at: Instant, seq: Int, from: Endpoint, to: Endpoint, bytes: [UInt8])] = []
-    private var seq = 0
 
     static let hostA = try! Endpoint(parsing: "10.0.0.1:5000")
     static let hostB = try! Endpoint(parsing: "10.0.0.2:6000")
@@ -56,7 +55,8 @@ final class Harness {
          tieBreakers: (UInt64?, UInt64?) = (nil, nil), nomination: Nomination = .default,
          hosts: ([Endpoint], [Endpoint]) = ([hostA], [hostB]), stunServers: [Endpoint] = [],
          autoTrickle: Bool = true, configure: (inout AgentConfiguration) -> Void = { _ in }) {
-        random = SeededRandom(seed: seed ^ 0x5EED)
+        net = TestNetwork(start: .seconds(1_700_000_000), seed: seed ^ 0x5EED,
+                          link: TestNetwork.link(path: path.latency, jitter: path.jitter, loss: path.loss))
         self.path = path
         self.autoTrickle = autoTrickle
         var configA = AgentConfiguration(hostAddresses: hosts.0, stunServers: stunServers, role: roles.0,
@@ -67,15 +67,15 @@ final class Harness {
                                          seed: seed &+ 1, tieBreaker: tieBreakers.1)
         configure(&configA)
         configure(&configB)
-        agents = [try! ICEAgent(configuration: configA, now: clock.now()),
-                  try! ICEAgent(configuration: configB, now: clock.now())]
+        agents = [try! ICEAgent(configuration: configA, now: net.now),
+                  try! ICEAgent(configuration: configB, now: net.now)]
         try! agents[0].setRemoteCredentials(Harness.credentialsB)
         try! agents[1].setRemoteCredentials(Harness.credentialsA)
     }
 
     var a: ICEAgent { agents[0] }
     var b: ICEAgent { agents[1] }
-    var now: Instant { clock.now() }
+    var now: Instant { net.now }
 
     static func remote(_ c: Candidate) -> Candidate {
         Candidate.remote(kind: c.kind, address: c.address, priority: c.priority, foundation: c.foundation)
@@ -112,65 +112,38 @@ final class Harness {
 
     private func send(_ bytes: [UInt8], from: Endpoint, to: Endpoint, sender: Int) {
         log.append(TransmitRecord(sender: sender, at: now, from: from, to: to, bytes: bytes))
-        guard !silenced.contains(sender), !random.chance(path.loss) else { return }
-        var delay = path.latency
-        if path.jitter > .zero {
-            delay = delay + .nanoseconds(Int64(random.nextUnit() * Double(path.jitter.nanoseconds)))
-        }
-        let source = nat[from] ?? from
-        seq += 1
-        inFlight.append((now + delay, seq, source, to, bytes))
+        guard !silenced.contains(sender) else { return }
+        net.send(bytes, from: nat[from] ?? from, to: to)
     }
 
-    private func deliver(_ packet: (at: Instant, seq: Int, from: Endpoint, to: Endpoint, bytes: [UInt8])) {
+    private func deliver(_ packet: Arrival) {
         if let server = stunServer, packet.to == server {
-            guard let request = try? STUNMessage(decoding: packet.bytes) else { return }
+            guard let request = try? STUNMessage(decoding: packet.payload) else { return }
             let mapped = stunMapped[packet.from] ?? packet.from
             let response = request.successResponse(attributes: [.xorMappedAddress(mapped)])
-            seq += 1
-            inFlight.append((now + path.latency, seq, server, packet.from, try! response.encode(fingerprint: true)))
+            net.send(try! response.encode(fingerprint: true), from: server, to: packet.from)
             return
         }
         if let owner = relayed[packet.to] {
-            agents[owner].handle(.datagram(packet.bytes, from: packet.from, to: packet.to), now: now)
+            agents[owner].handle(.datagram(packet.payload, from: packet.from, to: packet.to), now: now)
             return
         }
         let destination = nat.first(where: { $0.value == packet.to })?.key ?? packet.to
         for i in 0..<2 where agents[i].configuration.hostAddresses.contains(destination) {
-            agents[i].handle(.datagram(packet.bytes, from: packet.from, to: destination), now: now)
+            agents[i].handle(.datagram(packet.payload, from: packet.from, to: destination), now: now)
         }
     }
 
     /// Runs until `condition` holds or `timeout` of virtual time passes; true when it held.
     @discardableResult
     func run(for timeout: Duration = .seconds(60), until condition: (Harness) -> Bool = { _ in false }) -> Bool {
-        let end = now + timeout
-        var steps = 0
-        while true {
-            drain()
-            if condition(self) { return true }
-            steps += 1
-            precondition(steps < 1_000_000, "harness made no progress")
-            var next: Instant? = inFlight.map(\.at).min()
-            for agent in agents {
-                if let d = agent.nextDeadline, next == nil || d < next! { next = d }
-            }
-            guard let target = next, target <= end else {
-                clock.set(to: end)
-                for i in 0..<2 { agents[i].handle(.timer, now: now) }
-                drain()
-                return condition(self)
-            }
-            if target > now { clock.set(to: target) }
-            inFlight.sort { ($0.at, $0.seq) < ($1.at, $1.seq) }
-            while let first = inFlight.first, first.at <= now {
-                inFlight.removeFirst()
-                arrivals.append(first.seq)
-                deliver(first)
-            }
-            for i in 0..<2 {
-                if let d = agents[i].nextDeadline, d <= now { agents[i].handle(.timer, now: now) }
-            }
+        net.run(for: timeout, drain: drain, deadline: { agents.compactMap(\.nextDeadline).min() },
+                deliver: deliver, tick: tick, until: { condition(self) })
+    }
+
+    private func tick() {
+        for i in 0..<2 {
+            if let d = agents[i].nextDeadline, d <= now { agents[i].handle(.timer, now: now) }
         }
     }
 

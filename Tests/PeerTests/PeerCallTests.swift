@@ -1,11 +1,12 @@
-// Two `PeerCall`s in one in-memory store on a manual clock, their datagrams carried in memory:
-// real signaling records, real ICE checks, no sockets, no sleeps.
+// Two `PeerCall`s in one in-memory store on a manual clock, their datagrams carried by the shared
+// `TestNetwork`: real signaling records, real ICE checks, no sockets, no sleeps.
 import Foundation
 import ICE
 import Media
 import Peer
 import RecordStore
 import Signaling
+import TestNetwork
 import Testing
 import ZoneCore
 
@@ -34,9 +35,10 @@ final class MemoryCallHarness {
     let a: MemoryPeer
     let b: MemoryPeer
     var pushesDelivered = 0
-    /// Datagrams in flight: (deliver at, bytes, from, to).
-    var wire: [(at: Instant, bytes: [UInt8], from: Endpoint, to: Endpoint)] = []
-    var latency: Duration = .microseconds(100)
+    /// Every datagram crosses loopback in `latency`.
+    static let latency: Duration = .microseconds(100)
+    /// Carries the datagrams; its clock follows `clock` (the store's).
+    let net: TestNetwork
     /// Peers whose process is gone (kill -9): nothing is fed to them, datagrams to them vanish.
     var killed: Set<ObjectIdentifier> = []
     /// While true every datagram is lost (the path fails; the store still works).
@@ -52,6 +54,7 @@ final class MemoryCallHarness {
          security: (MediaProtectionMode, MediaProtectionMode) = (.none, .none)) async throws
     {
         clock = ManualClock(start: .seconds(1_700_000_000))
+        net = TestNetwork(start: clock.now(), seed: 1, link: TestNetwork.link(path: MemoryCallHarness.latency))
         var options = EmbeddedStore.Options.inMemoryForTests
         options.pushProfile = PushProfile(name: "lan-test", latency: .uniform(.microseconds(50), .microseconds(400)),
                                           coalescing: true)
@@ -102,7 +105,7 @@ final class MemoryCallHarness {
                 peer.call.handle(.signaling(.reply(origin, outcome)), now: now)
             case .transmit(let bytes, let from, let to):
                 carried.append(bytes)
-                if !partitioned, !dropDatagram(bytes) { wire.append((now + latency, bytes, from, to)) }
+                if !partitioned, !dropDatagram(bytes) { net.send(bytes, from: from, to: to) }
             case .event(.callState(let state)):
                 peer.states.append(state)
             case .event(.frame(let frame)):
@@ -133,20 +136,22 @@ final class MemoryCallHarness {
         for peer in running {
             for note in peer.mailbox.drain() { await feed(peer, .signaling(.notification(note))) }
         }
-        let due = wire.filter { $0.at <= now }
-        wire.removeAll { $0.at <= now }
-        for d in due {
+        net.advance(to: now)
+        while let d = net.arrival(notAfter: now) {
             let peer = d.to.port == 41000 ? a : b
             guard !killed.contains(ObjectIdentifier(peer)) else { continue }
-            await feed(peer, .datagram(d.bytes, from: d.from, to: d.to))
+            await feed(peer, .datagram(d.payload, from: d.from, to: d.to))
         }
         for peer in running {
             if let deadline = peer.call.nextDeadline, deadline <= now { await feed(peer, .timer) }
         }
-        let next = (running.map(\.call.nextDeadline) + wire.map(\.at)).compactMap { $0 }.min()
+        let next = (running.map(\.call.nextDeadline) + [net.nextArrival]).compactMap { $0 }.min()
         let target = min(next ?? now + .milliseconds(1), now + .milliseconds(1))
         if target > now { clock.advance(by: target - now) }
     }
+
+    /// Whether no datagram is on its way.
+    var wireIsEmpty: Bool { net.nextArrival == nil }
 
     func run(for limit: Duration, until done: () -> Bool) async -> Bool {
         let end = now + limit
@@ -385,7 +390,7 @@ final class MemoryCallHarness {
         let h = try await MemoryCallHarness(strategy: .push, media: (send, CallMediaConfiguration()))
         await h.feed(h.a, .start)
         await h.feed(h.b, .start)
-        _ = await h.run(for: .seconds(10)) { h.a.call.media.stats.packetsSent > 0 && h.wire.isEmpty }
+        _ = await h.run(for: .seconds(10)) { h.a.call.media.stats.packetsSent > 0 && h.wireIsEmpty }
         let sent = h.a.call.media.stats.packetsSent
         #expect(sent > 0)
         let dropped = h.b.call.media.stats.packetsDropped

@@ -1,15 +1,18 @@
-// Two ICETransports and our TURN server engine on one in-memory network with a manual clock:
-// datagrams arrive after a fixed latency, in order; the TURN server's relayed addresses are
-// endpoints of the network like the transports' host sockets. Nothing sleeps: `run` jumps the
-// clock to the next arrival or deadline.
+// Two ICETransports and our TURN server engine on the shared `TestNetwork`: datagrams arrive
+// after a fixed latency, in order; the TURN server's relayed addresses are endpoints of the
+// network like the transports' host sockets. Nothing sleeps: `run` jumps the clock to the next
+// arrival or deadline.
 
 import ICE
 import Peer
 import TURN
+import TestNetwork
 import ZoneCore
 
 final class RelayNetwork {
-    let clock = ManualClock(start: .seconds(1_800_000_000))
+    /// Every datagram crosses loopback in `latency`.
+    static let latency: Duration = .milliseconds(5)
+    let net = TestNetwork(start: .seconds(1_800_000_000), seed: 1, link: TestNetwork.link(path: RelayNetwork.latency))
     static let serverAddress = try! Endpoint(parsing: "127.0.0.1:3478")
     static let hosts = [try! Endpoint(parsing: "127.0.0.1:40001"), try! Endpoint(parsing: "127.0.0.1:40002")]
     static let credentials = [Credentials(ufrag: "left", password: "left-password-0123456789"),
@@ -22,11 +25,8 @@ final class RelayNetwork {
     var wire: [(sender: Int, from: Endpoint, to: Endpoint)] = []
     /// Host-to-host datagrams are dropped when set (a path only the relay crosses).
     var blockDirect = false
-    var latency: Duration = .milliseconds(5)
-    private var inFlight: [(at: Instant, seq: Int, deliver: () -> Void)] = []
-    private var seq = 0
 
-    var now: Instant { clock.now() }
+    var now: Instant { net.now }
 
     init(relayOnly: (Bool, Bool), turn: (Bool, Bool) = (true, true), password: String = "secret") throws {
         var c = TURNServerConfiguration(realm: "zone", authentication: .users(["alice": "secret"]),
@@ -60,7 +60,7 @@ final class RelayNetwork {
                     switch output {
                     case .transmit(let bytes, let from, let to):
                         wire.append((i, from, to))
-                        later { [self] in fromSocket(bytes, from: from, to: to) }
+                        net.send(bytes, from: from, to: to)
                     case .event(let event):
                         events[i].append(event)
                         switch event {
@@ -79,16 +79,14 @@ final class RelayNetwork {
         }
     }
 
-    private func later(_ deliver: @escaping () -> Void) {
-        seq += 1
-        inFlight.append((now + latency, seq, deliver))
-    }
-
-    private func fromSocket(_ bytes: [UInt8], from: Endpoint, to: Endpoint) {
+    private func deliver(_ arrival: Arrival) {
+        let bytes = arrival.payload, from = arrival.from, to = arrival.to
         if to == RelayNetwork.serverAddress {
-            serverActions(server.clientDatagram(bytes, from: from, to: to, now: now))
+            server.handle(.clientDatagram(bytes, from: from, to: to), now: now)
+            drainServer()
         } else if openRelays.contains(to) {
-            serverActions(server.peerDatagram(bytes, from: from, relay: to, now: now))
+            server.handle(.peerDatagram(bytes, from: from, relay: to), now: now)
+            drainServer()
         } else if let i = RelayNetwork.hosts.firstIndex(of: to) {
             let direct = RelayNetwork.hosts.contains(from)
             guard !(blockDirect && direct) else { return }
@@ -96,16 +94,16 @@ final class RelayNetwork {
         }
     }
 
-    private func serverActions(_ actions: [TURNServer.Action]) {
-        for action in actions {
+    private func drainServer() {
+        while let action = server.pollOutput() {
             switch action {
             case .toClient(let bytes, let client, let via):
-                later { [self] in fromSocket(bytes, from: via, to: client) }
+                net.send(bytes, from: via, to: client)
             case .openRelay(let relay, let response, let client, let via):
                 openRelays.insert(relay)
-                later { [self] in fromSocket(response, from: via, to: client) }
+                net.send(response, from: via, to: client)
             case .toPeer(let bytes, let relay, let peer):
-                later { [self] in fromSocket(bytes, from: relay, to: peer) }
+                net.send(bytes, from: relay, to: peer)
             case .closeRelay(let relay):
                 openRelays.remove(relay)
             case .event:
@@ -117,37 +115,19 @@ final class RelayNetwork {
     /// Runs until `condition` holds or `timeout` of virtual time passes; true when it held.
     @discardableResult
     func run(for timeout: Duration = .seconds(30), until condition: (RelayNetwork) -> Bool = { _ in false }) -> Bool {
-        let end = now + timeout
-        var steps = 0
-        while true {
-            drain()
-            if condition(self) { return true }
-            steps += 1
-            precondition(steps < 1_000_000, "the relay network made no progress")
-            var next: Instant? = inFlight.map(\.at).min()
-            for t in transports { if let d = t.nextDeadline, next == nil || d < next! { next = d } }
-            if let d = server.nextDeadline, next == nil || d < next! { next = d }
-            guard let target = next, target <= end else {
-                clock.set(to: end)
-                tick()
-                drain()
-                return condition(self)
-            }
-            if target > now { clock.set(to: target) }
-            inFlight.sort { ($0.at, $0.seq) < ($1.at, $1.seq) }
-            while let first = inFlight.first, first.at <= now {
-                inFlight.removeFirst()
-                first.deliver()
-            }
-            tick()
-        }
+        net.run(for: timeout, drain: drain,
+                deadline: { (transports.map(\.nextDeadline) + [server.nextDeadline]).compactMap { $0 }.min() },
+                deliver: deliver, tick: tick, until: { condition(self) })
     }
 
     private func tick() {
         for i in 0..<2 {
             if let d = transports[i].nextDeadline, d <= now { transports[i].handle(.timer, now: now) }
         }
-        if let d = server.nextDeadline, d <= now { serverActions(server.timer(now: now)) }
+        if let d = server.nextDeadline, d <= now {
+            server.handle(.timer, now: now)
+            drainServer()
+        }
     }
 
     var bothConnected: Bool { transports.allSatisfy { $0.state == .connected || $0.state == .completed } }

@@ -15,10 +15,10 @@ struct PushDeliveryModelTests {
     private func latencies(_ profile: PushProfile, count: Int, seed: UInt64 = 1) -> [Duration] {
         var model = PushDeliveryModel(profile: profile, seed: seed)
         let start = Instant.seconds(1000)
-        for i in 0..<count { model.submit(note(UInt64(i), device: "d\(i)"), now: start) }
+        for i in 0..<count { model.handle(.submit(note(UInt64(i), device: "d\(i)")), now: start) }
         var out: [Duration] = []
         while let t = model.nextDeadline {
-            out += model.due(now: t).map { _ in t - start }
+            out += model.outputs(after: .timer, now: t).map { _ in t - start }
         }
         return out.sorted()
     }
@@ -52,12 +52,12 @@ struct PushDeliveryModelTests {
     func coalescing() {
         var model = PushDeliveryModel(profile: PushProfile(name: "t", latency: .fixed(.seconds(2))), seed: 1)
         let t0 = Instant.seconds(10)
-        model.submit(note(1), now: t0)
-        model.submit(note(2), now: t0 + .seconds(1))
-        model.submit(note(3), now: t0 + .milliseconds(1500))
+        model.handle(.submit(note(1)), now: t0)
+        model.handle(.submit(note(2)), now: t0 + .seconds(1))
+        model.handle(.submit(note(3)), now: t0 + .milliseconds(1500))
         #expect(model.pendingCount == 1)
         #expect(model.nextDeadline == t0 + .seconds(2))
-        let delivered = model.due(now: t0 + .seconds(2))
+        let delivered = model.outputs(after: .timer, now: t0 + .seconds(2))
         #expect(delivered.map(\.notification.notificationID) == [3])
         #expect(model.counters.coalesced == 2)
     }
@@ -65,8 +65,8 @@ struct PushDeliveryModelTests {
     @Test("without coalescing every notification is delivered")
     func noCoalescing() {
         var model = PushDeliveryModel(profile: PushProfile(name: "t", latency: .fixed(.seconds(1)), coalescing: false), seed: 1)
-        for i in 0..<3 { model.submit(note(UInt64(i)), now: .seconds(Int64(i))) }
-        #expect(model.due(now: .seconds(100)).count == 3)
+        for i in 0..<3 { model.handle(.submit(note(UInt64(i))), now: .seconds(Int64(i))) }
+        #expect(model.outputs(after: .timer, now: .seconds(100)).count == 3)
     }
 
     @Test("budget: pushes beyond it wait for the next window, or are dropped")
@@ -75,15 +75,15 @@ struct PushDeliveryModelTests {
                                   budgetWindow: .seconds(60))
         var model = PushDeliveryModel(profile: profile, seed: 1)
         let t0 = Instant.seconds(0)
-        for i in 0..<3 { model.submit(note(UInt64(i)), now: t0) }
-        #expect(model.due(now: t0 + .seconds(1)).count == 2)
+        for i in 0..<3 { model.handle(.submit(note(UInt64(i))), now: t0) }
+        #expect(model.outputs(after: .timer, now: t0 + .seconds(1)).count == 2)
         #expect(model.nextDeadline == t0 + .seconds(60))
         #expect(model.counters.delayedByBudget == 1)
 
         profile.overBudget = .drop
         model = PushDeliveryModel(profile: profile, seed: 1)
-        for i in 0..<3 { model.submit(note(UInt64(i)), now: t0) }
-        #expect(model.due(now: t0 + .seconds(100)).count == 2)
+        for i in 0..<3 { model.handle(.submit(note(UInt64(i))), now: t0) }
+        #expect(model.outputs(after: .timer, now: t0 + .seconds(100)).count == 2)
         #expect(model.counters.droppedByBudget == 1)
     }
 
@@ -91,7 +91,7 @@ struct PushDeliveryModelTests {
     func bursts() {
         var model = PushDeliveryModel(profile: PushProfile(name: "t", latency: .fixed(.milliseconds(130)), coalescing: false,
                                                            burstQuantum: .milliseconds(500)), seed: 1)
-        model.submit(note(1), now: .milliseconds(10_000))
+        model.handle(.submit(note(1)), now: .milliseconds(10_000))
         #expect(model.nextDeadline == .milliseconds(10_500))
     }
 

@@ -73,18 +73,20 @@ struct RoomSetupTests {
 
     @Test func setupStepsAreTheSpecsOnes() {
         var owner = RoomSetup(roomID: room, role: .owner, myUserID: "_own", displayName: "Own")
-        guard case .store(let first) = owner.start(), case .createZone = first.operation else {
+        guard case .store(let first) = owner.outputs(after: .start, now: .zero).first,
+              case .createZone = first.operation else {
             Issue.record("the owner does not start by creating the zone")
             return
         }
         #expect(first.scope == .private)
         var guest = RoomSetup(roomID: room, role: .participant(ownerUserID: "_own"), myUserID: "_gst", displayName: "G")
-        guard case .store(let accept) = guest.start(), case .acceptShare(let zone) = accept.operation else {
+        guard case .store(let accept) = guest.outputs(after: .start, now: .zero).first,
+              case .acceptShare(let zone) = accept.operation else {
             Issue.record("the participant does not start by accepting")
             return
         }
         #expect(zone.ownerName == "_own")
         let refused = StoreError(.permissionFailure, "no")
-        #expect(guest.handle(.failed(refused)) == .failed(refused))
+        #expect(guest.outputs(after: .outcome(.failed(refused)), now: .zero) == [.failed(refused)])
     }
 }

@@ -1,14 +1,17 @@
-// Our TURN clients and our TURN server engine back to back in memory on a manual clock: every
+// Our TURN clients and our TURN server engine back to back on the shared `TestNetwork`: every
 // datagram is delivered in order after a fixed latency, or dropped by a filter the test sets.
 // Peers outside the server are plain endpoints whose datagrams the test injects and collects.
 // Nothing sleeps: `run` jumps the clock to the next arrival or deadline.
 
 import STUN
+import TestNetwork
 import ZoneCore
 @testable import TURN
 
 final class TURNLoop {
-    let clock = ManualClock(start: .seconds(1_800_000_000))
+    /// Every datagram crosses loopback in `latency`.
+    static let latency: Duration = .milliseconds(10)
+    let net = TestNetwork(start: .seconds(1_800_000_000), seed: 1, link: TestNetwork.link(path: TURNLoop.latency))
     let serverAddress = try! Endpoint(parsing: "127.0.0.1:3478")
     var server: TURNServer
     var clients: [TURNClient] = []
@@ -22,11 +25,8 @@ final class TURNLoop {
     var dropToServer: (Int, [UInt8]) -> Bool = { _, _ in false }
     /// Returns true to drop a datagram from the server to a client.
     var dropToClient: ([UInt8]) -> Bool = { _ in false }
-    var latency: Duration = .milliseconds(10)
-    private var inFlight: [(at: Instant, seq: Int, deliver: () -> Void)] = []
-    private var seq = 0
 
-    var now: Instant { clock.now() }
+    var now: Instant { net.now }
 
     static func serverConfiguration(users: [String: String] = ["alice": "secret", "bob": "hunter2"])
         -> TURNServerConfiguration {
@@ -57,7 +57,7 @@ final class TURNLoop {
 
     /// A peer outside the server sends `bytes` to a relayed address.
     func peerSends(_ bytes: [UInt8], from peer: Endpoint, to relay: Endpoint) {
-        later { [self] in handleServer(server.peerDatagram(bytes, from: peer, relay: relay, now: now)) }
+        net.send(bytes, from: peer, to: relay)
     }
 
     /// Drains every client's outputs onto the network.
@@ -68,10 +68,7 @@ final class TURNLoop {
                 case .transmit(let bytes, let to):
                     sent.append((i, bytes))
                     guard to == serverAddress, !dropToServer(i, bytes) else { continue }
-                    let from = clientAddresses[i]
-                    later { [self] in
-                        handleServer(server.clientDatagram(bytes, from: from, to: serverAddress, now: now))
-                    }
+                    net.send(bytes, from: clientAddresses[i], to: serverAddress)
                 case .event(let event):
                     events[i].append(event)
                 }
@@ -79,13 +76,20 @@ final class TURNLoop {
         }
     }
 
-    private func later(_ deliver: @escaping () -> Void) {
-        seq += 1
-        inFlight.append((now + latency, seq, deliver))
+    /// A datagram reached the server's listening address, a relayed address, or a client.
+    private func deliver(_ arrival: Arrival) {
+        if arrival.to == serverAddress {
+            server.handle(.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to), now: now)
+        } else if let i = clientAddresses.firstIndex(of: arrival.to) {
+            clients[i].handle(.datagram(arrival.payload, from: arrival.from), now: now)
+        } else {
+            server.handle(.peerDatagram(arrival.payload, from: arrival.from, relay: arrival.to), now: now)
+        }
+        drainServer()
     }
 
-    private func handleServer(_ actions: [TURNServer.Action]) {
-        for action in actions {
+    private func drainServer() {
+        while let action = server.pollOutput() {
             switch action {
             case .toClient(let bytes, let client, let via):
                 toClient(bytes, client: client, via: via)
@@ -94,7 +98,7 @@ final class TURNLoop {
             case .toPeer(let bytes, let relay, let peer):
                 if clients.contains(where: { $0.relayedAddress == peer }) {
                     // Client to client through the same server: the datagram re-enters on `peer`.
-                    later { [self] in handleServer(server.peerDatagram(bytes, from: relay, relay: peer, now: now)) }
+                    net.send(bytes, from: relay, to: peer)
                 } else {
                     peerInbox.append((bytes, relay, peer))
                 }
@@ -105,46 +109,26 @@ final class TURNLoop {
     }
 
     private func toClient(_ bytes: [UInt8], client: Endpoint, via: Endpoint) {
-        guard let i = clientAddresses.firstIndex(of: client), !dropToClient(bytes) else { return }
-        later { [self] in clients[i].handle(.datagram(bytes, from: via), now: now) }
+        guard clientAddresses.contains(client), !dropToClient(bytes) else { return }
+        net.send(bytes, from: via, to: client)
     }
 
     /// Runs until `condition` holds or `timeout` of virtual time passes; true when it held.
     @discardableResult
     func run(for timeout: Duration = .seconds(60), until condition: (TURNLoop) -> Bool = { _ in false }) -> Bool {
-        let end = now + timeout
-        var steps = 0
-        while true {
-            drain()
-            if condition(self) { return true }
-            steps += 1
-            precondition(steps < 1_000_000, "the TURN loop made no progress")
-            var next: Instant? = inFlight.map(\.at).min()
-            for client in clients {
-                if let d = client.nextDeadline, next == nil || d < next! { next = d }
-            }
-            if let d = server.nextDeadline, next == nil || d < next! { next = d }
-            guard let target = next, target <= end else {
-                clock.set(to: end)
-                tick()
-                drain()
-                return condition(self)
-            }
-            if target > now { clock.set(to: target) }
-            inFlight.sort { ($0.at, $0.seq) < ($1.at, $1.seq) }
-            while let first = inFlight.first, first.at <= now {
-                inFlight.removeFirst()
-                first.deliver()
-            }
-            tick()
-        }
+        net.run(for: timeout, drain: drain,
+                deadline: { (clients.map(\.nextDeadline) + [server.nextDeadline]).compactMap { $0 }.min() },
+                deliver: deliver, tick: tick, until: { condition(self) })
     }
 
     private func tick() {
         for i in clients.indices {
             if let d = clients[i].nextDeadline, d <= now { clients[i].handle(.timer, now: now) }
         }
-        if let d = server.nextDeadline, d <= now { handleServer(server.timer(now: now)) }
+        if let d = server.nextDeadline, d <= now {
+            server.handle(.timer, now: now)
+            drainServer()
+        }
     }
 
     /// STUN requests client `i` sent, as (method, signed).

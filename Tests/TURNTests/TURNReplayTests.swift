@@ -42,7 +42,8 @@ struct TURNReplayTests {
         let capturedNonce = try STUNMessage(decoding: allocate).nonce
         for _ in 0..<3 {
             for request in [allocate, permission] {
-                let actions = loop.server.clientDatagram(request, from: thief, to: loop.serverAddress, now: loop.now)
+                let actions = loop.server.outputs(after: .clientDatagram(request, from: thief, to: loop.serverAddress),
+                                                  now: loop.now)
                 let reply = try #require(answer(actions))
                 #expect(reply.messageClass == .errorResponse && reply.errorCode?.code == 438)
                 #expect(reply.nonce != nil && reply.nonce != capturedNonce)
@@ -63,11 +64,13 @@ struct TURNReplayTests {
         let (loop, allocate, _) = captured()
         let client = loop.clientAddresses[0]
         let otherListener = try Endpoint(parsing: "127.0.0.2:3478")
-        let elsewhere = answer(loop.server.clientDatagram(allocate, from: client, to: otherListener, now: loop.now))
+        let elsewhere = answer(loop.server.outputs(after: .clientDatagram(allocate, from: client, to: otherListener),
+                                                   now: loop.now))
         #expect(elsewhere?.errorCode?.code == 438)
         // From the very 5-tuple it was minted for, the nonce is good until it expires (600 s here).
         let late = loop.now + loop.server.configuration.nonceLifetime + .seconds(1)
-        let expired = answer(loop.server.clientDatagram(allocate, from: client, to: loop.serverAddress, now: late))
+        let expired = answer(loop.server.outputs(after: .clientDatagram(allocate, from: client, to: loop.serverAddress),
+                                                 now: late))
         #expect(expired?.errorCode?.code == 438)
         #expect(loop.server.activeAllocations == 1)
     }

@@ -54,11 +54,11 @@ struct TURNServerTests {
     func allocate(_ turn: inout TURNServer, _ c: inout Client, from: Endpoint? = nil,
                   extra: [STUNAttribute] = [], now: Instant) -> (Endpoint?, STUNMessage?) {
         let source = from ?? client
-        let challenge = reply(turn.clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], sign: false),
-                                                  from: source, to: server, now: now))
+        let challenge = reply(turn.outputs(after: .clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], sign: false),
+                                                  from: source, to: server), now: now))
         c.nonce = challenge?.nonce
-        let r = reply(turn.clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)] + extra),
-                                          from: source, to: server, now: now))
+        let r = reply(turn.outputs(after: .clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)] + extra),
+                                          from: source, to: server), now: now))
         return (r?.xorRelayedAddress, r)
     }
 
@@ -66,7 +66,8 @@ struct TURNServerTests {
     func binding() {
         var turn = TURNServer(configuration: configuration(), seed: 1)
         var c = Client()
-        let r = reply(turn.clientDatagram(c.request(.binding, [], sign: false), from: client, to: server, now: t0))
+        let r = reply(turn.outputs(after: .clientDatagram(c.request(.binding, [], sign: false),
+                from: client, to: server), now: t0))
         #expect(r?.messageClass == .successResponse && r?.xorMappedAddress == client)
     }
 
@@ -74,25 +75,25 @@ struct TURNServerTests {
     func allocateFlow() {
         var turn = TURNServer(configuration: configuration(), seed: 1)
         var c = Client()
-        let challenge = reply(turn.clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], sign: false),
-                                                  from: client, to: server, now: t0))
+        let challenge = reply(turn.outputs(after: .clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], sign: false),
+                                                  from: client, to: server), now: t0))
         #expect(challenge?.errorCode?.code == 401 && challenge?.realm == "r" && challenge?.nonce != nil)
         c.nonce = challenge?.nonce
         let id = STUNTransactionID.random(using: &c.rng)
-        let actions = turn.clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], id: id),
-                                          from: client, to: server, now: t0)
+        let actions = turn.outputs(after: .clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], id: id),
+                                          from: client, to: server), now: t0)
         guard case .openRelay(let relay, let bytes, _, _)? = actions.first else { Issue.record("no relay"); return }
         #expect((50000...50009).contains(relay.port))
         let ok = try? STUNMessage(decoding: bytes)
         #expect(ok?.xorRelayedAddress == relay && ok?.lifetime == 600 && ok?.xorMappedAddress == client)
         #expect((try? STUNIntegrity.verify(bytes, key: STUNIntegrityKey.longTerm(username: "u", realm: "r", password: "p"))) != nil)
         // A retransmission gets the same relay; another Allocate on the same 5-tuple gets 437.
-        let again = reply(turn.clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], id: id),
-                                              from: client, to: server, now: t0))
+        let again = reply(turn.outputs(after: .clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)], id: id),
+                                              from: client, to: server), now: t0))
         #expect(again?.xorRelayedAddress == relay)
         #expect(turn.activeAllocations == 1)
-        let other = reply(turn.clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)]),
-                                              from: client, to: server, now: t0))
+        let other = reply(turn.outputs(after: .clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)]),
+                                              from: client, to: server), now: t0))
         #expect(other?.errorCode?.code == 437)
     }
 
@@ -105,8 +106,8 @@ struct TURNServerTests {
         #expect(relay == nil && r?.errorCode?.code == 401)
         #expect(turn.activeAllocations == 0)
         c.password = "p"
-        let stale = reply(turn.clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)]),
-                                              from: client, to: server, now: t0 + .seconds(601)))
+        let stale = reply(turn.outputs(after: .clientDatagram(c.request(.allocate, [.requestedTransport(protocolNumber: 17)]),
+                                              from: client, to: server), now: t0 + .seconds(601)))
         #expect(stale?.errorCode?.code == 438)
         #expect(stale?.nonce != nil && stale?.nonce != c.nonce)
     }
@@ -119,18 +120,20 @@ struct TURNServerTests {
         var c = Client()
         _ = allocate(&turn, &c, now: t0)
         func code(_ attrs: [STUNAttribute], from: Endpoint) -> Int? {
-            reply(turn.clientDatagram(c.request(.allocate, attrs), from: from, to: server, now: t0))?.errorCode?.code
+            reply(turn.outputs(after: .clientDatagram(c.request(.allocate, attrs),
+                    from: from, to: server), now: t0))?.errorCode?.code
         }
         let other = try! Endpoint(parsing: "127.0.0.1:40001")
         // Nonces are bound to the 5-tuple they were given to: the second client is challenged for its own.
-        let challenge = turn.clientDatagram(c.request(.allocate, [], sign: false), from: other, to: server, now: t0)
+        let challenge = turn.outputs(after: .clientDatagram(c.request(.allocate, [], sign: false),
+                from: other, to: server), now: t0)
         c.nonce = reply(challenge)?.nonce
         #expect(code([], from: other) == 400)
         #expect(code([.requestedTransport(protocolNumber: 6)], from: other) == 442)
         #expect(code([.requestedTransport(protocolNumber: 17), .requestedAddressFamily(.ipv6)], from: other) == 440)
-        let unknown = reply(turn.clientDatagram(
+        let unknown = reply(turn.outputs(after: .clientDatagram(
             c.request(.allocate, [.requestedTransport(protocolNumber: 17), .unknown(type: STUNAttributeType(rawValue: 0x0031), value: [1, 2, 3, 4])]),
-            from: other, to: server, now: t0))
+            from: other, to: server), now: t0))
         #expect(unknown?.errorCode?.code == 420)
         #expect(unknown?.unknownAttributes == [STUNAttributeType(rawValue: 0x0031)])
         #expect(code([.requestedTransport(protocolNumber: 17)], from: other) == 486)
@@ -156,30 +159,34 @@ struct TURNServerTests {
         let relay = allocate(&turn, &c, now: t0).0!
         let send = try! STUNMessage(method: .send, messageClass: .indication, transactionID: .random(using: &c.rng),
                                     attributes: [.xorPeerAddress(peer), .data([1, 2, 3])]).encode(fingerprint: true)
-        #expect(turn.clientDatagram(send, from: client, to: server, now: t0).isEmpty)
-        #expect(turn.peerDatagram([9], from: peer, relay: relay, now: t0).isEmpty)
-        let perm = reply(turn.clientDatagram(c.request(.createPermission, [.xorPeerAddress(peer)]), from: client, to: server, now: t0))
+        #expect(turn.outputs(after: .clientDatagram(send, from: client, to: server), now: t0).isEmpty)
+        #expect(turn.outputs(after: .peerDatagram([9], from: peer, relay: relay), now: t0).isEmpty)
+        let perm = reply(turn.outputs(after: .clientDatagram(c.request(.createPermission, [.xorPeerAddress(peer)]),
+                from: client, to: server), now: t0))
         #expect(perm?.messageClass == .successResponse)
-        #expect(turn.clientDatagram(send, from: client, to: server, now: t0) == [.toPeer([1, 2, 3], from: relay, to: peer)])
-        let data = reply(turn.peerDatagram([7, 7], from: peer, relay: relay, now: t0))
+        #expect(turn.outputs(after: .clientDatagram(send,
+                from: client, to: server), now: t0) == [.toPeer([1, 2, 3], from: relay, to: peer)])
+        let data = reply(turn.outputs(after: .peerDatagram([7, 7], from: peer, relay: relay), now: t0))
         #expect(data?.method == .data && data?.data == [7, 7] && data?.xorPeerAddresses == [peer])
 
-        let bind = reply(turn.clientDatagram(c.request(.channelBind, [.channelNumber(0x4001), .xorPeerAddress(peer)]),
-                                             from: client, to: server, now: t0))
+        let bind = reply(turn.outputs(after: .clientDatagram(c.request(.channelBind, [.channelNumber(0x4001), .xorPeerAddress(peer)]),
+                                             from: client, to: server), now: t0))
         #expect(bind?.messageClass == .successResponse)
         let frame = try! ChannelData(channel: 0x4001, payload: [5, 5, 5]).encode(padded: true)
-        #expect(turn.clientDatagram(frame, from: client, to: server, now: t0) == [.toPeer([5, 5, 5], from: relay, to: peer)])
-        guard case .toClient(let back, _, _)? = turn.peerDatagram([6], from: peer, relay: relay, now: t0).first else {
+        #expect(turn.outputs(after: .clientDatagram(frame,
+                from: client, to: server), now: t0) == [.toPeer([5, 5, 5], from: relay, to: peer)])
+        guard case .toClient(let back, _, _)? = turn.outputs(after: .peerDatagram([6],
+                from: peer, relay: relay), now: t0).first else {
             Issue.record("nothing to the client"); return
         }
         #expect((try? ChannelData(decoding: back))?.payload == [6])
         // An unbound channel is dropped; rebinding rules (RFC 8656 §12.2).
         let stray = try! ChannelData(channel: 0x4002, payload: [1]).encode(padded: true)
-        #expect(turn.clientDatagram(stray, from: client, to: server, now: t0).isEmpty)
+        #expect(turn.outputs(after: .clientDatagram(stray, from: client, to: server), now: t0).isEmpty)
         let otherPeer = try! Endpoint(parsing: "127.0.0.1:5001")
         func bindCode(_ n: UInt16, _ p: Endpoint) -> Int? {
-            reply(turn.clientDatagram(c.request(.channelBind, [.channelNumber(n), .xorPeerAddress(p)]),
-                                      from: client, to: server, now: t0))?.errorCode?.code
+            reply(turn.outputs(after: .clientDatagram(c.request(.channelBind, [.channelNumber(n), .xorPeerAddress(p)]),
+                                      from: client, to: server), now: t0))?.errorCode?.code
         }
         #expect(bindCode(0x3FFF, peer) == 400)
         #expect(bindCode(0x4001, otherPeer) == 400)
@@ -192,22 +199,23 @@ struct TURNServerTests {
         var turn = TURNServer(configuration: configuration(), seed: 1)
         var c = Client()
         let relay = allocate(&turn, &c, now: t0).0!
-        _ = turn.clientDatagram(c.request(.createPermission, [.xorPeerAddress(peer)]), from: client, to: server, now: t0)
-        #expect(!turn.peerDatagram([1], from: peer, relay: relay, now: t0 + .seconds(299)).isEmpty)
-        _ = turn.timer(now: t0 + .seconds(300))
-        #expect(turn.peerDatagram([1], from: peer, relay: relay, now: t0 + .seconds(300)).isEmpty)
+        _ = turn.outputs(after: .clientDatagram(c.request(.createPermission, [.xorPeerAddress(peer)]),
+                from: client, to: server), now: t0)
+        #expect(!turn.outputs(after: .peerDatagram([1], from: peer, relay: relay), now: t0 + .seconds(299)).isEmpty)
+        _ = turn.outputs(after: .timer, now: t0 + .seconds(300))
+        #expect(turn.outputs(after: .peerDatagram([1], from: peer, relay: relay), now: t0 + .seconds(300)).isEmpty)
         #expect(turn.nextDeadline == t0 + .seconds(600))
-        let closed = turn.timer(now: t0 + .seconds(600))
+        let closed = turn.outputs(after: .timer, now: t0 + .seconds(600))
         #expect(closed.contains(.closeRelay(relay)))
         #expect(turn.activeAllocations == 0)
 
         let relay2 = allocate(&turn, &c, now: t0 + .seconds(700)).0!
         c.nonce = nil
-        let challenge = reply(turn.clientDatagram(c.request(.refresh, [.lifetime(seconds: 0)], sign: false),
-                                                  from: client, to: server, now: t0 + .seconds(700)))
+        let challenge = reply(turn.outputs(after: .clientDatagram(c.request(.refresh, [.lifetime(seconds: 0)], sign: false),
+                                                  from: client, to: server), now: t0 + .seconds(700)))
         c.nonce = challenge?.nonce
-        let gone = turn.clientDatagram(c.request(.refresh, [.lifetime(seconds: 0)]), from: client, to: server,
-                                       now: t0 + .seconds(700))
+        let gone = turn.outputs(after: .clientDatagram(c.request(.refresh, [.lifetime(seconds: 0)]),
+                from: client, to: server), now: t0 + .seconds(700))
         #expect(gone.contains(.closeRelay(relay2)))
         #expect(reply(gone)?.lifetime == 0)
     }
@@ -219,7 +227,8 @@ struct TURNServerTests {
         var turn = TURNServer(configuration: config, seed: 1)
         var c = Client()
         _ = allocate(&turn, &c, now: t0)
-        let r = reply(turn.clientDatagram(c.request(.createPermission, [.xorPeerAddress(peer)]), from: client, to: server, now: t0))
+        let r = reply(turn.outputs(after: .clientDatagram(c.request(.createPermission, [.xorPeerAddress(peer)]),
+                from: client, to: server), now: t0))
         #expect(r?.errorCode?.code == 403)
         var policy = PeerAddressPolicy()
         #expect(!policy.permits(try! IPAddress(parsing: "10.1.2.3")) && policy.permits(try! IPAddress(parsing: "8.8.8.8")))
@@ -248,7 +257,7 @@ struct TURNServerTests {
         var relay = allocate(&turn, &c, now: t0).0!
         var tried: Set<Endpoint> = [relay]
         for _ in 1..<8 {
-            let actions = turn.relayBindFailed(relay: relay, now: t0)
+            let actions = turn.outputs(after: .relayBindFailed(relay), now: t0)
             guard case .openRelay(let moved, let response, let client, _)? = actions.first else {
                 Issue.record("no new relayed port: \(actions)")
                 return
@@ -260,14 +269,14 @@ struct TURNServerTests {
             tried.insert(moved)
             relay = moved
         }
-        let r = reply(turn.relayBindFailed(relay: relay, now: t0))
+        let r = reply(turn.outputs(after: .relayBindFailed(relay), now: t0))
         #expect(r?.errorCode?.code == 508)
         #expect(turn.activeAllocations == 0)
         // A port chosen by EVEN-PORT is not moved: 508 at once.
         var even = Client()
         let evenRelay = allocate(&turn, &even, from: try! Endpoint(parsing: "127.0.0.1:40100"),
                                  extra: [.evenPort(reserveNextPort: false)], now: t0).0!
-        #expect(reply(turn.relayBindFailed(relay: evenRelay, now: t0))?.errorCode?.code == 508)
+        #expect(reply(turn.outputs(after: .relayBindFailed(evenRelay), now: t0))?.errorCode?.code == 508)
     }
 
     @Test("20,000 seeded hostile datagrams: no crash, nothing relayed, the server still answers")
@@ -282,7 +291,7 @@ struct TURNServerTests {
             var bytes = seeds[i % 2]
             for _ in 0..<(1 + Int(random.next() % 4)) { bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next()) }
             if i % 3 == 0 { bytes = Array(bytes.prefix(Int(random.next() % UInt64(bytes.count)))) }
-            for action in turn.clientDatagram(bytes, from: client, to: server, now: t0) {
+            for action in turn.outputs(after: .clientDatagram(bytes, from: client, to: server), now: t0) {
                 if case .toPeer = action { Issue.record("relayed a mangled datagram") }
             }
         }
@@ -292,7 +301,8 @@ struct TURNServerTests {
         #expect(malformed > 0)
         #expect(active == 1)
         #expect(stillRelaying)
-        let r = reply(turn.clientDatagram(c.request(.binding, [], sign: false), from: client, to: server, now: t0))
+        let r = reply(turn.outputs(after: .clientDatagram(c.request(.binding, [], sign: false),
+                from: client, to: server), now: t0))
         #expect(r?.xorMappedAddress == client)
     }
 }

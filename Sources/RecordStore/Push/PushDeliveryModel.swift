@@ -1,11 +1,20 @@
 import ZoneCore
 
-/// Decides when, and whether, each notification reaches its device: a sans-I/O machine.
+/// Decides when, and whether, each notification reaches its device: a sans-I/O machine
+/// (`SansIOMachine`).
 ///
-/// In: `submit(_:now:)` for every notification the engine generated. Out: `due(now:)` gives
-/// the deliveries whose time has come; `nextDeadline` says when to call it next. The server's
-/// push stream and the simulator both drive this same machine. Deterministic from its seed.
+/// In: `.submit` for every notification the engine generated, `.timer` once `nextDeadline` has
+/// passed. Out: `pollOutput()` hands out the deliveries whose time has come, in due order. The
+/// server's push stream and the simulator both drive this same machine. Deterministic from its seed.
 public struct PushDeliveryModel: Sendable {
+    /// What happened.
+    public enum Input: Sendable, Hashable {
+        /// The engine generated a notification.
+        case submit(DeviceNotification)
+        /// Time moved on: hand out what is due.
+        case timer
+    }
+
     /// What happened to the notifications submitted so far.
     public struct Counters: Sendable, Hashable, Codable {
         public var submitted = 0
@@ -29,14 +38,29 @@ public struct PushDeliveryModel: Sendable {
     private var nextEntry: UInt64 = 0
     /// Per device: the start of the current budget window and pushes scheduled in it.
     private var windows: [String: (start: Instant, used: Int)] = [:]
+    /// Deliveries due and not yet handed out.
+    private var outputs = OutputQueue<DeviceNotification>()
 
     public init(profile: PushProfile, seed: UInt64) {
         self.profile = profile
         random = SeededRandom(seed: seed)
     }
 
+    /// Feeds one input at `now`; deliveries wait in `pollOutput()`.
+    public mutating func handle(_ input: Input, now: Instant) {
+        switch input {
+        case .submit(let note): submit(note, now: now)
+        case .timer: deliverDue(now: now)
+        }
+    }
+
+    /// The oldest delivery not yet taken, or nil until the next input.
+    public mutating func pollOutput() -> DeviceNotification? {
+        outputs.pop()
+    }
+
     /// Takes a notification the engine generated at `now`.
-    public mutating func submit(_ note: DeviceNotification, now: Instant) {
+    private mutating func submit(_ note: DeviceNotification, now: Instant) {
         counters.submitted += 1
         let device = "\(note.userRecordName)/\(note.deviceID)"
         if random.chance(profile.dropProbability) {
@@ -80,21 +104,22 @@ public struct PushDeliveryModel: Sendable {
     /// The earliest pending delivery time, if any.
     public var nextDeadline: Instant? { heap.min?.due }
 
-    /// Deliveries due at or before `now`, in due order (ties in submission order).
-    public mutating func due(now: Instant) -> [DeviceNotification] {
-        var out: [DeviceNotification] = []
+    /// Queues the deliveries due at or before `now`, in due order (ties in submission order).
+    private mutating func deliverDue(now: Instant) {
         while let top = heap.min, top.due <= now {
             heap.popMin()
             guard let entry = entries.removeValue(forKey: top.id) else { continue }
             let device = "\(entry.note.userRecordName)/\(entry.note.deviceID)"
             pendingByDevice[device]?.removeAll { $0 == top.id }
             if pendingByDevice[device]?.isEmpty == true { pendingByDevice[device] = nil }
-            out.append(entry.note)
+            outputs.append(entry.note)
+            counters.delivered += 1
         }
-        counters.delivered += out.count
-        return out
     }
 
     /// Notifications still pending.
     public var pendingCount: Int { entries.count }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension PushDeliveryModel: SansIOMachine {}

@@ -40,7 +40,7 @@ public final class PushHub: Sendable {
     public func submit(_ notes: [DeviceNotification]) {
         guard !notes.isEmpty else { return }
         let now = clock.now()
-        state.withLock { s in for n in notes { s.model.submit(n, now: now) } }
+        state.withLock { s in for n in notes { s.model.handle(.submit(n), now: now) } }
         woken.store(true, ordering: .sequentiallyConsistent)
         wake.lock(); wake.signal(); wake.unlock()
     }
@@ -68,8 +68,10 @@ public final class PushHub: Sendable {
     @discardableResult
     public func pump(now: Instant) -> Int {
         state.withLock { s in
-            let due = s.model.due(now: now)
-            for d in due {
+            s.model.handle(.timer, now: now)
+            var delivered = 0
+            while let d = s.model.pollOutput() {
+                delivered += 1
                 let key = "\(d.userRecordName)/\(d.deviceID)"
                 if let ls = s.listeners[key], !ls.isEmpty {
                     for c in ls.values { c.yield(d.notification) }
@@ -77,7 +79,7 @@ public final class PushHub: Sendable {
                     s.held[key] = d.notification
                 }
             }
-            return due.count
+            return delivered
         }
     }
 

@@ -5,10 +5,18 @@
 import RecordStore
 import ZoneCore
 
-/// The steps of joining or creating a room, as a sans-I/O machine: `start`, then feed each
-/// store request's outcome back until `ready` or `failed`. Running it again is harmless: every
-/// step accepts "already done".
+/// The steps of joining or creating a room, as a sans-I/O machine (`SansIOMachine`): feed
+/// `.start`, then each store request's outcome, until it hands out `ready` or `failed`. Running it
+/// again is harmless: every step accepts "already done". It keeps no time and sets no deadline.
 public struct RoomSetup: Sendable {
+    /// What happened.
+    public enum Input: Hashable, Sendable {
+        /// Begin: the first request follows.
+        case start
+        /// The outcome of the last store request handed out.
+        case outcome(StoreOutcome)
+    }
+
     /// What the setup asks for.
     public enum Action: Hashable, Sendable {
         /// Make this store request and feed its outcome back.
@@ -32,6 +40,7 @@ public struct RoomSetup: Sendable {
     /// The share's public permission: the reference design shared rooms `readWrite` by URL.
     public let publicPermission: SharePermission
     private var step: Step = .notStarted
+    private var outputs = OutputQueue<Action>(capacity: 1)
 
     /// The subscription every peer keeps on the database it reaches the room through.
     public static func subscriptionID(for scope: DatabaseScope) -> String { "zonertc-signal-\(scope.rawValue)" }
@@ -46,8 +55,24 @@ public struct RoomSetup: Sendable {
         self.publicPermission = publicPermission
     }
 
+    /// Feeds one input; the next step waits in `pollOutput()`.
+    public mutating func handle(_ input: Input, now: Instant) {
+        switch input {
+        case .start: outputs.append(start())
+        case .outcome(let outcome): outputs.append(advance(outcome))
+        }
+    }
+
+    /// The oldest output not yet taken, or nil until the next input.
+    public mutating func pollOutput() -> Action? {
+        outputs.pop()
+    }
+
+    /// Setting up waits only for the store; the driver bounds each request.
+    public var nextDeadline: Instant? { nil }
+
     /// Begins: the first request.
-    public mutating func start() -> Action {
+    private mutating func start() -> Action {
         switch role {
         case .owner:
             step = .createZone
@@ -59,7 +84,7 @@ public struct RoomSetup: Sendable {
     }
 
     /// The outcome of the last request: the next one, or the end.
-    public mutating func handle(_ outcome: StoreOutcome) -> Action {
+    private mutating func advance(_ outcome: StoreOutcome) -> Action {
         if case .failed(let error) = outcome {
             // "Already there" is success for every step: that is what makes setup idempotent.
             switch (step, error.code) {
@@ -119,17 +144,22 @@ public struct RoomSetup: Sendable {
     }
 }
 
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension RoomSetup: SansIOMachine {}
+
 extension StoreClient {
     /// Runs a room setup to its end against this client: where the room is, or why not.
-    public func setUp(_ setup: RoomSetup) async -> Result<RoomBinding, StoreError> {
+    public func setUp(_ setup: RoomSetup, clock: any InstantSource = WallClock()) async
+        -> Result<RoomBinding, StoreError> {
         var setup = setup
-        var action = setup.start()
-        while true {
+        setup.handle(.start, now: clock.now())
+        while let action = setup.pollOutput() {
             switch action {
-            case .store(let request): action = setup.handle(await perform(request))
+            case .store(let request): setup.handle(.outcome(await perform(request)), now: clock.now())
             case .ready(let binding): return .success(binding)
             case .failed(let error): return .failure(error)
             }
         }
+        return .failure(StoreError(.internalError, "room setup stopped without an answer"))
     }
 }

@@ -90,7 +90,7 @@ public struct SimulatedStore {
             if !faults.pushOutages.isEmpty, faults.pushOutages.contains(where: { $0.contains(offset) }) {
                 counters.pushesLostToFaults += notes.count
             } else {
-                for note in notes { push.submit(note, now: now) }
+                for note in notes { push.handle(.submit(note), now: now) }
             }
         }
         return outcome
@@ -98,7 +98,8 @@ public struct SimulatedStore {
 
     /// Notifications whose delivery time has come.
     public mutating func duePushes(now: Instant) -> [DeviceNotification] {
-        let due = push.due(now: now)
+        push.handle(.timer, now: now)
+        let due = push.drainOutputs()
         guard !due.isEmpty, !faults.pushOutages.isEmpty,
               faults.pushOutages.contains(where: { $0.contains(now - origin) }) else { return due }
         // The push service is down: what was due is lost.

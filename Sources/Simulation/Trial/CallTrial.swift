@@ -208,7 +208,7 @@ public struct CallTrial {
             schedulePush()
         case .relayTimer:
             relayWakeAt = nil
-            runRelay(relay.timer(now: now))
+            runRelay(.timer, now: now)
             scheduleRelay()
         }
     }
@@ -219,9 +219,9 @@ public struct CallTrial {
                          EventTrace.pack(arrival.to),
                          EventTrace.fingerprint(arrival.payload), text: "\(arrival.from) > \(arrival.to)")
             if arrival.to == relayListen {
-                runRelay(relay.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to, now: now))
+                runRelay(.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to), now: now)
             } else if relayEndpoints.contains(arrival.to) {
-                runRelay(relay.peerDatagram(arrival.payload, from: arrival.from, relay: arrival.to, now: now))
+                runRelay(.peerDatagram(arrival.payload, from: arrival.from, relay: arrival.to), now: now)
             }
             scheduleRelay()
             return
@@ -333,8 +333,9 @@ public struct CallTrial {
         }
     }
 
-    private mutating func runRelay(_ actions: [TURNServer.Action]) {
-        for action in actions {
+    private mutating func runRelay(_ input: TURNServer.Input, now: Instant) {
+        relay.handle(input, now: now)
+        while let action = relay.pollOutput() {
             switch action {
             case .toClient(let bytes, let client, let via):
                 send(bytes, from: via, to: client, host: relayHost, actor: 4)

@@ -72,16 +72,17 @@ public struct TrialScene: Sendable {
     /// Runs a room setup to its end.
     private static func setUp(_ engine: inout StoreEngine, _ setup: RoomSetup, now: Instant) throws -> RoomBinding {
         var setup = setup
-        var action = setup.start()
-        while true {
+        setup.handle(.start, now: now)
+        while let action = setup.pollOutput() {
             switch action {
             case .store(let request):
-                action = setup.handle(perform(&engine, request, user: setup.myUserID, now: now))
+                setup.handle(.outcome(perform(&engine, request, user: setup.myUserID, now: now)), now: now)
             case .ready(let binding):
                 return binding
             case .failed(let error):
                 throw error
             }
         }
+        throw StoreError(.internalError, "room setup stopped without an answer")
     }
 }

@@ -3,8 +3,9 @@ import ZoneCore
 
 // The data path (RFC 8656 §11 Send/Data indications, §12 ChannelData). Each direction has a
 // route function that decides from the bytes where they go without allocating, for a driver that
-// moves payloads straight from its receive buffers; `clientDatagram` and `peerDatagram` wrap the
-// same decisions in actions with byte arrays, for tests and simple drivers.
+// moves payloads straight from its receive buffers (the relay daemon's fast path); the inputs
+// `.clientDatagram` and `.peerDatagram` make the same decisions and queue actions with byte
+// arrays, for the simulator, tests and simple drivers.
 
 /// The slot of an allocation: stable for its life, small, so a driver can index an array of
 /// relayed sockets with it. Ask `relayHandle(for:)` when `openRelay` comes.
@@ -20,7 +21,7 @@ extension TURNServer {
         /// ChannelData for a bound channel: send bytes 4..<4+length from the allocation's relayed
         /// address to `peer` (counted as relayed).
         case toPeer(RelayHandle, peer: Endpoint, length: Int)
-        /// Not ChannelData (STUN, or nothing we know): give it to `clientDatagram`.
+        /// Not ChannelData (STUN, or nothing we know): feed it as `.clientDatagram`.
         case notChannelData
         /// Malformed, no allocation, channel unbound or expired, no permission, over the quota
         /// (counted as dropped or malformed).
@@ -32,7 +33,7 @@ extension TURNServer {
         /// The peer has a channel: send `client` a ChannelData message on `channel` (4-byte header
         /// before the payload, padding after it), from the listening address `via` (counted).
         case channel(UInt16, client: Endpoint, via: Endpoint)
-        /// Permitted but without a channel: give it to `peerDatagram`, which wraps it in a Data
+        /// Permitted but without a channel: feed it as `.peerDatagram`, which wraps it in a Data
         /// indication. Nothing was counted yet.
         case dataIndication
         /// No allocation, no permission, over the quota (counted as dropped).
@@ -113,20 +114,20 @@ extension TURNServer {
     // MARK: With actions
 
     /// A datagram arrived on a listening address: STUN (requests, Send indications) or ChannelData.
-    public mutating func clientDatagram(_ bytes: [UInt8], from client: Endpoint, to server: Endpoint,
-                                        now: Instant) -> [Action] {
+    mutating func clientDatagram(_ bytes: [UInt8], from client: Endpoint, to server: Endpoint, now: Instant) {
         let tuple = FiveTuple(client: client, server: server)
         let route = bytes.withUnsafeBytes { routeClientDatagram($0, from: client, to: server, now: now) }
         switch route {
         case .toPeer(let handle, let peer, let length):
-            guard let relay = allocations[slot: handle.index]?.relay else { return [] }
-            return [.toPeer(Array(bytes[4..<(4 + length)]), from: relay, to: peer)]
+            guard let relay = allocations[slot: handle.index]?.relay else { return }
+            outputs.append(.toPeer(Array(bytes[4..<(4 + length)]), from: relay, to: peer))
+            return
         case .dropped:
-            return []
+            return
         case .notChannelData:
             break
         }
-        guard let first = bytes.first, first < 0x04 else { counters.malformed += 1; return [] }
+        guard let first = bytes.first, first < 0x04 else { counters.malformed += 1; return }
         let message: STUNMessage
         do { message = try STUNMessage(decoding: bytes) } catch {
             counters.malformed += 1
@@ -135,53 +136,53 @@ extension TURNServer {
                 let stub = STUNMessage(method: header.messageType.method, messageClass: .request,
                                        transactionID: header.transactionID, attributes: [])
                 counters.errors += 1
-                let answer = respond(stub.errorResponse(code: 400, reason: "Bad Request"), key: nil, tuple: tuple)
-                return answer.map { [$0] } ?? []
+                if let answer = respond(stub.errorResponse(code: 400, reason: "Bad Request"), key: nil,
+                                        tuple: tuple) {
+                    outputs.append(answer)
+                }
             }
-            return []
+            return
         }
         switch message.messageClass {
         case .request:
             counters.requests += 1
-            defer { refreshDeadline() }
-            return request(message, raw: bytes, tuple: tuple, now: now)
+            emit(request(message, raw: bytes, tuple: tuple, now: now))
+            refreshDeadline()
         case .indication:
-            if message.method == .send { return sendIndication(message, tuple: tuple, now: now) }
-            return []
+            if message.method == .send { sendIndication(message, tuple: tuple, now: now) }
         case .successResponse, .errorResponse:
             counters.dropped += 1
-            return []
         }
     }
 
     /// A datagram arrived on a relayed address from a peer (RFC 8656 §11.3, §12.4).
-    public mutating func peerDatagram(_ bytes: [UInt8], from peer: Endpoint, relay: Endpoint,
-                                      now: Instant) -> [Action] {
-        guard let handle = relayHandle(for: relay) else { counters.dropped += 1; return [] }
+    mutating func peerDatagram(_ bytes: [UInt8], from peer: Endpoint, relay: Endpoint, now: Instant) {
+        guard let handle = relayHandle(for: relay) else { counters.dropped += 1; return }
         switch routePeerDatagram(length: bytes.count, from: peer, handle: handle, now: now) {
         case .dropped:
-            return []
+            return
         case .channel(let number, let client, let via):
-            return [.toClient(TURNServer.channelDataFrame(channel: number, payload: bytes), client: client, via: via)]
+            outputs.append(.toClient(TURNServer.channelDataFrame(channel: number, payload: bytes), client: client,
+                                     via: via))
         case .dataIndication:
-            guard relayIn(slot: handle.index, bytes: bytes.count, now: now) else { return [] }
+            guard relayIn(slot: handle.index, bytes: bytes.count, now: now) else { return }
             let tuple = allocations[slot: handle.index]!.tuple
             let indication = STUNMessage(method: .data, messageClass: .indication,
                                          transactionID: .random(using: &random),
                                          attributes: [.xorPeerAddress(peer), .data(bytes)])
-            guard let out = try? indication.encode(fingerprint: true) else { return [] }
-            return [.toClient(out, client: tuple.client, via: tuple.server)]
+            guard let out = try? indication.encode(fingerprint: true) else { return }
+            outputs.append(.toClient(out, client: tuple.client, via: tuple.server))
         }
     }
 
-    private mutating func sendIndication(_ m: STUNMessage, tuple: FiveTuple, now: Instant) -> [Action] {
+    private mutating func sendIndication(_ m: STUNMessage, tuple: FiveTuple, now: Instant) {
         guard let slot = allocations.slot(of: tuple), let a = allocations[slot: slot],
               let peer = m.xorPeerAddresses.first, let data = m.data, a.permits(peer, now: now) else {
             counters.dropped += 1
-            return []
+            return
         }
-        guard relayOut(slot: slot, bytes: data.count, now: now) else { return [] }
-        return [.toPeer(data, from: a.relay, to: peer)]
+        guard relayOut(slot: slot, bytes: data.count, now: now) else { return }
+        outputs.append(.toPeer(data, from: a.relay, to: peer))
     }
 
     /// ChannelData to a client, padded to a multiple of 4 (RFC 8656 §12.5 allows it over UDP).

@@ -234,8 +234,10 @@ extension TURNServer {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         if m.lifetime == 0 {
-            let released = release(tuple, reason: "refreshed with lifetime 0")
-            return success(m, key: key, tuple: tuple, attributes: [.lifetime(seconds: 0)]) + released
+            // The answer leaves before the relayed socket closes.
+            emit(success(m, key: key, tuple: tuple, attributes: [.lifetime(seconds: 0)]))
+            release(tuple, reason: "refreshed with lifetime 0")
+            return []
         }
         let lifetime = grantedLifetime(m.lifetime)
         allocations[tuple]!.expires = now + lifetime

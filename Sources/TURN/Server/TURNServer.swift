@@ -3,20 +3,40 @@ import STUN
 import ZoneCore
 
 /// A TURN server (RFC 8656 over UDP, with RFC 5766's classic attributes) and STUN Binding
-/// server as a sans-I/O machine: datagrams and time in, datagrams and relay sockets out.
+/// server as a sans-I/O machine (`SansIOMachine`): datagrams and time in, datagrams and relay
+/// sockets out.
 ///
-/// The driver feeds datagrams that arrive on a listening address (`clientDatagram`) or on a
-/// relayed address (`peerDatagram`), calls `timer` at `nextDeadline`, and carries out the actions
-/// in order. It holds no protocol state.
+/// The driver feeds datagrams that arrive on a listening address (`.clientDatagram`) or on a
+/// relayed address (`.peerDatagram`), feeds `.timer` at `nextDeadline`, and carries out what
+/// `pollOutput()` hands out, in order. It holds no protocol state. A driver that moves payloads
+/// straight from its receive buffers asks `routeClientDatagram`/`routePeerDatagram` first: the
+/// same machine's decisions for ChannelData, without an allocation per datagram
+/// (`TURNServer+Data.swift`).
 public struct TURNServer: Sendable {
+    /// What happened.
+    public enum Input: Sendable, Equatable {
+        /// A datagram arrived from `client` on the listening address `to`: STUN (requests, Send
+        /// indications) or ChannelData.
+        case clientDatagram([UInt8], from: Endpoint, to: Endpoint)
+        /// A datagram arrived from a peer on a relayed address (RFC 8656 §11.3, §12.4).
+        case peerDatagram([UInt8], from: Endpoint, relay: Endpoint)
+        /// `nextDeadline` has passed: remove what has expired.
+        case timer
+        /// The driver could not bind the relayed address of an `openRelay` (another program holds
+        /// the port); it sent nothing for it.
+        case relayBindFailed(Endpoint)
+        /// The daemon is stopping: end every allocation.
+        case stop
+    }
+
     /// What the driver must do.
     public enum Action: Sendable, Equatable {
         /// Send to a client from the listening address `via`.
         case toClient([UInt8], client: Endpoint, via: Endpoint)
         /// Send to a peer from a relayed address.
         case toPeer([UInt8], from: Endpoint, to: Endpoint)
-        /// Bind a socket on `relay`, then send `response` to the client. If the bind fails, call
-        /// `relayBindFailed(relay:now:)` instead of sending.
+        /// Bind a socket on `relay`, then send `response` to the client. If the bind fails, feed
+        /// `.relayBindFailed(relay)` instead of sending.
         case openRelay(Endpoint, response: [UInt8], client: Endpoint, via: Endpoint)
         /// Close the socket of a relayed address.
         case closeRelay(Endpoint)
@@ -74,6 +94,9 @@ public struct TURNServer: Sendable {
     var nextPortCursor: UInt16
     var keyCache: [String: STUNIntegrityKey] = [:]
     let nonceMAC: HMAC<SHA1>
+    /// What `handle` produced and `pollOutput` has not handed out yet; its storage is kept, so the
+    /// data path allocates no queue per datagram.
+    var outputs = OutputQueue<Action>(capacity: 64)
 
     public init(configuration: TURNServerConfiguration, seed: UInt64) {
         self.configuration = configuration
@@ -102,11 +125,37 @@ public struct TURNServer: Sendable {
         nextDeadline = next
     }
 
+    /// Feeds one input at `now`; its outputs wait in `pollOutput()`.
+    public mutating func handle(_ input: Input, now: Instant) {
+        switch input {
+        case .clientDatagram(let bytes, let client, let server):
+            clientDatagram(bytes, from: client, to: server, now: now)
+        case .peerDatagram(let bytes, let peer, let relay):
+            peerDatagram(bytes, from: peer, relay: relay, now: now)
+        case .timer:
+            expire(now: now)
+        case .relayBindFailed(let relay):
+            relayBindFailed(relay: relay, now: now)
+        case .stop:
+            for tuple in Array(allocations.keys) { release(tuple, reason: "server stopping") }
+            refreshDeadline()
+        }
+    }
+
+    /// The oldest output not yet taken, or nil until the next input.
+    public mutating func pollOutput() -> Action? {
+        outputs.pop()
+    }
+
+    /// Queues outputs of the control path (requests build theirs as arrays; they allocate anyway).
+    mutating func emit(_ actions: [Action]) {
+        for action in actions { outputs.append(action) }
+    }
+
     /// Removes what has expired.
-    public mutating func timer(now: Instant) -> [Action] {
-        var actions: [Action] = []
+    private mutating func expire(now: Instant) {
         for tuple in Array(allocations.keys) where allocations[tuple]!.expires <= now {
-            actions += release(tuple, reason: "expired")
+            release(tuple, reason: "expired")
         }
         for tuple in Array(allocations.keys) {
             allocations[tuple]!.permissions = allocations[tuple]!.permissions.filter { $0.value > now }
@@ -121,7 +170,6 @@ public struct TURNServer: Sendable {
             usedPorts.remove(r.port)
         }
         refreshDeadline()
-        return actions
     }
 
     /// How many ports an allocation tries before the client is told 508.
@@ -131,8 +179,8 @@ public struct TURNServer: Sendable {
     /// allocation whose port was the server's free choice moves to another port (a new
     /// `openRelay`); after `relayBindAttempts` ports, or when EVEN-PORT or a RESERVATION-TOKEN
     /// chose the port, it is withdrawn and the client told 508 Insufficient Capacity.
-    public mutating func relayBindFailed(relay: Endpoint, now: Instant) -> [Action] {
-        guard let tuple = byRelay[relay], let a = allocations[tuple] else { return [] }
+    private mutating func relayBindFailed(relay: Endpoint, now: Instant) {
+        guard let tuple = byRelay[relay], let a = allocations[tuple] else { return }
         if a.portIsFree && a.failedBinds + 1 < TURNServer.relayBindAttempts,
            let port = pickPort(even: false, pairFree: false) {
             let moved = Endpoint(address: a.relay.address, port: port)
@@ -147,35 +195,42 @@ public struct TURNServer: Sendable {
                                           ?? STUNTransactionID(high: 0, low: 0), attributes: [])
             let answer = request.successResponse(attributes: [
                 .xorRelayedAddress(moved), .lifetime(seconds: a.grantedSeconds), .xorMappedAddress(tuple.client)])
-            guard case .toClient(let bytes, _, _)? = respond(answer, key: a.key, tuple: tuple) else { return [] }
-            return [.openRelay(moved, response: bytes, client: tuple.client, via: tuple.server),
-                    .event(.relayMoved(user: a.user, from: relay, to: moved))]
+            guard case .toClient(let bytes, _, _)? = respond(answer, key: a.key, tuple: tuple) else { return }
+            outputs.append(.openRelay(moved, response: bytes, client: tuple.client, via: tuple.server))
+            outputs.append(.event(.relayMoved(user: a.user, from: relay, to: moved)))
+            return
         }
-        _ = release(tuple, reason: "relay socket failed")
+        // The relayed socket was never opened: nothing to close, only the allocation to forget.
+        forget(tuple)
         refreshDeadline()
         counters.errors += 1
         let fake = STUNMessage(method: .allocate, messageClass: .request,
                                transactionID: STUNTransactionID(bytes: a.transactionID)
                                    ?? STUNTransactionID(high: 0, low: 0),
                                attributes: [])
-        return [respond(fake.errorResponse(code: 508, reason: "Insufficient Capacity"), key: a.key, tuple: tuple)]
-            .compactMap { $0 }
+        if let answer = respond(fake.errorResponse(code: 508, reason: "Insufficient Capacity"), key: a.key,
+                                tuple: tuple) {
+            outputs.append(answer)
+        }
     }
 
-    /// Ends every allocation (daemon shutdown).
-    public mutating func releaseAll() -> [Action] {
-        defer { refreshDeadline() }
-        return Array(allocations.keys).flatMap { release($0, reason: "server stopping") }
+    /// Ends an allocation: its relayed socket closes.
+    mutating func release(_ tuple: FiveTuple, reason: String) {
+        guard let a = forget(tuple) else { return }
+        outputs.append(.closeRelay(a.relay))
+        outputs.append(.event(.released(user: a.user, relay: a.relay, reason: reason)))
     }
 
-    mutating func release(_ tuple: FiveTuple, reason: String) -> [Action] {
-        guard let a = allocations.removeValue(forKey: tuple) else { return [] }
+    /// Removes an allocation from every table.
+    @discardableResult
+    private mutating func forget(_ tuple: FiveTuple) -> Allocation? {
+        guard let a = allocations.removeValue(forKey: tuple) else { return nil }
         byRelay[a.relay] = nil
         usedPorts.remove(a.relay.port)
         perUser[a.user, default: 1] -= 1
         if perUser[a.user] == 0 { perUser[a.user] = nil }
         counters.activeAllocations = allocations.count
-        return [.closeRelay(a.relay), .event(.released(user: a.user, relay: a.relay, reason: reason))]
+        return a
     }
 
     /// Encodes a response, with MESSAGE-INTEGRITY when a key is known, and FINGERPRINT.
@@ -188,3 +243,6 @@ public struct TURNServer: Sendable {
         return .toClient(bytes, client: tuple.client, via: tuple.server)
     }
 }
+
+/// The one machine contract (`ZoneCore/SansIOMachine.swift`).
+extension TURNServer: SansIOMachine {}
