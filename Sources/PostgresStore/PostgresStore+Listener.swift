@@ -32,8 +32,8 @@ extension PostgresStore {
                 let waitMs = Int32(max(1, min(250, interval * 1000)))
                 _ = poll(&fds, 1, waitMs)
                 let heard = try c.notifications()
-                if !heard.isEmpty { core.withLock { $0.counters.notificationsHeard += heard.count } }
-                if !heard.isEmpty || Date().timeIntervalSince(lastRead) >= interval {
+                let behind = heard.isEmpty ? false : takeIn(heard.map(\.payload))
+                if behind || Date().timeIntervalSince(lastRead) >= interval {
                     try catchUpAllowingRebuild(c)
                     lastRead = Date()
                 }
@@ -48,6 +48,31 @@ extension PostgresStore {
             }
         }
         conn?.close()
+    }
+
+    /// Takes in notifications' payloads: `N` (entry N was committed) or `dN` (entries up to N are
+    /// durable, from a flusher). A durable mark needs no query: the notifications it releases go
+    /// out at once. Returns whether the log has entries this replica lacks (read them now).
+    private func takeIn(_ payloads: [String]) -> Bool {
+        var newest: UInt64 = 0, mark: UInt64 = 0, invalid = 0
+        for p in payloads {
+            if p.hasPrefix("d"), let n = UInt64(p.dropFirst()) { mark = max(mark, n) }
+            else if let n = UInt64(p) { newest = max(newest, n) }
+            else { invalid += 1 }
+        }
+        typealias Released = (behind: Bool, notes: [DeviceNotification], ready: [CheckedContinuation<Void, Error>])
+        let (behind, notes, ready) = core.withLock { c -> Released in
+            c.counters.notificationsHeard += payloads.count
+            c.counters.failures += invalid
+            let behind = max(newest, mark) > c.replica.appliedSequence
+            guard mark > c.durable, c.rebuildNeeded == nil else { return (behind, [], []) }
+            let (notes, ready) = c.markDurable(mark)
+            return (behind, notes, ready)
+        }
+        if invalid > 0 { log.warning("notifications with a payload not ours ignored", ["count": "\(invalid)"]) }
+        for w in ready { w.resume() }
+        if !notes.isEmpty { push.submit(notes) }
+        return behind
     }
 
     /// A catch-up that tolerates a replica waiting for the writer to rebuild it (nothing to do then).
