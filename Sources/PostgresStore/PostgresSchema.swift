@@ -7,9 +7,10 @@
 /// The store's state is the shared log `zonertc_log`: one row per committed batch of writes (the
 /// journal's mutations plus the notifications they owe devices), numbered without gaps by the
 /// single row of `zonertc_head`, which every writer locks (`SELECT … FOR UPDATE`) for the length
-/// of its transaction. `zonertc_durable` says how far the log is flushed to disk. Zones, records with their change tags, tombstones, change feeds, shares
-/// and participants, subscriptions and devices are what replaying the log gives
-/// (`SharedLogReplica`); users and their tokens have a table of their own.
+/// of its transaction; `zonertc_durable` says how far the log is flushed to disk. Zones, records
+/// with their change tags, tombstones, change feeds, shares and participants, subscriptions and
+/// devices are what replaying the log gives (`SharedLogReplica`); users and their tokens have a
+/// table of their own.
 enum PostgresSchema {
     struct Migration {
         var version: Int
