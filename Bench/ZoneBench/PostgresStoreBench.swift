@@ -33,9 +33,12 @@ enum PostgresStoreBench {
                 try await saves(daemons: count, client: client, zone: zone, json: json)
                 let batches = zip(served, before).map { $0.0.1.counters.batches - $0.1.batches }.reduce(0, +)
                 let writes = zip(served, before).map { $0.0.1.counters.writes - $0.1.writes }.reduce(0, +)
+                let flushes = zip(served, before).map { $0.0.1.counters.flushes - $0.1.flushes }.reduce(0, +)
                 if !json {
                     let perBatch = String(format: "%.1f", Double(writes) / Double(max(batches, 1)))
-                    print("  \(batches) transactions, \(perBatch) writes per transaction")
+                    let perFlush = String(format: "%.1f", Double(writes) / Double(max(flushes, 1)))
+                    print("  \(batches) transactions, \(perBatch) writes per transaction; "
+                          + "\(flushes) synchronous flushes (all daemons), \(perFlush) writes per flush")
                 }
                 if count == 2 { try await pushLatency(client: client, zone: zone, json: json) }
             }

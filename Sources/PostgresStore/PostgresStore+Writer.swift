@@ -46,17 +46,26 @@ extension PostgresStore {
             // Holding the head row until COMMIT orders this batch after every other writer's. The
             // commit does not wait for its WAL flush, so the lock is held for no flush (milliseconds
             // on this disk); the flusher makes the entry durable before anyone is answered, and
-            // several daemons' flushes then group into one.
-            let locked = try conn.execute("BEGIN; SET LOCAL synchronous_commit = off; "
-                                          + "SELECT seq, pg_postmaster_start_time()::text FROM zonertc_head FOR UPDATE")
-            let head = locked.text(0, 0).flatMap { UInt64($0) }
-            let restarted = core.withLock { c in
-                c.noteServer(start: locked.rows.first.flatMap { $0.count > 1 ? $0[1] : nil })
-                return c.rebuildNeeded
+            // several daemons' flushes then group into one. One round trip: the lock, then (a
+            // statement of its own, so a snapshot taken after the lock was granted) the entries
+            // other daemons appended since this replica's last.
+            let from = core.withLock { $0.replica.appliedSequence }
+            let results = try conn.pipeline([
+                ("BEGIN", []),
+                ("SELECT set_config('synchronous_commit', 'off', true)", []),
+                ("SELECT seq FROM zonertc_head FOR UPDATE", []),
+                (LogPage.query, LogPage.parameters(after: from)),
+            ])
+            guard results.count == 4, results[2].count == 1 else {
+                throw PostgresError(kind: .statement, message: "the log's head row is missing")
             }
-            if let restarted { throw unavailable("the store is reloading its log (\(restarted))") }
-            // Another daemon wrote since: read its entries first (one round trip saved when none did).
-            if head != core.withLock({ $0.replica.appliedSequence }) { try catchUp(conn, deliver: true) }
+            let head = UInt64(exactly: try results[2].int8(0, 0))
+            let page = try LogPage(results[3])
+            _ = absorb(page, deliver: true)
+            if page.entries.count == LogPage.limit { try catchUp(conn, deliver: true) }
+            if let why = core.withLock({ $0.rebuildNeeded }) {
+                throw unavailable("the store is reloading its log (\(why))")
+            }
             // Writes that queued while this daemon waited for the lock (another daemon's commit) join
             // the batch: the lock is the scarce thing, so each holding of it commits as much as it can.
             if batch.count < options.maxBatch, let more = writes.take(limit: options.maxBatch - batch.count, wait: 0) {
@@ -75,14 +84,19 @@ extension PostgresStore {
                 return c.replica.sealBatch()
             }
             if let sealed {
-                // The entry, the head and the NOTIFY commit together, or not at all.
-                try conn.query("""
-                    WITH entry AS (INSERT INTO zonertc_log (seq, entry) VALUES ($1, $2)),
-                         head AS (UPDATE zonertc_head SET seq = $1)
-                    SELECT pg_notify($3, $1::text)
-                    """, [.int8(Int64(clamping: sealed.sequence)), .bytea(sealed.payload), .text(channel)])
+                // The entry, the head and the NOTIFY commit together, or not at all; the COMMIT
+                // goes in the same round trip.
+                try conn.pipeline([
+                    ("""
+                     WITH entry AS (INSERT INTO zonertc_log (seq, entry) VALUES ($1, $2)),
+                          head AS (UPDATE zonertc_head SET seq = $1)
+                     SELECT pg_notify($3, $1::text)
+                     """, [.int8(Int64(clamping: sealed.sequence)), .bytea(sealed.payload), .text(channel)]),
+                    ("COMMIT", []),
+                ])
+            } else {
+                try conn.execute("COMMIT")
             }
-            try conn.execute("COMMIT")
             // Every write is answered once what it ran on is durable, a failed one too: its
             // answer (a conflict, say) may rest on another daemon's entry not yet flushed.
             let request = core.withLock { c -> FlushRequest? in

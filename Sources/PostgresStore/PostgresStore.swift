@@ -232,53 +232,47 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
                 return c.replica.appliedSequence
             }
             let page = try readLog(conn, after: from)
-            var following = false
-            let (notes, ready) = core.withLock { c -> ([DeviceNotification], [CheckedContinuation<Void, Error>]) in
-                c.noteServer(start: page.serverStart)
-                guard c.rebuildNeeded == nil else { return ([], []) }
-                following = c.replica.appliedSequence <= c.committed
-                if following {
-                    for (seq, payload) in page.entries {
-                        do {
-                            let owed = try c.replica.apply(sequence: seq, payload: payload)
-                            if deliver && !owed.isEmpty { c.pendingNotes.append((seq, owed)) }
-                            c.counters.entriesApplied += 1
-                        } catch {
-                            // An entry this build cannot apply: refuse to serve from a replica that skipped it.
-                            c.rebuildNeeded = "\(error)"
-                            c.counters.failures += 1
-                            log.error("cannot apply the log", ["entry": "\(seq)", "error": "\(error)"])
-                            break
-                        }
-                        c.committed = max(c.committed, seq)
-                    }
-                }
-                return c.markDurable(page.durableMark)
-            }
-            for w in ready { w.resume() }
-            if !notes.isEmpty { push.submit(notes) }
-            if page.entries.count < LogPage.limit || !following { return }
+            if !absorb(page, deliver: deliver) || page.entries.count < LogPage.limit { return }
         }
+    }
+
+    /// Applies a page of the log read by `readLog` and takes in its durable mark; with `deliver`,
+    /// the notifications of durable entries go to the push hub. Returns whether the replica was
+    /// following the log (false while a batch of this process is committing, or it needs a rebuild).
+    func absorb(_ page: LogPage, deliver: Bool) -> Bool {
+        var following = false
+        let (notes, ready) = core.withLock { c -> ([DeviceNotification], [CheckedContinuation<Void, Error>]) in
+            c.noteServer(start: page.serverStart)
+            guard c.rebuildNeeded == nil else { return ([], []) }
+            following = c.replica.appliedSequence <= c.committed
+            if following {
+                for (seq, payload) in page.entries {
+                    do {
+                        let owed = try c.replica.apply(sequence: seq, payload: payload)
+                        if deliver && !owed.isEmpty { c.pendingNotes.append((seq, owed)) }
+                        c.counters.entriesApplied += 1
+                    } catch {
+                        // An entry this build cannot apply: refuse to serve from a replica that skipped it.
+                        c.rebuildNeeded = "\(error)"
+                        c.counters.failures += 1
+                        log.error("cannot apply the log", ["entry": "\(seq)", "error": "\(error)"])
+                        following = false
+                        break
+                    }
+                    c.committed = max(c.committed, seq)
+                }
+            }
+            return c.markDurable(page.durableMark)
+        }
+        for w in ready { w.resume() }
+        if !notes.isEmpty { push.submit(notes) }
+        return following
     }
 
     /// Up to `LogPage.limit` entries after `sequence`, with the durable mark and the server's
     /// start read in the same snapshot (one round trip).
     func readLog(_ conn: PostgresConnection, after sequence: UInt64) throws -> LogPage {
-        let rows = try conn.query("""
-            SELECT l.seq, l.entry, d.mark, pg_postmaster_start_time()::text
-            FROM (SELECT COALESCE(max(seq), 0) AS mark FROM zonertc_durable) d
-            LEFT JOIN LATERAL (SELECT seq, entry FROM zonertc_log WHERE seq > $1 ORDER BY seq LIMIT \(LogPage.limit)) l
-                ON true
-            ORDER BY l.seq
-            """, [.int8(Int64(clamping: sequence))])
-        var page = LogPage()
-        guard rows.count > 0 else { return page }
-        page.durableMark = UInt64(clamping: try rows.int8(0, 2))
-        page.serverStart = rows.rows[0][3]
-        for i in 0..<rows.count where rows.rows[i][0] != nil {
-            page.entries.append((UInt64(clamping: try rows.int8(i, 0)), rows.rows[i][1] ?? []))
-        }
-        return page
+        try LogPage(try conn.query(LogPage.query, LogPage.parameters(after: sequence)))
     }
 
     /// Waits until entry `sequence` is durable (a read that saw entries not yet flushed). Asks
@@ -348,6 +342,30 @@ struct LogPage {
     var durableMark: UInt64 = 0
     /// `pg_postmaster_start_time()` as text.
     var serverStart: [UInt8]?
+
+    /// One row at least: the durable mark and the server's start, with the entries if any.
+    static let query = """
+        SELECT l.seq, l.entry, d.mark, pg_postmaster_start_time()::text
+        FROM (SELECT COALESCE(max(seq), 0) AS mark FROM zonertc_durable) d
+        LEFT JOIN LATERAL (SELECT seq, entry FROM zonertc_log WHERE seq > $1 ORDER BY seq LIMIT \(limit)) l ON true
+        ORDER BY l.seq
+        """
+
+    static func parameters(after sequence: UInt64) -> [PostgresConnection.Parameter] {
+        [.int8(Int64(clamping: sequence))]
+    }
+
+    init() {}
+
+    /// The page in `rows` (binary format) of `query`.
+    init(_ rows: PostgresConnection.Rows) throws(PostgresError) {
+        guard rows.count > 0 else { return }
+        durableMark = UInt64(clamping: try rows.int8(0, 2))
+        serverStart = rows.rows[0][3]
+        for i in 0..<rows.count where rows.rows[i][0] != nil {
+            entries.append((UInt64(clamping: try rows.int8(i, 0)), rows.rows[i][1] ?? []))
+        }
+    }
 }
 
 /// TRY_AGAIN_LATER with a retryAfter: what clients see while the database cannot be reached.
