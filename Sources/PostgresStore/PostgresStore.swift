@@ -190,6 +190,13 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// How many times the server has flushed its WAL to disk since its statistics were reset
+    /// (`pg_stat_wal.wal_sync`, cluster-wide): with the writes made meanwhile, how well commits
+    /// grouped.
+    public func walFlushes() async throws -> Int64 {
+        try await onReader { conn in try conn.query("SELECT wal_sync FROM pg_stat_wal").int8(0, 0) }
+    }
+
     public func close() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         writes.stop()
