@@ -186,9 +186,11 @@ final class PostgresConnection {
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let message = String(cString: PQresultErrorMessage(result)).trimmed
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            // A statement that failed because the server went away is a connection failure.
-            let kind: PostgresError.Kind = PQstatus(c) == CONNECTION_OK && !(state?.hasPrefix("57P") ?? false)
-                && !(state?.hasPrefix("08") ?? false) ? .statement : .connection
+            // A statement that failed because the server went away is a connection failure: the
+            // server said so (57P, 08), or libpq did (no SQLSTATE: e.g. after an immediate shutdown
+            // the socket is closed while PQstatus still says CONNECTION_OK).
+            let serverSide = state.map { !$0.hasPrefix("57P") && !$0.hasPrefix("08") } ?? false
+            let kind: PostgresError.Kind = PQstatus(c) == CONNECTION_OK && serverSide ? .statement : .connection
             throw PostgresError(kind: kind, message: message.isEmpty ? "\(status)" : message, sqlState: state)
         }
         var rows: [[[UInt8]?]] = []

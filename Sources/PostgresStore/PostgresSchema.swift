@@ -42,6 +42,14 @@ enum PostgresSchema {
                 seq bigint NOT NULL);
             INSERT INTO zonertc_durable (daemon, seq) SELECT 0, seq FROM zonertc_head;
             """),
+        // Compaction: the state after entry `seq`, so the entries up to it can be deleted
+        // (PostgresStore+Compaction.swift).
+        Migration(version: 3, description: "snapshots for compacting the log", sql: """
+            CREATE TABLE zonertc_snapshot (
+                seq bigint PRIMARY KEY CHECK (seq > 0),
+                state bytea NOT NULL,
+                taken_at timestamptz NOT NULL DEFAULT now());
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

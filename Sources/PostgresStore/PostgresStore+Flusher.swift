@@ -31,16 +31,17 @@ extension PostgresStore {
             let current = requests.filter { $0.serverStart == last.serverStart }
             let stale = requests.filter { $0.serverStart != last.serverStart }
             if !stale.isEmpty { fail(stale, unavailable("the database restarted before the write was durable")) }
+            // The statement is idempotent and checks the server it runs on, so a connection found
+            // broken (the server restarted since the last flush) is replaced and it runs once more.
+            func mark() throws -> PostgresConnection.Rows {
+                do { return try raiseDurableMark(last, slot.connection()) } catch let e as PostgresError
+                    where e.kind == .connection {
+                    slot.discard()
+                    return try raiseDurableMark(last, slot.connection())
+                }
+            }
             do {
-                let marked = try slot.connection().query("""
-                    WITH sync AS (SELECT set_config('synchronous_commit', 'on', true)),
-                         mark AS (INSERT INTO zonertc_durable (daemon, seq) SELECT $2, $1 FROM sync
-                                  WHERE pg_postmaster_start_time()::text = $4
-                                  ON CONFLICT (daemon) DO UPDATE SET seq = GREATEST(zonertc_durable.seq, EXCLUDED.seq)
-                                  RETURNING seq)
-                    SELECT pg_notify($3, 'd' || $1::text) FROM mark
-                    """, [.int8(Int64(clamping: last.upTo)), .int8(daemonID), .text(channel),
-                          .text(String(decoding: last.serverStart ?? [], as: UTF8.self))])
+                let marked = try mark()
                 guard marked.count == 1 else {
                     throw unavailable("the database restarted before the write was durable")
                 }
@@ -57,6 +58,21 @@ extension PostgresStore {
                 fail(current, (error as? StoreError) ?? unavailable("database: \(error)"))
             }
         }
+    }
+
+    /// Raises this daemon's durable mark to `request.upTo` with a synchronous commit, if the
+    /// server is the one the entries were committed on; returns one row if it did.
+    private func raiseDurableMark(_ request: FlushRequest,
+                                  _ conn: PostgresConnection) throws -> PostgresConnection.Rows {
+        try conn.query("""
+            WITH sync AS (SELECT set_config('synchronous_commit', 'on', true)),
+                 mark AS (INSERT INTO zonertc_durable (daemon, seq) SELECT $2, $1 FROM sync
+                          WHERE pg_postmaster_start_time()::text = $4
+                          ON CONFLICT (daemon) DO UPDATE SET seq = GREATEST(zonertc_durable.seq, EXCLUDED.seq)
+                          RETURNING seq)
+            SELECT pg_notify($3, 'd' || $1::text) FROM mark
+            """, [.int8(Int64(clamping: request.upTo)), .int8(daemonID), .text(channel),
+                          .text(String(decoding: request.serverStart ?? [], as: UTF8.self))])
     }
 
     /// Whether `requests`' entries survive is unknown: their writes get TRY_AGAIN_LATER (a retry

@@ -13,6 +13,8 @@ extension PostgresStore {
         var conn: PostgresConnection?
         var backoff = 0.05
         var lastRead = Date.distantPast
+        // Not at once: daemons that start together would all compact together.
+        var nextCompaction = Date(timeIntervalSinceNow: Double(options.compactionInterval?.nanoseconds ?? 0) / 1e9)
         let interval = Double(options.pollInterval.components.seconds)
             + Double(options.pollInterval.components.attoseconds) / 1e18
         let quoted = "\"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -36,6 +38,12 @@ extension PostgresStore {
                 if behind || Date().timeIntervalSince(lastRead) >= interval {
                     try catchUpAllowingRebuild(c)
                     lastRead = Date()
+                }
+                if let every = options.compactionInterval, Date() >= nextCompaction {
+                    nextCompaction = Date(timeIntervalSinceNow: Double(every.nanoseconds) / 1e9)
+                    do { _ = try compact(c, olderThan: options.configuration.tokenRetention) } catch {
+                        log.warning("compaction failed", ["error": "\(error)"])
+                    }
                 }
             } catch {
                 if conn != nil { log.warning("listen connection lost; reconnecting", ["error": "\(error)"]) }

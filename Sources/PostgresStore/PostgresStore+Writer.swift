@@ -137,6 +137,7 @@ extension PostgresStore {
     func rebuild(_ slot: PostgresWorkers.Slot) throws {
         let conn = try slot.connection()
         var fresh = SharedLogReplica(configuration: options.configuration)
+        try Self.loadSnapshot(conn, into: &fresh)
         let delivered = core.withLock { $0.durable }
         var owed: [(sequence: UInt64, notes: [DeviceNotification])] = []
         var page: LogPage

@@ -32,6 +32,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         /// How often the listener reads the log even without a notification, so a lost one
         /// delays a push by at most this long.
         public var pollInterval: Duration = .milliseconds(500)
+        /// How often the listener compacts the log (entries older than the token retention);
+        /// nil: never (`compact(olderThan:)` still does).
+        public var compactionInterval: Duration? = .seconds(3600)
         /// Open only to read (`zonertc store inspect`): no writer, no listener.
         public var readOnly = false
 
@@ -103,7 +106,10 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         }
         let schema = try c.execute("SELECT current_schema()").text(0, 0) ?? "public"
         channel = String(decoding: Array("zonertc.\(schema)".utf8.prefix(63)), as: UTF8.self)
-        core = Mutex(Core(replica: SharedLogReplica(configuration: options.configuration)))
+        // A compacted log starts at its newest snapshot, which is durable.
+        var replica = SharedLogReplica(configuration: options.configuration)
+        try Self.loadSnapshot(c, into: &replica)
+        core = Mutex(Core(replica: replica, committed: replica.appliedSequence, durable: replica.appliedSequence))
         push = PushHub(profile: options.pushProfile, seed: options.pushSeed, clock: clock,
                        automatic: options.automaticPush)
         readers = PostgresWorkers(count: options.readers, url: options.url, name: "zonertc-pg-read",
