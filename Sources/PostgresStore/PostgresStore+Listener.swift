@@ -30,10 +30,15 @@ extension PostgresStore {
                     lastRead = Date()
                 }
                 guard let c = conn else { continue }
-                var fds = [pollfd(fd: c.socket, events: Int16(POLLIN), revents: 0)]
-                let waitMs = Int32(max(1, min(250, interval * 1000)))
-                _ = poll(&fds, 1, waitMs)
-                let heard = try c.notifications()
+                // Notifications that arrived during the last catch-up's query are already in
+                // libpq's buffer, not on the socket: take them before waiting on it.
+                var heard = try c.notifications()
+                if heard.isEmpty {
+                    var fds = [pollfd(fd: c.socket, events: Int16(POLLIN), revents: 0)]
+                    let waitMs = Int32(max(1, min(250, interval * 1000)))
+                    _ = poll(&fds, 1, waitMs)
+                    heard = try c.notifications()
+                }
                 let behind = heard.isEmpty ? false : takeIn(heard.map(\.payload))
                 if behind || Date().timeIntervalSince(lastRead) >= interval {
                     try catchUpAllowingRebuild(c)
