@@ -30,12 +30,19 @@ enum PostgresStoreBench {
                 let zone = ZoneID(zoneName: "room_pg")
                 _ = try await client(0, "setup").modifyZones(save: [zone], delete: [], scope: .private)
                 let before = served.map { $0.1.counters }
+                let walBefore = try await served[0].1.walFlushes()
                 try await saves(daemons: count, client: client, zone: zone, json: json)
+                let walSyncs = try await served[0].1.walFlushes() - walBefore
                 let batches = zip(served, before).map { $0.0.1.counters.batches - $0.1.batches }.reduce(0, +)
                 let writes = zip(served, before).map { $0.0.1.counters.writes - $0.1.writes }.reduce(0, +)
+                let flushes = zip(served, before).map { $0.0.1.counters.flushes - $0.1.flushes }.reduce(0, +)
                 if !json {
                     let perBatch = String(format: "%.1f", Double(writes) / Double(max(batches, 1)))
-                    print("  \(batches) transactions, \(perBatch) writes per transaction")
+                    let perFlush = String(format: "%.1f", Double(writes) / Double(max(flushes, 1)))
+                    let perSync = String(format: "%.1f", Double(writes) / Double(max(walSyncs, 1)))
+                    print("  \(batches) transactions, \(perBatch) writes per transaction; "
+                          + "\(flushes) synchronous commits of the durable mark, \(perFlush) writes each; "
+                          + "\(walSyncs) WAL flushes (pg_stat_wal.wal_sync), \(perSync) writes each")
                 }
                 if count == 2 { try await pushLatency(client: client, zone: zone, json: json) }
             }

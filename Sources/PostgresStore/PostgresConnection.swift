@@ -74,6 +74,64 @@ final class PostgresConnection {
     @discardableResult
     func query(_ sql: String, _ parameters: [Parameter] = []) throws(PostgresError) -> Rows {
         guard let c = conn else { throw PostgresError(kind: .connection, message: "connection closed") }
+        let result = withParameters(parameters) { types, values, lengths, formats in
+            PQexecParams(c, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        }
+        return try collect(result, c)
+    }
+
+    /// Runs several statements in one round trip (libpq pipeline mode): all are sent, then every
+    /// result is read. The server runs them in order, each with its own snapshot; after one fails
+    /// the rest do not run, and the first failure is thrown. Rows come back in binary format.
+    @discardableResult
+    func pipeline(_ statements: [(sql: String, parameters: [Parameter])]) throws(PostgresError) -> [Rows] {
+        guard let c = conn else { throw PostgresError(kind: .connection, message: "connection closed") }
+        guard PQenterPipelineMode(c) == 1 else {
+            throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+        }
+        defer { _ = PQexitPipelineMode(c) }
+        for (sql, parameters) in statements {
+            let sent = withParameters(parameters) { types, values, lengths, formats in
+                PQsendQueryParams(c, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+            }
+            guard sent == 1 else {
+                throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+            }
+        }
+        guard PQpipelineSync(c) == 1 else {
+            throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+        }
+        var rows: [Rows] = []
+        var failure: PostgresError?
+        for _ in statements {
+            // Each statement's result, then a NULL that ends it. A NULL first: the connection failed.
+            guard let result = PQgetResult(c) else {
+                throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+            }
+            if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+            } else {
+                do throws(PostgresError) { rows.append(try collect(result, c)) } catch {
+                    if failure == nil { failure = error }
+                }
+            }
+            while let extra = PQgetResult(c) { PQclear(extra) }
+        }
+        // The sync point's own result closes the pipeline.
+        while let result = PQgetResult(c) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        if let failure { throw failure }
+        return rows
+    }
+
+    /// Hands `parameters` to `body` as libpq wants them: types, values, lengths, all in binary.
+    private func withParameters<R>(
+        _ parameters: [Parameter],
+        _ body: ([UInt32], [UnsafePointer<CChar>?], [Int32], [Int32]) -> R
+    ) -> R {
         var types: [UInt32] = []
         var buffers: [[UInt8]] = []
         for p in parameters {
@@ -102,8 +160,7 @@ final class PostgresConnection {
         }
         defer { for p in pointers { p.deallocate() } }
         let values: [UnsafePointer<CChar>?] = pointers.map { UnsafePointer($0) }
-        let result = PQexecParams(c, sql, Int32(parameters.count), types, values, lengths, formats, 1)
-        return try collect(result, c)
+        return body(types, values, lengths, formats)
     }
 
     /// Notifications received so far, after reading what the socket holds. Throws if the connection is gone.
@@ -129,9 +186,11 @@ final class PostgresConnection {
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
             let message = String(cString: PQresultErrorMessage(result)).trimmed
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            // A statement that failed because the server went away is a connection failure.
-            let kind: PostgresError.Kind = PQstatus(c) == CONNECTION_OK && !(state?.hasPrefix("57P") ?? false)
-                && !(state?.hasPrefix("08") ?? false) ? .statement : .connection
+            // A statement that failed because the server went away is a connection failure: the
+            // server said so (57P, 08), or libpq did (no SQLSTATE: e.g. after an immediate shutdown
+            // the socket is closed while PQstatus still says CONNECTION_OK).
+            let serverSide = state.map { !$0.hasPrefix("57P") && !$0.hasPrefix("08") } ?? false
+            let kind: PostgresError.Kind = PQstatus(c) == CONNECTION_OK && serverSide ? .statement : .connection
             throw PostgresError(kind: kind, message: message.isEmpty ? "\(status)" : message, sqlState: state)
         }
         var rows: [[[UInt8]?]] = []

@@ -7,9 +7,10 @@
 /// The store's state is the shared log `zonertc_log`: one row per committed batch of writes (the
 /// journal's mutations plus the notifications they owe devices), numbered without gaps by the
 /// single row of `zonertc_head`, which every writer locks (`SELECT … FOR UPDATE`) for the length
-/// of its transaction. Zones, records with their change tags, tombstones, change feeds, shares
-/// and participants, subscriptions and devices are what replaying the log gives
-/// (`SharedLogReplica`); users and their tokens have a table of their own.
+/// of its transaction; `zonertc_durable` says how far the log is flushed to disk. Zones, records
+/// with their change tags, tombstones, change feeds, shares and participants, subscriptions and
+/// devices are what replaying the log gives (`SharedLogReplica`); users and their tokens have a
+/// table of their own.
 enum PostgresSchema {
     struct Migration {
         var version: Int
@@ -31,6 +32,23 @@ enum PostgresSchema {
                 name text PRIMARY KEY,
                 token text NOT NULL UNIQUE,
                 created_at timestamptz NOT NULL DEFAULT now());
+            """),
+        // Batches commit without waiting for the WAL flush; each daemon's flusher records here,
+        // with a synchronous commit, how far the log is durable (PostgresStore+Flusher.swift).
+        // Entries written before this migration were committed synchronously: durable.
+        Migration(version: 2, description: "durable mark per daemon", sql: """
+            CREATE TABLE zonertc_durable (
+                daemon bigint PRIMARY KEY,
+                seq bigint NOT NULL);
+            INSERT INTO zonertc_durable (daemon, seq) SELECT 0, seq FROM zonertc_head;
+            """),
+        // Compaction: the state after entry `seq`, so the entries up to it can be deleted
+        // (PostgresStore+Compaction.swift).
+        Migration(version: 3, description: "snapshots for compacting the log", sql: """
+            CREATE TABLE zonertc_snapshot (
+                seq bigint PRIMARY KEY CHECK (seq > 0),
+                state bytea NOT NULL,
+                taken_at timestamptz NOT NULL DEFAULT now());
             """),
     ]
 

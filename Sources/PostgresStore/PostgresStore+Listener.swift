@@ -13,6 +13,8 @@ extension PostgresStore {
         var conn: PostgresConnection?
         var backoff = 0.05
         var lastRead = Date.distantPast
+        // Not at once: daemons that start together would all compact together.
+        var nextCompaction = Date(timeIntervalSinceNow: Double(options.compactionInterval?.nanoseconds ?? 0) / 1e9)
         let interval = Double(options.pollInterval.components.seconds)
             + Double(options.pollInterval.components.attoseconds) / 1e18
         let quoted = "\"" + channel.replacingOccurrences(of: "\"", with: "\"\"") + "\""
@@ -28,14 +30,25 @@ extension PostgresStore {
                     lastRead = Date()
                 }
                 guard let c = conn else { continue }
-                var fds = [pollfd(fd: c.socket, events: Int16(POLLIN), revents: 0)]
-                let waitMs = Int32(max(1, min(250, interval * 1000)))
-                _ = poll(&fds, 1, waitMs)
-                let heard = try c.notifications()
-                if !heard.isEmpty { core.withLock { $0.counters.notificationsHeard += heard.count } }
-                if !heard.isEmpty || Date().timeIntervalSince(lastRead) >= interval {
+                // Notifications that arrived during the last catch-up's query are already in
+                // libpq's buffer, not on the socket: take them before waiting on it.
+                var heard = try c.notifications()
+                if heard.isEmpty {
+                    var fds = [pollfd(fd: c.socket, events: Int16(POLLIN), revents: 0)]
+                    let waitMs = Int32(max(1, min(250, interval * 1000)))
+                    _ = poll(&fds, 1, waitMs)
+                    heard = try c.notifications()
+                }
+                let behind = heard.isEmpty ? false : takeIn(heard.map(\.payload))
+                if behind || Date().timeIntervalSince(lastRead) >= interval {
                     try catchUpAllowingRebuild(c)
                     lastRead = Date()
+                }
+                if let every = options.compactionInterval, Date() >= nextCompaction {
+                    nextCompaction = Date(timeIntervalSinceNow: Double(every.nanoseconds) / 1e9)
+                    do { _ = try compact(c, olderThan: options.configuration.tokenRetention) } catch {
+                        log.warning("compaction failed", ["error": "\(error)"])
+                    }
                 }
             } catch {
                 if conn != nil { log.warning("listen connection lost; reconnecting", ["error": "\(error)"]) }
@@ -48,6 +61,31 @@ extension PostgresStore {
             }
         }
         conn?.close()
+    }
+
+    /// Takes in notifications' payloads: `N` (entry N was committed) or `dN` (entries up to N are
+    /// durable, from a flusher). A durable mark needs no query: the notifications it releases go
+    /// out at once. Returns whether the log has entries this replica lacks (read them now).
+    private func takeIn(_ payloads: [String]) -> Bool {
+        var newest: UInt64 = 0, mark: UInt64 = 0, invalid = 0
+        for p in payloads {
+            if p.hasPrefix("d"), let n = UInt64(p.dropFirst()) { mark = max(mark, n) }
+            else if let n = UInt64(p) { newest = max(newest, n) }
+            else { invalid += 1 }
+        }
+        typealias Released = (behind: Bool, notes: [DeviceNotification], ready: [CheckedContinuation<Void, Error>])
+        let (behind, notes, ready) = core.withLock { c -> Released in
+            c.counters.notificationsHeard += payloads.count
+            c.counters.failures += invalid
+            let behind = max(newest, mark) > c.replica.appliedSequence
+            guard mark > c.durable, c.rebuildNeeded == nil else { return (behind, [], []) }
+            let (notes, ready) = c.markDurable(mark)
+            return (behind, notes, ready)
+        }
+        if invalid > 0 { log.warning("notifications with a payload not ours ignored", ["count": "\(invalid)"]) }
+        for w in ready { w.resume() }
+        if !notes.isEmpty { push.submit(notes) }
+        return behind
     }
 
     /// A catch-up that tolerates a replica waiting for the writer to rebuild it (nothing to do then).

@@ -3,7 +3,7 @@ import Foundation
 import RecordStore
 import ZoneCore
 
-/// A write request waiting for the writer thread: run at the log's head, answered after commit.
+/// A write request waiting for the writer thread: run at the log's head, answered once durable.
 final class PendingWrite: @unchecked Sendable {
     let execute: (inout SharedLogReplica) -> Void
     /// nil: committed, answer with the outcome; else the error to answer with.
@@ -15,42 +15,9 @@ final class PendingWrite: @unchecked Sendable {
     }
 }
 
-/// The writes waiting for the next batch.
-final class WriteQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var pending: [PendingWrite] = []
-    private var stopped = false
-
-    func enqueue(_ w: PendingWrite) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopped else { return false }
-        pending.append(w)
-        condition.signal()
-        return true
-    }
-
-    /// Up to `limit` writes, waiting at most `wait` for the first; nil once stopped and empty.
-    func take(limit: Int, wait: TimeInterval) -> [PendingWrite]? {
-        condition.lock()
-        defer { condition.unlock() }
-        if pending.isEmpty && !stopped { _ = condition.wait(until: Date(timeIntervalSinceNow: wait)) }
-        if pending.isEmpty { return stopped ? nil : [] }
-        let n = min(limit, pending.count)
-        defer { pending.removeFirst(n) }
-        return Array(pending[..<n])
-    }
-
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
-    }
-}
-
 extension PostgresStore {
-    /// The writer thread: one transaction per batch of queued writes, holding the log's lock.
+    /// The writer thread: one transaction per batch of queued writes, holding the log's lock; the
+    /// flusher answers them.
     func writerLoop() {
         let slot = PostgresWorkers.Slot(url: options.url, role: "zonertc-write")
         defer { slot.discard() }
@@ -69,17 +36,36 @@ extension PostgresStore {
         }
     }
 
-    /// Runs `batch` at the log's head and appends its entry, in one transaction.
+    /// Runs `batch` at the log's head and appends its entry, in one transaction, then hands the
+    /// writes to the flusher.
     private func commit(_ first: [PendingWrite], _ slot: PostgresWorkers.Slot) {
         var batch = first
         var ran = false
         do {
             let conn = try slot.connection()
-            // Holding the head row until COMMIT orders this batch after every other writer's.
-            let locked = try conn.execute("BEGIN; SELECT seq FROM zonertc_head FOR UPDATE")
-            let head = locked.text(0, 0).flatMap { UInt64($0) }
-            // Another daemon wrote since: read its entries first (one round trip saved when none did).
-            if head != core.withLock({ $0.replica.appliedSequence }) { try catchUp(conn, deliver: true) }
+            // Holding the head row until COMMIT orders this batch after every other writer's. The
+            // commit does not wait for its WAL flush, so the lock is held for no flush (milliseconds
+            // on this disk); the flusher makes the entry durable before anyone is answered, and
+            // several daemons' flushes then group into one. One round trip: the lock, then (a
+            // statement of its own, so a snapshot taken after the lock was granted) the entries
+            // other daemons appended since this replica's last.
+            let from = core.withLock { $0.replica.appliedSequence }
+            let results = try conn.pipeline([
+                ("BEGIN", []),
+                ("SELECT set_config('synchronous_commit', 'off', true)", []),
+                ("SELECT seq FROM zonertc_head FOR UPDATE", []),
+                (LogPage.query, LogPage.parameters(after: from)),
+            ])
+            guard results.count == 4, results[2].count == 1 else {
+                throw PostgresError(kind: .statement, message: "the log's head row is missing")
+            }
+            let head = UInt64(exactly: try results[2].int8(0, 0))
+            let page = try LogPage(results[3])
+            _ = absorb(page, deliver: true)
+            if page.entries.count == LogPage.limit { try catchUp(conn, deliver: true) }
+            if let why = core.withLock({ $0.rebuildNeeded }) {
+                throw unavailable("the store is reloading its log (\(why))")
+            }
             // Writes that queued while this daemon waited for the lock (another daemon's commit) join
             // the batch: the lock is the scarce thing, so each holding of it commits as much as it can.
             if batch.count < options.maxBatch, let more = writes.take(limit: options.maxBatch - batch.count, wait: 0) {
@@ -98,23 +84,36 @@ extension PostgresStore {
                 return c.replica.sealBatch()
             }
             if let sealed {
-                // The entry, the head and the NOTIFY commit together, or not at all.
-                try conn.query("""
-                    WITH entry AS (INSERT INTO zonertc_log (seq, entry) VALUES ($1, $2)),
-                         head AS (UPDATE zonertc_head SET seq = $1)
-                    SELECT pg_notify($3, $1::text)
-                    """, [.int8(Int64(clamping: sealed.sequence)), .bytea(sealed.payload), .text(channel)])
+                // The entry, the head and the NOTIFY commit together, or not at all; the COMMIT
+                // goes in the same round trip.
+                try conn.pipeline([
+                    ("""
+                     WITH entry AS (INSERT INTO zonertc_log (seq, entry) VALUES ($1, $2)),
+                          head AS (UPDATE zonertc_head SET seq = $1)
+                     SELECT pg_notify($3, $1::text)
+                     """, [.int8(Int64(clamping: sealed.sequence)), .bytea(sealed.payload), .text(channel)]),
+                    ("COMMIT", []),
+                ])
+            } else {
+                try conn.execute("COMMIT")
             }
-            try conn.execute("COMMIT")
-            let ready = core.withLock { c -> [CheckedContinuation<Void, Error>] in
-                if let sealed { c.committed = max(c.committed, sealed.sequence) }
+            // Every write is answered once what it ran on is durable, a failed one too: its
+            // answer (a conflict, say) may rest on another daemon's entry not yet flushed.
+            let request = core.withLock { c -> FlushRequest? in
+                if let sealed {
+                    c.committed = max(c.committed, sealed.sequence)
+                    if !sealed.notifications.isEmpty { c.pendingNotes.append((sealed.sequence, sealed.notifications)) }
+                }
                 c.counters.batches += 1
                 c.counters.writes += batch.count
-                return takeCommittedWaiters(&c)
+                let upTo = c.replica.appliedSequence
+                return upTo > c.durable ? FlushRequest(upTo: upTo, serverStart: c.serverStart, writes: batch) : nil
             }
-            for w in ready { w.resume() }
-            if let sealed { push.submit(sealed.notifications) }
-            for w in batch { w.finish(nil) }
+            guard let request else {
+                for w in batch { w.finish(nil) }
+                return
+            }
+            if !flushes.enqueue(request) { for w in batch { w.finish(unavailable("the store is closing")) } }
         } catch {
             // The outcome is unknown to us (a lost COMMIT may have committed): say so, and if the
             // replica ran the batch, rebuild it from the log, which knows.
@@ -123,9 +122,7 @@ extension PostgresStore {
             }
             let failed = core.withLock { c -> [CheckedContinuation<Void, Error>] in
                 c.counters.failures += 1
-                if ran { c.rebuildNeeded = "a batch's commit failed: \(error)" }
-                defer { c.waiters.removeAll() }
-                return ran ? c.waiters.map(\.continuation) : []
+                return ran ? c.abandonUndurable("a batch's commit failed: \(error)") : []
             }
             let failure = (error as? StoreError) ?? unavailable("database: \(error)")
             for w in failed { w.resume(throwing: failure) }
@@ -134,29 +131,33 @@ extension PostgresStore {
         }
     }
 
-    /// Builds a new replica from the whole log and puts it in place of the old one.
+    /// Builds a new replica from the whole log and puts it in place of the old one. Entries
+    /// after the old durable mark may be a failed batch that did commit, or entries the replica
+    /// held before a restart: their notifications are owed again (once durable).
     func rebuild(_ slot: PostgresWorkers.Slot) throws {
         let conn = try slot.connection()
         var fresh = SharedLogReplica(configuration: options.configuration)
-        let delivered = core.withLock { $0.committed }
-        var notes: [DeviceNotification] = []
-        while true {
-            let rows = try conn.query("SELECT seq, entry FROM zonertc_log WHERE seq > $1 ORDER BY seq LIMIT 1000",
-                                      [.int8(Int64(clamping: fresh.appliedSequence))])
-            for i in 0..<rows.count {
-                let seq = UInt64(clamping: try rows.int8(i, 0))
-                let owed = try fresh.apply(sequence: seq, payload: rows.rows[i][1] ?? [])
-                // Entries after the last one known committed may be a failed batch that did commit.
-                if seq > delivered { notes += owed }
+        try Self.loadSnapshot(conn, into: &fresh)
+        let delivered = core.withLock { $0.durable }
+        var owed: [(sequence: UInt64, notes: [DeviceNotification])] = []
+        var page: LogPage
+        repeat {
+            page = try readLog(conn, after: fresh.appliedSequence)
+            for (seq, payload) in page.entries {
+                let notes = try fresh.apply(sequence: seq, payload: payload)
+                if seq > delivered && !notes.isEmpty { owed.append((seq, notes)) }
             }
-            if rows.count < 1000 { break }
-        }
-        core.withLock { c in
+        } while page.entries.count == LogPage.limit
+        let (notes, ready) = core.withLock { c in
             c.replica = fresh
             c.committed = fresh.appliedSequence
+            c.serverStart = page.serverStart
             c.rebuildNeeded = nil
+            c.pendingNotes = owed
             c.counters.rebuilds += 1
+            return c.markDurable(page.durableMark)
         }
+        for w in ready { w.resume() }
         push.submit(notes)
         log.notice("replica reloaded from the log", ["entries": "\(fresh.appliedSequence)"])
     }

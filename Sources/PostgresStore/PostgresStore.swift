@@ -8,12 +8,14 @@ import ZoneCore
 ///
 /// Each process keeps a `SharedLogReplica` in step with the database's log. Writes queue for
 /// one writer thread, which takes the log's lock, catches up, runs every queued write at the
-/// head and appends their effects as one entry in the same transaction, with a NOTIFY; the
-/// requests are answered once it commits. Reads run on a few worker threads, each first
-/// reading the entries it has not applied (so a read on one daemon sees every write any daemon
-/// has acknowledged), and wait, as on the embedded store, until what they saw is committed. A
-/// listener thread LISTENs for new entries and delivers their notifications to this process's
-/// push streams; when its connection drops it reconnects and reads what it missed.
+/// head and appends their effects as one entry in the same transaction, with a NOTIFY; it
+/// commits without waiting for the WAL flush, and a flusher thread answers the requests once a
+/// synchronous commit has made the entry durable (`PostgresStore+Flusher.swift`). Reads run on
+/// a few worker threads, each first reading the entries it has not applied (so a read on one
+/// daemon sees every write any daemon has acknowledged), and wait, as on the embedded store,
+/// until what they saw is durable. A listener thread LISTENs for new entries and delivers their
+/// notifications, once durable, to this process's push streams; when its connection drops it
+/// reconnects and reads what it missed.
 public final class PostgresStore: StoreBackend, @unchecked Sendable {
     public struct Options: Sendable {
         /// A libpq connection URI or key=value string, e.g. `postgresql:///zonertc?host=/tmp/pgsock`.
@@ -30,6 +32,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         /// How often the listener reads the log even without a notification, so a lost one
         /// delays a push by at most this long.
         public var pollInterval: Duration = .milliseconds(500)
+        /// How often the listener compacts the log (entries older than the token retention);
+        /// nil: never (`compact(olderThan:)` still does).
+        public var compactionInterval: Duration? = .seconds(3600)
         /// Open only to read (`zonertc store inspect`): no writer, no listener.
         public var readOnly = false
 
@@ -40,6 +45,8 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
     public struct Counters: Sendable {
         public var batches = 0
         public var writes = 0
+        /// Synchronous commits that made entries durable (each may cover several batches).
+        public var flushes = 0
         public var entriesApplied = 0
         public var rebuilds = 0
         public var listenConnects = 0
@@ -49,12 +56,21 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
 
     struct Core {
         var replica: SharedLogReplica
-        /// The last entry known to be committed in the database.
+        /// The last entry known to be committed (visible) in the database.
         var committed: UInt64 = 0
+        /// The last entry known to be durable: its commit record is flushed, so it survives a
+        /// crash of the server. Batches commit without waiting for the flush (see
+        /// `PostgresStore+Flusher.swift`); entries up to here may be answered, read and pushed.
+        var durable: UInt64 = 0
+        /// Notifications of applied entries that are not yet durable, in log order.
+        var pendingNotes: [(sequence: UInt64, notes: [DeviceNotification])] = []
+        /// `pg_postmaster_start_time()` as last seen: a change means the server restarted, and
+        /// entries applied here but not durable may have been lost with it.
+        var serverStart: [UInt8]?
         /// Set when the replica may hold effects the database does not (a batch whose commit
         /// failed) or cannot follow the log: it is rebuilt from the log before serving again.
         var rebuildNeeded: String?
-        /// Reads that saw a batch still committing, waiting for it.
+        /// Reads that saw entries not yet durable, waiting for them.
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
         var counters = Counters()
     }
@@ -65,7 +81,10 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
     /// The NOTIFY channel: one per schema, so stores in several schemas of a database stay apart.
     public let channel: String
     let core: Mutex<Core>
-    let writes = WriteQueue()
+    let writes = BatchQueue<PendingWrite>()
+    let flushes = BatchQueue<FlushRequest>()
+    /// This process's row in `zonertc_durable`.
+    let daemonID = Int64.random(in: 1...Int64.max)
     let readers: PostgresWorkers
     let stopping = Atomic<Bool>(false)
     let log = Logger(component: "store-postgres")
@@ -79,10 +98,18 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         self.options = options
         self.clock = clock
         let c = try PostgresConnection(url: options.url)
-        if !options.readOnly { try PostgresSchema.migrate(c) }
+        if !options.readOnly {
+            try PostgresSchema.migrate(c)
+            // Every start adds a daemon's row: keep only the highest (a live daemon's comes back
+            // with its next flush), so the mark stays a scan of a few rows.
+            try c.execute("DELETE FROM zonertc_durable WHERE seq < (SELECT max(seq) FROM zonertc_durable)")
+        }
         let schema = try c.execute("SELECT current_schema()").text(0, 0) ?? "public"
         channel = String(decoding: Array("zonertc.\(schema)".utf8.prefix(63)), as: UTF8.self)
-        core = Mutex(Core(replica: SharedLogReplica(configuration: options.configuration)))
+        // A compacted log starts at its newest snapshot, which is durable.
+        var replica = SharedLogReplica(configuration: options.configuration)
+        try Self.loadSnapshot(c, into: &replica)
+        core = Mutex(Core(replica: replica, committed: replica.appliedSequence, durable: replica.appliedSequence))
         push = PushHub(profile: options.pushProfile, seed: options.pushSeed, clock: clock,
                        automatic: options.automaticPush)
         readers = PostgresWorkers(count: options.readers, url: options.url, name: "zonertc-pg-read",
@@ -94,6 +121,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
             let w = Thread { [self] in writerLoop() }
             w.name = "zonertc-pg-write"
             w.start()
+            let f = Thread { [self] in flusherLoop() }
+            f.name = "zonertc-pg-flush"
+            f.start()
             let l = Thread { [self] in listenerLoop() }
             l.name = "zonertc-pg-listen"
             l.start()
@@ -140,7 +170,7 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
                     return (c.replica.read(ctx, operation), c.replica.appliedSequence)
                 }
             }
-            try await waitCommitted(seen)
+            try await waitDurable(seen)
             return try result.get()
         }
     }
@@ -166,9 +196,17 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         }
     }
 
+    /// How many times the server has flushed its WAL to disk since its statistics were reset
+    /// (`pg_stat_wal.wal_sync`, cluster-wide): with the writes made meanwhile, how well commits
+    /// grouped.
+    public func walFlushes() async throws -> Int64 {
+        try await onReader { conn in try conn.query("SELECT wal_sync FROM pg_stat_wal").int8(0, 0) }
+    }
+
     public func close() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         writes.stop()
+        flushes.stop()
         readers.stop()
         push.stop()
     }
@@ -195,63 +233,151 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// Applies the log's entries after the replica's, page by page; with `deliver`, hands their
-    /// notifications to the push hub. Applies nothing while a batch of this process is committing
-    /// (the replica is ahead of the database then; its readers wait for the commit anyway).
+    /// Applies the log's entries after the replica's, page by page, and takes in how far the log
+    /// is durable; with `deliver`, the notifications of durable entries go to the push hub (at
+    /// open, old entries' notifications were delivered long ago). Applies nothing while a batch
+    /// of this process is committing (the replica is ahead of the database then; its readers
+    /// wait for the commit anyway).
     func catchUp(_ conn: PostgresConnection, deliver: Bool) throws {
         while true {
             let from: UInt64 = try core.withLock { c throws(StoreError) in
                 if let why = c.rebuildNeeded { throw unavailable("the store is reloading its log (\(why))") }
                 return c.replica.appliedSequence
             }
-            let page = 1000
-            let rows = try conn.query("SELECT seq, entry FROM zonertc_log WHERE seq > $1 ORDER BY seq LIMIT \(page)",
-                                      [.int8(Int64(clamping: from))])
-            guard rows.count > 0 else { return }
-            var entries: [(UInt64, [UInt8])] = []
-            for i in 0..<rows.count { entries.append((UInt64(clamping: try rows.int8(i, 0)), rows.rows[i][1] ?? [])) }
-            let (notes, ready) = core.withLock { c -> ([DeviceNotification], [CheckedContinuation<Void, Error>]) in
-                guard c.rebuildNeeded == nil, c.replica.appliedSequence <= c.committed else { return ([], []) }
-                var notes: [DeviceNotification] = []
-                for (seq, payload) in entries {
+            let page = try readLog(conn, after: from)
+            if !absorb(page, deliver: deliver) || page.entries.count < LogPage.limit { return }
+        }
+    }
+
+    /// Applies a page of the log read by `readLog` and takes in its durable mark; with `deliver`,
+    /// the notifications of durable entries go to the push hub. Returns whether the replica was
+    /// following the log (false while a batch of this process is committing, or it needs a rebuild).
+    func absorb(_ page: LogPage, deliver: Bool) -> Bool {
+        var following = false
+        let (notes, ready) = core.withLock { c -> ([DeviceNotification], [CheckedContinuation<Void, Error>]) in
+            c.noteServer(start: page.serverStart)
+            guard c.rebuildNeeded == nil else { return ([], []) }
+            following = c.replica.appliedSequence <= c.committed
+            if following {
+                for (seq, payload) in page.entries {
                     do {
-                        notes += try c.replica.apply(sequence: seq, payload: payload)
+                        let owed = try c.replica.apply(sequence: seq, payload: payload)
+                        if deliver && !owed.isEmpty { c.pendingNotes.append((seq, owed)) }
                         c.counters.entriesApplied += 1
                     } catch {
                         // An entry this build cannot apply: refuse to serve from a replica that skipped it.
                         c.rebuildNeeded = "\(error)"
                         c.counters.failures += 1
                         log.error("cannot apply the log", ["entry": "\(seq)", "error": "\(error)"])
+                        following = false
                         break
                     }
                     c.committed = max(c.committed, seq)
                 }
-                return (notes, takeCommittedWaiters(&c))
             }
-            for w in ready { w.resume() }
-            if deliver { push.submit(notes) }
-            if rows.count < page { return }
+            return c.markDurable(page.durableMark)
         }
+        for w in ready { w.resume() }
+        if !notes.isEmpty { push.submit(notes) }
+        return following
     }
 
-    /// Waits until entry `sequence` is committed (a read that saw a batch still committing).
-    func waitCommitted(_ sequence: UInt64) async throws {
+    /// Up to `LogPage.limit` entries after `sequence`, with the durable mark and the server's
+    /// start read in the same snapshot (one round trip).
+    func readLog(_ conn: PostgresConnection, after sequence: UInt64) throws -> LogPage {
+        try LogPage(try conn.query(LogPage.query, LogPage.parameters(after: sequence)))
+    }
+
+    /// Waits until entry `sequence` is durable (a read that saw entries not yet flushed). Asks
+    /// the flusher to cover what is committed, so the wait ends even if the daemon that wrote
+    /// those entries died before flushing them.
+    func waitDurable(_ sequence: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            let ready = core.withLock { c -> Bool in
-                if c.committed >= sequence { return true }
+            // nil: durable already; else queued (whoever moves the mark past it resumes it) and
+            // the flush to ask for, if any.
+            let queued = core.withLock { c -> FlushRequest?? in
+                if c.durable >= sequence { return nil }
                 c.waiters.append((sequence, continuation))
-                return false
+                let upTo = min(sequence, c.committed)
+                return .some(upTo > c.durable ? FlushRequest(upTo: upTo, serverStart: c.serverStart, writes: []) : nil)
             }
-            if ready { continuation.resume() }
+            guard let queued else { return continuation.resume() }
+            if let flush = queued, !flushes.enqueue(flush) {
+                let waiting = core.withLock { c in c.abandonUndurable("the store is closing") }
+                for w in waiting { w.resume(throwing: unavailable("the store is closing")) }
+            }
         }
     }
+}
 
-    func takeCommittedWaiters(_ c: inout Core) -> [CheckedContinuation<Void, Error>] {
-        guard !c.waiters.isEmpty else { return [] }
-        let committed = c.committed
-        let ready = c.waiters.filter { $0.sequence <= committed }.map(\.continuation)
-        c.waiters.removeAll { $0.sequence <= committed }
-        return ready
+extension PostgresStore.Core {
+    /// Entries up to `mark` are durable: returns the notifications and the reads that waited for that.
+    mutating func markDurable(_ mark: UInt64) -> (notes: [DeviceNotification],
+                                                   ready: [CheckedContinuation<Void, Error>]) {
+        durable = max(durable, mark)
+        var notes: [DeviceNotification] = []
+        let released = pendingNotes.prefix { $0.sequence <= durable }.count
+        for p in pendingNotes.prefix(released) { notes += p.notes }
+        pendingNotes.removeFirst(released)
+        guard !waiters.isEmpty else { return (notes, []) }
+        let ready = waiters.filter { $0.sequence <= durable }.map(\.continuation)
+        waiters.removeAll { $0.sequence <= durable }
+        return (notes, ready)
+    }
+
+    /// Takes in the server's start time. After a restart, entries applied here but not durable
+    /// may be gone from the log (and others written in their place): the replica must be rebuilt.
+    mutating func noteServer(start: [UInt8]?) {
+        guard let start, start != serverStart else { return }
+        if serverStart != nil, replica.appliedSequence > durable, rebuildNeeded == nil {
+            rebuildNeeded = "the database restarted while entries after \(durable) were not durable"
+        }
+        serverStart = start
+    }
+
+    /// Entries after the durable mark may be lost (a failed commit or flush): marks the replica
+    /// for rebuilding if it holds any, drops their notifications (a rebuild delivers what is
+    /// still in the log) and returns the reads waiting for them, to be failed.
+    mutating func abandonUndurable(_ why: String) -> [CheckedContinuation<Void, Error>] {
+        guard replica.appliedSequence > durable else { return [] }
+        if rebuildNeeded == nil { rebuildNeeded = why }
+        pendingNotes.removeAll()
+        defer { waiters.removeAll() }
+        return waiters.map(\.continuation)
+    }
+}
+
+/// A page of the shared log as one query reads it.
+struct LogPage {
+    static let limit = 1000
+    var entries: [(sequence: UInt64, payload: [UInt8])] = []
+    /// Entries up to here are durable (the highest row of `zonertc_durable`).
+    var durableMark: UInt64 = 0
+    /// `pg_postmaster_start_time()` as text.
+    var serverStart: [UInt8]?
+
+    /// One row at least: the durable mark and the server's start, with the entries if any.
+    static let query = """
+        SELECT l.seq, l.entry, d.mark, pg_postmaster_start_time()::text
+        FROM (SELECT COALESCE(max(seq), 0) AS mark FROM zonertc_durable) d
+        LEFT JOIN LATERAL (SELECT seq, entry FROM zonertc_log WHERE seq > $1 ORDER BY seq LIMIT \(limit)) l ON true
+        ORDER BY l.seq
+        """
+
+    static func parameters(after sequence: UInt64) -> [PostgresConnection.Parameter] {
+        [.int8(Int64(clamping: sequence))]
+    }
+
+    init() {}
+
+    /// The page in `rows` (binary format) of `query`.
+    init(_ rows: PostgresConnection.Rows) throws(PostgresError) {
+        guard rows.count > 0 else { return }
+        durableMark = UInt64(clamping: try rows.int8(0, 2))
+        serverStart = rows.rows[0][3]
+        for i in 0..<rows.count where rows.rows[i][0] != nil {
+            entries.append((UInt64(clamping: try rows.int8(i, 0)), rows.rows[i][1] ?? []))
+        }
     }
 }
 

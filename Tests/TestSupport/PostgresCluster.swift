@@ -105,6 +105,20 @@ public final class PostgresCluster: @unchecked Sendable {
         server = nil
     }
 
+    /// Crashes the server: SIGQUIT to the postmaster by its PID is `pg_ctl stop -m immediate`
+    /// (no checkpoint, no flush of WAL written but not yet flushed); `start()` then recovers.
+    public func crash() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let child = server else { return }
+        Glibc.kill(child.pid, SIGQUIT)
+        if child.wait(within: .seconds(30)) == nil {
+            Glibc.kill(child.pid, SIGKILL)
+            _ = child.wait(within: .seconds(10))
+        }
+        server = nil
+    }
+
     /// A libpq URI for `database`; with `schema`, every session works in that schema.
     public func url(database: String = "postgres", schema: String? = nil) -> String {
         var url = "postgresql:///\(database)?host=\(directory)&user=postgres"

@@ -79,6 +79,28 @@ public struct SharedLogReplica: Sendable {
         return (appliedSequence, SharedLogEntryCodec.encode(batchMutations, batchNotes), batchNotes)
     }
 
+    /// The state after entry `appliedSequence`, for compacting the log: a replica that loads it
+    /// needs only the entries after that one. Tombstones deleted before `pruneTombstonesBeforeMs`
+    /// are left out (no unexpired change token needs them), as in the journal's snapshot.
+    public func snapshot(pruneTombstonesBeforeMs: Int64) -> [UInt8] {
+        SnapshotCodec.encode(engine.state, generation: appliedSequence,
+                             pruneTombstonesBeforeMs: pruneTombstonesBeforeMs)
+    }
+
+    /// Starts from a snapshot taken after entry `sequence` (the log before it may be gone).
+    public mutating func load(snapshot: [UInt8], sequence: UInt64) throws(Divergence) {
+        let decoded: (state: StoreState, generation: UInt64)
+        do { decoded = try SnapshotCodec.decode(snapshot) } catch {
+            throw Divergence(description: "snapshot after entry \(sequence): \(error)")
+        }
+        guard decoded.generation == sequence else {
+            throw Divergence(description:
+                "the snapshot filed after entry \(sequence) was taken after \(decoded.generation)")
+        }
+        engine.state = decoded.state
+        appliedSequence = sequence
+    }
+
     /// What the store holds, for `zonertc store inspect`.
     public func inspection(now: Instant) -> StoreInspection { engine.inspection(now: now) }
 }

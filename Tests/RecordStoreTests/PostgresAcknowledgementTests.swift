@@ -1,0 +1,78 @@
+#if PostgreSQL
+import Foundation
+import Glibc
+import PostgresStore
+import RecordStore
+import StoreServer
+import Testing
+import TestSupport
+import ZoneCore
+
+/// The PostgreSQL backend's acknowledgement rule: a batch commits without waiting for the WAL
+/// flush, and its writes are answered only once a synchronous commit of the durable mark
+/// (`zonertc_durable`) covers it.
+@Suite("PostgreSQL: a write is answered once durable", .serialized,
+       .enabled(if: PostgresCluster.runnable, "PostgreSQL is not installed (ZONERTC_CI=1 fails instead)"))
+struct PostgresAcknowledgementTests {
+    @Test("with the durable mark locked, a committed write waits unanswered; released, it is answered and covered")
+    func answeredAfterTheDurableMark() async throws {
+        let cluster = try PostgresCluster.shared()
+        let schema = try cluster.freshSchema()
+        let store = try await PostgresStore.open(options: PostgresStore.Options(url: cluster.url(schema: schema)))
+        let users = try UserRegistry(directory: nil)
+        let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: true),
+                                     options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
+        try daemon.start()
+        defer { daemon.stop(); store.close() }
+        var config = RemoteStoreClient.Configuration(endpoint: daemon.endpoint, token: try users.add("alice"))
+        config.retry = .none
+        let client = RemoteStoreClient(configuration: config, userRecordName: "alice", deviceID: "d")
+        let zone = ZoneID(zoneName: "room_ack")
+        _ = try await client.modifyZones(save: [zone], delete: [], scope: .private)
+        let covered = "SELECT (SELECT max(seq) FROM \(schema).zonertc_durable) >= "
+            + "(SELECT seq FROM \(schema).zonertc_head)"
+        #expect(try cluster.sql(covered) == "t", "an answered write's entry is not under the durable mark")
+
+        // Another session holds the durable mark's table: the flusher's synchronous commit waits.
+        var pipe: [Int32] = [-1, -1]
+        // Close-on-exec, so no child but psql (which gets it as stdin) holds the pipe open.
+        #expect(Glibc.pipe(&pipe) == 0)
+        for fd in pipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let psql = try spawnWatched(["\(cluster.binaries)/psql", "-X", "-q", "-h", cluster.directory,
+                                     "-U", "postgres", "-d", "postgres"], stdin: pipe[0])
+        close(pipe[0])
+        defer { close(pipe[1]); Glibc.kill(psql.pid, SIGTERM); _ = psql.wait(within: .seconds(10)) }
+        func send(_ sql: String) {
+            _ = Array((sql + "\n").utf8).withUnsafeBytes { write(pipe[1], $0.baseAddress, $0.count) }
+        }
+        send("BEGIN; LOCK TABLE \(schema).zonertc_durable IN EXCLUSIVE MODE;")
+        let held = """
+            SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+            WHERE c.relname = 'zonertc_durable' AND l.mode = 'ExclusiveLock' AND l.granted
+            """
+        var locked = false
+        for _ in 0..<500 where !locked { locked = try cluster.sql(held) == "1" }
+        try #require(locked, "the other session did not take the lock")
+
+        let answered = Ledger<String>()
+        let save = Task {
+            try await client.save([Record(recordType: "Note", id: RecordID(recordName: "waits", zoneID: zone))])
+            answered.append("waits")
+        }
+        // The batch commits (its entry is in the log, visible) while the mark cannot move.
+        let entries = "SELECT count(*) FROM \(schema).zonertc_log"
+        var committed = false
+        for _ in 0..<500 where !committed { committed = try cluster.sql(entries) == "2" }
+        #expect(committed, "the batch did not commit")
+        #expect(try cluster.sql(covered) == "f")
+        #expect(answered.items.isEmpty, "a write was answered before its entry was durable")
+
+        send("COMMIT;\n\\q")
+        try await save.value
+        #expect(answered.items == ["waits"])
+        #expect(try cluster.sql(covered) == "t", "an answered write's entry is not under the durable mark")
+        #expect(store.counters.flushes >= 2)
+    }
+}
+
+#endif
