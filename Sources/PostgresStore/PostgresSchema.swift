@@ -55,6 +55,22 @@ enum PostgresSchema {
     /// An arbitrary constant naming the advisory lock held while migrating.
     static let migrationLock: Int64 = 0x7a6f6e65_72746301
 
+    /// Refuses, with what to do, a database whose schema is not the one this build writes: a
+    /// read-only open (`store inspect`) migrates nothing, so it must not read tables that a
+    /// daemon of this build has not created yet.
+    static func requireCurrent(_ c: PostgresConnection) throws(PostgresError) {
+        let latest = migrations.last?.version ?? 0
+        let exists = try c.execute("SELECT to_regclass('zonertc_migrations') IS NOT NULL").text(0, 0) == "t"
+        let current = exists
+            ? Int(try c.query("SELECT COALESCE(max(version), 0)::bigint FROM zonertc_migrations").int8(0, 0)) : 0
+        guard current != latest else { return }
+        let what = current == 0 ? "has no ZoneRTC schema" : "has the ZoneRTC schema at version \(current)"
+        throw PostgresError(kind: .statement, message: current > latest
+            ? "the database \(what); this build knows up to \(latest): upgrade zonertc"
+            : "the database \(what); this build reads version \(latest): start `zonertc store serve --postgres URL` "
+              + "(or `zonertc store user add`) once, which creates or migrates it")
+    }
+
     /// Brings the schema up to date; returns the version it is at. Refuses a database whose
     /// schema is newer than this build knows.
     @discardableResult

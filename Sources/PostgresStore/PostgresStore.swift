@@ -103,6 +103,8 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
             // Every start adds a daemon's row: keep only the highest (a live daemon's comes back
             // with its next flush), so the mark stays a scan of a few rows.
             try c.execute("DELETE FROM zonertc_durable WHERE seq < (SELECT max(seq) FROM zonertc_durable)")
+        } else {
+            try PostgresSchema.requireCurrent(c)
         }
         let schema = try c.execute("SELECT current_schema()").text(0, 0) ?? "public"
         channel = String(decoding: Array("zonertc.\(schema)".utf8.prefix(63)), as: UTF8.self)

@@ -37,6 +37,11 @@ struct PostgresDaemonTests {
         #expect(both.status != 0)
         #expect(both.stderr.contains("exclude each other"))
         let cluster = try PostgresCluster.shared()
+        // Inspect migrates nothing: a database no daemon has set up gets a clear refusal, not SQL.
+        let empty = try ZonertcProcess.run(["store", "inspect", "--postgres",
+                                            cluster.url(database: try cluster.freshDatabase())])
+        #expect(empty.status == 1 && empty.stderr.contains("has no ZoneRTC schema")
+                && empty.stderr.contains("zonertc store serve --postgres URL"), "\(empty.stderr)")
         let (url, ds, token) = try daemons(1, on: cluster)
         let again = try ZonertcProcess.run(["store", "user", "add", "alice", "--postgres", url])
         #expect(again.status != 0 && !again.stdout.contains(token), "a token is never handed out twice")
