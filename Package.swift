@@ -93,10 +93,10 @@ let package = Package(
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "ZoneCore", "TestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["TestNetwork", "ICE", "STUN", "ZoneCore"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "ZoneCore", "TestSupport"]),
+        .testTarget(name: "MediaTests", dependencies: ["TestNetwork", "Media", "ZoneCore", "TestSupport"]),
         // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Signaling", "STUN", "Net", "ZoneCore",
-                                                         "TestSupport"]),
+                                                         "TestSupport", "TestNetwork"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "Peer", "Signaling", "ICE", "TURN", "STUN", "Media",

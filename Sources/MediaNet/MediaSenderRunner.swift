@@ -119,7 +119,8 @@ public final class MediaSenderRunner: @unchecked Sendable {
             blocked.removeFirst(sent)
         }
         if blocked.isEmpty {
-            while let datagram = impairment?.poll(now: now) { enqueue(datagram) }
+            impairment?.handle(.timer, now: now)
+            while let datagram = impairment?.pollOutput() { enqueue(datagram) }
             drain(now: now)
         }
         if sender.isFinished && blocked.isEmpty && (impairment?.count ?? 0) == 0 {
@@ -181,8 +182,8 @@ public final class MediaSenderRunner: @unchecked Sendable {
 
     private func route(_ datagram: Datagram, now: Instant) {
         if impairment != nil {
-            impairment!.submit(datagram, now: now)
-            while let due = impairment!.poll(now: now) { enqueue(due) }
+            impairment!.handle(.submit(datagram), now: now)
+            while let due = impairment!.pollOutput() { enqueue(due) }
         } else {
             enqueue(datagram)
         }

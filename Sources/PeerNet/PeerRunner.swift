@@ -148,7 +148,7 @@ public final class PeerRunner: @unchecked Sendable {
                 storeQueue.enqueue(request, tag: origin)
             case .transmit(let bytes, let from, let to):
                 if impairment != nil {
-                    impairment!.submit(Transmit(bytes: bytes, from: from, to: to), now: now)
+                    impairment!.handle(.submit(Transmit(bytes: bytes, from: from, to: to)), now: now)
                 } else {
                     pendingSends[from, default: []].append((bytes, to))
                 }
@@ -165,7 +165,8 @@ public final class PeerRunner: @unchecked Sendable {
 
     private func releaseImpaired(now: Instant) {
         guard impairment != nil else { return }
-        while let due = impairment!.poll(now: now) {
+        impairment!.handle(.timer, now: now)
+        while let due = impairment!.pollOutput() {
             pendingSends[due.from, default: []].append((due.bytes, due.to))
         }
     }

@@ -1,16 +1,21 @@
 #if WebRTC
 import DTLS
 import Signaling
+import TestNetwork
 import ZoneCore
 
-// Two DTLSTransports wired back to back in memory on a manual clock: what one transmits is handed
-// to the other, unless a test's filter drops it. Time moves only when a test moves it.
+// Two DTLSTransports wired back to back on the tests' in-memory network (TestNetwork, an ideal
+// link: no delay, no loss) on a manual clock: what one transmits reaches the other, unless a
+// test's filter drops it. Time moves only when a test moves it.
 
 /// A client and a server transport and the datagrams between them.
 final class DTLSPair {
     let client: DTLSTransport
     let server: DTLSTransport
     var now = Instant.seconds(1_700_000_000)
+    private let network: TestNetwork
+    static let clientAddress = Endpoint(address: .loopbackV4, port: 40001)
+    static let serverAddress = Endpoint(address: .loopbackV4, port: 40002)
     /// Every `.connected`, `.failed` and `.closed` seen, per side.
     var clientEvents: [DTLSTransport.Output] = []
     var serverEvents: [DTLSTransport.Output] = []
@@ -33,6 +38,7 @@ final class DTLSPair {
             role: .server, certificate: DTLSPair.serverCertificate, remoteFingerprint: serverExpects)
         client = try DTLSTransport(configuration: clientConfiguration)
         server = try DTLSTransport(configuration: serverConfiguration)
+        network = TestNetwork(start: now, seed: 1)
     }
 
     /// Starts both sides and passes datagrams until neither has any to pass.
@@ -44,6 +50,7 @@ final class DTLSPair {
 
     /// Drains both sides, delivering datagrams (through the filter) until nothing moves.
     func settle() {
+        network.advance(to: now)
         var moved = true
         var rounds = 0
         while moved && rounds < 1_000 {
@@ -53,7 +60,9 @@ final class DTLSPair {
                 moved = true
                 if case .transmit(let datagram) = output {
                     clientSent.append(datagram)
-                    if deliver(true, datagram) { server.handle(.datagram(datagram), now: now) }
+                    if deliver(true, datagram) {
+                        network.send(datagram, from: Self.clientAddress, to: Self.serverAddress)
+                    }
                 } else {
                     clientEvents.append(output)
                 }
@@ -62,10 +71,17 @@ final class DTLSPair {
                 moved = true
                 if case .transmit(let datagram) = output {
                     serverSent.append(datagram)
-                    if deliver(false, datagram) { client.handle(.datagram(datagram), now: now) }
+                    if deliver(false, datagram) {
+                        network.send(datagram, from: Self.serverAddress, to: Self.clientAddress)
+                    }
                 } else {
                     serverEvents.append(output)
                 }
+            }
+            while let arrival = network.arrival(notAfter: now) {
+                moved = true
+                let side = arrival.to == Self.serverAddress ? server : client
+                side.handle(.datagram(arrival.payload), now: now)
             }
         }
     }

@@ -38,14 +38,7 @@ struct MediaGarbageTests {
                     session.sender.handle(.rtcp(bytes), now: session.clock.now())
                 }
             }
-            let deadlines = [session.sender.nextDeadline, session.receiver.nextDeadline,
-                             session.forward.nextDeadline, session.backward.nextDeadline].compactMap { $0 }
-            guard let next = deadlines.min() else { break }
-            if next > session.clock.now() {
-                session.clock.set(to: next)
-                session.sender.handle(.timer, now: next)
-                session.receiver.handle(.timer, now: next)
-            }
+            guard session.advance() else { break }
         }
         #expect(injected && session.finished)
         #expect(session.receivedEqual(frames), "\(session.difference(from: frames))")

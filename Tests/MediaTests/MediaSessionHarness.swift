@@ -1,28 +1,36 @@
-// A MediaSender and a MediaReceiver wired together in memory on a manual clock, through a
-// seeded impairment each way: the same machines the CLI and the peer drive over UDP, with time
-// jumping from one deadline to the next so a two-second stream runs in milliseconds.
+// A MediaSender and a MediaReceiver wired together on the tests' one in-memory network
+// (TestNetwork) on a manual clock: the same machines the CLI and the peer drive over UDP, with
+// time jumping from one deadline to the next so a two-second stream runs in milliseconds. Each
+// direction leaves from a host of its own whose link carries that direction's impairment, so the
+// forward and backward paths are impaired independently, each crossing one impaired link once.
 
+import TestNetwork
 import Testing
 import ZoneCore
 @testable import Media
 
 struct MediaSessionHarness {
-    /// A datagram on the sender→receiver path, on the RTP or the RTCP port.
-    enum Forward: Sendable {
-        case rtp([UInt8])
-        case rtcp([UInt8])
-    }
+    /// The sender's RTP and RTCP leave from here (the forward path's impaired link).
+    static let senderOut = Endpoint(address: .v4(0x0A00_0001), port: 5000)
+    /// The receiver's RTP port; its RTCP port is the next (RFC 3550 §11).
+    static let receiverRTP = Endpoint(address: .v4(0x0A00_0002), port: 6000)
+    static let receiverRTCP = Endpoint(address: .v4(0x0A00_0002), port: 6001)
+    /// The receiver's RTCP leaves from here (the backward path's impaired link).
+    static let receiverOut = Endpoint(address: .v4(0x0A00_0003), port: 6001)
+    static let senderRTCP = Endpoint(address: .v4(0x0A00_0004), port: 5001)
 
     let clock = ManualClock()
     let start: Instant
     var sender: MediaSender
     var receiver: MediaReceiver
-    var forward: Impairment<Forward>
-    var backward: Impairment<[UInt8]>
+    /// Carries both directions; its counters say what the links lost, reordered and duplicated.
+    let network: TestNetwork
     /// Drops chosen RTP packets on the forward path: called with each packet's sequence number
     /// and how many times that number was sent before; true drops it.
     var dropRTP: (UInt16, Int) -> Bool = { _, _ in false }
     private var sentCount: [UInt16: Int] = [:]
+    /// Datagrams the forward path's link lost (the network's counters add the backward's).
+    var forwardLost = 0
 
     var received: [VideoFrame] = []
     var timings: [MediaReceiver.FrameTiming] = []
@@ -38,8 +46,11 @@ struct MediaSessionHarness {
         start = clock.now()
         self.sender = sender(start)
         self.receiver = receiver(start)
-        self.forward = Impairment(spec: forward)
-        self.backward = Impairment(spec: backward)
+        // The network draws from one generator: the forward spec's seed, mixed with the
+        // backward's so either changes the draws.
+        network = TestNetwork(start: start, seed: forward.seed &* 0x9E37_79B9_7F4A_7C15 ^ backward.seed)
+        network.setLink(TestNetwork.link(forward), for: Self.senderOut.address)
+        network.setLink(TestNetwork.link(backward), for: Self.receiverOut.address)
     }
 
     /// A sender and receiver of `frames` with matching configurations.
@@ -82,22 +93,28 @@ struct MediaSessionHarness {
             iterations += 1
             precondition(iterations < 5_000_000, "the session does not make progress")
             step()
-            let now = clock.now()
-            let deadlines = [sender.nextDeadline, receiver.nextDeadline, forward.nextDeadline,
-                             backward.nextDeadline].compactMap { $0 }
-            guard let next = deadlines.min() else { break }
-            if next > now {
-                clock.set(to: next)
-                sender.handle(.timer, now: next)
-                receiver.handle(.timer, now: next)
-            }
+            guard advance() else { break }
         }
         return clock.now() - start
+    }
+
+    /// Moves the clock to the next deadline or arrival and feeds both machines' timers; false
+    /// when nothing is left to wait for.
+    mutating func advance() -> Bool {
+        let deadlines = [sender.nextDeadline, receiver.nextDeadline, network.nextArrival].compactMap { $0 }
+        guard let next = deadlines.min() else { return false }
+        if next > clock.now() {
+            clock.set(to: next)
+            sender.handle(.timer, now: next)
+            receiver.handle(.timer, now: next)
+        }
+        return true
     }
 
     /// Moves everything that is due now.
     mutating func step() {
         let now = clock.now()
+        network.advance(to: now)
         var moved = true
         while moved {
             moved = false
@@ -109,24 +126,21 @@ struct MediaSessionHarness {
                     let count = sentCount[packet.sequenceNumber, default: 0]
                     sentCount[packet.sequenceNumber] = count + 1
                     if count == 0 { firstSent[packet.sequenceNumber] = now }
-                    if !dropRTP(packet.sequenceNumber, count) { forward.submit(.rtp(bytes), now: now) }
+                    if !dropRTP(packet.sequenceNumber, count) { sendForward(bytes, to: Self.receiverRTP) }
                 case .rtcp(let bytes):
                     if (try? RTCPPacket.parseCompound(bytes)) == nil { allRTCPParsed = false }
-                    forward.submit(.rtcp(bytes), now: now)
+                    sendForward(bytes, to: Self.receiverRTCP)
                 case .event(let event):
                     senderEvents.append(event)
                 }
             }
-            while let datagram = forward.poll(now: now) {
+            while let arrival = network.arrival(notAfter: now) {
                 moved = true
-                switch datagram {
-                case .rtp(let bytes): receiver.handle(.rtp(bytes), now: now)
-                case .rtcp(let bytes): receiver.handle(.rtcp(bytes), now: now)
+                switch arrival.to {
+                case Self.receiverRTP: receiver.handle(.rtp(arrival.payload), now: now)
+                case Self.receiverRTCP: receiver.handle(.rtcp(arrival.payload), now: now)
+                default: sender.handle(.rtcp(arrival.payload), now: now)
                 }
-            }
-            while let bytes = backward.poll(now: now) {
-                moved = true
-                sender.handle(.rtcp(bytes), now: now)
             }
             while let output = receiver.pollOutput() {
                 moved = true
@@ -136,11 +150,16 @@ struct MediaSessionHarness {
                     if let timing = receiver.lastFrameTiming { timings.append(timing) }
                 case .rtcp(let bytes):
                     if (try? RTCPPacket.parseCompound(bytes)) == nil { allRTCPParsed = false }
-                    backward.submit(bytes, now: now)
+                    network.send(bytes, from: Self.receiverOut, to: Self.senderRTCP)
                 case .event(let event):
                     receiverEvents.append(event)
                 }
             }
         }
+    }
+
+    /// Sends on the forward path; only the sender's link is impaired, so a loss is counted here.
+    private mutating func sendForward(_ bytes: [UInt8], to destination: Endpoint) {
+        if !network.send(bytes, from: Self.senderOut, to: destination) { forwardLost += 1 }
     }
 }

@@ -4,6 +4,7 @@
 // sender's SR and BYE), an RTP datagram to the receiver. Both files must arrive identical, and
 // one side ending its stream first must not end the other's.
 
+import TestNetwork
 import Testing
 import ZoneCore
 @testable import Media
@@ -44,48 +45,54 @@ struct MediaTwoWayTests {
             codec: .vp8, ssrc: bConfig.ssrc, payloadType: aConfig.payloadType, remoteSSRC: aConfig.ssrc,
             timebase: vp8Format.timebase, timestampOrigin: aConfig.timestampOrigin,
             firstSequenceNumber: aConfig.initialSequenceNumber), now: start)
-        var toB = Impairment<[UInt8]>(spec: ImpairmentSpec(loss: 0.05, delay: .milliseconds(8), seed: 1))
-        var toA = Impairment<[UInt8]>(spec: ImpairmentSpec(loss: 0.05, delay: .milliseconds(8), seed: 2))
+        // One path each way of 8 ms that loses 5 %: each datagram crosses A's link and B's.
+        let network = TestNetwork(start: start, seed: 1, link: TestNetwork.link(path: .milliseconds(8), loss: 0.05))
+        let aAddress = Endpoint(address: .v4(0x0A00_0001), port: 5000)
+        let bAddress = Endpoint(address: .v4(0x0A00_0002), port: 5000)
 
-        func drain(_ end: inout End, into path: inout Impairment<[UInt8]>, now: Instant) {
+        func drain(_ end: inout End, from: Endpoint, to: Endpoint, now: Instant) {
             end.sender.handle(.timer, now: now)
             end.receiver.handle(.timer, now: now)
             while let output = end.sender.pollOutput() {
                 switch output {
-                case .rtp(let bytes), .rtcp(let bytes): path.submit(bytes, now: now)
+                case .rtp(let bytes), .rtcp(let bytes): network.send(bytes, from: from, to: to)
                 case .event(let event): end.events.append(event)
                 }
             }
             while let output = end.receiver.pollOutput() {
                 switch output {
-                case .rtcp(let bytes): path.submit(bytes, now: now)
+                case .rtcp(let bytes): network.send(bytes, from: from, to: to)
                 case .frame(let frame): end.received.append(frame)
                 case .event: break
                 }
             }
         }
-        func deliver(_ path: inout Impairment<[UInt8]>, to end: inout End, now: Instant) {
-            while let bytes = path.poll(now: now) {
-                if bytes.count >= 2, (192...223).contains(bytes[1]) {
-                    end.sender.handle(.rtcp(bytes), now: now)
-                    end.receiver.handle(.rtcp(bytes), now: now)
-                } else {
-                    end.receiver.handle(.rtp(bytes), now: now)
-                }
+        func deliver(_ bytes: [UInt8], to end: inout End, now: Instant) {
+            if bytes.count >= 2, (192...223).contains(bytes[1]) {
+                end.sender.handle(.rtcp(bytes), now: now)
+                end.receiver.handle(.rtcp(bytes), now: now)
+            } else {
+                end.receiver.handle(.rtp(bytes), now: now)
             }
         }
         var done = false
         while !done && clock.now() - start < .seconds(30) {
             let now = clock.now()
             for _ in 0..<3 {
-                drain(&a, into: &toB, now: now)
-                drain(&b, into: &toA, now: now)
-                deliver(&toB, to: &b, now: now)
-                deliver(&toA, to: &a, now: now)
+                drain(&a, from: aAddress, to: bAddress, now: now)
+                drain(&b, from: bAddress, to: aAddress, now: now)
+                network.advance(to: now)
+                while let arrival = network.arrival(notAfter: now) {
+                    if arrival.to == bAddress {
+                        deliver(arrival.payload, to: &b, now: now)
+                    } else {
+                        deliver(arrival.payload, to: &a, now: now)
+                    }
+                }
             }
             done = a.sender.isFinished && a.receiver.isFinished && b.sender.isFinished && b.receiver.isFinished
             let next = [a.sender.nextDeadline, a.receiver.nextDeadline, b.sender.nextDeadline,
-                        b.receiver.nextDeadline, toA.nextDeadline, toB.nextDeadline].compactMap { $0 }.min()
+                        b.receiver.nextDeadline, network.nextArrival].compactMap { $0 }.min()
             guard let next else { break }
             clock.set(to: max(next, now + .microseconds(1)))
         }

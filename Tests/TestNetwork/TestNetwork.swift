@@ -56,6 +56,10 @@ public final class TestNetwork {
         LinkProfile(delay: latency / 2, jitter: jitter / 2, loss: 1 - (1 - min(max(loss, 0), 1)).squareRoot())
     }
 
+    /// A link that treats datagrams as `spec` says (its seed is not used: the network's seed
+    /// decides every draw).
+    public static func link(_ spec: ImpairmentSpec) -> LinkProfile { LinkProfile(spec) }
+
     /// Gives the host at `address` its own link; only before it first sends or is sent to.
     public func setLink(_ link: LinkProfile, for address: IPAddress) {
         precondition(hosts[address] == nil, "the host \(address) is on the network already")

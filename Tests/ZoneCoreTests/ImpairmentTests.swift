@@ -48,13 +48,14 @@ struct ImpairmentTests {
         var now = Instant.seconds(100)
         var out: [(Int, Instant)] = []
         for i in 0..<count {
-            stage.submit(i, now: now)
-            while let item = stage.poll(now: now) { out.append((item, now)) }
+            stage.handle(.submit(i), now: now)
+            while let item = stage.pollOutput() { out.append((item, now)) }
             now += .milliseconds(1)
         }
         while let next = stage.nextDeadline {
             now = max(now, next)
-            while let item = stage.poll(now: now) { out.append((item, now)) }
+            stage.handle(.timer, now: now)
+            while let item = stage.pollOutput() { out.append((item, now)) }
         }
         return out
     }
@@ -93,7 +94,22 @@ struct ImpairmentTests {
 
     @Test func overflowIsBoundedAndCounted() {
         var stage = Impairment<Int>(spec: ImpairmentSpec(delay: .seconds(1)), limit: 10)
-        for i in 0..<25 { stage.submit(i, now: .zero) }
+        for i in 0..<25 { stage.handle(.submit(i), now: .zero) }
         #expect(stage.count == 10 && stage.stats.overflowed == 15)
+    }
+
+    @Test("the machine contract: items come out once an input's instant reached them, never before")
+    func outputsFollowTheLatestInput() {
+        var stage = Impairment<Int>(spec: ImpairmentSpec(delay: .milliseconds(10)))
+        #expect(stage.pollOutput() == nil && stage.nextDeadline == nil)
+        #expect(stage.outputs(after: .submit(1), now: .seconds(1)) == [])
+        #expect(stage.outputs(after: .submit(2), now: .seconds(1) + .milliseconds(5)) == [])
+        #expect(stage.nextDeadline == .seconds(1) + .milliseconds(10))
+        #expect(stage.outputs(after: .timer, now: .seconds(1) + .milliseconds(9)) == [])
+        #expect(stage.outputs(after: .timer, now: .seconds(1) + .milliseconds(10)) == [1])
+        // An input from a driver whose clock lags does not move the stage's clock back.
+        stage.handle(.timer, now: .seconds(1) + .milliseconds(20))
+        #expect(stage.outputs(after: .timer, now: .seconds(1)) == [2])
+        #expect(stage.nextDeadline == nil && stage.stats.delivered == 2)
     }
 }

@@ -1,11 +1,22 @@
-// A seeded, sans-I/O network impairment stage: datagrams go in with `submit(_:now:)` and come
-// out of `poll(now:)` when due, after the loss, delay, jitter, reordering and duplication an
-// `ImpairmentSpec` describes. The kernel here has no netem, so the peer's datagram path and the
+// A seeded, sans-I/O network impairment stage on the one machine contract (`SansIOMachine`):
+// datagrams go in as `.submit` inputs and come out of `pollOutput()` once the clock a `.timer` (or
+// any input) brought has reached them, after the loss, delay, jitter, reordering and duplication
+// an `ImpairmentSpec` describes. The kernel here has no netem, so the peer's datagram path and the
 // tests put this in between instead. All randomness comes from the spec's seed: the same seed
 // and the same submissions at the same instants give the same deliveries.
 
 /// Delays, drops, reorders and duplicates items (datagrams, or datagrams with addresses).
-public struct Impairment<Item: Sendable>: Sendable {
+public struct Impairment<Item: Sendable>: SansIOMachine, Sendable {
+    public enum Input: Sendable {
+        /// An item sent at the input's instant.
+        case submit(Item)
+        /// The clock moved: items due by now become outputs.
+        case timer
+    }
+
+    /// An item whose delay has passed.
+    public typealias Output = Item
+
     /// Counters of what the stage did.
     public struct Stats: Equatable, Sendable {
         public var submitted = 0
@@ -28,6 +39,9 @@ public struct Impairment<Item: Sendable>: Sendable {
     private var queue = DeadlineHeap()
     private var waiting: [UInt64: Item] = [:]
     private var nextID: UInt64 = 0
+    /// The latest instant an input brought (never moved back): `pollOutput()` hands out what is
+    /// due by then.
+    private var clock: Instant?
 
     public init(spec: ImpairmentSpec, limit: Int = 100_000) {
         precondition(limit > 0, "the impairment holds at least one item")
@@ -39,8 +53,13 @@ public struct Impairment<Item: Sendable>: Sendable {
     /// How many items wait for delivery.
     public var count: Int { waiting.count }
 
-    /// Takes an item sent at `now`.
-    public mutating func submit(_ item: Item, now: Instant) {
+    public mutating func handle(_ input: Input, now: Instant) {
+        if let clock, clock >= now {} else { clock = now }
+        guard case .submit(let item) = input else { return }
+        submit(item, now: now)
+    }
+
+    private mutating func submit(_ item: Item, now: Instant) {
         stats.submitted += 1
         if random.chance(spec.loss) {
             stats.dropped += 1
@@ -73,9 +92,10 @@ public struct Impairment<Item: Sendable>: Sendable {
         queue.push(due: now + .nanoseconds(max(0, delay)), id: nextID)
     }
 
-    /// The next item due at `now`, in due order (ties in submission order), or nil.
-    public mutating func poll(now: Instant) -> Item? {
-        guard let top = queue.min, top.due <= now else { return nil }
+    /// The next item due by the latest input's instant, in due order (ties in submission order),
+    /// or nil.
+    public mutating func pollOutput() -> Item? {
+        guard let clock, let top = queue.min, top.due <= clock else { return nil }
         queue.popMin()
         stats.delivered += 1
         return waiting.removeValue(forKey: top.id)
