@@ -194,6 +194,46 @@ struct TURNServerTests {
         #expect(bindCode(0x4001, peer) == nil)  // refreshing the same binding is fine
     }
 
+    @Test("the fast path's cached ChannelData routes end with the permission, the binding and the allocation")
+    func routeCache() {
+        var turn = TURNServer(configuration: configuration(), seed: 1)
+        var c = Client()
+        let relay = allocate(&turn, &c, now: t0).0!
+        let handle = turn.relayHandle(for: relay)!
+        let bind = c.request(.channelBind, [.channelNumber(0x4001), .xorPeerAddress(peer)])
+        _ = turn.outputs(after: .clientDatagram(bind, from: client, to: server), now: t0)
+        let frame = try! ChannelData(channel: 0x4001, payload: [5, 5, 5]).encode(padded: true)
+        func out(_ now: Instant) -> TURNServer.ClientRoute {
+            frame.withUnsafeBytes { turn.routeClientDatagram($0, from: client, to: server, now: now) }
+        }
+        func back(_ from: Endpoint, _ now: Instant) -> TURNServer.PeerRoute {
+            turn.routePeerDatagram(length: 3, from: from, handle: handle, now: now)
+        }
+        // Twice each way: the second answer comes from the cache and must agree.
+        for _ in 0..<2 {
+            #expect(out(t0) == .toPeer(handle, peer: peer, length: 3))
+            #expect(back(peer, t0) == .channel(0x4001, client: client, via: server))
+        }
+        // The same IP from another port is permitted but has no channel.
+        #expect(back(try! Endpoint(parsing: "127.0.0.1:5001"), t0) == .dataIndication)
+        // ChannelBind installs a 300 s permission (RFC 8656 §12.2); no timer has run, yet both ways stop.
+        let dropped = turn.counters.dropped
+        #expect(out(t0 + .seconds(300)) == .dropped)
+        #expect(back(peer, t0 + .seconds(300)) == .dropped)
+        #expect(turn.counters.dropped == dropped + 2)
+        // A new permission brings the route back; deleting the allocation ends it at once.
+        _ = turn.outputs(after: .clientDatagram(c.request(.createPermission, [.xorPeerAddress(peer)]),
+                                                from: client, to: server), now: t0 + .seconds(301))
+        #expect(out(t0 + .seconds(301)) == .toPeer(handle, peer: peer, length: 3))
+        #expect(back(peer, t0 + .seconds(301)) == .channel(0x4001, client: client, via: server))
+        _ = turn.outputs(after: .clientDatagram(c.request(.refresh, [.lifetime(seconds: 0)]),
+                                                from: client, to: server), now: t0 + .seconds(302))
+        #expect(turn.activeAllocations == 0)
+        #expect(out(t0 + .seconds(302)) == .dropped)
+        #expect(back(peer, t0 + .seconds(302)) == .dropped)
+        #expect(turn.counters.packetsToPeers == 3 && turn.counters.packetsToClients == 3)
+    }
+
     @Test("permissions expire after 300 s, allocations at their lifetime; lifetime 0 deletes")
     func expiry() {
         var turn = TURNServer(configuration: configuration(), seed: 1)

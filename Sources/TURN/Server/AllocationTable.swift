@@ -10,6 +10,9 @@ struct AllocationTable: Sendable {
     private(set) var slots: [Allocation?] = []
     private var freeSlots: [Int] = []
     private var slotByTuple: [FiveTuple: Int] = [:]
+    /// Bumped by every change through the 5-tuple subscript (the control path: allocations,
+    /// permissions, channels, expiries), so `RouteCache` entries filled before it stop answering.
+    private(set) var generation: UInt64 = 0
 
     var count: Int { slotByTuple.count }
     var isEmpty: Bool { slotByTuple.isEmpty }
@@ -24,6 +27,7 @@ struct AllocationTable: Sendable {
             if let i = slotByTuple[tuple] { yield slots[i] } else { yield nil }
         }
         set {
+            generation &+= 1
             if let i = slotByTuple[tuple] {
                 slots[i] = newValue
                 if newValue == nil {
@@ -43,6 +47,7 @@ struct AllocationTable: Sendable {
             }
         }
         _modify {
+            generation &+= 1
             guard let i = slotByTuple[tuple] else {
                 var inserted: Allocation?
                 yield &inserted
@@ -69,7 +74,8 @@ struct AllocationTable: Sendable {
             if slot >= 0 && slot < slots.count { yield slots[slot] } else { yield nil }
         }
         _modify {
-            // Only the data path writes through here, and never to remove or add.
+            // Only the data path writes through here, and only counters and budgets: it never adds
+            // or removes, nor changes permissions or channels (`RouteCache` would not notice).
             precondition(slot >= 0 && slot < slots.count, "slot \(slot) out of range")
             yield &slots[slot]
         }
@@ -93,6 +99,14 @@ struct AllocationTable: Sendable {
     func channel(slot: Int, for peer: Endpoint, now: Instant) -> UInt16? {
         guard slot < slots.count else { return nil }
         return slots[slot]?.channel(for: peer, now: now)
+    }
+
+    /// Until when `channel` routes to `peer` in `slot`: the earlier of the binding's and the
+    /// permission's expiry (what `RouteCache` may rely on).
+    func routeExpiry(slot: Int, channel: UInt16, peer: Endpoint) -> Instant? {
+        guard slot >= 0 && slot < slots.count, let a = slots[slot], let c = a.channels[channel], c.peer == peer,
+              let permission = a.permissions[peer.address.unmapped] else { return nil }
+        return min(c.expires, permission)
     }
 
     /// The 5-tuple of the allocation in `slot`.

@@ -59,11 +59,19 @@ extension TURNServer {
             counters.malformed += 1
             return .dropped
         }
+        let generation = allocations.generation
+        if let hit = routeCache.client(client, server: server, channel: channel, generation: generation, now: now) {
+            guard relayOut(slot: hit.slot, bytes: length, now: now) else { return .dropped }
+            return .toPeer(RelayHandle(index: hit.slot), peer: hit.peer, length: length)
+        }
         guard let slot = allocations.slot(of: FiveTuple(client: client, server: server)),
-              let peer = allocations.boundPeer(slot: slot, channel: channel, now: now) else {
+              let peer = allocations.boundPeer(slot: slot, channel: channel, now: now),
+              let validUntil = allocations.routeExpiry(slot: slot, channel: channel, peer: peer) else {
             counters.dropped += 1
             return .dropped
         }
+        routeCache.remember(RouteCache.ClientEntry(client: client, server: server, channel: channel, slot: slot,
+                                                   peer: peer, validUntil: validUntil, generation: generation))
         guard relayOut(slot: slot, bytes: length, now: now) else { return .dropped }
         return .toPeer(RelayHandle(index: slot), peer: peer, length: length)
     }
@@ -71,6 +79,12 @@ extension TURNServer {
     /// Routes a datagram of `length` bytes that arrived from `peer` on the relayed address of `handle`.
     public mutating func routePeerDatagram(length: Int, from peer: Endpoint, handle: RelayHandle,
                                            now: Instant) -> PeerRoute {
+        let generation = allocations.generation
+        if length <= 0xFFFF,
+           let hit = routeCache.peer(peer, slot: handle.index, generation: generation, now: now) {
+            guard relayIn(slot: handle.index, bytes: length, now: now) else { return .dropped }
+            return .channel(hit.channel, client: hit.client, via: hit.via)
+        }
         guard allocations.permits(slot: handle.index, peer: peer, now: now) else {
             counters.dropped += 1
             return .dropped
@@ -78,6 +92,11 @@ extension TURNServer {
         guard let number = allocations.channel(slot: handle.index, for: peer, now: now), length <= 0xFFFF,
               let tuple = allocations.tuple(slot: handle.index) else {
             return .dataIndication
+        }
+        if let validUntil = allocations.routeExpiry(slot: handle.index, channel: number, peer: peer) {
+            routeCache.remember(RouteCache.PeerEntry(slot: handle.index, peer: peer, channel: number,
+                                                     client: tuple.client, via: tuple.server,
+                                                     validUntil: validUntil, generation: generation))
         }
         guard relayIn(slot: handle.index, bytes: length, now: now) else { return .dropped }
         return .channel(number, client: tuple.client, via: tuple.server)

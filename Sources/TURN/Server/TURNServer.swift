@@ -97,6 +97,8 @@ public struct TURNServer: Sendable {
     /// What `handle` produced and `pollOutput` has not handed out yet; its storage is kept, so the
     /// data path allocates no queue per datagram.
     var outputs = OutputQueue<Action>(capacity: 64)
+    /// The data path's recent ChannelData routes (`RouteCache`).
+    var routeCache = RouteCache()
 
     public init(configuration: TURNServerConfiguration, seed: UInt64) {
         self.configuration = configuration
