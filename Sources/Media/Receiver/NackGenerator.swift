@@ -1,8 +1,9 @@
 // Deciding which lost packets to ask for again (RFC 4585 §6.2.1 generic NACK, §3.5 on timing;
 // RFC 4588 §1 on when retransmission is worth it). Every sequence number skipped by an arriving
 // packet is "missing"; each is NACKed, then re-NACKed once per resend interval (the RTT, but no
-// less than a floor) until it arrives or its retry budget is spent. A packet given up on, or a
-// gap too large to repair, asks for a keyframe with a PLI (RFC 4585 §6.3.1) instead.
+// less than a floor) until it arrives or its retry budget is spent. A packet given up on, or the
+// older part of a gap larger than the tracking limit, asks for a keyframe with a PLI
+// (RFC 4585 §6.3.1) instead; the newest part of such a gap is still NACKed.
 
 import ZoneCore
 
@@ -14,7 +15,8 @@ public struct NackConfiguration: Equatable, Sendable {
     public var minimumResendInterval: Duration
     /// How long to wait after a gap appears before the first NACK (reordering tolerance).
     public var reorderingDelay: Duration
-    /// A gap larger than this is not repaired packet by packet: the receiver asks for a keyframe.
+    /// The most packets tracked as missing: beyond it the oldest are given up (a keyframe is
+    /// asked for) and the newest still NACKed.
     public var maxMissing: Int
 
     public init(maxRetries: Int = 10, minimumResendInterval: Duration = .milliseconds(20),
@@ -89,18 +91,40 @@ public struct NackGenerator: Sendable {
             // A retransmission or a reordered packet.
             return (missing.removeValue(forKey: sequence)?.retries ?? 0) > 0
         }
-        let gap = sequence - previousHighest - 1
-        if gap > UInt64(configuration.maxMissing) || missing.count + Int(gap) > configuration.maxMissing {
-            missing.removeAll()
-            keyframeNeeded = true
-            return false
-        }
-        for lost in (previousHighest + 1)..<sequence {
+        markMissing(after: previousHighest, before: sequence, now: now)
+        return false
+    }
+
+    /// Records `previousHighest + 1 ..< sequence` as missing. Only the newest `maxMissing` are
+    /// kept: older ones are given up (a PLI repairs them), so a burst larger than the limit is
+    /// still NACKed — the newest packets are the ones a jitter buffer can still use.
+    private mutating func markMissing(after previousHighest: UInt64, before sequence: UInt64, now: Instant) {
+        guard sequence > previousHighest + 1 else { return }
+        let limit = UInt64(max(0, configuration.maxMissing))
+        let first = max(previousHighest + 1, sequence - min(sequence - previousHighest - 1, limit))
+        if first > previousHighest + 1 { keyframeNeeded = true }
+        for lost in first..<sequence {
             missing[lost] = Missing(detected: now, lastSent: nil, retries: 0)
+        }
+        if missing.count > configuration.maxMissing {
+            for sequence in missing.keys.sorted().prefix(missing.count - max(0, configuration.maxMissing)) {
+                missing[sequence] = nil
+            }
+            keyframeNeeded = true
         }
         let due = now + configuration.reorderingDelay
         earliestDue = min(earliestDue ?? due, due)
-        return false
+    }
+
+    /// Declares the stream's last sequence number (the sender said BYE and how many packets it
+    /// sent, RFC 3550 §6.4.1): packets after the highest seen are missing like any other, so
+    /// losing the end of a stream is noticed and NACKed too.
+    public mutating func expectLast(sequenceNumber: UInt16, now: Instant) {
+        guard let previousHighest = unwrapper.highest else { return }
+        let last = unwrapper.peek(sequenceNumber)
+        guard last > previousHighest else { return }
+        _ = unwrapper.unwrap(sequenceNumber)
+        markMissing(after: previousHighest, before: last + 1, now: now)
     }
 
     /// Declares the stream's first sequence number (when signaled), so that losing the first

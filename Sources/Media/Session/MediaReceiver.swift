@@ -202,6 +202,9 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     private var lastPictureLoss: Instant?
     private var lastArrival: Instant?
     private var byeAt: Instant?
+    /// The extended sequence number of the stream's last packet, when the sender's final report
+    /// said it is beyond the highest seen.
+    private var expectedLast: UInt64?
     private var finished = false
     // Interarrival jitter (RFC 3550 §A.8), in RTP clock units ×16.
     private var lastTransit: Int64?
@@ -369,6 +372,12 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         }
         for packet in packets {
             switch packet {
+            case .senderReport(let sr) where sr.ssrc == remoteSSRC && packets.contains(where: isGoodbye):
+                // The sender's last report: its packet count gives the stream's last sequence
+                // number, so a lost tail is NACKed instead of silently missing.
+                stats.senderReportsReceived += 1
+                lastSenderReport = (sr.compactNTP, now, sr.ntpTimestamp, sr.rtpTimestamp)
+                expectLast(packetCount: sr.packetCount, now: now)
             case .senderReport(let sr) where remoteSSRC == nil || sr.ssrc == remoteSSRC:
                 if remoteSSRC == nil, probation?.packet.ssrc == sr.ssrc {
                     lock(on: sr.ssrc, payloadType: nil, now: now)
@@ -386,6 +395,26 @@ public struct MediaReceiver: SansIOMachine, Sendable {
                 break
             }
         }
+    }
+
+    private func isGoodbye(_ packet: RTCPPacket) -> Bool {
+        if case .goodbye(let bye) = packet, let remoteSSRC { return bye.sources.contains(remoteSSRC) }
+        return false
+    }
+
+    /// The stream ends `packetCount` packets after its first: the signaled first sequence number
+    /// (`init` makes it the lowest), else the lowest seen — if the very first packets were lost
+    /// unseen, the end is overestimated by as many, and NACKing numbers never sent then costs a
+    /// retry budget and counts them lost, which they were. A count from outside is bounded: at
+    /// most the NACK generator's limit beyond the highest seen is ever asked for.
+    private mutating func expectLast(packetCount: UInt32, now: Instant) {
+        guard packetCount > 0, let lowest = lowestSequence, let highest = unwrapper.highest else { return }
+        let (last, overflow) = lowest.addingReportingOverflow(UInt64(packetCount) - 1)
+        guard !overflow, last > highest, last - highest <= UInt64(max(0, configuration.nack.maxMissing)) else {
+            return
+        }
+        expectedLast = last
+        nacks.expectLast(sequenceNumber: UInt16(truncatingIfNeeded: last), now: now)
     }
 
     // MARK: Output
@@ -413,7 +442,11 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         }
         consider(jitter.nextDeadline)
         consider(nacks.nextDeadline)
-        if let byeAt { consider(max(byeAt, lastArrival ?? byeAt) + configuration.finishGrace) }
+        // The end waits for what is buffered or missing (their own deadlines drive until then):
+        // a past finish instant offered meanwhile would have the driver spin.
+        if let byeAt, jitter.count == 0, nacks.missingCount == 0 {
+            consider(max(byeAt, lastArrival ?? byeAt) + configuration.finishGrace)
+        }
         return deadline
     }
 
@@ -498,6 +531,10 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     }
 
     private mutating func finish(now: Instant) {
+        if let expectedLast, let highest = unwrapper.highest, expectedLast > highest {
+            // The tail never came, even NACKed: lost for good, and said so.
+            stats.lost += Int(expectedLast - highest)
+        }
         queueReport(now: now, extra: [.goodbye(RTCPGoodbye(sources: [configuration.ssrc]))])
         finished = true
         outputs.append(.event(.finished))

@@ -90,6 +90,9 @@ public struct CallMedia: SansIOMachine {
 
     static let formatAttribute = "x-zonertc-format"
     static let originAttribute = "x-zonertc-rtp-origin"
+    /// The first sequence number we send: a receiver that knows it NACKs the loss of the first
+    /// packets too, and counts the end of the stream exactly from the sender's last report.
+    static let firstSequenceAttribute = "x-zonertc-first-sequence"
 
     public let configuration: CallMediaConfiguration
     private var sender: MediaSender?
@@ -118,6 +121,10 @@ public struct CallMedia: SansIOMachine {
     /// The RTP timestamp of pts 0 of what we send, chosen at the start so our descriptions can
     /// name it (RFC 3550 §5.1: random).
     private let sendTimestampZero: UInt32
+    /// The first sequence number of what we send, chosen at the start for the same reason.
+    private let sendFirstSequence: UInt16
+    /// The remote's first sequence number (from its SDP), when it names a valid one.
+    private var remoteFirstSequence: UInt16?
     private var sentChecksum: FrameChecksum?
     private var receivedChecksum: FrameChecksum?
     private var phase: Phase
@@ -138,6 +145,7 @@ public struct CallMedia: SansIOMachine {
         // A stream of its own, so the other random choices stay what they were.
         var originRandom = SeededRandom(seed: seed ^ 0x6F72_6967_696E)
         sendTimestampZero = UInt32(truncatingIfNeeded: originRandom.next())
+        sendFirstSequence = UInt16(truncatingIfNeeded: originRandom.next())
         if let send = configuration.send {
             sentChecksum = FrameChecksum.of(send.frames, codec: send.format.codec)
         }
@@ -156,6 +164,7 @@ public struct CallMedia: SansIOMachine {
                                             timebase: send.format.timebase)
             attributes.append(.other(name: Self.originAttribute, value: origin.attributeValue))
         }
+        attributes.append(.other(name: Self.firstSequenceAttribute, value: String(sendFirstSequence)))
         return attributes
     }
 
@@ -239,6 +248,8 @@ public struct CallMedia: SansIOMachine {
                 } catch {
                     formatProblem = "the sender's a=\(Self.formatAttribute) is unusable: \(error)"
                 }
+            } else if case .other(let name, let value) = attribute, name == Self.firstSequenceAttribute {
+                remoteFirstSequence = value.flatMap { UInt16($0) }  // anything else: not known
             } else if case .other(let name, let value) = attribute, name == Self.originAttribute {
                 do { remoteOrigin = try RTPTimestampOrigin(attributeValue: value ?? "") } catch {
                     originProblem = "the sender's a=\(Self.originAttribute) is unusable: \(error)"
@@ -294,6 +305,7 @@ public struct CallMedia: SansIOMachine {
         // Without the sender's origin (a browser, aiortc) pts start at 0 from its first frame.
         rc.timestampOrigin = remoteOrigin?.rtpTimestamp
         rc.firstPTS = remoteOrigin?.pts ?? 0
+        rc.firstSequenceNumber = remoteFirstSequence
         receiver = MediaReceiver(configuration: rc, now: now)
     }
 
@@ -303,6 +315,7 @@ public struct CallMedia: SansIOMachine {
             var sc = MediaSender.Configuration.random(codec: send.format.codec, using: &random)
             sc.payloadType = remotePayloadType ?? 96
             sc.timestampOrigin = sendTimestampZero
+            sc.initialSequenceNumber = sendFirstSequence
             sc.pace = configuration.pace
             if let announced = announcedSources {
                 sc.ssrc = announced.ssrc
