@@ -16,6 +16,15 @@
 #include <openssl/x509.h>
 #include <sys/time.h>
 
+/// Initializes libssl and libcrypto without OpenSSL's exit handler. A process may exit (an error
+/// on its command line, say) while a thread of its own still runs a handshake; OpenSSL's handler
+/// would free the locks under that thread and crash it. The memory is the kernel's to reclaim.
+/// Only effective as the process's first OpenSSL call (OPENSSL_init_crypto(3)).
+static inline int zonertc_openssl_init(void) {
+    return OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT | OPENSSL_INIT_LOAD_SSL_STRINGS
+                            | OPENSSL_INIT_LOAD_CRYPTO_STRINGS, NULL);
+}
+
 /// DTLSv1_get_timeout: 1 and the time left on OpenSSL's retransmission timer, 0 when none runs.
 static inline long zonertc_DTLSv1_get_timeout(SSL *ssl, struct timeval *left) {
     return SSL_ctrl(ssl, DTLS_CTRL_GET_TIMEOUT, 0, left);

@@ -1,5 +1,6 @@
 // zonertc: the ZoneRTC command-line tool. Only parsing and wiring live here.
 import Foundation
+import Peer
 import ZoneCore
 
 let version = "zonertc 0.1.0"
@@ -122,4 +123,7 @@ func runMain() async -> Int32 {
     }
 }
 
-exit(await runMain())
+let status = await runMain()
+// A DTLS warm-up thread may still run when a command fails early; let it finish before exit.
+await MediaProtectionMode.warmUpSettled()
+exit(status)

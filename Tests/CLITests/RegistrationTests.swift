@@ -111,4 +111,26 @@ struct PeerTokenFileTests {
         let open = try peer(["--token-file", file])
         #expect(open.status == 1 && open.stderr.contains("chmod 600"), "\(open.stderr)")
     }
+
+    /// A peer whose store refuses it exits at once, while its DTLS warm-up thread may still be
+    /// inside OpenSSL: before the fix, OpenSSL's exit handler freed its locks under that thread
+    /// and about one run in four crashed (SIGSEGV) after printing its error. Twelve runs.
+    @Test("a peer that fails early exits with status 1 and its message, never a crash")
+    func earlyFailureNeverCrashes() throws {
+        let dir = NSTemporaryDirectory() + "zonertc-tokenfile-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        defer { daemon.kill(SIGTERM) }
+        let file = "\(dir)/alice.token"
+        let arguments = ["peer", "--store", "http://\(daemon.endpoint)", "--room", "room_tok00002", "--me", "alice",
+                         "--remote", "bob", "--owner", "--connect-timeout", "1s", "--token-file", file]
+        _ = try ZonertcProcess.run(arguments)
+        chmod(file, 0o644)
+        for run in 0..<12 {
+            let refused = try ZonertcProcess.run(arguments)
+            #expect(refused.status == 1 && refused.stderr.contains("chmod 600"), "run \(run): \(refused.stderr)")
+            #expect(!refused.stderr.contains("crashed"), "run \(run): \(refused.stderr)")
+        }
+    }
 }

@@ -86,6 +86,7 @@ public final class DTLSTransport: SansIOMachine {
 
     /// Sets up OpenSSL for one association; throws only for local faults (no context, no key).
     public init(configuration: DTLSTransportConfiguration) throws(DTLSSetupError) {
+        guard OpenSSLLibrary.ready else { throw DTLSSetupError("OpenSSL failed to initialize") }
         guard let context = SSL_CTX_new(DTLS_method()) else { throw DTLSSetupError("SSL_CTX_new failed") }
         let profiles = configuration.srtpProfiles.map(\.name).joined(separator: ":")
         // Self-signed certificates: the chain means nothing, the fingerprint everything

@@ -32,6 +32,7 @@ public final class DTLSCertificate: @unchecked Sendable {
 
     /// Generates a key and a certificate valid from a day ago for `validity`.
     public init(commonName: String, validity: Duration) throws(DTLSSetupError) {
+        guard OpenSSLLibrary.ready else { throw DTLSSetupError("OpenSSL failed to initialize") }
         guard let key = zonertc_generate_p256_key() else { throw DTLSSetupError("P-256 key generation failed") }
         guard let x509 = X509_new() else {
             EVP_PKEY_free(key)

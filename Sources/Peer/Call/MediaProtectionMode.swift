@@ -67,6 +67,15 @@ public enum MediaProtectionMode: Sendable {
         #endif
     }
 
+    /// Returns once any warm-up this process started is done. A process calls it before it exits,
+    /// so that no thread of its own is inside OpenSSL or libsrtp2 while the C libraries' exit
+    /// handlers run (an early error otherwise crashed the process after its message: issue 14).
+    public static func warmUpSettled() async {
+        #if WebRTC
+        await DTLSWarmUp.finished()
+        #endif
+    }
+
     /// What the SDP calls this protection (and so the dialect our descriptions speak).
     public var security: MediaSecurity {
         switch self {
