@@ -43,7 +43,7 @@ public final class RelayDaemon: @unchecked Sendable {
 
     /// Counters summed over the threads.
     public var counters: TURNServer.Counters {
-        workers.map { $0.snapshot() }.reduce(into: TURNServer.Counters()) { total, c in
+        workers.map { $0.snapshot().engine }.reduce(into: TURNServer.Counters()) { total, c in
             total.requests += c.requests; total.bindings += c.bindings; total.allocations += c.allocations
             total.activeAllocations += c.activeAllocations; total.errors += c.errors
             total.authFailures += c.authFailures; total.challenges += c.challenges
@@ -51,6 +51,11 @@ public final class RelayDaemon: @unchecked Sendable {
             total.packetsToClients += c.packetsToClients; total.bytesToPeers += c.bytesToPeers
             total.bytesToClients += c.bytesToClients; total.dropped += c.dropped; total.malformed += c.malformed
         }
+    }
+
+    /// System-call batching of the data path, summed over the threads.
+    public var batchCounters: BatchCounters {
+        workers.reduce(into: BatchCounters()) { total, w in total.add(w.snapshot().batches) }
     }
 
     /// One thread: a loop, a listening socket, an engine, relayed sockets.
@@ -69,15 +74,15 @@ public final class RelayDaemon: @unchecked Sendable {
         private var handleByRelay: [Endpoint: Int] = [:]
         private var timer: EventLoop.Timer?
         private var timerAt: Instant?
-        private let published = Mutex(TURNServer.Counters())
+        private let published = Mutex((engine: TURNServer.Counters(), batches: BatchCounters()))
+        private var batches = BatchCounters()
         private let log = Logger(component: "relay")
         private var outbound: [(payload: [UInt8], to: Endpoint)] = []
         private let received = ReceiveBatch()
         private let toClients: SendBatch
         private let toPeers: SendBatch
-        /// Client datagrams of the current batch bound for peers: (handle, start, length, peer).
-        private var pending: [(handle: Int, start: UnsafeRawPointer, length: Int, peer: Endpoint)] = []
-        private var pendingSent: [Bool] = []
+        /// Client datagrams of the current batch bound for peers.
+        private var pending = PeerBoundBatch(capacity: 64)
         private var offloadLogged = false
         private let offloadWanted: Bool
 
@@ -89,8 +94,6 @@ public final class RelayDaemon: @unchecked Sendable {
             offloadWanted = options.segmentOffload
             toClients = SendBatch(segmentOffload: options.segmentOffload)
             toPeers = SendBatch(segmentOffload: options.segmentOffload)
-            pending.reserveCapacity(received.count)
-            pendingSent.reserveCapacity(received.count)
         }
 
         func start() {
@@ -109,7 +112,7 @@ public final class RelayDaemon: @unchecked Sendable {
             loop.execute { [self] in
                 engine.handle(.stop, now: loop.clock.now())
                 performOutputs()
-                published.withLock { $0 = engine.counters }
+                published.withLock { $0 = (engine.counters, batches) }
                 flush()
                 loop.deregister(listener.fd)
                 done.signal()
@@ -118,7 +121,7 @@ public final class RelayDaemon: @unchecked Sendable {
             loop.stop()
         }
 
-        func snapshot() -> TURNServer.Counters { published.withLock { $0 } }
+        func snapshot() -> (engine: TURNServer.Counters, batches: BatchCounters) { published.withLock { $0 } }
 
         // MARK: Data path
 
@@ -126,6 +129,8 @@ public final class RelayDaemon: @unchecked Sendable {
             let local = listener.localEndpoint
             while true {
                 let n = received.receive(from: listener.fd)
+                batches.receiveCalls += 1
+                batches.datagramsReceived += n
                 guard n > 0 else { break }
                 let now = loop.clock.now()
                 for i in 0..<n {
@@ -133,7 +138,8 @@ public final class RelayDaemon: @unchecked Sendable {
                     let bytes = received.payload(i)
                     switch engine.routeClientDatagram(bytes, from: from, to: local, now: now) {
                     case .toPeer(let handle, let peer, let length):
-                        pending.append((handle.index, bytes.baseAddress! + 4, length, peer))
+                        pending.append(.init(handle: handle.index, start: bytes.baseAddress! + 4, length: length,
+                                             peer: peer))
                     case .dropped:
                         break
                     case .notChannelData:
@@ -149,25 +155,26 @@ public final class RelayDaemon: @unchecked Sendable {
             afterBatch()
         }
 
-        /// Sends the queued client datagrams, one sendmmsg per relayed socket.
+        /// Sends the queued client datagrams, one sendmmsg per relayed socket, grouped by peer.
         private func sendPending() {
             guard !pending.isEmpty else { return }
-            pendingSent.removeAll(keepingCapacity: true)
-            pendingSent.append(contentsOf: repeatElement(false, count: pending.count))
-            for first in pending.indices where !pendingSent[first] {
-                let handle = pending[first].handle
-                for k in first..<pending.count where !pendingSent[k] && pending[k].handle == handle {
-                    pendingSent[k] = true
-                    toPeers.append(pending[k].start, length: pending[k].length, to: pending[k].peer)
-                }
+            pending.drain({ toPeers.append($0.start, length: $0.length, to: $0.peer) }, endOfSocket: { handle in
                 guard let socket = handle < relaySockets.count ? relaySockets[handle] : nil else {
                     toPeers.send(on: -1)
-                    continue
+                    return
                 }
-                toPeers.send(on: socket.fd)
-            }
-            pending.removeAll(keepingCapacity: true)
+                send(toPeers, on: socket.fd)
+            })
             noteOffload(toPeers)
+        }
+
+        /// Sends `batch` on `fd`, counting the call, its messages and datagrams.
+        private func send(_ batch: SendBatch, on fd: Int32) {
+            guard !batch.isEmpty else { return }
+            batches.sendCalls += 1
+            batches.messagesSent += batch.messageCount
+            batches.datagramsSent += batch.datagrams
+            batch.send(on: fd)
         }
 
         private func readPeers(_ handle: Int) {
@@ -175,6 +182,8 @@ public final class RelayDaemon: @unchecked Sendable {
             let relayHandle = RelayHandle(index: handle)
             while true {
                 let n = received.receive(from: socket.fd)
+                batches.receiveCalls += 1
+                batches.datagramsReceived += n
                 guard n > 0 else { break }
                 let now = loop.clock.now()
                 for i in 0..<n {
@@ -184,9 +193,9 @@ public final class RelayDaemon: @unchecked Sendable {
                     case .channel(let number, let client, _):
                         let frame = received.channelDataFrame(i, channel: number)
                         toClients.append(frame.start, length: frame.length, to: client)
-                        if toClients.isFull { toClients.send(on: listener.fd) }
+                        if toClients.isFull { send(toClients, on: listener.fd) }
                     case .dataIndication:
-                        toClients.send(on: listener.fd)
+                        send(toClients, on: listener.fd)
                         guard let relay = relayAddresses[handle] else { continue }
                         engine.handle(.peerDatagram(Array(received.payload(i)), from: from, relay: relay), now: now)
                         performOutputs()
@@ -195,7 +204,7 @@ public final class RelayDaemon: @unchecked Sendable {
                         break
                     }
                 }
-                toClients.send(on: listener.fd)
+                send(toClients, on: listener.fd)
                 noteOffload(toClients)
                 if n < received.count { break }
             }
@@ -212,7 +221,7 @@ public final class RelayDaemon: @unchecked Sendable {
         /// Publishes counters, sends what the batch produced for clients in one sendmmsg, re-arms the timer.
         private func afterBatch() {
             // Counters first: a client that sees the answer must also see what it did.
-            published.withLock { $0 = engine.counters }
+            published.withLock { $0 = (engine.counters, batches) }
             flush()
             guard let next = engine.nextDeadline else { return }
             if let at = timerAt, at <= next, timer != nil { return }

@@ -22,7 +22,8 @@ final class SendBatch {
     private var lastDestination: Endpoint?
     private var lastBytes = 0
     private var iovCount = 0
-    private var messageCount = 0
+    /// Messages queued so far (a segmented run is one message).
+    private(set) var messageCount = 0
     /// Datagrams queued so far.
     private(set) var datagrams = 0
 

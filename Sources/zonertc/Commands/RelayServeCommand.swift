@@ -114,7 +114,18 @@ enum RelayServeCommand {
         Terminal.error("zonertc relay: \(signal), ending \(daemon.counters.activeAllocations) allocations")
         daemon.stop()
         Terminal.error("zonertc relay: stopped; " + describe(daemon.counters))
+        Terminal.error("zonertc relay: batches; " + describe(daemon.batchCounters))
         return 0
+    }
+
+    /// Data-path batching, for benchmarks: datagrams per recvmmsg, per sendmmsg and per message.
+    static func describe(_ b: RelayDaemon.BatchCounters) -> String {
+        func ratio(_ x: Int, _ y: Int) -> String { y == 0 ? "-" : String(format: "%.1f", Double(x) / Double(y)) }
+        return "received \(b.datagramsReceived) datagrams in \(b.receiveCalls) calls "
+            + "(\(ratio(b.datagramsReceived, b.receiveCalls)) per call), "
+            + "sent \(b.datagramsSent) in \(b.sendCalls) calls "
+            + "(\(ratio(b.datagramsSent, b.sendCalls)) per call) of \(b.messagesSent) messages "
+            + "(\(ratio(b.datagramsSent, b.messagesSent)) per message)"
     }
 
     static func describe(_ c: TURNServer.Counters) -> String {

@@ -1,0 +1,25 @@
+extension RelayDaemon {
+    /// How well the data path batches its system calls, summed over threads: the figures that
+    /// decide its kernel time per datagram (each call has a fixed cost; each UDP_SEGMENT message
+    /// is routed and built once for all its datagrams).
+    public struct BatchCounters: Sendable, Equatable {
+        /// recvmmsg calls on the data path, and the datagrams they returned.
+        public var receiveCalls = 0
+        public var datagramsReceived = 0
+        /// sendmmsg batches of relayed datagrams, the messages in them (a segmented run counts
+        /// once) and the datagrams queued in them.
+        public var sendCalls = 0
+        public var messagesSent = 0
+        public var datagramsSent = 0
+
+        public init() {}
+
+        mutating func add(_ other: BatchCounters) {
+            receiveCalls += other.receiveCalls
+            datagramsReceived += other.datagramsReceived
+            sendCalls += other.sendCalls
+            messagesSent += other.messagesSent
+            datagramsSent += other.datagramsSent
+        }
+    }
+}
