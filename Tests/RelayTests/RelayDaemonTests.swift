@@ -76,6 +76,12 @@ struct RelayDaemonTests {
 
         #expect(request(.refresh, [.lifetime(seconds: 0)], nonce: nonce)?.lifetime == 0)
         #expect(relayd.counters.activeAllocations == 0)
+        // The batching counters, published before the Refresh answer left: ten datagrams read (eight
+        // requests and indications, the peer's two), two sent on the fast path (the ChannelData each
+        // way; STUN and Send/Data indications go through the engine's actions), one message each.
+        let batches = relayd.batchCounters
+        #expect(batches.datagramsReceived == 10 && batches.receiveCalls >= 10, "\(batches)")
+        #expect(batches.datagramsSent == 2 && batches.messagesSent == 2 && batches.sendCalls == 2, "\(batches)")
         // The relayed port is closed: a peer's datagram now goes nowhere.
         #expect(peer.send([9], to: relay))
         #expect(client.receive(timeoutMilliseconds: 200) == nil)
