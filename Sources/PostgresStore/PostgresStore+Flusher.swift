@@ -10,27 +10,43 @@ struct FlushRequest: @unchecked Sendable {
     /// flush proves nothing about them.
     var serverStart: [UInt8]?
     var writes: [PendingWrite]
+    /// When the batch committed (monotonic nanoseconds), for `BatchTimings.flushQueueNanos`.
+    var committedAt: UInt64 = Stopwatch.monotonicNanoseconds()
 }
 
 /// Acknowledgement after a synchronous flush. A batch commits with `synchronous_commit = off`,
 /// so the log's lock is released once its commit record is written rather than flushed; its
 /// writes are answered after a later synchronous commit returns. The WAL is flushed in order, so
-/// a commit made after batch N's covers N. That commit is the flusher's update of this daemon's
+/// a commit made after batch N's covers N. That commit is a flusher's update of its daemon's
 /// row of `zonertc_durable`, which PostgreSQL makes visible only once flushed: any session that
 /// sees the row's `seq` ≥ N knows entry N survives a crash (the table's maximum is the durable
 /// mark `readLog` returns). Daemons flush concurrently, and PostgreSQL writes their commits with
 /// one flush (group commit), where holding the lock through the flush made them take turns.
+///
+/// Any daemon's flush covers every entry committed before it, whichever daemon wrote it, so a
+/// batch's writes wait in `Core.unacknowledged` for the first mark that covers them: this
+/// daemon's flush, or another's read with the log (`absorb`) or heard as `dN` (the listener).
+/// Two daemons taking turns at the lock thus answer each other's batches, and a flusher that
+/// finds its requests answered skips its commit.
 extension PostgresStore {
-    /// The flusher thread: one synchronous commit for every request queued while the last ran.
+    /// The flusher thread: one synchronous commit for every request queued while the last ran,
+    /// unless other marks answered them meanwhile.
     func flusherLoop() {
         let slot = PostgresWorkers.Slot(url: options.url, role: "zonertc-flush")
         defer { slot.discard() }
         while let requests = flushes.take(limit: .max, wait: 1) {
             guard let last = requests.max(by: { $0.upTo < $1.upTo }) else { continue }
+            let taken = Stopwatch.monotonicNanoseconds()
             // Requests from before a restart cannot be proven durable by a flush after it.
-            let current = requests.filter { $0.serverStart == last.serverStart }
-            let stale = requests.filter { $0.serverStart != last.serverStart }
+            let (needed, stale) = core.withLock { c -> (Bool, [PendingWrite]) in
+                for r in requests where !r.writes.isEmpty {
+                    c.counters.timings.flushQueueNanos &+= taken &- r.committedAt
+                }
+                let stale = c.takeUnacknowledged { $0.upTo <= last.upTo && $0.serverStart != last.serverStart }
+                return (last.upTo > c.durable || c.unacknowledged.contains { $0.upTo <= last.upTo }, stale)
+            }
             if !stale.isEmpty { fail(stale, unavailable("the database restarted before the write was durable")) }
+            guard needed else { continue }
             // The statement is idempotent and checks the server it runs on, so a connection found
             // broken (the server restarted since the last flush) is replaced and it runs once more.
             func mark() throws -> PostgresConnection.Rows {
@@ -45,16 +61,21 @@ extension PostgresStore {
                 guard marked.count == 1 else {
                     throw unavailable("the database restarted before the write was durable")
                 }
-                let (notes, ready) = core.withLock { c in
+                let flushed = Stopwatch.monotonicNanoseconds()
+                let (notes, ready, covered) = core.withLock { c in
                     c.counters.flushes += 1
-                    return c.markDurable(last.upTo)
+                    c.counters.timings.flushNanos &+= flushed &- taken
+                    let covered = c.takeCovered(upTo: last.upTo, server: last.serverStart)
+                    let (notes, ready) = c.markDurable(last.upTo)
+                    return (notes, ready, covered)
                 }
                 for w in ready { w.resume() }
                 if !notes.isEmpty { push.submit(notes) }
-                for r in current { for w in r.writes { w.finish(nil) } }
+                for w in covered { w.finish(nil) }
             } catch {
                 if let e = error as? PostgresError, e.kind == .connection { slot.discard() }
                 log.warning("flush failed", ["upTo": "\(last.upTo)", "error": "\(error)"])
+                let current = core.withLock { $0.takeUnacknowledged { $0.upTo <= last.upTo } }
                 fail(current, (error as? StoreError) ?? unavailable("database: \(error)"))
             }
         }
@@ -75,16 +96,16 @@ extension PostgresStore {
                           .text(String(decoding: request.serverStart ?? [], as: UTF8.self))])
     }
 
-    /// Whether `requests`' entries survive is unknown: their writes get TRY_AGAIN_LATER (a retry
+    /// Whether `writes`' entries survive is unknown: they get TRY_AGAIN_LATER (a retry
     /// under `ifServerRecordUnchanged` then sees CONFLICT if it did), and the replica, which may
     /// hold what the database lost, is rebuilt.
-    private func fail(_ requests: [FlushRequest], _ failure: StoreError) {
+    private func fail(_ writes: [PendingWrite], _ failure: StoreError) {
         let waiting = core.withLock { c in
             c.counters.failures += 1
             return c.abandonUndurable("a flush failed: \(failure.message)")
         }
         for w in waiting { w.resume(throwing: failure) }
-        for r in requests { for w in r.writes { w.finish(failure) } }
+        for w in writes { w.finish(failure) }
     }
 }
 #endif
