@@ -82,18 +82,41 @@ extension PostgresStore {
     }
 
     /// Raises this daemon's durable mark to `request.upTo` with a synchronous commit, if the
-    /// server is the one the entries were committed on; returns one row if it did.
+    /// server is the one the entries were committed on; returns one row if it did. Then, in a
+    /// transaction of its own committed without waiting for a flush, tells the other daemons
+    /// (`dN`). Not in the synchronous one: a committing NOTIFY holds a lock that every notifying
+    /// commit in the database takes (async.c's PreCommit_Notify orders the queue so), through
+    /// the whole commit, so the WAL flush it waited for stalled every writer's COMMIT and
+    /// serialized the daemons' flushes. One round trip still.
     private func raiseDurableMark(_ request: FlushRequest,
                                   _ conn: PostgresConnection) throws -> PostgresConnection.Rows {
-        try conn.query("""
-            WITH sync AS (SELECT set_config('synchronous_commit', 'on', true)),
-                 mark AS (INSERT INTO zonertc_durable (daemon, seq) SELECT $2, $1 FROM sync
-                          WHERE pg_postmaster_start_time()::text = $4
-                          ON CONFLICT (daemon) DO UPDATE SET seq = GREATEST(zonertc_durable.seq, EXCLUDED.seq)
-                          RETURNING seq)
-            SELECT pg_notify($3, 'd' || $1::text) FROM mark
-            """, [.int8(Int64(clamping: request.upTo)), .int8(daemonID), .text(channel),
-                          .text(String(decoding: request.serverStart ?? [], as: UTF8.self))])
+        let upTo = PostgresConnection.Parameter.int8(Int64(clamping: request.upTo))
+        do {
+            let results = try conn.pipeline([
+                ("BEGIN", []),
+                ("""
+                 WITH sync AS (SELECT set_config('synchronous_commit', 'on', true))
+                 INSERT INTO zonertc_durable (daemon, seq) SELECT $2, $1 FROM sync
+                 WHERE pg_postmaster_start_time()::text = $3
+                 ON CONFLICT (daemon) DO UPDATE SET seq = GREATEST(zonertc_durable.seq, EXCLUDED.seq)
+                 RETURNING seq
+                 """, [upTo, .int8(daemonID), .text(String(decoding: request.serverStart ?? [], as: UTF8.self))]),
+                ("COMMIT", []),
+                ("BEGIN", []),
+                ("SELECT set_config('synchronous_commit', 'off', true)", []),
+                ("SELECT pg_notify($1, 'd' || $2::text) FROM zonertc_durable WHERE daemon = $3 AND seq >= $2",
+                 [.text(channel), upTo, .int8(daemonID)]),
+                ("COMMIT", []),
+            ])
+            guard results.count == 7 else {
+                throw PostgresError(kind: .statement, message: "the durable mark's update gave no result")
+            }
+            return results[1]
+        } catch let e as PostgresError where e.kind != .connection {
+            // The pipeline stopped inside an explicit transaction: end it, so the session is usable.
+            _ = try? conn.execute("ROLLBACK")
+            throw e
+        }
     }
 
     /// Whether `writes`' entries survive is unknown: they get TRY_AGAIN_LATER (a retry
