@@ -17,7 +17,7 @@ struct FlushRequest: @unchecked Sendable {
 /// Acknowledgement after a synchronous flush. A batch commits with `synchronous_commit = off`,
 /// so the log's lock is released once its commit record is written rather than flushed; its
 /// writes are answered after a later synchronous commit returns. The WAL is flushed in order, so
-/// a commit made after batch N's covers N. That commit is a flusher's update of its daemon's
+/// a commit made after batch N's covers N. That commit is a flusher's update of its own
 /// row of `zonertc_durable`, which PostgreSQL makes visible only once flushed: any session that
 /// sees the row's `seq` ≥ N knows entry N survives a crash (the table's maximum is the durable
 /// mark `readLog` returns). Daemons flush concurrently, and PostgreSQL writes their commits with
@@ -29,9 +29,9 @@ struct FlushRequest: @unchecked Sendable {
 /// Two daemons taking turns at the lock thus answer each other's batches, and a flusher that
 /// finds its requests answered skips its commit.
 extension PostgresStore {
-    /// The flusher thread: one synchronous commit for every request queued while the last ran,
-    /// unless other marks answered them meanwhile.
-    func flusherLoop() {
+    /// A flusher thread (`Options.flushers` of them share the queue): one synchronous commit of
+    /// `row` for every request queued while it was busy, unless other marks answered them meanwhile.
+    func flusherLoop(row: Int64) {
         let slot = PostgresWorkers.Slot(url: options.url, role: "zonertc-flush")
         defer { slot.discard() }
         while let requests = flushes.take(limit: .max, wait: 1) {
@@ -50,10 +50,10 @@ extension PostgresStore {
             // The statement is idempotent and checks the server it runs on, so a connection found
             // broken (the server restarted since the last flush) is replaced and it runs once more.
             func mark() throws -> PostgresConnection.Rows {
-                do { return try raiseDurableMark(last, slot.connection()) } catch let e as PostgresError
+                do { return try raiseDurableMark(last, row: row, slot.connection()) } catch let e as PostgresError
                     where e.kind == .connection {
                     slot.discard()
-                    return try raiseDurableMark(last, slot.connection())
+                    return try raiseDurableMark(last, row: row, slot.connection())
                 }
             }
             do {
@@ -81,14 +81,14 @@ extension PostgresStore {
         }
     }
 
-    /// Raises this daemon's durable mark to `request.upTo` with a synchronous commit, if the
+    /// Raises the durable mark in `row` to `request.upTo` with a synchronous commit, if the
     /// server is the one the entries were committed on; returns one row if it did. Then, in a
     /// transaction of its own committed without waiting for a flush, tells the other daemons
     /// (`dN`). Not in the synchronous one: a committing NOTIFY holds a lock that every notifying
     /// commit in the database takes (async.c's PreCommit_Notify orders the queue so), through
     /// the whole commit, so the WAL flush it waited for stalled every writer's COMMIT and
     /// serialized the daemons' flushes. One round trip still.
-    private func raiseDurableMark(_ request: FlushRequest,
+    private func raiseDurableMark(_ request: FlushRequest, row: Int64,
                                   _ conn: PostgresConnection) throws -> PostgresConnection.Rows {
         let upTo = PostgresConnection.Parameter.int8(Int64(clamping: request.upTo))
         do {
@@ -100,12 +100,12 @@ extension PostgresStore {
                  WHERE pg_postmaster_start_time()::text = $3
                  ON CONFLICT (daemon) DO UPDATE SET seq = GREATEST(zonertc_durable.seq, EXCLUDED.seq)
                  RETURNING seq
-                 """, [upTo, .int8(daemonID), .text(String(decoding: request.serverStart ?? [], as: UTF8.self))]),
+                 """, [upTo, .int8(row), .text(String(decoding: request.serverStart ?? [], as: UTF8.self))]),
                 ("COMMIT", []),
                 ("BEGIN", []),
                 ("SELECT set_config('synchronous_commit', 'off', true)", []),
                 ("SELECT pg_notify($1, 'd' || $2::text) FROM zonertc_durable WHERE daemon = $3 AND seq >= $2",
-                 [.text(channel), upTo, .int8(daemonID)]),
+                 [.text(channel), upTo, .int8(row)]),
                 ("COMMIT", []),
             ])
             guard results.count == 7 else {

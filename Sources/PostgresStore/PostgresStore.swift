@@ -27,6 +27,10 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         public var automaticPush = true
         /// Connections (and threads) serving reads.
         public var readers = 4
+        /// Threads (and connections) making the synchronous commits that answer writes: while
+        /// one waits for its WAL flush the next batch's flush starts, and PostgreSQL writes
+        /// concurrent commits with one flush, so a batch does not wait for the one before it.
+        public var flushers = 2
         /// Writes committed together at most.
         public var maxBatch = 512
         /// How often the listener reads the log even without a notification, so a lost one
@@ -117,8 +121,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
     let core: Mutex<Core>
     let writes = BatchQueue<PendingWrite>()
     let flushes = BatchQueue<FlushRequest>()
-    /// This process's row in `zonertc_durable`.
-    let daemonID = Int64.random(in: 1...Int64.max)
+    /// This process's rows in `zonertc_durable`, one per flusher thread (a row is locked until
+    /// its synchronous commit ends, so flushers sharing one would take turns).
+    let flusherIDs: [Int64]
     let readers: PostgresWorkers
     let stopping = Atomic<Bool>(false)
     let log = Logger(component: "store-postgres")
@@ -131,10 +136,11 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
     private init(options: Options, clock: any InstantSource) throws {
         self.options = options
         self.clock = clock
+        flusherIDs = (0..<max(1, options.flushers)).map { _ in Int64.random(in: 1...Int64.max) }
         let c = try PostgresConnection(url: options.url)
         if !options.readOnly {
             try PostgresSchema.migrate(c)
-            // Every start adds a daemon's row: keep only the highest (a live daemon's comes back
+            // Every start adds a daemon's rows: keep only the highest (a live daemon's come back
             // with its next flush), so the mark stays a scan of a few rows.
             try c.execute("DELETE FROM zonertc_durable WHERE seq < (SELECT max(seq) FROM zonertc_durable)")
         } else {
@@ -157,9 +163,11 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
             let w = Thread { [self] in writerLoop() }
             w.name = "zonertc-pg-write"
             w.start()
-            let f = Thread { [self] in flusherLoop() }
-            f.name = "zonertc-pg-flush"
-            f.start()
+            for id in flusherIDs {
+                let f = Thread { [self] in flusherLoop(row: id) }
+                f.name = "zonertc-pg-flush"
+                f.start()
+            }
             let l = Thread { [self] in listenerLoop() }
             l.name = "zonertc-pg-listen"
             l.start()

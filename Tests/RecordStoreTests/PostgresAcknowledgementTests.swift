@@ -83,8 +83,11 @@ struct PostgresAcknowledgementTests {
         var served: [(daemon: StoreDaemon, store: PostgresStore)] = []
         defer { for (d, s) in served { d.stop(); s.close() } }
         var clients: [RemoteStoreClient] = []
-        for _ in 0..<2 {
-            let store = try await PostgresStore.open(options: PostgresStore.Options(url: cluster.url(schema: schema)))
+        for i in 0..<2 {
+            var options = PostgresStore.Options(url: cluster.url(schema: schema))
+            // A flushes through one row only, so holding the rows there are holds all its flushes.
+            if i == 0 { options.flushers = 1 }
+            let store = try await PostgresStore.open(options: options)
             let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
                                          options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
             try daemon.start()
