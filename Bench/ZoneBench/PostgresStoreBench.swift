@@ -43,12 +43,40 @@ enum PostgresStoreBench {
                     print("  \(batches) transactions, \(perBatch) writes per transaction; "
                           + "\(flushes) synchronous commits of the durable mark, \(perFlush) writes each; "
                           + "\(walSyncs) WAL flushes (pg_stat_wal.wal_sync), \(perSync) writes each")
+                    print("  " + profile(zip(served, before).map { ($0.0.1.counters, $0.1) }))
                 }
                 if count == 2 { try await pushLatency(client: client, zone: zone, json: json) }
             }
         } catch {
             print("postgres bench failed: \(error)")
         }
+    }
+
+    /// Where the batches' time went over the run, per batch (ms), summed over the daemons; and how
+    /// many writes a mark other than their daemon's own flush answered.
+    static func profile(_ runs: [(after: PostgresStore.Counters, before: PostgresStore.Counters)]) -> String {
+        var batches = 0, flushes = 0, shared = 0, writes = 0, caught = 0
+        var lock: UInt64 = 0, catchUp: UInt64 = 0, execute: UInt64 = 0, append: UInt64 = 0
+        var queue: UInt64 = 0, flush: UInt64 = 0
+        for (a, b) in runs {
+            batches += a.batches - b.batches
+            flushes += a.flushes - b.flushes
+            writes += a.writes - b.writes
+            shared += a.sharedAcknowledgements - b.sharedAcknowledgements
+            caught += a.timings.entriesCaughtUp - b.timings.entriesCaughtUp
+            lock += a.timings.lockNanos - b.timings.lockNanos
+            catchUp += a.timings.catchUpNanos - b.timings.catchUpNanos
+            execute += a.timings.executeNanos - b.timings.executeNanos
+            append += a.timings.appendNanos - b.timings.appendNanos
+            queue += a.timings.flushQueueNanos - b.timings.flushQueueNanos
+            flush += a.timings.flushNanos - b.timings.flushNanos
+        }
+        func ms(_ n: UInt64, _ per: Int) -> String { String(format: "%.3f", Double(n) / 1e6 / Double(max(per, 1))) }
+        return "per batch (ms): lock+read \(ms(lock, batches)), catch-up \(ms(catchUp, batches)) "
+            + "(\(String(format: "%.2f", Double(caught) / Double(max(batches, 1)))) entries), "
+            + "execute \(ms(execute, batches)), insert+commit \(ms(append, batches)), "
+            + "wait for flusher \(ms(queue, batches)); per flush: \(ms(flush, flushes)) ms; "
+            + "\(shared) of \(writes) writes answered under another mark"
     }
 
     static func daemons(_ count: Int, url: String) async throws -> [(StoreDaemon, PostgresStore)] {

@@ -50,6 +50,38 @@ enum PostgresSchema {
                 state bytea NOT NULL,
                 taken_at timestamptz NOT NULL DEFAULT now());
             """),
+        // A write batch's steps as functions, one statement each, so a batch holds the head's
+        // lock for fewer statements (planned once per session, not once per batch); the tables
+        // are unchanged, so daemons of the previous version keep working beside them
+        // (PostgresStore+Writer.swift). Each statement of a volatile function takes a snapshot of
+        // its own: the log is read after the lock is granted, as the separate statements did.
+        Migration(version: 4, description: "write batch functions", sql: """
+            CREATE FUNCTION zonertc_lock_head(after_seq bigint, page_limit bigint)
+            RETURNS TABLE (entry_seq bigint, entry_data bytea, durable_mark bigint, server_start text,
+                           head_seq bigint)
+            LANGUAGE plpgsql AS $fn$
+            DECLARE
+                locked bigint;
+            BEGIN
+                PERFORM set_config('synchronous_commit', 'off', true);
+                SELECT h.seq INTO locked FROM zonertc_head h FOR UPDATE;
+                RETURN QUERY
+                    SELECT l.seq, l.entry, d.mark, pg_postmaster_start_time()::text, locked
+                    FROM (SELECT COALESCE(max(x.seq), 0) AS mark FROM zonertc_durable x) d
+                    LEFT JOIN LATERAL (SELECT g.seq, g.entry FROM zonertc_log g WHERE g.seq > after_seq
+                                       ORDER BY g.seq LIMIT page_limit) l ON true
+                    ORDER BY l.seq;
+            END
+            $fn$;
+            CREATE FUNCTION zonertc_append(new_seq bigint, new_entry bytea, channel text) RETURNS void
+            LANGUAGE plpgsql AS $fn$
+            BEGIN
+                INSERT INTO zonertc_log (seq, entry) VALUES (new_seq, new_entry);
+                UPDATE zonertc_head SET seq = new_seq;
+                PERFORM pg_notify(channel, new_seq::text);
+            END
+            $fn$;
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

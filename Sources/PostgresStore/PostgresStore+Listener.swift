@@ -11,6 +11,8 @@ extension PostgresStore {
     /// first read after it covers whatever was written meanwhile.
     func listenerLoop() {
         var conn: PostgresConnection?
+        // The server this connection's notifications come from: a `dN` answers writes committed on it.
+        var server: [UInt8]?
         var backoff = 0.05
         var lastRead = Date.distantPast
         // Not at once: daemons that start together would all compact together.
@@ -23,6 +25,7 @@ extension PostgresStore {
                 if conn == nil {
                     let c = try PostgresConnection(url: options.url, role: "zonertc-listen")
                     try c.execute("LISTEN \(quoted)")
+                    server = try c.query("SELECT pg_postmaster_start_time()::text").rows.first?[0] ?? nil
                     conn = c
                     backoff = 0.05
                     core.withLock { $0.counters.listenConnects += 1 }
@@ -39,7 +42,7 @@ extension PostgresStore {
                     _ = poll(&fds, 1, waitMs)
                     heard = try c.notifications()
                 }
-                let behind = heard.isEmpty ? false : takeIn(heard.map(\.payload))
+                let behind = heard.isEmpty ? false : takeIn(heard.map(\.payload), server: server)
                 if behind || Date().timeIntervalSince(lastRead) >= interval {
                     try catchUpAllowingRebuild(c)
                     lastRead = Date()
@@ -65,25 +68,30 @@ extension PostgresStore {
 
     /// Takes in notifications' payloads: `N` (entry N was committed) or `dN` (entries up to N are
     /// durable, from a flusher). A durable mark needs no query: the notifications it releases go
-    /// out at once. Returns whether the log has entries this replica lacks (read them now).
-    private func takeIn(_ payloads: [String]) -> Bool {
+    /// out at once, and it answers the writes it covers that were committed on `server`, the
+    /// listening connection's. Returns whether the log has entries this replica lacks (read them now).
+    private func takeIn(_ payloads: [String], server: [UInt8]?) -> Bool {
         var newest: UInt64 = 0, mark: UInt64 = 0, invalid = 0
         for p in payloads {
             if p.hasPrefix("d"), let n = UInt64(p.dropFirst()) { mark = max(mark, n) }
             else if let n = UInt64(p) { newest = max(newest, n) }
             else { invalid += 1 }
         }
-        typealias Released = (behind: Bool, notes: [DeviceNotification], ready: [CheckedContinuation<Void, Error>])
-        let (behind, notes, ready) = core.withLock { c -> Released in
+        typealias Released = (behind: Bool, notes: [DeviceNotification], ready: [CheckedContinuation<Void, Error>],
+                              covered: [PendingWrite])
+        let (behind, notes, ready, covered) = core.withLock { c -> Released in
             c.counters.notificationsHeard += payloads.count
             c.counters.failures += invalid
             let behind = max(newest, mark) > c.replica.appliedSequence
-            guard mark > c.durable, c.rebuildNeeded == nil else { return (behind, [], []) }
+            let covered = mark > 0 ? c.takeCovered(upTo: mark, server: server) : []
+            c.counters.sharedAcknowledgements += covered.count
+            guard mark > c.durable, c.rebuildNeeded == nil else { return (behind, [], [], covered) }
             let (notes, ready) = c.markDurable(mark)
-            return (behind, notes, ready)
+            return (behind, notes, ready, covered)
         }
         if invalid > 0 { log.warning("notifications with a payload not ours ignored", ["count": "\(invalid)"]) }
         for w in ready { w.resume() }
+        for w in covered { w.finish(nil) }
         if !notes.isEmpty { push.submit(notes) }
         return behind
     }

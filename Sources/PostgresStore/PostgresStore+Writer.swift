@@ -46,23 +46,32 @@ extension PostgresStore {
             // Holding the head row until COMMIT orders this batch after every other writer's. The
             // commit does not wait for its WAL flush, so the lock is held for no flush (milliseconds
             // on this disk); the flusher makes the entry durable before anyone is answered, and
-            // several daemons' flushes then group into one. One round trip: the lock, then (a
-            // statement of its own, so a snapshot taken after the lock was granted) the entries
-            // other daemons appended since this replica's last.
+            // several daemons' flushes then group into one. One round trip, one statement
+            // (`zonertc_lock_head`, migration 4): the lock, then (a snapshot taken after it was
+            // granted) the entries other daemons appended since this replica's last.
             let from = core.withLock { $0.replica.appliedSequence }
+            var lapStart = Stopwatch.monotonicNanoseconds()
+            var timings = BatchTimings()
+            func lap() -> UInt64 {
+                let now = Stopwatch.monotonicNanoseconds()
+                defer { lapStart = now }
+                return now &- lapStart
+            }
+            let lockAndRead = LogPage.parameters(after: from) + [.int8(Int64(LogPage.limit))]
             let results = try conn.pipeline([
                 ("BEGIN", []),
-                ("SELECT set_config('synchronous_commit', 'off', true)", []),
-                ("SELECT seq FROM zonertc_head FOR UPDATE", []),
-                (LogPage.query, LogPage.parameters(after: from)),
+                ("SELECT * FROM zonertc_lock_head($1, $2)", lockAndRead),
             ])
-            guard results.count == 4, results[2].count == 1 else {
+            guard results.count == 2, results[1].count >= 1, results[1].rows[0].count == 5 else {
                 throw PostgresError(kind: .statement, message: "the log's head row is missing")
             }
-            let head = UInt64(exactly: try results[2].int8(0, 0))
-            let page = try LogPage(results[3])
+            timings.lockNanos = lap()
+            let head = UInt64(exactly: try results[1].int8(0, 4))
+            let page = try LogPage(results[1])
             _ = absorb(page, deliver: true)
             if page.entries.count == LogPage.limit { try catchUp(conn, deliver: true) }
+            timings.entriesCaughtUp = page.entries.count
+            timings.catchUpNanos = lap()
             if let why = core.withLock({ $0.rebuildNeeded }) {
                 throw unavailable("the store is reloading its log (\(why))")
             }
@@ -83,20 +92,19 @@ extension PostgresStore {
                 for w in batch { w.execute(&c.replica) }
                 return c.replica.sealBatch()
             }
+            timings.executeNanos = lap()
             if let sealed {
                 // The entry, the head and the NOTIFY commit together, or not at all; the COMMIT
                 // goes in the same round trip.
                 try conn.pipeline([
-                    ("""
-                     WITH entry AS (INSERT INTO zonertc_log (seq, entry) VALUES ($1, $2)),
-                          head AS (UPDATE zonertc_head SET seq = $1)
-                     SELECT pg_notify($3, $1::text)
-                     """, [.int8(Int64(clamping: sealed.sequence)), .bytea(sealed.payload), .text(channel)]),
+                    ("SELECT zonertc_append($1, $2, $3)",
+                     [.int8(Int64(clamping: sealed.sequence)), .bytea(sealed.payload), .text(channel)]),
                     ("COMMIT", []),
                 ])
             } else {
                 try conn.execute("COMMIT")
             }
+            timings.appendNanos = lap()
             // Every write is answered once what it ran on is durable, a failed one too: its
             // answer (a conflict, say) may rest on another daemon's entry not yet flushed.
             let request = core.withLock { c -> FlushRequest? in
@@ -106,14 +114,23 @@ extension PostgresStore {
                 }
                 c.counters.batches += 1
                 c.counters.writes += batch.count
+                c.counters.timings.add(timings)
                 let upTo = c.replica.appliedSequence
-                return upTo > c.durable ? FlushRequest(upTo: upTo, serverStart: c.serverStart, writes: batch) : nil
+                guard upTo > c.durable else { return nil }
+                let request = FlushRequest(upTo: upTo, serverStart: c.serverStart, writes: batch, committedAt: lapStart)
+                // Whichever durable mark covers it first answers it: this daemon's flush, or
+                // another daemon's read from the log or heard as `dN` (PostgresStore+Flusher.swift).
+                c.unacknowledged.append(request)
+                return request
             }
             guard let request else {
                 for w in batch { w.finish(nil) }
                 return
             }
-            if !flushes.enqueue(request) { for w in batch { w.finish(unavailable("the store is closing")) } }
+            if !flushes.enqueue(request) {
+                let closing = core.withLock { $0.takeUnacknowledged { $0.upTo <= request.upTo } }
+                for w in closing { w.finish(unavailable("the store is closing")) }
+            }
         } catch {
             // The outcome is unknown to us (a lost COMMIT may have committed): say so, and if the
             // replica ran the batch, rebuild it from the log, which knows.

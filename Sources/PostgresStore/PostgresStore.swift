@@ -27,6 +27,10 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         public var automaticPush = true
         /// Connections (and threads) serving reads.
         public var readers = 4
+        /// Threads (and connections) making the synchronous commits that answer writes: while
+        /// one waits for its WAL flush the next batch's flush starts, and PostgreSQL writes
+        /// concurrent commits with one flush, so a batch does not wait for the one before it.
+        public var flushers = 2
         /// Writes committed together at most.
         public var maxBatch = 512
         /// How often the listener reads the log even without a notification, so a lost one
@@ -52,6 +56,38 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         public var listenConnects = 0
         public var notificationsHeard = 0
         public var failures = 0
+        /// Writes answered under a durable mark read from the log or heard as `dN` (mostly another
+        /// daemon's flush) before this daemon's own flush returned: flushes shared across daemons.
+        public var sharedAcknowledgements = 0
+        /// Where write batches' time went (nanoseconds, summed over batches), for profiling.
+        public var timings = BatchTimings()
+    }
+
+    /// A write batch's steps on the writer and flusher threads, summed.
+    public struct BatchTimings: Sendable {
+        /// BEGIN, the head row's lock and the read of other daemons' entries: one round trip
+        /// plus the wait for the lock.
+        public var lockNanos: UInt64 = 0
+        /// Decoding and applying other daemons' entries read under the lock.
+        public var catchUpNanos: UInt64 = 0
+        public var entriesCaughtUp = 0
+        /// Running the batch's writes on the replica and encoding its entry.
+        public var executeNanos: UInt64 = 0
+        /// The entry, head, NOTIFY and COMMIT: the second round trip under the lock.
+        public var appendNanos: UInt64 = 0
+        /// From a batch's commit until its flush request is taken by the flusher.
+        public var flushQueueNanos: UInt64 = 0
+        /// The flusher's synchronous commit (round trip and WAL flush).
+        public var flushNanos: UInt64 = 0
+
+        /// One batch's writer steps added in (the flusher adds its own).
+        mutating func add(_ batch: BatchTimings) {
+            lockNanos &+= batch.lockNanos
+            catchUpNanos &+= batch.catchUpNanos
+            entriesCaughtUp &+= batch.entriesCaughtUp
+            executeNanos &+= batch.executeNanos
+            appendNanos &+= batch.appendNanos
+        }
     }
 
     struct Core {
@@ -70,6 +106,8 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         /// Set when the replica may hold effects the database does not (a batch whose commit
         /// failed) or cannot follow the log: it is rebuilt from the log before serving again.
         var rebuildNeeded: String?
+        /// Committed writes waiting for a durable mark that covers them, in commit order.
+        var unacknowledged: [FlushRequest] = []
         /// Reads that saw entries not yet durable, waiting for them.
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
         var counters = Counters()
@@ -83,8 +121,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
     let core: Mutex<Core>
     let writes = BatchQueue<PendingWrite>()
     let flushes = BatchQueue<FlushRequest>()
-    /// This process's row in `zonertc_durable`.
-    let daemonID = Int64.random(in: 1...Int64.max)
+    /// This process's rows in `zonertc_durable`, one per flusher thread (a row is locked until
+    /// its synchronous commit ends, so flushers sharing one would take turns).
+    let flusherIDs: [Int64]
     let readers: PostgresWorkers
     let stopping = Atomic<Bool>(false)
     let log = Logger(component: "store-postgres")
@@ -97,10 +136,11 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
     private init(options: Options, clock: any InstantSource) throws {
         self.options = options
         self.clock = clock
+        flusherIDs = (0..<max(1, options.flushers)).map { _ in Int64.random(in: 1...Int64.max) }
         let c = try PostgresConnection(url: options.url)
         if !options.readOnly {
             try PostgresSchema.migrate(c)
-            // Every start adds a daemon's row: keep only the highest (a live daemon's comes back
+            // Every start adds a daemon's rows: keep only the highest (a live daemon's come back
             // with its next flush), so the mark stays a scan of a few rows.
             try c.execute("DELETE FROM zonertc_durable WHERE seq < (SELECT max(seq) FROM zonertc_durable)")
         } else {
@@ -123,9 +163,11 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
             let w = Thread { [self] in writerLoop() }
             w.name = "zonertc-pg-write"
             w.start()
-            let f = Thread { [self] in flusherLoop() }
-            f.name = "zonertc-pg-flush"
-            f.start()
+            for id in flusherIDs {
+                let f = Thread { [self] in flusherLoop(row: id) }
+                f.name = "zonertc-pg-flush"
+                f.start()
+            }
             let l = Thread { [self] in listenerLoop() }
             l.name = "zonertc-pg-listen"
             l.start()
@@ -256,9 +298,11 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
     /// following the log (false while a batch of this process is committing, or it needs a rebuild).
     func absorb(_ page: LogPage, deliver: Bool) -> Bool {
         var following = false
-        let (notes, ready) = core.withLock { c -> ([DeviceNotification], [CheckedContinuation<Void, Error>]) in
+        typealias Released = (notes: [DeviceNotification], ready: [CheckedContinuation<Void, Error>],
+                              covered: [PendingWrite])
+        let (notes, ready, covered) = core.withLock { c -> Released in
             c.noteServer(start: page.serverStart)
-            guard c.rebuildNeeded == nil else { return ([], []) }
+            guard c.rebuildNeeded == nil else { return ([], [], []) }
             following = c.replica.appliedSequence <= c.committed
             if following {
                 for (seq, payload) in page.entries {
@@ -277,9 +321,13 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
                     c.committed = max(c.committed, seq)
                 }
             }
-            return c.markDurable(page.durableMark)
+            let covered = c.takeCovered(upTo: page.durableMark, server: page.serverStart)
+            c.counters.sharedAcknowledgements += covered.count
+            let (notes, ready) = c.markDurable(page.durableMark)
+            return (notes, ready, covered)
         }
         for w in ready { w.resume() }
+        for w in covered { w.finish(nil) }
         if !notes.isEmpty { push.submit(notes) }
         return following
     }
@@ -325,6 +373,27 @@ extension PostgresStore.Core {
         let ready = waiters.filter { $0.sequence <= durable }.map(\.continuation)
         waiters.removeAll { $0.sequence <= durable }
         return (notes, ready)
+    }
+
+    /// Takes out the writes whose entries a durable mark `mark` covers, made on the server that
+    /// started at `start`. A mark from another server (a restart since they committed) proves
+    /// nothing about them: the entries it counts may be others written after theirs were lost.
+    mutating func takeCovered(upTo mark: UInt64, server start: [UInt8]?) -> [PendingWrite] {
+        guard let start else { return [] }
+        return takeUnacknowledged { $0.upTo <= mark && $0.serverStart == start }
+    }
+
+    /// Takes out the unacknowledged writes of the requests `matching` selects: whoever takes a
+    /// write answers it, once.
+    mutating func takeUnacknowledged(_ matching: (FlushRequest) -> Bool) -> [PendingWrite] {
+        guard unacknowledged.contains(where: matching) else { return [] }
+        var taken: [PendingWrite] = []
+        unacknowledged.removeAll { r in
+            guard matching(r) else { return false }
+            taken += r.writes
+            return true
+        }
+        return taken
     }
 
     /// Takes in the server's start time. After a restart, entries applied here but not durable

@@ -73,6 +73,78 @@ struct PostgresAcknowledgementTests {
         #expect(try cluster.sql(covered) == "t", "an answered write's entry is not under the durable mark")
         #expect(store.counters.flushes >= 2)
     }
+
+    @Test("with one daemon's flush held, its write is answered under the mark another daemon's flush made")
+    func answeredUnderAnotherDaemonsMark() async throws {
+        let cluster = try PostgresCluster.shared()
+        let schema = try cluster.freshSchema()
+        let users = try UserRegistry(directory: nil)
+        let token = try users.add("alice")
+        var served: [(daemon: StoreDaemon, store: PostgresStore)] = []
+        defer { for (d, s) in served { d.stop(); s.close() } }
+        var clients: [RemoteStoreClient] = []
+        for i in 0..<2 {
+            var options = PostgresStore.Options(url: cluster.url(schema: schema))
+            // A flushes through one row only, so holding the rows there are holds all its flushes.
+            if i == 0 { options.flushers = 1 }
+            let store = try await PostgresStore.open(options: options)
+            let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
+                                         options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
+            try daemon.start()
+            served.append((daemon, store))
+            var config = RemoteStoreClient.Configuration(endpoint: daemon.endpoint, token: token)
+            config.retry = .none
+            clients.append(RemoteStoreClient(configuration: config, userRecordName: "alice", deviceID: "d"))
+        }
+        let (a, b) = (clients[0], clients[1])
+        let zone = ZoneID(zoneName: "room_shared_mark")
+        // Daemon A's row of the durable mark exists now; B has none yet (it has not written).
+        _ = try await a.modifyZones(save: [zone], delete: [], scope: .private)
+        #expect(try cluster.sql("SELECT count(*) FROM \(schema).zonertc_durable WHERE seq > 0") == "1")
+
+        // Another session holds every row of the mark there is, A's among them: A's flusher waits,
+        // while B's first flush inserts a row of its own and is not held.
+        var pipe: [Int32] = [-1, -1]
+        #expect(Glibc.pipe(&pipe) == 0)
+        for fd in pipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let psql = try spawnWatched(["\(cluster.binaries)/psql", "-X", "-q", "-h", cluster.directory,
+                                     "-U", "postgres", "-d", "postgres"], stdin: pipe[0])
+        close(pipe[0])
+        defer { close(pipe[1]); Glibc.kill(psql.pid, SIGTERM); _ = psql.wait(within: .seconds(10)) }
+        func send(_ sql: String) {
+            _ = Array((sql + "\n").utf8).withUnsafeBytes { write(pipe[1], $0.baseAddress, $0.count) }
+        }
+        send("BEGIN; SELECT daemon FROM \(schema).zonertc_durable FOR UPDATE;")
+        let held = """
+            SELECT count(*) FROM pg_locks
+            WHERE relation = '\(schema).zonertc_durable'::regclass AND mode = 'RowShareLock' AND granted
+            """
+        var locked = false
+        for _ in 0..<500 where !locked { locked = try cluster.sql(held) == "1" }
+        try #require(locked, "the other session did not take the rows")
+
+        let answered = Ledger<String>()
+        let throughA = Task {
+            try await a.save([Record(recordType: "Note", id: RecordID(recordName: "through-a", zoneID: zone))])
+            answered.append("through-a")
+        }
+        let entries = "SELECT count(*) FROM \(schema).zonertc_log"
+        var committed = false
+        for _ in 0..<500 where !committed { committed = try cluster.sql(entries) == "2" }
+        #expect(committed, "A's batch did not commit")
+        #expect(answered.items.isEmpty, "A's write was answered before any mark covered it")
+
+        // B's batch comes after A's in the log, so B's flush covers both.
+        try await b.save([Record(recordType: "Note", id: RecordID(recordName: "through-b", zoneID: zone))])
+        for _ in 0..<500 where answered.items.isEmpty { _ = try cluster.sql("SELECT 1") }
+        #expect(answered.items == ["through-a"], "A's write waited for its own flush")
+        #expect(served[0].store.counters.sharedAcknowledgements >= 1)
+        #expect(try cluster.sql("SELECT count(*) FROM \(schema).zonertc_durable WHERE seq >= 3") == "1",
+                "B's row does not cover both entries")
+
+        send("COMMIT;\n\\q")
+        try await throughA.value
+    }
 }
 
 #endif
