@@ -28,9 +28,10 @@ public final class UDPSocket {
     private let sourceLengths: UnsafeMutablePointer<socklen_t>
     private let segmentSizes: UnsafeMutablePointer<Int32>
     private let sendBatch: SendBatch
-    /// Where outgoing payloads wait while `sendBatch` points at them.
-    private var staging: UnsafeMutableRawPointer
-    private var stagingCapacity: Int
+    /// Where outgoing payloads wait while `sendBatch` points at them (allocated at the first send:
+    /// the relay keeps a socket per allocation and sends on most through its own batches).
+    private var staging: UnsafeMutableRawPointer?
+    private var stagingCapacity = 0
 
     /// Binds to `endpoint` (port 0: any free port). `reusePort` lets several sockets share a port
     /// (SO_REUSEPORT), one per thread. `segmentOffload` sends runs of datagrams as UDP_SEGMENT
@@ -70,8 +71,6 @@ public final class UDPSocket {
         segmentSizes = .allocate(capacity: self.batch)
         segmentSizes.initialize(repeating: 0, count: self.batch)
         sendBatch = SendBatch(segmentOffload: segmentOffload)
-        stagingCapacity = SendBatch.maxMessages * maxDatagram
-        staging = .allocate(byteCount: stagingCapacity, alignment: 16)
     }
 
     deinit {
@@ -81,7 +80,7 @@ public final class UDPSocket {
         sources.deallocate()
         sourceLengths.deallocate()
         segmentSizes.deallocate()
-        staging.deallocate()
+        staging?.deallocate()
     }
 
     /// The most bytes one UDP message carries (65,535 less the IPv4 and UDP headers).
@@ -131,12 +130,13 @@ public final class UDPSocket {
             let end = min(datagrams.count, start + SendBatch.maxMessages)
             var bytes = 0
             for k in start..<end { bytes += datagrams[k].payload.count }
-            reserveStaging(bytes)
+            let staging = reserveStaging(bytes)
             var offset = 0
             for k in start..<end {
                 let payload = datagrams[k].payload
                 payload.withUnsafeBytes { source in
-                    if let from = source.baseAddress { (staging + offset).copyMemory(from: from, byteCount: source.count) }
+                    guard let from = source.baseAddress else { return }
+                    (staging + offset).copyMemory(from: from, byteCount: source.count)
                 }
                 sendBatch.append(staging + offset, length: payload.count, to: datagrams[k].to)
                 offset += payload.count
@@ -149,11 +149,13 @@ public final class UDPSocket {
         return sent
     }
 
-    private func reserveStaging(_ bytes: Int) {
-        guard bytes > stagingCapacity else { return }
-        staging.deallocate()
-        stagingCapacity = bytes
-        staging = .allocate(byteCount: bytes, alignment: 16)
+    private func reserveStaging(_ bytes: Int) -> UnsafeMutableRawPointer {
+        if let staging, bytes <= stagingCapacity { return staging }
+        staging?.deallocate()
+        stagingCapacity = Swift.max(bytes, SendBatch.maxMessages * maxDatagram)
+        let fresh = UnsafeMutableRawPointer.allocate(byteCount: stagingCapacity, alignment: 16)
+        staging = fresh
+        return fresh
     }
 
     /// Waits until a datagram is waiting or `milliseconds` pass (poll(2)); true when readable.
