@@ -12,6 +12,9 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 const uint32_t CS_EPOLLIN = EPOLLIN;
 const uint32_t CS_EPOLLOUT = EPOLLOUT;
@@ -156,6 +159,66 @@ int cs_send_batch(int fd, const cs_outgoing *messages, unsigned count) {
     }
     int n;
     do { n = sendmmsg(fd, msgs, count, MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
+    return n;
+}
+
+int cs_enable_gro(int fd) {
+    int one = 1;
+    return setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one);
+}
+
+int cs_gro_segment_size(const void *control, size_t control_length) {
+    // Walked by hand, not with CMSG_NXTHDR, so that every length is checked against the buffer
+    // before anything it covers is read.
+    const char *start = control;
+    size_t offset = 0;
+    while (control != NULL && control_length - offset >= sizeof(struct cmsghdr)) {
+        struct cmsghdr header;
+        memcpy(&header, start + offset, sizeof header);
+        if (header.cmsg_len < sizeof(struct cmsghdr) || header.cmsg_len > control_length - offset) return -1;
+        if (header.cmsg_level == SOL_UDP && header.cmsg_type == UDP_GRO) {
+            // udp_cmsg_recv (net/ipv4/udp.c) puts the skb's gso_size as an int.
+            if (header.cmsg_len < CMSG_LEN(sizeof(int))) return -1;
+            int size;
+            memcpy(&size, start + offset + CMSG_LEN(0), sizeof size);
+            return size > 0 ? size : -1;
+        }
+        size_t next = CMSG_ALIGN(header.cmsg_len);
+        if (next >= control_length - offset) return 0;
+        offset += next;
+    }
+    return 0;
+}
+
+int cs_recvmmsg_segmented(int fd, uint8_t *buffers, size_t size, unsigned count, size_t *lengths,
+                          struct sockaddr_storage *sources, socklen_t *source_lengths, int *segment_sizes) {
+    struct mmsghdr msgs[64];
+    struct iovec iov[64];
+    union {
+        char bytes[CMSG_SPACE(sizeof(int)) * 2];
+        struct cmsghdr align;
+    } control[64];
+    if (count > 64) count = 64;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        iov[i].iov_base = buffers + i * size;
+        iov[i].iov_len = size;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &sources[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
+        msgs[i].msg_hdr.msg_control = control[i].bytes;
+        msgs[i].msg_hdr.msg_controllen = sizeof control[i].bytes;
+    }
+    int n;
+    do { n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL); } while (n < 0 && errno == EINTR);
+    for (int i = 0; i < n; i++) {
+        lengths[i] = msgs[i].msg_len;
+        source_lengths[i] = msgs[i].msg_hdr.msg_namelen;
+        // A cut-short control area (MSG_CTRUNC) may have lost the segment size: unknown, so -1.
+        segment_sizes[i] = (msgs[i].msg_hdr.msg_flags & MSG_CTRUNC)
+            ? -1 : cs_gro_segment_size(control[i].bytes, msgs[i].msg_hdr.msg_controllen);
+    }
     return n;
 }
 

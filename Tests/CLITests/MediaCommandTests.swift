@@ -97,6 +97,26 @@ struct MediaCommandTests {
         #expect(written == (try Data(contentsOf: URL(fileURLWithPath: Self.fixture("testsrc-32x24-5.y4m")))))
     }
 
+    @Test("unpaced, a frame's packets go as one UDP_SEGMENT message and arrive coalesced; --no-gso/--no-gro too",
+          arguments: [[String](), ["--no-gso"], ["--no-gro"]])
+    func segmentedTrains(_ flag: [String]) throws {
+        let out = Self.temporary("out.ivf")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (send, receive) = try Self.sendAndReceive(
+            Self.fixture("vp8-320x240-60.ivf"), record: out,
+            sendOptions: ["--pace", "max", "--max-payload", "400"] + flag.filter { $0 == "--no-gso" },
+            receiveOptions: flag.filter { $0 == "--no-gro" })
+        #expect(receive["frames"] as? Int == 60 && receive["lost"] as? Int == 0)
+        #expect(send["checksum"] as? String != nil && send["checksum"] as? String == receive["checksum"] as? String)
+        #expect(send["segmentOffload"] as? Bool == (flag != ["--no-gso"]))
+        let coalesced = receive["coalescedMessages"] as? Int ?? -1
+        if flag.isEmpty {
+            #expect(coalesced > 0, "no train arrived as one buffer")
+        } else {
+            #expect(coalesced == 0)
+        }
+    }
+
     @Test("garbage datagrams at the receiver's ports are counted and dropped")
     func garbageAtTheSocket() throws {
         let out = Self.temporary("out.ivf")

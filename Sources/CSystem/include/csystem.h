@@ -69,6 +69,25 @@ typedef struct {
 /// errno (EIO or EINVAL from a kernel or device without UDP segmentation offload).
 int cs_send_batch(int fd, const cs_outgoing *messages, unsigned count);
 
+/// Turns on UDP_GRO (Linux 5.0) for `fd`: the kernel may then hand a train of datagrams from one
+/// source as one buffer (on loopback, a UDP_SEGMENT send arrives whole), with the segment size in a
+/// SOL_UDP/UDP_GRO control message. Returns 0, or -1 with errno when the kernel refuses.
+int cs_enable_gro(int fd);
+
+/// The segment size in the UDP_GRO control message among `control_length` bytes of control data
+/// (`msg_control` as recvmsg left it); 0 when there is none (the kernel adds it only to a coalesced
+/// message, so the message is one datagram); -1 when the control data is malformed (a length that
+/// does not hold an int or runs past the buffer, a size not above 0): where the datagrams end is
+/// then unknown.
+int cs_gro_segment_size(const void *control, size_t control_length);
+
+/// Like cs_recvmmsg, on a socket with UDP_GRO on: message i is `lengths[i]` bytes at
+/// `buffers + i * size`, one datagram or several of `segment_sizes[i]` bytes each (the last may be
+/// shorter); `segment_sizes[i]` is 0 for a single datagram, -1 when unknown (see
+/// cs_gro_segment_size; also a cut-short control area). Returns how many messages, or -1.
+int cs_recvmmsg_segmented(int fd, uint8_t *buffers, size_t size, unsigned count, size_t *lengths,
+                          struct sockaddr_storage *sources, socklen_t *source_lengths, int *segment_sizes);
+
 /// The errno of the last failed call on this thread.
 int cs_errno(void);
 

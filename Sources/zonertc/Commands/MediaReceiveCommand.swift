@@ -21,6 +21,7 @@ enum MediaReceiveCommand {
             .value("--payload-type", "N", "the RTP payload type to accept (default: from --sdp, or the first seen)"),
             .value("--latency", "DURATION", "how long a frame may wait for repairs of lost packets",
                    default: "200ms"),
+            .flag("--no-gro", "read datagrams one per message, without UDP_GRO coalescing trains from one source"),
             .flag("--json", "print the summary as one JSON object"),
         ],
         discussion: """
@@ -87,7 +88,8 @@ enum MediaReceiveCommand {
         let loop: EventLoop
         var sink: VideoFileSink
         do {
-            sockets = try bindPair(listen, rtcpMux: description?.rtcpMux ?? false)
+            sockets = try bindPair(listen, rtcpMux: description?.rtcpMux ?? false,
+                                   coalescedReceive: !args.has("--no-gro"))
             loop = try EventLoop(name: "zonertc-media-receive")
             sink = try VideoFileSink(path: output, format: format)
         } catch {
@@ -130,7 +132,8 @@ enum MediaReceiveCommand {
         if failure == nil {
             do { try sink.finish() } catch { failure = error }
         }
-        let summary = Summary(result: result, output: output, codec: codec, recording: recording)
+        let summary = Summary(result: result, output: output, codec: codec, recording: recording,
+                              coalescedMessages: sockets.rtp.coalescedMessages)
         if json {
             print(try Terminal.json(summary))
         } else {
@@ -173,17 +176,19 @@ enum MediaReceiveCommand {
     }
 
     /// Binds RTP on `listen` and RTCP on the next port (unless multiplexed). For port 0 it
-    /// looks for a free pair, as RTP tools do.
-    static func bindPair(_ listen: Endpoint, rtcpMux: Bool) throws -> (rtp: UDPSocket, rtcp: UDPSocket?) {
-        if rtcpMux { return (try UDPSocket(bind: listen), nil) }
+    /// looks for a free pair, as RTP tools do. `coalescedReceive` asks for UDP_GRO on the RTP socket,
+    /// where the media trains arrive.
+    static func bindPair(_ listen: Endpoint, rtcpMux: Bool, coalescedReceive: Bool = false) throws
+        -> (rtp: UDPSocket, rtcp: UDPSocket?) {
+        if rtcpMux { return (try UDPSocket(bind: listen, coalescedReceive: coalescedReceive), nil) }
         if listen.port != 0 {
             guard listen.port < UInt16.max else { throw SocketError("bind: no port after \(listen.port) for RTCP") }
-            let rtp = try UDPSocket(bind: listen)
+            let rtp = try UDPSocket(bind: listen, coalescedReceive: coalescedReceive)
             return (rtp, try UDPSocket(bind: Endpoint(address: listen.address, port: listen.port + 1)))
         }
         var lastError: Error = SocketError("bind: no free port pair", code: 0)
         for _ in 0..<50 {
-            let rtp = try UDPSocket(bind: listen)
+            let rtp = try UDPSocket(bind: listen, coalescedReceive: coalescedReceive)
             let port = rtp.localEndpoint.port
             guard port < UInt16.max else { continue }
             do { return (rtp, try UDPSocket(bind: Endpoint(address: listen.address, port: port + 1))) } catch {
@@ -243,8 +248,11 @@ enum MediaReceiveCommand {
         var goodputMbps: Double
         /// Sender-to-receiver frame latency by the sender reports' clock (same-host clocks).
         var latency: LatencySummary?
+        /// RTP socket reads that held several datagrams (UDP_GRO; 0 with --no-gro or when refused).
+        var coalescedMessages: Int
 
-        init(result: MediaReceiverRunner.Result, output: String, codec: VideoCodec, recording: Recording) {
+        init(result: MediaReceiverRunner.Result, output: String, codec: VideoCodec, recording: Recording,
+             coalescedMessages: Int) {
             let s = result.stats
             self.output = output
             self.codec = codec.encodingName
@@ -266,6 +274,7 @@ enum MediaReceiveCommand {
             durationMs = receiving.milliseconds
             goodputMbps = receiving > .zero ? Double(s.frameBytes) * 8 / receiving.seconds / 1e6 : 0
             latency = recording.latency.isEmpty ? nil : recording.latency.summary
+            self.coalescedMessages = coalescedMessages
         }
 
         var text: String {

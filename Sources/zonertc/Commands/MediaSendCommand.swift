@@ -33,6 +33,7 @@ enum MediaSendCommand {
                    + "(0: no limit)", default: "2048"),
             .value("--drain", "DURATION", "how long to wait for NACKs and the receiver's report after the last "
                    + "frame", default: "1s"),
+            .flag("--no-gso", "send datagrams one by one, not as UDP_SEGMENT runs (a frame's packets in one message)"),
             .flag("--json", "print the summary as one JSON object"),
         ],
         discussion: """
@@ -117,7 +118,7 @@ enum MediaSendCommand {
         let loop: EventLoop
         do {
             source = try VideoFileSource(path: path, frameRate: fps)
-            socket = try UDPSocket(bind: bind)
+            socket = try UDPSocket(bind: bind, segmentOffload: !args.has("--no-gso"))
             loop = try EventLoop(name: "zonertc-media-send")
         } catch {
             Terminal.error("zonertc media send: \(error)")
@@ -141,7 +142,8 @@ enum MediaSendCommand {
         loop.stop()
 
         let summary = Summary(result: result, path: path, codec: codec, destination: to,
-                              checksum: scan.checksum, interrupted: interrupt.fired)
+                              checksum: scan.checksum, interrupted: interrupt.fired,
+                              segmentOffload: socket.segmentOffload)
         if json {
             print(try Terminal.json(summary))
         } else {
@@ -196,9 +198,11 @@ enum MediaSendCommand {
         var durationMs: Double
         var goodputMbps: Double
         var interrupted: Bool
+        /// Whether runs still went as UDP_SEGMENT messages at the end (false: --no-gso, or the kernel refused).
+        var segmentOffload: Bool
 
         init(result: MediaSenderRunner.Result, path: String, codec: VideoCodec, destination: Endpoint,
-             checksum: FrameChecksum, interrupted: Bool) {
+             checksum: FrameChecksum, interrupted: Bool, segmentOffload: Bool) {
             let s = result.stats
             file = path
             self.codec = codec.encodingName
@@ -222,6 +226,7 @@ enum MediaSendCommand {
             durationMs = sending.milliseconds
             goodputMbps = sending > .zero ? Double(s.mediaBytesSent) * 8 / sending.seconds / 1e6 : 0
             self.interrupted = interrupted
+            self.segmentOffload = segmentOffload
         }
 
         var text: String {

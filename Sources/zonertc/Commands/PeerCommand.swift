@@ -203,7 +203,8 @@ struct PeerSetup {
             }
         }
         let socket: UDPSocket
-        do { socket = try UDPSocket(bind: Endpoint(address: bind, port: 0)) } catch {
+        // UDP_GRO: the other peer's media trains (UDP_SEGMENT sends) arrive as one buffer each on loopback.
+        do { socket = try UDPSocket(bind: Endpoint(address: bind, port: 0), coalescedReceive: true) } catch {
             return fail("cannot bind a UDP socket on \(bind): \(error)")
         }
         var configuration = PeerCallConfiguration(

@@ -2,32 +2,36 @@ import CSystem
 import Glibc
 import ZoneCore
 
-/// Datagrams queued for one socket and sent with one sendmmsg. The bytes stay where they are (in a
-/// `ReceiveBatch`) until `send` returns. With segmentation offload on, a run of equal-sized
-/// datagrams to one destination goes as a single UDP_SEGMENT message: the kernel walks routing,
-/// the IP layer and loopback once for the run and cuts it into datagrams at the end.
-final class SendBatch {
+/// Datagrams queued for one socket and sent with one sendmmsg. The bytes stay where they are (the
+/// relay's `ReceiveBatch`, a `UDPSocket`'s staging buffer) until `send` returns. With segmentation
+/// offload on, a run of equal-sized datagrams to one destination, optionally ended by one shorter
+/// datagram (an RTP frame's last packet), goes as a single UDP_SEGMENT message: the kernel walks
+/// routing, the IP layer and loopback once for the run and cuts it into datagrams at the end.
+public final class SendBatch {
     /// Most messages per sendmmsg, and most datagrams in one segmented message (UDP_MAX_SEGMENTS
     /// is 64 on older kernels).
-    static let maxMessages = 64
-    static let maxSegments = 64
+    public static let maxMessages = 64
+    public static let maxSegments = 64
     /// A segmented message must fit one IP datagram.
-    static let maxSegmentedBytes = 65_000
+    public static let maxSegmentedBytes = 65_000
 
     /// Whether runs may go as UDP_SEGMENT messages; turned off for good at the first kernel refusal.
-    private(set) var segmentOffload: Bool
+    public private(set) var segmentOffload: Bool
     private let iov: UnsafeMutablePointer<iovec>
     private let messages: UnsafeMutablePointer<cs_outgoing>
     private let destinations: UnsafeMutablePointer<sockaddr_storage>
     private var lastDestination: Endpoint?
     private var lastBytes = 0
+    /// Whether the current run ended with a shorter datagram: UDP_SEGMENT lets only the last
+    /// piece be shorter than the segment size (udp_send_skb in net/ipv4/udp.c), so it takes no more.
+    private var runClosed = false
     private var iovCount = 0
     /// Messages queued so far (a segmented run is one message).
     private(set) var messageCount = 0
     /// Datagrams queued so far.
-    private(set) var datagrams = 0
+    public private(set) var datagrams = 0
 
-    init(segmentOffload: Bool) {
+    public init(segmentOffload: Bool) {
         self.segmentOffload = segmentOffload
         iov = .allocate(capacity: SendBatch.maxMessages)
         iov.initialize(repeating: iovec(), count: SendBatch.maxMessages)
@@ -43,20 +47,21 @@ final class SendBatch {
         destinations.deallocate()
     }
 
-    var isFull: Bool { iovCount == SendBatch.maxMessages }
-    var isEmpty: Bool { iovCount == 0 }
+    public var isFull: Bool { iovCount == SendBatch.maxMessages }
+    public var isEmpty: Bool { iovCount == 0 }
 
     /// Queues `length` bytes at `start` for `destination`. The caller sends when `isFull`.
-    func append(_ start: UnsafeRawPointer, length: Int, to destination: Endpoint) {
+    public func append(_ start: UnsafeRawPointer, length: Int, to destination: Endpoint) {
         precondition(!isFull, "send the batch before queueing more")
         iov[iovCount] = iovec(iov_base: UnsafeMutableRawPointer(mutating: start), iov_len: length)
         // `lastBytes` is the size of every datagram in the current message's run.
-        if segmentOffload, messageCount > 0, length == lastBytes, destination == lastDestination,
-           messages[messageCount - 1].iov_count < SendBatch.maxSegments,
-           length * (messages[messageCount - 1].iov_count + 1) <= SendBatch.maxSegmentedBytes {
-            // One more datagram of the same size to the same place: extend the run.
+        if segmentOffload, messageCount > 0, !runClosed, length > 0, length <= lastBytes,
+           destination == lastDestination, messages[messageCount - 1].iov_count < SendBatch.maxSegments,
+           lastBytes * messages[messageCount - 1].iov_count + length <= SendBatch.maxSegmentedBytes {
+            // One more datagram to the same place, the same size or a shorter last one: extend the run.
             messages[messageCount - 1].iov_count += 1
-            messages[messageCount - 1].segment_size = UInt16(length)
+            messages[messageCount - 1].segment_size = UInt16(lastBytes)
+            runClosed = length < lastBytes
         } else {
             let d = destinations + messageCount
             let address = destination.sockaddrStorage
@@ -66,6 +71,7 @@ final class SendBatch {
             messageCount += 1
             lastDestination = destination
             lastBytes = length
+            runClosed = false
         }
         iovCount += 1
         datagrams += 1
@@ -74,7 +80,7 @@ final class SendBatch {
     /// Sends everything queued on `fd` and empties the batch. Returns how many datagrams the kernel
     /// did not take (a full buffer drops them, as a congested path would).
     @discardableResult
-    func send(on fd: Int32) -> Int {
+    public func send(on fd: Int32) -> Int {
         defer { reset() }
         guard messageCount > 0 else { return 0 }
         var start = 0
@@ -125,5 +131,6 @@ final class SendBatch {
         datagrams = 0
         lastDestination = nil
         lastBytes = 0
+        runClosed = false
     }
 }
