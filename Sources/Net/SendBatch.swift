@@ -27,7 +27,7 @@ public final class SendBatch {
     private var runClosed = false
     private var iovCount = 0
     /// Messages queued so far (a segmented run is one message).
-    private(set) var messageCount = 0
+    public private(set) var messageCount = 0
     /// Datagrams queued so far.
     public private(set) var datagrams = 0
 
