@@ -103,7 +103,7 @@ func sendUDP(_ bytes: [UInt8], toPort port: UInt16) {
 func udpPortIsBound(_ port: UInt16) -> Bool {
     let suffix = String(format: ":%04X", port)
     for table in ["/proc/net/udp", "/proc/net/udp6"] {
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+        guard let text = readProcFile(table) else { continue }
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
             if fields.count > 1 && fields[1].hasSuffix(suffix) { return true }

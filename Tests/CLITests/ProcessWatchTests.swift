@@ -38,6 +38,29 @@ struct ProcessWatchTests {
         #expect(ContinuousClock.now - started < .seconds(15), "woke after \(ContinuousClock.now - started)")
     }
 
+    @Test("a socket far down /proc/net/udp is found (the file is read past its first page)")
+    func procFileReadWhole() throws {
+        // 200 sockets of our own put /proc/net/udp well past one 4 KB page (about 30 sockets).
+        let sockets = (0..<200).map { _ in socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0) }
+        defer { for fd in sockets { close(fd) } }
+        var ports: [UInt16] = []
+        for fd in sockets {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+                }
+            }
+            try #require(bound)
+            ports.append(UInt16(bigEndian: address.sin_port))
+        }
+        let missing = ports.filter { !udpPortIsBound($0) }
+        #expect(missing.isEmpty, "\(missing.count) of \(ports.count) bound ports not found")
+    }
+
     @Test("a fault signal or the Swift runtime's crash report is a crash; other ends are not")
     func crashReports() {
         #expect(ChildCrash.report(status: 128 + SIGSEGV, stderr: "") != nil)

@@ -157,7 +157,7 @@ struct SocketDrops {
         })
         guard !inodes.isEmpty else { return }
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
-            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            let text = readProcFile(table) ?? ""
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 guard fields.count > 12, inodes.contains(fields[9]), let drops = Int(fields[fields.count - 1])
