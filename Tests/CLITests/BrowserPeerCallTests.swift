@@ -38,6 +38,7 @@ struct BrowserPeerCallTests {
     static func summary(_ peer: ProcessWatch) async throws -> [String: Any] {
         let status = try await offPool { peer.wait(within: .seconds(40)) }
         #expect(status == 0, "the peer: \(peer.stdout)\n\(peer.stderr.suffix(3000))")
+        #expect(peer.crashReport == nil, "the peer crashed: \(peer.crashReport ?? "")")
         let line = peer.stdout.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? "{}"
         return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
     }
@@ -134,6 +135,7 @@ struct BrowserPeerCallTests {
                 }
             }
             #expect(status == 0, "\(extra): \(child.stdout)\n\(child.stderr.suffix(3000))")
+            #expect(child.crashReport == nil, "\(extra): zonertc call crashed: \(child.crashReport ?? "")")
             let expected = extra.isEmpty ? "OK: the browser decoded 60 of 60 frames sent, 0 dropped"
                 : "OK: alice recorded"
             #expect(child.stdout.contains(expected), "\(child.stdout)")

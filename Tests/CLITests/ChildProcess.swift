@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TestSupport
 
 /// A program run by a test, bounded in time: its output collected from pipes and readable while
@@ -6,8 +7,10 @@ import TestSupport
 /// if still running when the test lets go of it.
 final class ChildProcess: @unchecked Sendable {
     private let watch: ProcessWatch
+    private let name: String
 
     init(_ executable: URL, _ arguments: [String]) throws {
+        name = executable.lastPathComponent + (arguments.first.map { " " + $0 } ?? "")
         watch = try spawnWatched([executable.path] + arguments)
     }
 
@@ -25,12 +28,14 @@ final class ChildProcess: @unchecked Sendable {
         watch.wait(within: .milliseconds(Int64(seconds * 1000))) { $0.stderr.contains(text) }
     }
 
-    /// Waits for the exit status; nil (and the process killed) if `seconds` pass first.
+    /// Waits for the exit status; nil (and the process killed) if `seconds` pass first. A crash
+    /// (`ChildCrash`) is a test failure whatever the status is compared with.
     func wait(seconds: Double) -> Int32? {
         guard let status = watch.wait(within: .milliseconds(Int64(seconds * 1000))) else {
             kill()
             return nil
         }
+        if let crash = watch.crashReport { Issue.record("\(name) crashed: \(crash)") }
         return status
     }
 
@@ -98,7 +103,7 @@ func sendUDP(_ bytes: [UInt8], toPort port: UInt16) {
 func udpPortIsBound(_ port: UInt16) -> Bool {
     let suffix = String(format: ":%04X", port)
     for table in ["/proc/net/udp", "/proc/net/udp6"] {
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+        guard let text = readProcFile(table) else { continue }
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
             if fields.count > 1 && fields[1].hasSuffix(suffix) { return true }

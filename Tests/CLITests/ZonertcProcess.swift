@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+import TestSupport
 
 /// Runs the built `zonertc` binary and captures what it prints.
 struct ZonertcProcess {
@@ -33,7 +35,14 @@ struct ZonertcProcess {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        // A signal's number is not an exit code (SIGINT's 2 would read as a usage error): 128 + it.
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus
+            : process.terminationStatus
+        let output = Output(status: status, stdout: String(decoding: stdout, as: UTF8.self),
+                            stderr: String(decoding: stderr, as: UTF8.self))
+        if let crash = ChildCrash.report(status: status, stderr: output.stderr) {
+            Issue.record("zonertc \(arguments.prefix(2).joined(separator: " ")) crashed: \(crash)")
+        }
+        return output
     }
 }

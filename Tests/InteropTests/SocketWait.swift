@@ -19,6 +19,32 @@ enum SocketWait {
         return probe.localEndpoint.port
     }
 
+    /// A port on 127.0.0.1 that was free for both UDP and TCP a moment ago (coturn binds both).
+    static func freeUDPAndTCPPort() throws -> UInt16 {
+        for _ in 0..<50 {
+            let port = try freePort()
+            if tcpPortIsFree(port) { return port }
+        }
+        throw InteropFailure("no loopback port free for both UDP and TCP in 50 tries")
+    }
+
+    /// Whether a TCP socket can bind (and listen on) 127.0.0.1:`port` right now.
+    private static func tcpPortIsFree(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return bound == 0 && listen(fd, 1) == 0
+    }
+
     /// Waits until one of `sockets` (or `extra`) is readable or `deadline` (wall clock) passes,
     /// then reads every waiting datagram. `extraReadable` tells whether `extra` was readable.
     static func wait(_ sockets: [UDPSocket], extra: Int32? = nil, until deadline: Instant, clock: WallClock)

@@ -18,7 +18,7 @@ struct CoturnClientsTests {
     static let modes: [[String]] = [["-c"], ["-c", "-s"], ["-c", "-y"], ["-c", "-X"], ["-c", "-g"], [],
                                     ["-c", "--no-gso"]]
 
-    @Test("turnutils_uclient loses nothing", arguments: modes)
+    @Test("turnutils_uclient: the relay loses nothing", arguments: modes)
     func uclientLosesNothing(_ modeFlags: [String]) async throws {
         let uclient = try ExternalProgram.require("turnutils_uclient", package: "coturn")
         let flags = modeFlags.filter { $0 != "--no-gso" }
@@ -27,13 +27,30 @@ struct CoturnClientsTests {
         let run = try ChildProcess(uclient, ["-u", "u", "-w", "p", "-p", "\(relay.port)", "-e", "127.0.0.1",
                                              "-r", "\(echo.port)"] + flags
                                              + ["-m", "10", "-n", "1000", "-l", "1000", "-z", "1", "127.0.0.1"])
-        let status = try await offPool { run.wait(within: .seconds(90)) }
+        // The kernel's drop counts of uclient's sockets, read while it runs (it closes them at the end).
+        let (status, clientDrops) = try await offPool { () -> (Int32?, Int) in
+            var drops = SocketDrops()
+            let end = ContinuousClock.now + .seconds(90)
+            while true {
+                drops.sample(run.pid)
+                if let status = run.wait(within: .milliseconds(100)) { return (status, drops.total) }
+                if ContinuousClock.now >= end { return (run.wait(within: .zero), drops.total) }
+            }
+        }
         let (relayStatus, log) = try await offPool { relay.stop() }
         let output = run.output + run.errorOutput
         let loss = UclientReport(output)
         #expect(status == 0, "turnutils_uclient \(flags) exited \(String(describing: status)): \(output.suffix(800))")
-        #expect(loss?.lost == 0, "turnutils_uclient \(flags): \(loss?.line ?? "no loss line") \(output.suffix(800))")
-        #expect(loss?.sent == 10_000 && loss?.received == 10_000, "\(String(describing: loss))")
+        #expect(loss?.sent == 10_000, "\(String(describing: loss))")
+        // Whatever uclient missed, the kernel dropped at uclient's own full receive buffers, nowhere
+        // else (the relay's counters below show it forwarded every datagram both ways). Under load it
+        // happens: coturn's client fixes its buffers at 64 KB (128 KB granted, about 55 of these
+        // datagrams: 55 ms of one client's traffic), and a client descheduled longer by other work on
+        // the machine overflows them (seen at load average 20: 10 to 602 of 10,000, each one counted
+        // at uclient's sockets, none at the relay's or the echo's).
+        let dropped = "\(clientDrops) dropped at its sockets"
+        #expect(loss?.lost == clientDrops,
+                "turnutils_uclient \(flags): \(loss?.line ?? "no loss line"), \(dropped); \(output.suffix(800))")
         // The relay saw it all: every allocation made, logged, and released by the client at the end.
         #expect(relayStatus == 0)
         let counters = try #require(RelayCounters(lastIn: log), "no counters in \(log.suffix(500))")
@@ -121,6 +138,33 @@ final class EchoPeer: @unchecked Sendable {
             if let (bytes, _) = probe.receive(timeoutMilliseconds: 100), bytes == Array("probe".utf8) { return true }
         }
         return false
+    }
+}
+
+/// The datagrams the kernel dropped at a process's UDP sockets because their receive buffers were
+/// full: the `drops` column of /proc/net/udp{,6} for the socket inodes in /proc/PID/fd. Counters only
+/// grow, so the highest value seen per socket is kept across samples (sockets close at the end).
+struct SocketDrops {
+    private var bySocket: [Substring: Int] = [:]
+
+    var total: Int { bySocket.values.reduce(0, +) }
+
+    mutating func sample(_ pid: pid_t) {
+        let directory = "/proc/\(pid)/fd"
+        let inodes = Set(((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)"))
+                .flatMap { $0.hasPrefix("socket:[") ? $0.dropFirst(8).dropLast() : nil }
+        })
+        guard !inodes.isEmpty else { return }
+        for table in ["/proc/net/udp", "/proc/net/udp6"] {
+            let text = readProcFile(table) ?? ""
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 12, inodes.contains(fields[9]), let drops = Int(fields[fields.count - 1])
+                else { continue }
+                bySocket[fields[9]] = max(bySocket[fields[9]] ?? 0, drops)
+            }
+        }
     }
 }
 

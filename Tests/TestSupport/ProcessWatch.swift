@@ -13,6 +13,9 @@ public final class ProcessWatch: @unchecked Sendable {
     private var status: Int32?
     private var captured: [[UInt8]] = [[], []]
     private var openPipes = 0
+    /// Counts events (output read, pipe closed, exit), so a waiter can tell whether one happened
+    /// while it was looking at the output without holding the lock.
+    private var events = 0
 
     /// Starts watching `pid`; `stdout`/`stderr` are read ends of pipes this object now owns.
     public init(pid: pid_t, stdout: Int32? = nil, stderr: Int32? = nil) {
@@ -29,6 +32,7 @@ public final class ProcessWatch: @unchecked Sendable {
             let decoded: Int32 = r == pid ? (raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)) : -1
             condition.lock()
             status = decoded
+            events += 1
             condition.broadcast()
             condition.unlock()
         }
@@ -41,6 +45,7 @@ public final class ProcessWatch: @unchecked Sendable {
             if n < 0 && errno == EINTR { continue }
             condition.lock()
             if n > 0 { captured[index] += chunk[..<n] } else { openPipes -= 1 }
+            events += 1
             condition.broadcast()
             condition.unlock()
             if n <= 0 { break }
@@ -54,6 +59,9 @@ public final class ProcessWatch: @unchecked Sendable {
         defer { condition.unlock() }
         return status
     }
+
+    /// How the child crashed, or nil (see `ChildCrash`).
+    public var crashReport: String? { ChildCrash.report(status: exitStatus, stderr: stderr) }
 
     /// What the child wrote to its stdout and stderr pipes so far.
     public var stdout: String { text(0) }
@@ -72,10 +80,16 @@ public final class ProcessWatch: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(Double(limit.components.seconds)
                                                  + Double(limit.components.attoseconds) / 1e18)
         while true {
+            // The predicate reads the output under the lock, so it runs without holding it; an event
+            // that arrives meanwhile must not be slept through (a child that prints its last line
+            // then would leave the wait asleep until its next one, or the deadline).
+            condition.lock()
+            let seen = events
+            condition.unlock()
             if predicate(self) { return true }
             condition.lock()
             let finished = status != nil && openPipes == 0
-            let woke = finished ? false : condition.wait(until: deadline)
+            let woke = events != seen || (!finished && condition.wait(until: deadline))
             condition.unlock()
             if !woke { return predicate(self) }
         }
@@ -91,6 +105,26 @@ public final class ProcessWatch: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return status != nil && openPipes == 0
+    }
+}
+
+/// A child's end that only a fault explains. A program can print the line a test looks for and
+/// then crash on its way out (a `zonertc peer` did, in OpenSSL's exit handlers): a test that reads
+/// the output must not take that run for a success, so the wait helpers check this too.
+public enum ChildCrash {
+    /// Signals raised by faults (a Swift trap is SIGILL or SIGTRAP), never sent by the tests.
+    public static let faultSignals: [Int32] = [SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGSEGV]
+
+    /// Why a child with exit `status` (the code, or 128 + the signal) and `stderr` crashed, or nil:
+    /// it ended on a fault signal, or the Swift runtime's crash report is in its stderr.
+    public static func report(status: Int32?, stderr: String) -> String? {
+        if let status, status > 128, faultSignals.contains(status - 128) {
+            return "ended on signal \(status - 128): \(stderr.suffix(2000))"
+        }
+        if let banner = stderr.range(of: "*** Program crashed") {
+            return "the Swift runtime reported a crash: \(stderr[banner.lowerBound...].prefix(2000))"
+        }
+        return nil
     }
 }
 

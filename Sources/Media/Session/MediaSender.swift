@@ -24,7 +24,7 @@
 // - The end: shortly after the last frame the sender sends SR + SDES + BYE (§6.6), repeats the BYE
 //   every `byeInterval`, keeps answering NACKs, and resends the tail a receiver report shows
 //   missing. It finishes when a receiver report confirms every packet arrived, when the
-//   receiver says BYE, or after `drainTimeout` without feedback.
+//   receiver says BYE, or after `drainTimeout` without feedback — with a BYE in every case.
 
 import ZoneCore
 
@@ -323,7 +323,7 @@ public struct MediaSender: SansIOMachine, Sendable {
         case .goodbye(let bye):
             // Our receiver leaving ends the wait for feedback; another source's BYE (the other
             // direction of a call ending its own stream) does not.
-            if let receiverSSRC, bye.sources.contains(receiverSSRC), case .draining = phase { finish() }
+            if let receiverSSRC, bye.sources.contains(receiverSSRC), case .draining = phase { finish(now: now) }
         default:
             break  // SDES, feedback about other sources
         }
@@ -346,7 +346,7 @@ public struct MediaSender: SansIOMachine, Sendable {
         let highest = UInt16(truncatingIfNeeded: block.extendedHighestSequence)
         if highest == last && block.cumulativeLost <= 0 {
             stats.confirmedComplete = true
-            finish()
+            finish(now: now)
         } else if highest != last, goodbyeReports.contains(block.lastSenderReport),
                   lastTailResend.map({ now - $0 >= configuration.byeInterval }) ?? true {
             // A report written after our BYE (it echoes the sender report sent with it) has not
@@ -523,7 +523,7 @@ public struct MediaSender: SansIOMachine, Sendable {
             }
         case .draining(let nextBye, let deadline):
             if now >= deadline {
-                finish()
+                finish(now: now)
             } else if now >= nextBye {
                 queueSenderReport(now: now, goodbye: true)
                 phase = .draining(nextBye: now + configuration.byeInterval, deadline: deadline)
@@ -556,8 +556,12 @@ public struct MediaSender: SansIOMachine, Sendable {
         advance(now: now)  // a zero delay says BYE at once
     }
 
-    private mutating func finish() {
+    private mutating func finish(now: Instant) {
         guard phase != .finished else { return }
+        // A sender leaves with a BYE (RFC 3550 §6.6) even when a report confirmed the stream
+        // before the delayed first one went out: a receiver that ends on BYE would otherwise wait
+        // out its idle timeout.
+        if goodbyeReports.isEmpty { queueSenderReport(now: now, goodbye: true) }
         phase = .finished
         packets.removeAll()
         queue.removeAll()

@@ -156,8 +156,14 @@ struct BrowserCallPlan {
             return await finish(ok, "\(ok ? "OK" : "FAIL"): the browser decoded \(decoded) of \(frames) frames sent, "
                                 + "\(dropped) dropped, \(firstText)")
         }
-        guard await group.children.first(where: { $0.name == "alice" })?.wait(timeout: timeout) != nil else {
+        guard let aliceStatus = await group.children.first(where: { $0.name == "alice" })?.wait(timeout: timeout)
+        else {
             return await finish(false, "FAIL: alice did not hang up within \(timeout) of the browser's report")
+        }
+        // A recording is only as good as the peer that wrote it: one that crashed on its way out
+        // (after its file was complete) is a failure, not a pass.
+        guard aliceStatus == 0 else {
+            return await finish(false, "FAIL: alice exited with status \(aliceStatus) after recording")
         }
         let verdict = BrowserRecordingCheck.check("\(directory)/alice-received", source: browserSends,
                                                   scratch: directory)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 import TestSupport
 
 /// A program the tests start (our `zonertc`, coturn's tools, python3): its output collected from
@@ -24,8 +25,13 @@ final class ChildProcess: @unchecked Sendable {
     var exitStatus: Int32? { watch.exitStatus }
 
     /// Waits up to `limit` for the program to end; its exit status, or nil if it is still running.
-    /// Blocks the calling thread: call it through `offPool` from async tests.
-    func wait(within limit: Duration) -> Int32? { watch.wait(within: limit) }
+    /// A crash (`ChildCrash`) is a test failure whatever the status is compared with. Blocks the
+    /// calling thread: call it through `offPool` from async tests.
+    func wait(within limit: Duration) -> Int32? {
+        let status = watch.wait(within: limit)
+        if let crash = watch.crashReport { Issue.record("\(name) crashed: \(crash)") }
+        return status
+    }
 
     /// Sends `signal` and waits up to `within` for the end; SIGKILL after that. The exit status.
     @discardableResult
