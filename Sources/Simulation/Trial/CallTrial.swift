@@ -295,7 +295,7 @@ public struct CallTrial {
 
     private mutating func scheduleWake(_ i: Int) {
         let now = scheduler.now
-        guard var next = peers[i].call.inPlaceDeadline() else { return }
+        guard var next = peers[i].call.nextDeadline else { return }
         // A deadline already past was missed by the machine itself; look again shortly rather
         // than spin at one instant.
         if next <= now { next = now + .milliseconds(1) }
@@ -459,11 +459,9 @@ public struct CallTrial {
 }
 
 extension PeerCall {
-    // A call is a large value; reading one of its properties from outside copies all of it
-    // first. Asked through `inout`, it is read where it lies. (The trial asks after every step.)
-
-    /// `nextDeadline`, read in place.
-    mutating func inPlaceDeadline() -> Instant? { nextDeadline }
+    // A call is a large value; reading a computed property from outside copies all of it
+    // first. Asked through `inout`, it is read where it lies. (The trial asks after every step;
+    // `nextDeadline` is stored, so it is read in place anyway.)
 
     /// The negotiator's state, read in place.
     mutating func inPlaceState() -> CallState { signaling.negotiator.state }
