@@ -137,6 +137,7 @@ public struct PeerCall {
             configuration: signalingConfiguration, binding: binding, myUserID: configuration.myUserID,
             remoteUserID: configuration.remoteUserID, epochClock: configuration.epochClock, seed: configuration.seed)
         protection = MediaProtection(security: configuration.mediaSecurity)
+        nextDeadline = earliestDeadline()
     }
 
     /// How the call ended, once it has hung up.
@@ -178,6 +179,7 @@ public struct PeerCall {
         if case .hangingUp(let ending) = state, current?.transport?.nextDeadline == nil {
             state = .ended(ending)
         }
+        nextDeadline = earliestDeadline()
     }
 
     /// The next output, or nil until the next input.
@@ -185,8 +187,14 @@ public struct PeerCall {
         outputs.pop()
     }
 
-    /// When to feed `.timer` next.
-    public var nextDeadline: Instant? {
+    /// When to feed `.timer` next. Worked out once at the end of every input, the only place the
+    /// parts change, and kept: a call is several kilobytes, and a computed property read where the
+    /// call lies in a class (as a driver keeps it) is read from a copy of the whole call.
+    public private(set) var nextDeadline: Instant?
+
+    /// The earliest deadline of the call's own and its parts'. Mutating only so that it reads the
+    /// call in place: a non-mutating method called from a mutating one is handed a copy of `self`.
+    private mutating func earliestDeadline() -> Instant? {
         let own = hasHungUp ? nil : Instant.earliest(state.deadline, protection.nextDeadline)
         return .earliest(.earliest(.earliest(signaling.nextDeadline, current?.transport?.nextDeadline),
                                    .earliest(media.nextDeadline, mediaBacklog)), own)

@@ -124,15 +124,18 @@ public struct CallSignaling: Sendable {
 
     /// Feeds one event at `now`; the store requests and reports it causes wait in `pollOutput()`, in order.
     public mutating func handle(_ event: Event, now: Instant) {
-        for action in step(event, now: now) { pendingOutputs.append(action) }
+        // The step appends to the queue itself, moved out and back: no array is made per event.
+        var out = pendingOutputs
+        pendingOutputs = OutputQueue(capacity: 0)
+        step(event, now: now, &out)
+        pendingOutputs = out
     }
 
     /// The oldest action not yet taken, or nil until the next event.
     public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
 
-    /// One event's actions, in order.
-    private mutating func step(_ event: Event, now: Instant) -> [Action] {
-        var out: [Action] = []
+    /// Appends one event's actions to `out`, in order.
+    private mutating func step(_ event: Event, now: Instant, _ out: inout OutputQueue<Action>) {
         switch event {
         case .start:
             negotiate(.startCall, now, &out)
@@ -166,10 +169,9 @@ public struct CallSignaling: Sendable {
             negotiate(.timer, now, &out)
             for i in paths.indices { sync(i, .timer, now, &out) }
         }
-        return out
     }
 
-    private mutating func negotiate(_ event: CallNegotiator.Event, _ now: Instant, _ out: inout [Action]) {
+    private mutating func negotiate(_ event: CallNegotiator.Event, _ now: Instant, _ out: inout OutputQueue<Action>) {
         for action in negotiator.outputs(after: event, now: now) {
             switch action {
             case .modify(let saves, let deletes, let policy, let atomic):
@@ -193,7 +195,8 @@ public struct CallSignaling: Sendable {
         }
     }
 
-    private mutating func sync(_ index: Int, _ event: ChangeSync.Event, _ now: Instant, _ out: inout [Action]) {
+    private mutating func sync(_ index: Int, _ event: ChangeSync.Event, _ now: Instant,
+                               _ out: inout OutputQueue<Action>) {
         for action in paths[index].outputs(after: event, now: now) {
             switch action {
             case .fetchZoneChanges(let since):

@@ -6,7 +6,7 @@ import ZoneCore
 extension CallNegotiator {
     /// Starts the call: read the session record by name first (its epoch is the floor, and
     /// seeds the epoch clock after a restart of the process or a clock step).
-    mutating func startCall(now: Instant, _ out: inout [Action]) {
+    mutating func startCall(now: Instant, _ out: inout OutputQueue<Action>) {
         guard state == .idle else { return }
         state = .preparing
         collector?.start(now: now)
@@ -19,7 +19,7 @@ extension CallNegotiator {
     /// The peer that waits for the offer first looks up the answer of the session's epoch: when it is
     /// there, that negotiation was finished by an earlier run (its offerer has moved on or gone), so the
     /// floor is the epoch after it and the old offer is stale, not answered again (PROTOCOL.md §5).
-    mutating func sessionLookedUp(_ results: [LookupResult], now: Instant, _ out: inout [Action]) {
+    mutating func sessionLookedUp(_ results: [LookupResult], now: Instant, _ out: inout OutputQueue<Action>) {
         guard state == .preparing else { return }
         if let checked = answerCheck {
             answerCheck = nil
@@ -51,7 +51,7 @@ extension CallNegotiator {
     /// higher, and everything below it is stale.
     /// A version that cannot be read, or names an epoch too far ahead, is dropped and reported; its
     /// change tag is still kept, so our next save goes over it (and replaces it).
-    mutating func learnSession(_ record: Record, now: Instant, _ out: inout [Action]) {
+    mutating func learnSession(_ record: Record, now: Instant, _ out: inout OutputQueue<Action>) {
         let session: SignalSession
         do {
             session = try SignalSession(decoding: record)
@@ -71,7 +71,7 @@ extension CallNegotiator {
     }
 
     /// A new epoch of ours (restart, or the first offer of the call).
-    mutating func restart(now: Instant, _ out: inout [Action]) {
+    mutating func restart(now: Instant, _ out: inout OutputQueue<Action>) {
         switch state {
         case .idle, .preparing, .ended: return
         case .waitingForOffer, .offering, .connecting, .connected: startEpoch(now: now, &out)
@@ -80,7 +80,7 @@ extension CallNegotiator {
 
     /// Starts an epoch above every epoch known, makes the offer and publishes it with the
     /// session record in one atomic request (so a session naming an epoch implies its offer).
-    mutating func startEpoch(now: Instant, _ out: inout [Action]) {
+    mutating func startEpoch(now: Instant, _ out: inout OutputQueue<Action>) {
         let epoch = epochClock.next(now: now)
         enterEpoch(epoch, &out)
         counters.epochsStarted += 1
@@ -108,7 +108,7 @@ extension CallNegotiator {
 
     /// Saves an offer and the session record: atomically and conditionally, or — with conflict
     /// resolution off, as the reference design did — each on its own, last writer wins.
-    mutating func publish(epoch: CallEpoch, offer: Record, session: Record, _ out: inout [Action]) {
+    mutating func publish(epoch: CallEpoch, offer: Record, session: Record, _ out: inout OutputQueue<Action>) {
         saves[offer.id.recordName] = PendingSave(kind: .offer(epoch), record: offer)
         saves[session.id.recordName] = PendingSave(kind: .session(epoch), record: session)
         if protections.resolveConflicts {
@@ -121,7 +121,7 @@ extension CallNegotiator {
 
     /// Makes `epoch` the active one: everything older is stale, the perfect-negotiation flags
     /// start over, and ICE restarts with fresh credentials (RFC 8445 §9).
-    mutating func enterEpoch(_ epoch: CallEpoch, _ out: inout [Action]) {
+    mutating func enterEpoch(_ epoch: CallEpoch, _ out: inout OutputQueue<Action>) {
         activeEpoch = epoch
         epochClock.observe(epoch)
         inbox.raiseFloor(to: epoch)
@@ -142,7 +142,7 @@ extension CallNegotiator {
         state = .waitingForOffer
     }
 
-    mutating func hangUp(_ out: inout [Action]) {
+    mutating func hangUp(_ out: inout OutputQueue<Action>) {
         guard state != .ended else { return }
         let started = state != .idle
         state = .ended
@@ -158,7 +158,7 @@ extension CallNegotiator {
 
     // MARK: ICE
 
-    mutating func iceEvent(_ event: ICEEvent, now: Instant, _ out: inout [Action]) {
+    mutating func iceEvent(_ event: ICEEvent, now: Instant, _ out: inout OutputQueue<Action>) {
         switch event {
         case .localCandidates(let epoch, let candidates):
             sendCandidates(candidates, endOfCandidates: false, epoch: epoch, now: now, &out)
@@ -178,7 +178,7 @@ extension CallNegotiator {
     /// Trickles our candidates of `epoch` as one chunk (RFC 8838 §4), numbered by `seq`; none
     /// for an epoch that is no longer ours.
     mutating func sendCandidates(_ candidates: [ICECandidate], endOfCandidates: Bool, epoch: CallEpoch,
-                                 now: Instant, _ out: inout [Action]) {
+                                 now: Instant, _ out: inout OutputQueue<Action>) {
         let live: Bool
         switch state {
         case .offering(let e), .connecting(let e), .connected(let e): live = e == epoch

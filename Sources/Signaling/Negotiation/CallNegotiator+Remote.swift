@@ -5,7 +5,8 @@ import RecordStore
 import ZoneCore
 
 extension CallNegotiator {
-    mutating func recordsFetched(_ records: [Record], deleted: [RecordID], now: Instant, _ out: inout [Action]) {
+    mutating func recordsFetched(_ records: [Record], deleted: [RecordID], now: Instant,
+                                 _ out: inout OutputQueue<Action>) {
         collector?.forget(deleted)
         let output = inbox.ingest(records, now: now)
         for problem in output.problems { out.append(.rejected(problem)) }
@@ -18,7 +19,7 @@ extension CallNegotiator {
         for delivery in output.deliveries { deliver(delivery, now: now, &out) }
     }
 
-    mutating func deliver(_ delivery: SignalInbox.Delivery, now: Instant, _ out: inout [Action]) {
+    mutating func deliver(_ delivery: SignalInbox.Delivery, now: Instant, _ out: inout OutputQueue<Action>) {
         switch state {
         case .idle, .preparing:
             deferred.append(delivery)
@@ -54,7 +55,7 @@ extension CallNegotiator {
     /// A remote offer. A higher epoch than ours starts that epoch (the call's first offer, or a
     /// remote restart: higher epochs win glare); the same epoch goes through perfect
     /// negotiation; an offer of an epoch already set or answered is never applied again.
-    mutating func remoteOffer(_ envelope: SignalEnvelope, now: Instant, _ out: inout [Action]) {
+    mutating func remoteOffer(_ envelope: SignalEnvelope, now: Instant, _ out: inout OutputQueue<Action>) {
         let epoch = envelope.callEpoch
         epochClock.observe(epoch)
         if protections.ignoreRepeatedDescriptions
@@ -87,7 +88,7 @@ extension CallNegotiator {
 
     /// Applies a remote offer of the active epoch and publishes our answer; our ICE credentials
     /// of the epoch stay (one ICE generation per epoch), so candidates already sent remain good.
-    mutating func answer(_ offer: SignalEnvelope, now: Instant, _ out: inout [Action]) {
+    mutating func answer(_ offer: SignalEnvelope, now: Instant, _ out: inout OutputQueue<Action>) {
         let epoch = offer.callEpoch
         noteApplication(of: .offer, epoch: epoch)
         negotiation.remoteDescriptionApplied(.offer)
@@ -116,7 +117,7 @@ extension CallNegotiator {
 
     /// A remote answer: applied once, to our outstanding offer of the same epoch (the inbox has
     /// dropped older epochs; a later one answers no offer of ours).
-    mutating func remoteAnswer(_ envelope: SignalEnvelope, now: Instant, _ out: inout [Action]) {
+    mutating func remoteAnswer(_ envelope: SignalEnvelope, now: Instant, _ out: inout OutputQueue<Action>) {
         let epoch = envelope.callEpoch
         if protections.dropStaleEpochs && epoch != activeEpoch { return }
         if protections.ignoreRepeatedDescriptions && remoteDescriptions[epoch]?.contains(.answer) == true {
@@ -146,7 +147,7 @@ extension CallNegotiator {
     }
 
     /// Hands over the candidates the inbox held for the description's epoch.
-    mutating func releaseCandidates(of envelope: SignalEnvelope, _ out: inout [Action]) {
+    mutating func releaseCandidates(of envelope: SignalEnvelope, _ out: inout OutputQueue<Action>) {
         guard let ufrag = Self.ufrag(of: envelope.description) else { return }
         for delivery in inbox.remoteDescriptionApplied(epoch: envelope.callEpoch, ufrag: ufrag) {
             if case .candidates(let epoch, _, let candidates, let end) = delivery {
@@ -157,7 +158,7 @@ extension CallNegotiator {
 
     /// Remote candidates, in order, for the ICE agent.
     mutating func remoteCandidates(_ candidates: [ICECandidate], endOfCandidates: Bool, epoch: CallEpoch,
-                                   _ out: inout [Action]) {
+                                   _ out: inout OutputQueue<Action>) {
         for candidate in candidates where !appliedCandidates.insert("\(epoch) \(candidate)").inserted {
             counters.duplicateApplies += 1
         }

@@ -5,7 +5,7 @@ import RecordStore
 import ZoneCore
 
 extension CallNegotiator {
-    mutating func modified(_ result: ModifyRecordsResult, now: Instant, _ out: inout [Action]) {
+    mutating func modified(_ result: ModifyRecordsResult, now: Instant, _ out: inout OutputQueue<Action>) {
         var failures: [(PendingSave, StoreError)] = []
         for item in result.results {
             switch item {
@@ -24,7 +24,7 @@ extension CallNegotiator {
         handleFailures(failures, now: now, &out)
     }
 
-    mutating func requestFailed(_ action: Action, _ error: StoreError, now: Instant, _ out: inout [Action]) {
+    mutating func requestFailed(_ action: Action, _ error: StoreError, now: Instant, _ out: inout OutputQueue<Action>) {
         switch action {
         case .modify(let records, let deletes, _, _):
             for id in deletes where collector?.isDeleting(id.recordName) == true { collector?.deleteFailed(id, error) }
@@ -62,7 +62,7 @@ extension CallNegotiator {
     }
 
     private mutating func handleFailures(_ failures: [(PendingSave, StoreError)], now: Instant,
-                                         _ out: inout [Action]) {
+                                         _ out: inout OutputQueue<Action>) {
         guard !failures.isEmpty else { return }
         let offer = failures.first { if case .offer = $0.0.kind { true } else { false } }
         let session = failures.first { if case .session = $0.0.kind { true } else { false } }
@@ -94,7 +94,7 @@ extension CallNegotiator {
 
     /// The publication of an epoch (offer + session record) failed.
     private mutating func publicationFailed(offer: (PendingSave, StoreError)?, session: (PendingSave, StoreError)?,
-                                            now: Instant, _ out: inout [Action]) {
+                                            now: Instant, _ out: inout OutputQueue<Action>) {
         let epoch = (offer ?? session)!.0.kind.epoch
         guard epoch == activeEpoch, case .offering(epoch) = state else { return }
         if let (pending, error) = offer, error.code == .serverRecordChanged {
@@ -114,7 +114,8 @@ extension CallNegotiator {
     /// Our offer's name was taken: the other peer started the same epoch at the same
     /// millisecond. On a tie the offer creator's epoch wins (spec §3): the creator overwrites
     /// the other offer; the other peer rolls its offer back and answers the creator's.
-    private mutating func offerCollided(_ pending: PendingSave, server: Record?, now: Instant, _ out: inout [Action]) {
+    private mutating func offerCollided(_ pending: PendingSave, server: Record?, now: Instant,
+                                        _ out: inout OutputQueue<Action>) {
         guard let server, let theirs = try? SignalEnvelope(decoding: server) else {
             counters.saveFailures += 1
             return
@@ -140,7 +141,7 @@ extension CallNegotiator {
     /// (spec §3). A higher epoch there means our offer lost; a lower one is retried over the
     /// server's version, at most `sessionSaveAttempts` times in all.
     private mutating func sessionCollided(epoch: CallEpoch, offer: Record?, server: Record?, now: Instant,
-                                          _ out: inout [Action]) {
+                                          _ out: inout OutputQueue<Action>) {
         counters.sessionConflicts += 1
         guard let server else {
             counters.saveFailures += 1
@@ -198,10 +199,10 @@ extension CallNegotiator {
     }
 
     /// Sends the retries that are due.
-    mutating func timer(now: Instant, _ out: inout [Action]) {
+    mutating func timer(now: Instant, _ out: inout OutputQueue<Action>) {
         guard state != .ended else { return }
         let due = retries.filter { $0.at <= now }
         retries.removeAll { $0.at <= now }
-        out += due.map(\.action)
+        for retry in due { out.append(retry.action) }
     }
 }

@@ -233,16 +233,19 @@ public struct CallNegotiator: Sendable {
     /// Handles one event; returns the actions to carry out, in order.
     /// Feeds one event at `now`; the actions it causes wait in `pollOutput()`, in order.
     public mutating func handle(_ event: Event, now: Instant) {
-        for action in step(event, now: now) { pendingOutputs.append(action) }
+        // The step appends to the queue itself, moved out and back: no array is made per event.
+        var out = pendingOutputs
+        pendingOutputs = OutputQueue(capacity: 0)
+        step(event, now: now, &out)
+        pendingOutputs = out
     }
 
     /// The oldest action not yet taken, or nil until the next event.
     public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
 
-    /// One event's actions, in order.
-    private mutating func step(_ event: Event, now: Instant) -> [Action] {
+    /// Appends one event's actions to `out`, in order.
+    private mutating func step(_ event: Event, now: Instant, _ out: inout OutputQueue<Action>) {
         let before = state
-        var out: [Action] = []
         switch event {
         case .startCall: startCall(now: now, &out)
         case .restart: restart(now: now, &out)
@@ -256,7 +259,6 @@ public struct CallNegotiator: Sendable {
         }
         collectGarbage(now: now, &out)
         if state != before { out.append(.report(state)) }
-        return out
     }
 
     // MARK: Shared helpers
@@ -296,7 +298,7 @@ public struct CallNegotiator: Sendable {
     }
 
     /// Deletions that are due, each batch a request of its own: nothing waits for them.
-    mutating func collectGarbage(now: Instant, _ out: inout [Action]) {
+    mutating func collectGarbage(now: Instant, _ out: inout OutputQueue<Action>) {
         guard state != .idle else { return }
         let batches = collector?.sweep(now: now, activeEpoch: activeEpoch, connectedEpoch: connectedEpoch) ?? []
         for batch in batches {
