@@ -11,6 +11,9 @@ extension RelayDaemon {
         public var sendCalls = 0
         public var messagesSent = 0
         public var datagramsSent = 0
+        /// Queued datagrams the kernel did not take (EAGAIN, ENOBUFS: a full send buffer) or whose
+        /// relayed socket was gone: forwarded by the engine's counters, lost here.
+        public var datagramsNotSent = 0
 
         public init() {}
 
@@ -20,6 +23,7 @@ extension RelayDaemon {
             sendCalls += other.sendCalls
             messagesSent += other.messagesSent
             datagramsSent += other.datagramsSent
+            datagramsNotSent += other.datagramsNotSent
         }
     }
 }

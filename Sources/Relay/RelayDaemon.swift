@@ -160,6 +160,7 @@ public final class RelayDaemon: @unchecked Sendable {
             guard !pending.isEmpty else { return }
             pending.drain({ toPeers.append($0.start, length: $0.length, to: $0.peer) }, endOfSocket: { handle in
                 guard let socket = handle < relaySockets.count ? relaySockets[handle] : nil else {
+                    batches.datagramsNotSent += toPeers.datagrams
                     toPeers.send(on: -1)
                     return
                 }
@@ -174,7 +175,7 @@ public final class RelayDaemon: @unchecked Sendable {
             batches.sendCalls += 1
             batches.messagesSent += batch.messageCount
             batches.datagramsSent += batch.datagrams
-            batch.send(on: fd)
+            batches.datagramsNotSent += batch.send(on: fd)
         }
 
         private func readPeers(_ handle: Int) {

@@ -125,7 +125,8 @@ enum RelayServeCommand {
             + "(\(ratio(b.datagramsReceived, b.receiveCalls)) per call), "
             + "sent \(b.datagramsSent) in \(b.sendCalls) calls "
             + "(\(ratio(b.datagramsSent, b.sendCalls)) per call) of \(b.messagesSent) messages "
-            + "(\(ratio(b.datagramsSent, b.messagesSent)) per message)"
+            + "(\(ratio(b.datagramsSent, b.messagesSent)) per message), "
+            + "\(b.datagramsNotSent) not taken by the kernel"
     }
 
     static func describe(_ c: TURNServer.Counters) -> String {
