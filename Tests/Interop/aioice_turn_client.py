@@ -39,9 +39,14 @@ class Receiver(asyncio.DatagramProtocol):
 
     def __init__(self):
         self.queue = asyncio.Queue()
+        self.closed = asyncio.Event()
 
     def datagram_received(self, data, addr):
         self.queue.put_nowait((data, addr))
+
+    def connection_lost(self, exc):
+        # aioice calls this once the allocation is deleted (Refresh with LIFETIME 0).
+        self.closed.set()
 
 
 async def main(host, port, username, password, count):
@@ -72,8 +77,11 @@ async def main(host, port, username, password, count):
                 result["intact"] += 1
     finally:
         transport.close()
-        # Let aioice delete the allocation (Refresh with LIFETIME 0) before the loop ends.
-        await asyncio.sleep(0.3)
+        # Wait until aioice has deleted the allocation (Refresh with LIFETIME 0), bounded.
+        try:
+            await asyncio.wait_for(receiver.closed.wait(), timeout=5)
+        except asyncio.TimeoutError:
+            result["allocation_not_deleted"] = True
         echo_transport.close()
     result["echo_saw"] = sorted(echo.sources)
     return result

@@ -55,6 +55,7 @@ import asyncio
 import hashlib
 import json
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -146,6 +147,36 @@ def fit(build, part):
     return build("h" + hashlib.sha256(part.encode()).digest()[:16].hex())
 
 
+class PushHints:
+    """The store's push stream (docs/PROTOCOL.md 1.4) read on a thread of its own: every
+    notification sets `event`, a hint to fetch. Hints may be late or lost, so waits on it are
+    bounded and fetch anyway (as the hybrid strategy does)."""
+
+    def __init__(self, store, loop):
+        self.event = asyncio.Event()
+        self.ready = threading.Event()
+        self.loop = loop
+        self.request = urllib.request.Request(
+            "%s%s/push" % (store.url, CONTAINER),
+            headers={"Authorization": "Bearer " + store.token, "X-Device-ID": "aiortc"})
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        try:
+            # Keepalives come every 15 s, so a 30 s silence means the stream is gone.
+            with urllib.request.urlopen(self.request, timeout=30) as response:
+                for raw in response:
+                    line = raw.decode("utf-8", "replace").strip()
+                    if line == ": ready":
+                        self.ready.set()
+                    elif line == "event: notification":
+                        self.loop.call_soon_threadsafe(self.event.set)
+        except Exception as error:  # the waits fall back to fetching on their bound
+            log("push stream ended: %s" % error)
+        finally:
+            self.ready.set()
+
+
 class Signaling:
     def __init__(self, args, store, zone):
         self.args = args
@@ -156,6 +187,7 @@ class Signaling:
         self.offer_creator = args.me.encode() < args.remote.encode()
         self.sync_token = None
         self.records = {}
+        self.push = None  # PushHints, once the room's subscription exists
 
     def session_name(self):
         return fit(lambda key: "SS_" + key, self.session_key)
@@ -191,13 +223,23 @@ class Signaling:
         return self.records
 
     async def wait_for(self, predicate, what):
+        """Fetches until `predicate` finds something: again on every push hint, and at least every
+        second without one (a hint may be lost), until --timeout."""
         deadline = time.monotonic() + self.args.timeout
-        while time.monotonic() < deadline:
+        while True:
+            if self.push is not None:
+                self.push.event.clear()  # before the fetch, so a hint during it is kept
             found = predicate(self.fetch())
             if found is not None:
                 return found
-            await asyncio.sleep(0.02)
-        raise StoreError("no %s within %.0f s" % (what, self.args.timeout))
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise StoreError("no %s within %.0f s" % (what, self.args.timeout))
+            hint = self.push.event if self.push is not None else asyncio.Event()
+            try:
+                await asyncio.wait_for(hint.wait(), timeout=min(left, 1.0))
+            except asyncio.TimeoutError:
+                pass
 
     def session_record(self):
         found = self.store.post("records/lookup", {"zoneID": self.zone,
@@ -310,6 +352,8 @@ async def set_up_room(args, store):
             except StoreError:
                 if time.monotonic() > deadline:
                     raise
+                # The peer's own retry while the owner has not shared the room yet: nothing tells a
+                # participant that a share appeared (no subscription before it joins), so it asks again.
                 await asyncio.sleep(0.05)
         store.post("records/modify", {"zoneID": zone, "operations": [
             {"operationType": "forceReplace", "record": member}]})
@@ -324,6 +368,9 @@ async def run(args):
     zone = await set_up_room(args, store)
     emit({"type": "ready", "scope": store.scope, "zone": args.room})
     signaling = Signaling(args, store, zone)
+    signaling.push = PushHints(store, asyncio.get_running_loop())
+    # Bounded: the thread sets `ready` on the stream's ": ready" line or when it fails.
+    await asyncio.get_running_loop().run_in_executor(None, signaling.push.ready.wait, 10)
 
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     connected = asyncio.Event()
