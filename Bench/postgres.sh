@@ -22,5 +22,5 @@ fi
     >"$dir/log" 2>&1 &
 server=$!
 trap 'kill -INT $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 100); do grep -q "ready to accept connections" "$dir/log" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -qs "ready to accept connections" "$dir/log" && break; sleep 0.1; done
 .build/release/zonertc-bench http postgres --postgres "postgresql:///postgres?host=$dir&user=postgres" "$@"

@@ -41,6 +41,7 @@ enum HTTPStoreBench {
         let seconds = 3.0
         let syncsBefore = store.journalStatistics?.syncs ?? 0
         let clients = (0..<connections).map { client("w\($0)") }
+        let cpuBefore = ProcessCPU.read()
         let (merged, elapsed) = await ConcurrentLoad.run(workers: connections, seconds: seconds) { w, i in
             let r = Record(recordType: "SignalIceChunk", id: RecordID(recordName: "IC_\(w)_\(i)", zoneID: zone),
                            fields: ["candidate": .string("candidate:1 1 udp 2122260223 127.0.0.1 5000 typ host"),
@@ -49,12 +50,16 @@ enum HTTPStoreBench {
         }
         let syncs = Double((store.journalStatistics?.syncs ?? 0) - syncsBefore)
         let rate = Double(merged.count) / elapsed
+        let cpu = ProcessCPU.read().perOperation(since: cpuBefore, operations: Int(clamping: merged.count)).selfMicros
         let s = merged.summary
         if json {
-            print(#"{"bench":"http-saves","connections":\#(connections),"savesPerSecond":\#(Int(rate)),"fsyncsPerSecond":\#(Int(syncs / elapsed)),"p50Ms":\#(s.p50Ms),"p99Ms":\#(s.p99Ms)}"#)
+            print(#"{"bench":"http-saves","connections":\#(connections),"savesPerSecond":\#(Int(rate)),"#
+                  + #""fsyncsPerSecond":\#(Int(syncs / elapsed)),"p50Ms":\#(s.p50Ms),"p99Ms":\#(s.p99Ms),"#
+                  + #""cpuMicrosPerSave":\#(Int(cpu))}"#)
         } else {
             print("http saves   fsync=batch  \(connections) connections: \(Int(rate)) saves/s  \(Int(syncs / elapsed)) fsyncs/s  "
-                  + "latency p50 \(String(format: "%.3f", s.p50Ms)) ms  p99 \(String(format: "%.3f", s.p99Ms)) ms")
+                  + "latency p50 \(String(format: "%.3f", s.p50Ms)) ms  p99 \(String(format: "%.3f", s.p99Ms)) ms  "
+                  + "CPU \(Int(cpu)) µs per save (daemon and clients)")
         }
     }
 

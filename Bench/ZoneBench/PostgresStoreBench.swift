@@ -11,13 +11,13 @@ import ZoneCore
 /// own connections and replica of the log), as `zonertc store serve --postgres` runs it; each
 /// daemon count gets a schema of its own in the database.
 enum PostgresStoreBench {
-    static func run(url: String?, json: Bool) async {
+    static func run(url: String?, daemonCounts: [Int] = [1, 2, 4], json: Bool) async {
         guard let url else {
             print("postgres bench: give --postgres URL (see Bench/postgres.sh, which makes a throwaway cluster)")
             return
         }
         do {
-            for count in [1, 2, 4] {
+            for count in daemonCounts {
                 let schema = "bench_\(count)_\(getpid())"
                 let served = try await daemons(count, url: try await PostgresStore.schemaURL(url, schema: schema))
                 defer { for (d, s) in served { d.stop(); s.close() } }
@@ -98,6 +98,7 @@ enum PostgresStoreBench {
                       json: Bool) async throws {
         let connections = 16
         let clients = (0..<connections).map { client($0, "w\($0)") }
+        let cpuBefore = ProcessCPU.read()
         let (merged, elapsed) = await ConcurrentLoad.run(workers: connections, seconds: 5) { w, i in
             let r = Record(recordType: "SignalIceChunk", id: RecordID(recordName: "IC_\(w)_\(i)", zoneID: zone),
                            fields: ["candidate": .string("candidate:1 1 udp 2122260223 127.0.0.1 5000 typ host"),
@@ -105,13 +106,17 @@ enum PostgresStoreBench {
             _ = try await clients[w].save([r])
         }
         let rate = Double(merged.count) / elapsed
+        let cpu = ProcessCPU.read().perOperation(since: cpuBefore, operations: Int(clamping: merged.count))
         let s = merged.summary
         if json {
             print(#"{"bench":"postgres-saves","daemons":\#(daemons),"connections":\#(connections),"#
-                  + #""savesPerSecond":\#(Int(rate)),"p50Ms":\#(s.p50Ms),"p99Ms":\#(s.p99Ms)}"#)
+                  + #""savesPerSecond":\#(Int(rate)),"p50Ms":\#(s.p50Ms),"p99Ms":\#(s.p99Ms),"#
+                  + #""cpuMicrosPerSave":{"daemonsAndClients":\#(Int(cpu.selfMicros)),"postgres":\#(Int(cpu.serverMicros))}}"#)
         } else {
             print("postgres saves  \(daemons) daemon(s), \(connections) connections: \(Int(rate)) saves/s  "
                   + "latency p50 \(String(format: "%.3f", s.p50Ms)) ms  p99 \(String(format: "%.3f", s.p99Ms)) ms")
+            print("  CPU per save: \(Int(cpu.selfMicros)) µs in the daemons and clients (this process), "
+                  + "\(Int(cpu.serverMicros)) µs in PostgreSQL")
         }
     }
 

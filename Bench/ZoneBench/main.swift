@@ -8,7 +8,10 @@ let json = arguments.contains("--json")
 /// `--postgres URL` for the postgres suite.
 let postgresURL = arguments.firstIndex(of: "--postgres")
     .flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-let suites = arguments.filter { !$0.hasPrefix("--") && $0 != postgresURL }
+/// `--daemons N[,N…]` for the postgres suite: the daemon counts to measure (default 1, 2 and 4).
+let daemonCountsArgument = arguments.firstIndex(of: "--daemons")
+    .flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let suites = arguments.filter { !$0.hasPrefix("--") && $0 != postgresURL && $0 != daemonCountsArgument }
 
 let usage = """
     usage: zonertc-bench <suite>... [--json]
@@ -21,7 +24,8 @@ let usage = """
       ice-udp   two ICE transports over loopback UDP: wall ms from creation to both selected, 200 connects
       dtls      (trait WebRTC) DTLS handshake in memory p50/p99; SRTP protect+unprotect of 1,200 B, ns CPU
       postgres  daemons on one PostgreSQL (--postgres URL; build with --traits PostgreSQL): saves/s from 16
-                connections over 1, 2 and 4 daemons, push latency across two daemons (lan); Bench/postgres.sh
+                connections over 1, 2 and 4 daemons (--daemons 2 or 1,2,4), CPU µs per save in the daemons and in
+                PostgreSQL, push latency across two daemons (lan); Bench/postgres.sh
       all       every suite above but postgres
     zonertc-bench relay-load --server HOST:PORT [--rate N] …   paced ChannelData through a TURN relay (RelayLoad.swift)
     """
@@ -42,7 +46,17 @@ for suite in suites {
     case "dtls": DTLSBench.run(json: json)
     case "postgres":
         #if PostgreSQL
-        await PostgresStoreBench.run(url: postgresURL, json: json)
+        var counts = [1, 2, 4]
+        if let given = daemonCountsArgument {
+            let parsed = given.split(separator: ",").compactMap { Int($0) }
+            guard !parsed.isEmpty, parsed.count == given.split(separator: ",").count,
+                  parsed.allSatisfy({ (1...16).contains($0) }) else {
+                FileHandle.standardError.write(Data("zonertc-bench: --daemons wants counts 1…16, e.g. 2 or 1,2,4\n".utf8))
+                exit(2)
+            }
+            counts = parsed
+        }
+        await PostgresStoreBench.run(url: postgresURL, daemonCounts: counts, json: json)
         #else
         print("postgres bench: this zonertc-bench was built without PostgreSQL; build with --traits PostgreSQL")
         exit(2)

@@ -23,6 +23,15 @@ final class PostgresConnection {
         case int8(Int64)
         case text(String)
         case bytea([UInt8])
+
+        /// The parameter's type: int8, text or bytea.
+        var typeOID: UInt32 {
+            switch self {
+            case .int8: 20
+            case .text: 25
+            case .bytea: 17
+            }
+        }
     }
 
     /// Rows of a result, each column's raw bytes (binary format for `query`, text for `execute`).
@@ -32,6 +41,9 @@ final class PostgresConnection {
     }
 
     private var conn: OpaquePointer?
+    /// Statements prepared on this session (names `zonertc_N`): the server parses and plans each
+    /// once per connection rather than once per call, which was a large share of its CPU per write.
+    private var prepared: [PreparedKey: String] = [:]
 
     /// Connects to `url` (a libpq URI or key=value string) and sets the session's timeouts. The
     /// role (`zonertc-write`, `-read`, `-listen`) is the session's application_name, for operators.
@@ -74,10 +86,31 @@ final class PostgresConnection {
     @discardableResult
     func query(_ sql: String, _ parameters: [Parameter] = []) throws(PostgresError) -> Rows {
         guard let c = conn else { throw PostgresError(kind: .connection, message: "connection closed") }
-        let result = withParameters(parameters) { types, values, lengths, formats in
-            PQexecParams(c, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        let key = PreparedKey(sql: sql, parameters: parameters)
+        if prepared[key] == nil {
+            let name = "zonertc_\(prepared.count + 1)"
+            let made = withParameters(parameters) { types, _, _, _ in
+                PQprepare(c, name, sql, Int32(parameters.count), types)
+            }
+            _ = try collect(made, c)
+            prepared[key] = name
+        }
+        let name = prepared[key]!
+        let result = withParameters(parameters) { _, values, lengths, formats in
+            PQexecPrepared(c, name, Int32(parameters.count), values, lengths, formats, 1)
         }
         return try collect(result, c)
+    }
+
+    /// A statement text with its parameters' types: what one server-side prepared statement runs.
+    private struct PreparedKey: Hashable {
+        var sql: String
+        var types: [UInt32]
+
+        init(sql: String, parameters: [Parameter]) {
+            self.sql = sql
+            types = parameters.map(\.typeOID)
+        }
     }
 
     /// Runs several statements in one round trip (libpq pipeline mode): all are sent, then every
@@ -90,9 +123,26 @@ final class PostgresConnection {
             throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
         }
         defer { _ = PQexitPipelineMode(c) }
-        for (sql, parameters) in statements {
-            let sent = withParameters(parameters) { types, values, lengths, formats in
-                PQsendQueryParams(c, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        // A statement this session has not prepared is prepared in the same round trip, just
+        // before it runs; its name is kept only once the server has answered the prepare.
+        var preparing: [(index: Int, key: PreparedKey, name: String)] = []
+        for (index, (sql, parameters)) in statements.enumerated() {
+            let key = PreparedKey(sql: sql, parameters: parameters)
+            let name: String
+            if let known = prepared[key] { name = known } else if let queued = preparing.first(where: { $0.key == key }) {
+                name = queued.name
+            } else {
+                name = "zonertc_\(prepared.count + preparing.count + 1)"
+                let made = withParameters(parameters) { types, _, _, _ in
+                    PQsendPrepare(c, name, sql, Int32(parameters.count), types)
+                }
+                guard made == 1 else {
+                    throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+                }
+                preparing.append((index, key, name))
+            }
+            let sent = withParameters(parameters) { _, values, lengths, formats in
+                PQsendQueryPrepared(c, name, Int32(parameters.count), values, lengths, formats, 1)
             }
             guard sent == 1 else {
                 throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
@@ -103,7 +153,26 @@ final class PostgresConnection {
         }
         var rows: [Rows] = []
         var failure: PostgresError?
-        for _ in statements {
+        var nextPrepare = 0
+        for index in statements.indices {
+            if nextPrepare < preparing.count, preparing[nextPrepare].index == index {
+                // The prepare's own result, then its NULL.
+                guard let result = PQgetResult(c) else {
+                    throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
+                }
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                    PQclear(result)
+                } else {
+                    do throws(PostgresError) {
+                        _ = try collect(result, c)
+                        prepared[preparing[nextPrepare].key] = preparing[nextPrepare].name
+                    } catch {
+                        if failure == nil { failure = error }
+                    }
+                }
+                while let extra = PQgetResult(c) { PQclear(extra) }
+                nextPrepare += 1
+            }
             // Each statement's result, then a NULL that ends it. A NULL first: the connection failed.
             guard let result = PQgetResult(c) else {
                 throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
@@ -135,16 +204,14 @@ final class PostgresConnection {
         var types: [UInt32] = []
         var buffers: [[UInt8]] = []
         for p in parameters {
+            types.append(p.typeOID)
             switch p {
             case .int8(let v):
-                types.append(20)
                 let bits = UInt64(bitPattern: v)
                 buffers.append((0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0))) })
             case .text(let s):
-                types.append(25)
                 buffers.append(Array(s.utf8))
             case .bytea(let b):
-                types.append(17)
                 buffers.append(b)
             }
         }
