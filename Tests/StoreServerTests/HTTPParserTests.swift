@@ -60,6 +60,34 @@ struct HTTPParserTests {
         }
     }
 
+    @Test("header values: whitespace around them trimmed, UTF-8 kept, colons after the first kept; invalid UTF-8 refused")
+    func headerValues() throws {
+        let head = "GET /x?y=1 HTTP/1.1\r\nHost:x\r\nX-Name: \t caf\u{e9} \u{1F600} \t\r\nX-Time:  12:30:05\r\n"
+            + "X-Empty:\r\n\r\n"
+        let request = try #require(try requests([Array(head.utf8)[...]]).first)
+        #expect(request.target == "/x?y=1" && request.method == "GET" && request.minorVersion == 1)
+        #expect(request.headers["host"] == "x")
+        #expect(request.headers["x-name"] == "caf\u{e9} \u{1F600}")
+        #expect(request.headers["X-Time"] == "12:30:05")
+        #expect(request.headers["x-empty"] == "")
+        for bad in [[0xFF], [0xC3], [0xED, 0xA0, 0x80]] as [[UInt8]] {
+            var parser = HTTPRequestParser()
+            parser.append(Array("GET / HTTP/1.1\r\nHost: x\r\nX: a".utf8) + bad + Array("\r\n\r\n".utf8))
+            #expect(throws: HTTPParseError.self) { try parser.parseStep() }
+        }
+        var response = HTTPResponseParser()
+        response.append(Array("HTTP/1.1 409 Conflict\r\nContent-Length: 2\r\nX-Why:  caf\u{e9}\t\r\n\r\nok".utf8))
+        guard case .response(let responseHead, let body) = try response.parseStep() else {
+            Issue.record("no response")
+            return
+        }
+        #expect(responseHead.status == 409 && body == Array("ok".utf8))
+        #expect(responseHead.headers["x-why"] == "caf\u{e9}")
+        var broken = HTTPResponseParser()
+        broken.append(Array("HTTP/1.1 200 OK\r\nX: ".utf8) + [0xFF] + Array("\r\n\r\n".utf8))
+        #expect(throws: HTTPResponseParser.ParseError.self) { try broken.parseStep() }
+    }
+
     @Test("request line and headers beyond 16 KB: 431, even before they end")
     func headersTooLarge() {
         var parser = HTTPRequestParser()

@@ -129,6 +129,27 @@ struct WireValueTests {
         #expect(parsed == "é😀\n")
     }
 
+    /// Strings without escapes are read in one step, strings with them byte by byte; both give
+    /// the same text, and each refusal names the byte where the problem is.
+    @Test func stringsWithAndWithoutEscapesReadTheSame() throws {
+        let cases: [(String, String)] = [
+            (#""plain""#, "plain"), (#""caf\u00e9 ok""#, "caf\u{e9} ok"), ("\"caf\u{e9} \u{1F600}\"", "caf\u{e9} \u{1F600}"),
+            (#""a\"b\\c""#, "a\"b\\c"), (#""tail\n""#, "tail\n"), (#""\tlead""#, "\tlead"), (#""""#, ""),
+        ]
+        for (json, text) in cases {
+            #expect(try JSONReader.parse(Array(json.utf8)) as? String == text, "\(json)")
+            #expect(try JSONReader.parse(JSONWriter.serialize(text)) as? String == text, "\(json)")
+        }
+        #expect(JSONWriter.serialize(["b": "x\u{1}", "a": "y"] as [String: Any]) == Array(#"{"a":"y","b":"x\u0001"}"#.utf8))
+        func refusal(_ bytes: [UInt8]) -> JSONReadError? {
+            do { _ = try JSONReader.parse(bytes); return nil } catch { return error }
+        }
+        #expect(refusal(Array(#""abc"#.utf8))?.offset == 4)
+        #expect(refusal(Array(#""ab"#.utf8) + [0x01] + Array(#"c""#.utf8))?.offset == 3)
+        #expect(refusal([0x22, 0x61, 0xFF, 0x22])?.offset == 4)
+        #expect(refusal([0x22, 0x5C, 0x6E, 0xFF, 0x22])?.offset == 5)
+    }
+
     /// End to end through a daemon: the 400 names the field; a record of doubles comes back exact.
     @Test func theDaemonRefusesAnOutOfRangeIntegerAndKeepsDoubles() async throws {
         let running = try DaemonRobustnessTests.Running()

@@ -47,7 +47,12 @@ public struct JSONReader {
     private func error(_ detail: String) -> JSONReadError { JSONReadError(offset: index, detail: detail) }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func value(depth: Int) throws(JSONReadError) -> Any {
@@ -124,7 +129,21 @@ public struct JSONReader {
     /// invalid UTF-8 refused.
     private mutating func string() throws(JSONReadError) -> String {
         index += 1
-        var out: [UInt8] = []
+        // Most strings have no escape: made from the bytes in place, in one step.
+        var end = index
+        while end < bytes.count {
+            let b = bytes[end]
+            if b == UInt8(ascii: "\"") {
+                let text = String(validating: bytes[index..<end], as: UTF8.self)
+                index = end + 1
+                guard let text else { throw error("a string is not UTF-8") }
+                return text
+            }
+            if b == UInt8(ascii: "\\") || b < 0x20 { break }
+            end += 1
+        }
+        var out: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
             guard index < bytes.count else { throw error("the string is not closed") }
             let b = bytes[index]

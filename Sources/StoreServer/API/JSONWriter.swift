@@ -23,12 +23,12 @@ enum JSONWriter {
         case let o as [String: Any]:
             out.append(UInt8(ascii: "{"))
             var first = true
-            for key in o.keys.sorted() {
+            for (key, item) in o.sorted(by: { $0.key < $1.key }) {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 writeString(key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(o[key]!, into: &out)
+                write(item, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         case let a as [Any]:
@@ -63,6 +63,12 @@ enum JSONWriter {
 
     private static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copied whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])

@@ -148,42 +148,46 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private func parseHead(_ head: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPRequest {
-        guard let text = String(validating: head, as: UTF8.self) else {
+        guard HTTPHeadBytes.isUTF8(head) else {
             throw HTTPParseError(kind: .malformed, message: "request head is not valid UTF-8")
         }
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard !lines.isEmpty else { throw HTTPParseError(kind: .malformed, message: "empty request") }
-        let requestLine = lines.removeFirst()
-        let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
+        let lines = HTTPHeadBytes.lines(head, omittingEmpty: false)
+        guard let requestLine = lines.first else { throw HTTPParseError(kind: .malformed, message: "empty request") }
+        let parts = requestLine.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty,
-              parts[0].utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
-            throw HTTPParseError(kind: .malformed, message: "malformed request line '\(requestLine.prefix(100))'")
+              parts[0].allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+            throw HTTPParseError(kind: .malformed,
+                                 message: "malformed request line '\(HTTPHeadBytes.text(requestLine.prefix(100)))'")
         }
         let minor: Int
-        switch parts[2] {
-        case "HTTP/1.1": minor = 1
-        case "HTTP/1.0": minor = 0
-        default:
-            throw HTTPParseError(kind: .unsupportedVersion, message: "unsupported protocol '\(parts[2].prefix(20))'")
+        if parts[2].elementsEqual("HTTP/1.1".utf8) {
+            minor = 1
+        } else if parts[2].elementsEqual("HTTP/1.0".utf8) {
+            minor = 0
+        } else {
+            throw HTTPParseError(kind: .unsupportedVersion,
+                                 message: "unsupported protocol '\(HTTPHeadBytes.text(parts[2].prefix(20)))'")
         }
-        guard parts[1].first == "/" || parts[1] == "*" else {
+        guard parts[1].first == UInt8(ascii: "/") || parts[1].elementsEqual("*".utf8) else {
             throw HTTPParseError(kind: .malformed, message: "request target must be a path")
         }
         var headers = HTTPHeaders()
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else {
-                throw HTTPParseError(kind: .malformed, message: "header line without ':' '\(line.prefix(100))'")
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                throw HTTPParseError(kind: .malformed,
+                                     message: "header line without ':' '\(HTTPHeadBytes.text(line.prefix(100)))'")
             }
             let name = line[..<colon]
-            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-                throw HTTPParseError(kind: .malformed, message: "bad header name '\(name.prefix(100))'")
+            guard !name.isEmpty, name.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+                throw HTTPParseError(kind: .malformed, message: "bad header name '\(HTTPHeadBytes.text(name.prefix(100)))'")
             }
-            headers.add(String(name), String(line[line.index(after: colon)...]).trimmingSpaces)
+            headers.add(HTTPHeadBytes.text(name), HTTPHeadBytes.trimmedText(line[(colon + 1)...]))
         }
         if minor == 1 && headers["Host"] == nil {
             throw HTTPParseError(kind: .malformed, message: "HTTP/1.1 request without Host header")
         }
-        return HTTPRequest(method: String(parts[0]), target: String(parts[1]), minorVersion: minor, headers: headers)
+        return HTTPRequest(method: HTTPHeadBytes.text(parts[0]), target: HTTPHeadBytes.text(parts[1]),
+                           minorVersion: minor, headers: headers)
     }
 }
 

@@ -47,20 +47,22 @@ public struct HTTPResponseParser: Sendable {
                 if buffer.count - start > 64 * 1024 { throw ParseError(description: "response head too large") }
                 return .needMore
             }
-            guard let text = String(validating: buffer[start..<end], as: UTF8.self) else {
-                throw ParseError(description: "response head is not UTF-8")
-            }
+            let headBytes = buffer[start..<end]
+            guard HTTPHeadBytes.isUTF8(headBytes) else { throw ParseError(description: "response head is not UTF-8") }
             start = end + 4
-            var lines = text.split(separator: "\r\n")
-            guard !lines.isEmpty else { throw ParseError(description: "empty response head") }
-            let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-            guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            let lines = HTTPHeadBytes.lines(headBytes, omittingEmpty: true)
+            guard let first = lines.first else { throw ParseError(description: "empty response head") }
+            let statusLine = first.split(separator: 0x20, maxSplits: 2)
+            guard statusLine.count >= 2, statusLine[0].starts(with: "HTTP/1.".utf8),
+                  let status = Int(HTTPHeadBytes.text(statusLine[1])) else {
                 throw ParseError(description: "bad status line")
             }
             var headers = HTTPHeaders()
-            for line in lines {
-                guard let colon = line.firstIndex(of: ":") else { throw ParseError(description: "bad header line") }
-                headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces)
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                    throw ParseError(description: "bad header line")
+                }
+                headers.add(HTTPHeadBytes.text(line[..<colon]), HTTPHeadBytes.trimmedText(line[(colon + 1)...]))
             }
             let head = Head(status: status, headers: headers)
             if headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
@@ -117,7 +119,7 @@ public struct HTTPResponseParser: Sendable {
     private func find(_ pattern: [UInt8]) -> Int? {
         var i = start
         while i + pattern.count <= buffer.count {
-            if buffer[i] == pattern[0] && Array(buffer[i..<(i + pattern.count)]) == pattern { return i }
+            if buffer[i] == pattern[0] && buffer[i..<(i + pattern.count)].elementsEqual(pattern) { return i }
             i += 1
         }
         return nil

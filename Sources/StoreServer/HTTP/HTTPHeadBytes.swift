@@ -1,0 +1,39 @@
+/// A request's or response's head read as bytes: cut into lines at CRLF and fields at their
+/// colon without building a `String` of the whole head first. Splitting a `String` works on
+/// Characters (grapheme breaking every byte), which made parsing a head cost as much as parsing
+/// its JSON body; every separator here is ASCII, so cutting the bytes cuts the same places.
+enum HTTPHeadBytes {
+    /// Whether `bytes` are UTF-8 (ASCII, the usual head, is checked without decoding).
+    static func isUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    /// The lines of a head that holds no final CRLF, cut at each CRLF (a lone CR or LF stays in
+    /// its line, as `String.split(separator: "\r\n")` kept it).
+    static func lines(_ head: ArraySlice<UInt8>, omittingEmpty: Bool) -> [ArraySlice<UInt8>] {
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = head.startIndex
+        var i = head.startIndex
+        while i < head.endIndex {
+            if head[i] == 13, i + 1 < head.endIndex, head[i + 1] == 10 {
+                if !omittingEmpty || i > lineStart { lines.append(head[lineStart..<i]) }
+                i += 2
+                lineStart = i
+            } else {
+                i += 1
+            }
+        }
+        if !omittingEmpty || head.endIndex > lineStart { lines.append(head[lineStart..<head.endIndex]) }
+        return lines
+    }
+
+    /// The bytes as text, spaces and tabs around it removed (RFC 9112 §5.1's optional whitespace).
+    static func trimmedText(_ bytes: ArraySlice<UInt8>) -> String {
+        var lower = bytes.startIndex, upper = bytes.endIndex
+        while lower < upper, bytes[lower] == 0x20 || bytes[lower] == 0x09 { lower += 1 }
+        while upper > lower, bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09 { upper -= 1 }
+        return String(decoding: bytes[lower..<upper], as: UTF8.self)
+    }
+
+    static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
+}
