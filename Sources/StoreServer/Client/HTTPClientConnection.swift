@@ -6,6 +6,16 @@ import ZoneCore
 /// Used from dispatch threads, never from the cooperative pool.
 final class HTTPClientConnection: @unchecked Sendable {
     struct ClientError: Error, CustomStringConvertible {
+        enum Kind {
+            /// The server closed or reset the connection before any byte of the response: on a
+            /// pooled connection, usually its idle timeout crossing our request.
+            case closedBeforeResponse
+            /// No complete response within the timeout: the server may still be working on it.
+            case timedOut
+            case failed
+        }
+
+        var kind: Kind = .failed
         var description: String
     }
 
@@ -36,7 +46,9 @@ final class HTTPClientConnection: @unchecked Sendable {
             let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ClientError(description: "send to \(endpoint): \(String(cString: strerror(errno)))")
+                let closed = errno == EPIPE || errno == ECONNRESET
+                throw ClientError(kind: closed ? .closedBeforeResponse : .failed,
+                                  description: "send to \(endpoint): \(String(cString: strerror(errno)))")
             }
             done += n
         }
@@ -45,6 +57,7 @@ final class HTTPClientConnection: @unchecked Sendable {
     /// Reads until the parser yields a step other than `needMore`.
     func nextStep(timeoutMilliseconds: Int) throws -> HTTPResponseParser.Step {
         TCPSocket.setReceiveTimeout(fd, milliseconds: timeoutMilliseconds)
+        var received = parser.hasBufferedBytes
         while true {
             let step: HTTPResponseParser.Step
             do { step = try parser.parseStep() } catch {
@@ -52,16 +65,32 @@ final class HTTPClientConnection: @unchecked Sendable {
             }
             if step != .needMore { return step }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { throw ClientError(description: "\(endpoint) closed the connection") }
+            if n == 0 {
+                throw ClientError(kind: received ? .failed : .closedBeforeResponse,
+                                  description: "\(endpoint) closed the connection")
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
-                    throw ClientError(description: "no response from \(endpoint) within \(timeoutMilliseconds) ms")
+                    throw ClientError(kind: .timedOut,
+                                      description: "no response from \(endpoint) within \(timeoutMilliseconds) ms")
                 }
-                throw ClientError(description: "recv from \(endpoint): \(String(cString: strerror(errno)))")
+                throw ClientError(kind: errno == ECONNRESET && !received ? .closedBeforeResponse : .failed,
+                                  description: "recv from \(endpoint): \(String(cString: strerror(errno)))")
             }
+            received = true
             parser.append(buffer[0..<n])
         }
+    }
+
+    /// Whether the connection can carry another request: the server has not closed it (its idle
+    /// timeout) and sent nothing unasked. Looked at without waiting, before a pooled connection is
+    /// used, so a request is not sent into a connection already closed.
+    var isReusable: Bool {
+        guard fd >= 0, !parser.hasBufferedBytes else { return false }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
 
     /// Sends a request and reads its complete response.

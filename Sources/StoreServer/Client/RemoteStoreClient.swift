@@ -305,14 +305,28 @@ final class ConnectionPool: Sendable {
         return (status, object)
     }
 
+    /// A request is sent again, on a new connection, only when a pooled one turns out closed
+    /// before any of the response arrived: the server's idle timeout closed it as we sent. A
+    /// pooled connection that times out or breaks mid-response is not retried: the server may
+    /// have run the request (a save), and running it twice would answer a write that landed with
+    /// a conflict against itself.
     private func roundTrip(_ bytes: [UInt8], timeoutMilliseconds: Int) throws -> (Int, [UInt8]) {
-        // A pooled connection may have been closed by the server's idle timeout: retry once on a new one.
-        if let conn = idle.withLock({ $0.popLast() }) {
-            if let result = try? conn.roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds) {
+        while let conn = idle.withLock({ $0.popLast() }) {
+            guard conn.isReusable else {
+                conn.close()
+                continue
+            }
+            do {
+                let result = try conn.roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds)
                 keep(conn, result.0)
                 return (result.0.status, result.1)
+            } catch let e as HTTPClientConnection.ClientError where e.kind == .closedBeforeResponse {
+                conn.close()
+                break
+            } catch {
+                conn.close()
+                throw StoreError(.serviceUnavailable, "store at \(endpoint): \(error)")
             }
-            conn.close()
         }
         let conn: HTTPClientConnection
         do { conn = try HTTPClientConnection(endpoint: endpoint) } catch {

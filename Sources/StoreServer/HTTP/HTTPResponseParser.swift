@@ -35,6 +35,9 @@ public struct HTTPResponseParser: Sendable {
 
     public init() {}
 
+    /// Whether bytes of a response not yet handed out are held.
+    public var hasBufferedBytes: Bool { buffer.count > start }
+
     public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if start > 0 && start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
         buffer.append(contentsOf: bytes)
