@@ -60,6 +60,38 @@ import ZoneCore
         #expect(media.drainOutputs().isEmpty)
     }
 
+    /// At `--pace max` the sender runs at most `window` packets ahead of the receiver's last
+    /// report; a report opens the window again; without reports it lapses, and every frame goes.
+    @Test func atMaxPaceTheSenderWaitsForTheReceiversReports() throws {
+        let (format, frames) = try BrowserMediaTests.vp8Fixture()
+        let now = ManualClock().now()
+        var configuration = CallMediaConfiguration(send: .init(format: format, frames: Array(frames.prefix(30))),
+                                                   pace: .max)
+        configuration.window = 4
+        var media = CallMedia(configuration: configuration, seed: 5)
+        media.handle(.localDescription(try BrowserMediaTests.description("zonertc-offer-sendonly-vp8.sdp", .offer)),
+                     now: now)
+        media.handle(.remoteDescription(try BrowserMediaTests.description("aiortc-answer-to-zonertc-vp8.sdp",
+                                                                           .answer)), now: now)
+        media.handle(.connected, now: now)
+        func originals(_ outputs: [CallMedia.Output]) throws -> [UInt16] {
+            var out: [UInt16] = []
+            for case .packet(let bytes) in outputs where !(192...223).contains(bytes[1]) {
+                out.append(try RTPPacket(parsing: bytes).sequenceNumber)
+            }
+            return out
+        }
+        let first = try originals(media.drainOutputs())
+        #expect(first.count == 4)
+        let report = RTCPReportBlock(ssrc: 3_142_153_527, extendedHighestSequence: UInt32(try #require(first.first)) + 1)
+        media.handle(.packet(RTCPPacket.serializeCompound([.receiverReport(RTCPReceiverReport(ssrc: 9, reports: [report]))])),
+                     now: now + .milliseconds(1))
+        // Two reported: two more may go.
+        #expect(try originals(media.drainOutputs()).count == 2)
+        let rest = try originals(Self.runToEnd(&media, from: now + .milliseconds(1)))
+        #expect(media.stats.framesSent == 30 && first.count + 2 + rest.count == media.stats.packetsSent)
+    }
+
     @Test func afterStopNothingGoesOutAndNothingIsTaken() throws {
         var (media, _, now) = try Self.connectedSender(frames: 3)
         var running = media

@@ -32,6 +32,12 @@ public struct CallMediaConfiguration: Sendable {
     /// Receive the remote's stream (and report its frames).
     public var receive: Bool
     public var pace: MediaSender.Pace
+    /// With `pace: .max`: the most packets the sender runs ahead of what the receiver last
+    /// reported (MediaSender's flow control, as `zonertc media send --window` has it), so a
+    /// receiver short of CPU is not flooded past its socket buffer into losses NACKs come too late
+    /// for. A receiver that reports less often (a browser) only slows it: the window lapses after
+    /// half a second without a report. nil: no window.
+    public var window: Int? = 2048
     /// How long a frame may wait for retransmissions.
     public var jitterBufferLatency: Duration
 
@@ -317,6 +323,7 @@ public struct CallMedia: SansIOMachine {
             sc.timestampOrigin = sendTimestampZero
             sc.initialSequenceNumber = sendFirstSequence
             sc.pace = configuration.pace
+            if configuration.pace == .max { sc.window = configuration.window }
             if let announced = announcedSources {
                 sc.ssrc = announced.ssrc
                 if let rtxSSRC = announced.retransmissionSSRC, let rtxType = remoteRetransmissionPayloadType {
