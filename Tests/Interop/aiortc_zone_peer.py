@@ -466,11 +466,20 @@ async def run(args):
         if not args.signaling_only:
             deadline = time.monotonic() + args.timeout
             while not connected.is_set():
-                if time.monotonic() > deadline:
+                left = deadline - time.monotonic()
+                if left <= 0:
                     raise StoreError("not connected within %.0f s (state %s)" % (args.timeout, pc.connectionState))
+                if signaling.push is not None:
+                    signaling.push.event.clear()  # before the fetch, so a hint during it is kept
                 signaling.fetch()
                 await add_candidates(pc, signaling.remote_candidates(epoch, seen), mid)
-                await asyncio.sleep(0.02)
+                # Until connected, or a push hint of new candidates, or a second (a hint may be lost).
+                waits = [asyncio.ensure_future(connected.wait())]
+                if signaling.push is not None:
+                    waits.append(asyncio.ensure_future(signaling.push.event.wait()))
+                _, pending = await asyncio.wait(waits, timeout=min(left, 1.0), return_when=asyncio.FIRST_COMPLETED)
+                for waiting in pending:
+                    waiting.cancel()
             if recorder:
                 await recorder.start()
             if args.frames and not args.record:
