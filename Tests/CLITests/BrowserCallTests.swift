@@ -79,18 +79,34 @@ struct BrowserCallTests {
             return out
         }
 
-        /// Stops every browser and the daemon by PID, removes the profiles.
+        /// Stops every browser and the daemon by PID, removes the profiles. Chromium and the daemon end
+        /// cleanly on SIGTERM (exit 0): anything else — a crash, a hang that needed SIGKILL — fails the test.
         func stop() {
-            for browser in browsers + peers where browser.exitStatus == nil {
-                kill(browser.pid, SIGTERM)
-                if browser.wait(within: .seconds(5)) == nil {
-                    kill(browser.pid, SIGKILL)
-                    _ = browser.wait(within: .seconds(5))
+            for peer in peers { Self.terminate(peer) }
+            for (index, browser) in browsers.enumerated() {
+                let status = Self.terminate(browser)
+                let ended = status.map(String.init) ?? "nothing"
+                #expect(status == 0 && browser.crashReport == nil,
+                        "Chromium \(index) ended with \(ended): \(browser.stderr.suffix(2000))")
+            }
+            let status = Self.terminate(daemon)
+            let ended = status.map(String.init) ?? "nothing"
+            #expect(status == 0 && daemon.crashReport == nil,
+                    "the store daemon ended with \(ended): \(daemon.stderr.suffix(2000))")
+            for profile in profiles { try? FileManager.default.removeItem(atPath: profile) }
+        }
+
+        /// SIGTERM (if still running), then SIGKILL after 10 s; its exit status, nil if it never ended.
+        @discardableResult
+        static func terminate(_ child: ProcessWatch) -> Int32? {
+            if child.exitStatus == nil {
+                kill(child.pid, SIGTERM)
+                if child.wait(within: .seconds(10)) == nil {
+                    kill(child.pid, SIGKILL)
+                    _ = child.wait(within: .seconds(5))
                 }
             }
-            kill(daemon.pid, SIGTERM)
-            if daemon.wait(within: .seconds(5)) == nil { kill(daemon.pid, SIGKILL) }
-            for profile in profiles { try? FileManager.default.removeItem(atPath: profile) }
+            return child.exitStatus
         }
     }
 

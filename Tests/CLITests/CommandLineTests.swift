@@ -43,12 +43,32 @@ struct CommandLineTests {
         (["store", "serve", "--memory", "--throttle", "rate=fast"], "--throttle"),
         (["store", "serve", "--memory", "--token-retention", "soon"], "--token-retention"),
         (["store", "user", "add", "--data", "x"], "give the user's NAME"),
+        (CommandLineTests.peer + ["--record-frames", "60"], "--record-frames needs --record"),
+        (CommandLineTests.peer + ["--record", "x.ivf", "--record-frames", "0"],
+         "--record-frames 0: give a whole number from 1"),
+        (CommandLineTests.peer + ["--media-timeout", "0s"], "--media-timeout must be positive"),
     ])
     func usageErrors(_ arguments: [String], _ message: String) throws {
         let out = try ZonertcProcess.run(arguments)
         #expect(out.status == 2)
         #expect(out.stderr.contains(message), "stderr: \(out.stderr)")
         #expect(out.stderr.contains("usage") || out.stderr.contains("zonertc --help"))
+    }
+
+    /// A `zonertc peer` command line that is complete but for what a case adds.
+    static let peer = ["peer", "--store", "http://127.0.0.1:9", "--room", "room_usage001", "--me", "a", "--remote", "b"]
+
+    @Test("a run that outlives its limit: killed by its PID, the error says what it printed so far")
+    func runIsBounded() throws {
+        do {
+            let out = try ZonertcProcess.run(["store", "serve", "--memory", "--listen", "127.0.0.1:0"],
+                                             limit: .seconds(5))
+            Issue.record("the daemon ended by itself: \(out.status) \(out.stderr)")
+        } catch let timeout as ZonertcProcess.Timeout {
+            #expect(timeout.description.contains("did not end within 5"), "\(timeout)")
+            #expect(timeout.stdout.contains("listening on"), "\(timeout)")
+            #expect(kill(timeout.pid, 0) == -1 && errno == ESRCH, "PID \(timeout.pid) is still there")
+        }
     }
 
     @Test("no arguments: the overview on stderr, exit 2")

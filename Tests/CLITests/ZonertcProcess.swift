@@ -1,14 +1,32 @@
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
-/// Runs the built `zonertc` binary and captures what it prints.
+/// Runs the built `zonertc` binary and captures what it prints, bounded in time.
 struct ZonertcProcess {
     struct Output {
         var status: Int32
         var stdout: String
         var stderr: String
     }
+
+    /// A run that outlived its limit: the child was killed by its PID; what it printed until then.
+    struct Timeout: Error, CustomStringConvertible {
+        var arguments: [String]
+        var limit: Duration
+        var pid: pid_t
+        var stdout: String
+        var stderr: String
+
+        var description: String {
+            "zonertc \(arguments.joined(separator: " ")) did not end within \(limit) and was killed (PID \(pid)); "
+                + "stdout so far:\n\(stdout.suffix(3000))\nstderr so far:\n\(stderr.suffix(3000))"
+        }
+    }
+
+    /// How long `run` waits unless told otherwise: far beyond any command the tests run this way.
+    static let defaultLimit = Duration.seconds(120)
 
     /// The `zonertc` built beside this test bundle.
     static var binary: URL {
@@ -21,25 +39,18 @@ struct ZonertcProcess {
         return URL(fileURLWithPath: ".build/debug/zonertc")
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        // A signal's number is not an exit code (SIGINT's 2 would read as a usage error): 128 + it.
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus
-            : process.terminationStatus
-        let output = Output(status: status, stdout: String(decoding: stdout, as: UTF8.self),
-                            stderr: String(decoding: stderr, as: UTF8.self))
+    /// Runs `zonertc arguments` to its end, within `limit`: a child still running then is killed by its
+    /// PID and the run throws `Timeout` with what it printed, instead of hanging the suite.
+    static func run(_ arguments: [String], environment: [String: String] = [:],
+                    limit: Duration = defaultLimit) throws -> Output {
+        let child = try spawnWatched([binary.path] + arguments, environment: environment)
+        guard let status = child.wait(within: limit) else {
+            kill(child.pid, SIGKILL)
+            _ = child.wait(within: .seconds(10))
+            throw Timeout(arguments: arguments, limit: limit, pid: child.pid, stdout: child.stdout,
+                          stderr: child.stderr)
+        }
+        let output = Output(status: status, stdout: child.stdout, stderr: child.stderr)
         if let crash = ChildCrash.report(status: status, stderr: output.stderr) {
             Issue.record("zonertc \(arguments.prefix(2).joined(separator: " ")) crashed: \(crash)")
         }

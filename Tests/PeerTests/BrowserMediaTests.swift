@@ -36,7 +36,7 @@ import ZoneCore
         #expect(remote.codecs.first?.payloadType == 97 && remote.retransmissionPayloadType(for: 97) == 98)
 
         let clock = ManualClock()
-        var now = clock.now()
+        let now = clock.now()
         var media = CallMedia(configuration: CallMediaConfiguration(receive: true), seed: 3)
         media.handle(.remoteDescription(offer), now: now)
         let format = try #require(media.remoteFormat)
@@ -54,8 +54,26 @@ import ZoneCore
 
         // Packets 5 and 30 of the browser's stream are lost the first time.
         var dropped = Set<UInt16>([40_005, 40_030])
-        var received: [VideoFrame] = []
         var rtxSeen = 0
+        let received = try Self.stream(&browser, into: &media, clock: clock, drop: { packet in
+            if packet.ssrc == rtxSSRC { rtxSeen += 1 }
+            return packet.ssrc == ssrc && dropped.remove(packet.sequenceNumber) != nil
+        }, until: { $0.count == frames.count })
+        #expect(dropped.isEmpty && rtxSeen == 2)
+        let identical = received.map(\.bytes) == frames.map(\.bytes)
+        #expect(identical)
+        // 1/30 s frames at 90 kHz, from 0 at the first frame, across the timestamp wrap.
+        #expect(received.map(\.pts) == frames.map { $0.pts * 3000 })
+        #expect(media.stats.recovered == 2 && media.stats.lost == 0)
+    }
+
+    /// Runs `browser`'s stream into `media` on `clock`, RTCP both ways, until the browser has finished and
+    /// `done` holds for what was recorded, or nothing is due; `drop` says which RTP packets the wire loses.
+    static func stream(_ browser: inout MediaSender, into media: inout CallMedia, clock: ManualClock,
+                       drop: (RTPPacket) -> Bool = { _ in false }, until done: ([VideoFrame]) -> Bool) throws
+        -> [VideoFrame] {
+        var now = clock.now()
+        var received: [VideoFrame] = []
         for _ in 0..<200_000 {
             var moved = true
             while moved {
@@ -66,9 +84,7 @@ import ZoneCore
                         if case .rtcp(let bytes) = output { media.handle(.packet(bytes), now: now) }
                         continue
                     }
-                    let packet = try RTPPacket(parsing: bytes)
-                    if packet.ssrc == rtxSSRC { rtxSeen += 1 }
-                    if packet.ssrc == ssrc, dropped.remove(packet.sequenceNumber) != nil { continue }
+                    if drop(try RTPPacket(parsing: bytes)) { continue }
                     media.handle(.packet(bytes), now: now)
                 }
                 while let output = media.pollOutput() {
@@ -80,7 +96,7 @@ import ZoneCore
                     }
                 }
             }
-            if browser.isFinished && received.count == frames.count { break }
+            if browser.isFinished && done(received) { break }
             guard let next = [browser.nextDeadline, media.nextDeadline].compactMap({ $0 }).min() else { break }
             if next > now {
                 clock.set(to: next)
@@ -89,12 +105,32 @@ import ZoneCore
             browser.handle(.timer, now: now)
             media.handle(.timer, now: now)
         }
-        #expect(dropped.isEmpty && rtxSeen == 2)
-        let identical = received.map(\.bytes) == frames.map(\.bytes)
-        #expect(identical)
-        // 1/30 s frames at 90 kHz, from 0 at the first frame, across the timestamp wrap.
-        #expect(received.map(\.pts) == frames.map { $0.pts * 3000 })
-        #expect(media.stats.recovered == 2 && media.stats.lost == 0)
+        return received
+    }
+
+    /// A browser's stream joined midway — it names no first sequence number, and its first frames are inter
+    /// frames (the fixture's 1…29): nothing is recorded before its keyframe (frame 30), the 29 frames are
+    /// counted as skipped, and PLIs ask the browser for a keyframe meanwhile.
+    @Test func browserStreamJoinedMidwayIsRecordedFromItsKeyframe() throws {
+        let offer = try Self.description("aiortc-offer-video-sendrecv.sdp", .offer)
+        let ssrc = try #require(try RemoteVideoDescription(offer).ssrc)
+        let clock = ManualClock()
+        var media = CallMedia(configuration: CallMediaConfiguration(receive: true), seed: 4)
+        media.handle(.remoteDescription(offer), now: clock.now())
+        let (fileFormat, frames) = try Self.vp8Fixture()
+        let sc = MediaSender.Configuration(codec: .vp8, ssrc: ssrc, payloadType: 97, pace: .realtime,
+                                           initialSequenceNumber: 9, timestampOrigin: 0x1000)
+        var browser = MediaSender(configuration: sc, frames: Array(frames.dropFirst()), timebase: fileFormat.timebase,
+                                  now: clock.now())
+        media.handle(.connected, now: clock.now())
+        let received = try Self.stream(&browser, into: &media, clock: clock, until: { $0.count == 30 })
+        let identical = received.map(\.bytes) == frames[30...].map(\.bytes)
+        #expect(identical, "recorded \(received.count) frames")
+        // At the RTP clock, from 0 at the first frame recorded.
+        #expect(received.map(\.pts) == frames[30...].map { ($0.pts - 30) * 3000 })
+        #expect(media.stats.framesBeforeKeyframe == 29 && media.stats.framesReceived == 30)
+        #expect(media.stats.plisSent == 2 && browser.stats.plisReceived == 2, "\(media.stats)")
+        #expect(media.stats.summaryText?.contains("30 frames (29 before the first keyframe skipped)") == true)
     }
 
     /// Our offer announced SSRC 3142153527 with RTX 1045066866; aiortc's answer took VP8 at 96

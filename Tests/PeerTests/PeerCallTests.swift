@@ -265,6 +265,54 @@ final class MemoryCallHarness {
         let end = try #require(h.a.call.milestones.ended)
         #expect(end - connected >= .seconds(2) && end - connected < .milliseconds(2100))
     }
+
+    /// A's file plays 2 s in real time.
+    static func realtimeFile() throws -> CallMediaConfiguration {
+        let path = PeerCallMediaTests.fixtures.appendingPathComponent("vp8-320x240-60.ivf").path
+        let (format, frames) = try VideoFileSource.read(path: path)
+        return CallMediaConfiguration(send: .init(format: format, frames: frames), pace: .realtime)
+    }
+
+    /// A stream whose sender never says BYE (a browser's looping camera) ends after the frames the
+    /// receiver was told to expect, and the call completes then instead of at a fixed time.
+    @Test func receiveFramesEndsTheStreamAndTheCall() async throws {
+        let lifetime = CallLifetime(endAfterMedia: true, mediaTimeout: .seconds(10))
+        let h = try await MemoryCallHarness(strategy: .push, media: (try Self.realtimeFile(),
+                                                                     CallMediaConfiguration(receive: true,
+                                                                                            receiveFrames: 20)),
+                                            lifetime: lifetime)
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        let ended = await h.run(for: .seconds(30)) { h.b.call.hasHungUp }
+        #expect(ended)
+        #expect(h.b.call.ending == .completed, "\(String(describing: h.b.call.ending))")
+        #expect(h.b.frames.count == 20 && h.b.call.media.stats.framesReceived == 20)
+        let connected = try #require(h.b.call.milestones.iceConnected)
+        let end = try #require(h.b.call.milestones.ended)
+        // 20 frames of a 30 fps file: about two thirds of a second after connecting, not 2 s.
+        #expect(end - connected < .seconds(1), "\(end - connected)")
+    }
+
+    /// A stream that has not ended by the media timeout fails the call, saying how far it got.
+    @Test func mediaTimeoutFailsACallWhoseStreamDoesNotEnd() async throws {
+        let lifetime = CallLifetime(endAfterMedia: true, mediaTimeout: .seconds(1))
+        let h = try await MemoryCallHarness(strategy: .push, media: (try Self.realtimeFile(),
+                                                                     CallMediaConfiguration(receive: true)),
+                                            lifetime: lifetime)
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        let ended = await h.run(for: .seconds(30)) { h.b.call.hasHungUp }
+        #expect(ended)
+        guard case .failed(let why) = h.b.call.ending else {
+            Issue.record("B ended \(String(describing: h.b.call.ending))")
+            return
+        }
+        #expect(why.contains("the media did not end within 1.0 seconds of connecting"), "\(why)")
+        #expect(why.contains("frames received"), "\(why)")
+        let connected = try #require(h.b.call.milestones.iceConnected)
+        let end = try #require(h.b.call.milestones.ended)
+        #expect(end - connected >= .seconds(1) && end - connected < .milliseconds(1100))
+    }
 }
 
 /// Calls that never end (issue #13, item 6): a connected call whose path fails — the remote was

@@ -129,8 +129,10 @@ public enum ChildCrash {
 }
 
 /// Starts `arguments[0]` (a path, or a name looked up in PATH) with stdin from /dev/null (or
-/// `stdin`, a read end it dups), stdout and stderr into pipes a `ProcessWatch` collects.
-public func spawnWatched(_ arguments: [String], stdin: Int32? = nil) throws -> ProcessWatch {
+/// `stdin`, a read end it dups), stdout and stderr into pipes a `ProcessWatch` collects; `environment`
+/// sets variables on top of this process's own.
+public func spawnWatched(_ arguments: [String], stdin: Int32? = nil, environment: [String: String] = [:]) throws
+    -> ProcessWatch {
     var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
     guard cs_pipe_cloexec(&out) == 0, cs_pipe_cloexec(&err) == 0 else {
         throw SpawnFailure("pipe: \(String(cString: strerror(errno)))")
@@ -148,8 +150,12 @@ public func spawnWatched(_ arguments: [String], stdin: Int32? = nil) throws -> P
     for fd in [out[0], err[0]] { posix_spawn_file_actions_addclose(&actions, fd) }
     let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
     defer { for p in argv { free(p) } }
+    var variables = ProcessInfo.processInfo.environment
+    for (name, value) in environment { variables[name] = value }
+    let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in envp { free(p) } }
     var pid: pid_t = 0
-    let r = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+    let r = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
     close(out[1])
     close(err[1])
     guard r == 0 else {

@@ -72,6 +72,9 @@ public struct GenericDepacketizer: RTPDepacketizer {
         (try? GenericPayloadHeader(parsing: payload))?.isFirst ?? false
     }
 
+    /// Opaque frames carry no sign of dependence (raw pictures have none): each counts as a keyframe.
+    public func isKeyframe(_ frame: [UInt8]) -> Bool { true }
+
     public mutating func depacketize(_ payloads: [[UInt8]]) throws(MediaError) -> [UInt8] {
         var frame: [UInt8] = []
         var index: UInt16?

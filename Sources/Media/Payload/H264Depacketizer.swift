@@ -29,6 +29,13 @@ public struct H264Depacketizer: RTPDepacketizer {
         return nal.beginsAccessUnit || nal.startsPicture
     }
 
+    /// An access unit a decoder can start at holds an IDR slice (nal_unit_type 5, RFC 6184 §1.3,
+    /// H.264 §7.4.1.2.4): read back from the Annex B bytes `depacketize` wrote.
+    public func isKeyframe(_ frame: [UInt8]) -> Bool {
+        guard let units = try? AnnexBReader.read(frame) else { return false }
+        return units.contains(where: \.isKeyframe)
+    }
+
     public mutating func depacketize(_ payloads: [[UInt8]]) throws(MediaError) -> [UInt8] {
         var nalUnits: [H264NALUnit] = []
         var fragments: [UInt8]?  // the NAL unit being reassembled from FU-As

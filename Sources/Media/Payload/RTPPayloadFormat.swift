@@ -27,6 +27,9 @@ public protocol RTPDepacketizer: Sendable {
     /// Whether a payload certainly or probably begins a frame; used only to resume after a loss,
     /// when the packet before it is missing (see `JitterBuffer`).
     func startsFrame(_ payload: [UInt8]) -> Bool
+    /// Whether a frame this depacketizer joined can be decoded on its own (a keyframe): a receiver
+    /// that joined a stream midway records nothing before one (see `MediaReceiver`).
+    func isKeyframe(_ frame: [UInt8]) -> Bool
     /// The frame carried by `payloads` (one frame's packets, in sequence order).
     mutating func depacketize(_ payloads: [[UInt8]]) throws(MediaError) -> [UInt8]
 }

@@ -18,11 +18,18 @@ public struct VP8Depacketizer: RTPDepacketizer {
 
     /// Whether a frame's first payload holds a keyframe (the frame tag's P bit is 0, RFC 6386 §9.1).
     public static func isKeyframe(_ firstPayload: [UInt8]) -> Bool {
-        guard let (d, n) = try? VP8PayloadDescriptor.parse(firstPayload), d.startsFrame, n < firstPayload.count else {
-            return false
-        }
-        return firstPayload[n] & 0x01 == 0
+        guard let (d, n) = try? VP8PayloadDescriptor.parse(firstPayload), d.startsFrame else { return false }
+        return isKeyframe(frame: firstPayload[n...])
     }
+
+    /// RFC 7741 §4.3: the VP8 payload header, the first bytes of a frame's first partition, is the
+    /// frame tag; its P bit (the lowest bit, RFC 6386 §9.1) is 0 for a keyframe. An empty frame is none.
+    static func isKeyframe(frame: ArraySlice<UInt8>) -> Bool {
+        guard let tag = frame.first else { return false }
+        return tag & 0x01 == 0
+    }
+
+    public func isKeyframe(_ frame: [UInt8]) -> Bool { Self.isKeyframe(frame: frame[...]) }
 
     public mutating func depacketize(_ payloads: [[UInt8]]) throws(MediaError) -> [UInt8] {
         guard !payloads.isEmpty else { throw MediaError(.malformed, "a VP8 frame has at least one packet") }

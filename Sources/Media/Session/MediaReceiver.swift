@@ -15,8 +15,15 @@
 // - RTCP: a receiver report (RFC 3550 §6.4.2, with loss, extended highest sequence, jitter,
 //   LSR/DLSR) with SDES CNAME every `receiverReportInterval`, at once when the sender says BYE,
 //   and at the end.
+// - A receiver that joined midway — it was not told the sender's first sequence number (a
+//   browser, aiortc), so the stream may start at any packet — records nothing before the first
+//   keyframe (VP8: the P bit of the payload header, RFC 7741 §4.3; H.264: an IDR, RFC 6184): the
+//   frames before it cannot be decoded. They are counted, and answered with PLIs (RFC 4585
+//   §6.3.1) at most one per `pictureLossInterval`, until a keyframe comes. A receiver that knows
+//   the first sequence number repairs the loss of the first packets with NACKs instead.
 // - The end: after the sender's BYE, once nothing is missing or buffered and no packet has
-//   arrived for `finishGrace`, the receiver says BYE itself and reports `.finished`.
+//   arrived for `finishGrace`, the receiver says BYE itself and reports `.finished` — or at once
+//   after `frameLimit` frames, for a sender that never says BYE (a browser's looping camera).
 
 import ZoneCore
 
@@ -58,6 +65,9 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         public var firstPTS: Int64
         /// How long after the last arrival a BYE'd stream is considered over.
         public var finishGrace: Duration
+        /// The stream ends once this many frames were handed out, BYE or not (a sender whose
+        /// stream never ends by itself: a browser's fake camera loops its file); nil: no limit.
+        public var frameLimit: Int?
         public var cname: String
         /// The sender's RTX stream (payload type, and SSRC when announced); nil: none.
         public var retransmission: RetransmissionStream?
@@ -139,6 +149,9 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     /// Counters.
     public struct Stats: Equatable, Sendable {
         public var framesReceived = 0
+        /// Complete frames dropped because no keyframe had come yet (a receiver that joined
+        /// midway): they cannot be decoded.
+        public var framesBeforeKeyframe = 0
         /// Frame bytes delivered.
         public var frameBytes = 0
         /// Distinct RTP packets accepted.
@@ -206,6 +219,9 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     /// said it is beyond the highest seen.
     private var expectedLast: UInt64?
     private var finished = false
+    /// Whether frames are still dropped until a keyframe: from the start when the stream's first
+    /// sequence number is unknown (the receiver may have joined midway), else never.
+    private var awaitingKeyframe: Bool
     // Interarrival jitter (RFC 3550 §A.8), in RTP clock units ×16.
     private var lastTransit: Int64?
     private var jitterQ4: Int64 = 0
@@ -229,6 +245,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         nacks = NackGenerator(configuration: configuration.nack, initialRoundTripTime: configuration.roundTripTime)
         timestampReference = configuration.timestampOrigin
         lastNow = now
+        awaitingKeyframe = configuration.firstSequenceNumber == nil
         if let first = configuration.firstSequenceNumber {
             jitter.expectFirst(sequenceNumber: first)
             nacks.expectFirst(sequenceNumber: first)
@@ -455,7 +472,19 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         for event in jitter.poll(now: now) {
             switch event {
             case .frame(let frame):
+                if awaitingKeyframe {
+                    guard jitter.depacketizer.isKeyframe(frame.bytes) else {
+                        stats.framesBeforeKeyframe += 1
+                        requestKeyframe(now: now)
+                        continue
+                    }
+                    awaitingKeyframe = false
+                }
                 deliver(frame, now: now)
+                if let limit = configuration.frameLimit, stats.framesReceived >= limit {
+                    finish(now: now)
+                    return
+                }
             case .gap(let range):
                 stats.gaps += 1
                 stats.lost += range.count

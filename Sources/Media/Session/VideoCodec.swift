@@ -97,6 +97,14 @@ public enum CodecDepacketizer: RTPDepacketizer {
         }
     }
 
+    public func isKeyframe(_ frame: [UInt8]) -> Bool {
+        switch self {
+        case .vp8(let d): d.isKeyframe(frame)
+        case .h264(let d): d.isKeyframe(frame)
+        case .generic(let d): d.isKeyframe(frame)
+        }
+    }
+
     public mutating func depacketize(_ payloads: [[UInt8]]) throws(MediaError) -> [UInt8] {
         switch self {
         case .vp8(var d):

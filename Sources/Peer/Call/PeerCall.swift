@@ -106,6 +106,9 @@ public struct PeerCall {
     public private(set) var unsentDatagrams = 0
     /// Datagrams that arrived before the call had a transport to take them.
     public private(set) var datagramsWithoutTransport = 0
+    /// When the call fails unless its media is done (`CallLifetime.mediaTimeout`, from the first
+    /// pair selected); nil before that, without a timeout, and once the media is done.
+    private var mediaDueBy: Instant?
 
     /// The reason a call ends with when its remote peer cannot be reached any more.
     public static let remoteUnreachable = "remote unreachable"
@@ -195,7 +198,8 @@ public struct PeerCall {
     /// The earliest deadline of the call's own and its parts'. Mutating only so that it reads the
     /// call in place: a non-mutating method called from a mutating one is handed a copy of `self`.
     private mutating func earliestDeadline() -> Instant? {
-        let own = hasHungUp ? nil : Instant.earliest(state.deadline, protection.nextDeadline)
+        let own = hasHungUp ? nil
+            : Instant.earliest(.earliest(state.deadline, protection.nextDeadline), mediaDueBy)
         return .earliest(.earliest(.earliest(signaling.nextDeadline, current?.transport?.nextDeadline),
                                    .earliest(media.nextDeadline, mediaBacklog)), own)
     }
@@ -204,6 +208,15 @@ public struct PeerCall {
 
     /// The connect, hold and reconnect deadlines (`CallLifetime`).
     private mutating func actOnDeadline(now: Instant) {
+        if let due = mediaDueBy, due <= now, !hasHungUp {
+            mediaDueBy = nil
+            let s = media.stats
+            let limit = configuration.media.receiveFrames.map { " of \($0)" } ?? ""
+            let timeout = configuration.lifetime.mediaTimeout ?? .zero
+            end(.failed("the media did not end within \(timeout) of connecting (\(s.framesReceived)\(limit) frames "
+                        + "received, \(s.framesSent) sent)"), now: now)
+            return
+        }
         switch state {
         case .joining(let connectBy?), .negotiating(_, let connectBy?):
             guard connectBy <= now else { return }
@@ -438,6 +451,7 @@ public struct PeerCall {
         case .joining, .negotiating:
             state = .connected(epoch: epoch, pair: pair,
                                holdUntil: configuration.lifetime.holdAfterConnect.map { now + $0 })
+            if milestones.mediaFinished == nil { mediaDueBy = configuration.lifetime.mediaTimeout.map { now + $0 } }
         case .connected(_, _, let holdUntil), .restarting(_, _, let holdUntil):
             state = .connected(epoch: epoch, pair: pair, holdUntil: holdUntil)
         case .idle, .hangingUp, .ended:
@@ -499,6 +513,7 @@ public struct PeerCall {
             outputs.append(.event(.frame(frame)))
         case .finished:
             milestones.mediaFinished = milestones.mediaFinished ?? now
+            mediaDueBy = nil
             outputs.append(.event(.mediaFinished))
             if configuration.lifetime.endAfterMedia { end(.completed, now: now) }
         }

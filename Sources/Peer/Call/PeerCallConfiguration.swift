@@ -44,6 +44,10 @@ public struct CallLifetime: Sendable {
     public var holdAfterConnect: Duration?
     /// Hang up once every media stream this peer takes part in is done.
     public var endAfterMedia: Bool
+    /// Fail and hang up when the media is not done this long after the first pair is selected
+    /// (nil: never) — the bound on waiting for a stream's end (its BYE, or
+    /// `CallMediaConfiguration.receiveFrames`).
+    public var mediaTimeout: Duration?
     /// ICE restarts (new epochs) a connected call tries after its path failed — every pair
     /// failed, or consent expired (RFC 7675 §5.1) — before it ends with `remote unreachable`.
     public var reconnectAttempts: Int
@@ -53,10 +57,11 @@ public struct CallLifetime: Sendable {
     public var reconnectTimeout: Duration
 
     public init(connectTimeout: Duration? = nil, holdAfterConnect: Duration? = nil, endAfterMedia: Bool = false,
-                reconnectAttempts: Int = 1, reconnectTimeout: Duration = .seconds(15)) {
+                mediaTimeout: Duration? = nil, reconnectAttempts: Int = 1, reconnectTimeout: Duration = .seconds(15)) {
         self.connectTimeout = connectTimeout
         self.holdAfterConnect = holdAfterConnect
         self.endAfterMedia = endAfterMedia
+        self.mediaTimeout = mediaTimeout
         self.reconnectAttempts = max(0, reconnectAttempts)
         self.reconnectTimeout = reconnectTimeout
     }

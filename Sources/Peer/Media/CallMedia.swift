@@ -40,13 +40,17 @@ public struct CallMediaConfiguration: Sendable {
     public var window: Int? = 2048
     /// How long a frame may wait for retransmissions.
     public var jitterBufferLatency: Duration
+    /// The received stream ends after this many frames, BYE or not (a browser's fake camera
+    /// loops its file and never says BYE); nil: at the sender's BYE.
+    public var receiveFrames: Int?
 
     public init(send: Outgoing? = nil, receive: Bool = false, pace: MediaSender.Pace = .realtime,
-                jitterBufferLatency: Duration = .milliseconds(200)) {
+                jitterBufferLatency: Duration = .milliseconds(200), receiveFrames: Int? = nil) {
         self.send = send
         self.receive = receive
         self.pace = pace
         self.jitterBufferLatency = jitterBufferLatency
+        self.receiveFrames = receiveFrames
     }
 }
 
@@ -312,6 +316,7 @@ public struct CallMedia: SansIOMachine {
         rc.timestampOrigin = remoteOrigin?.rtpTimestamp
         rc.firstPTS = remoteOrigin?.pts ?? 0
         rc.firstSequenceNumber = remoteFirstSequence
+        rc.frameLimit = configuration.receiveFrames
         receiver = MediaReceiver(configuration: rc, now: now)
     }
 
@@ -428,6 +433,7 @@ public struct CallMedia: SansIOMachine {
         s.sentFrames = sentChecksum?.frameCount
         if let receiver {
             s.framesReceived = receiver.stats.framesReceived
+            s.framesBeforeKeyframe = receiver.stats.framesBeforeKeyframe
             s.packetsReceived = receiver.stats.packetsReceived
             s.bytesReceived = receiver.stats.bytesReceived
             s.lost = receiver.stats.lost
@@ -457,6 +463,9 @@ public struct CallMediaStats: Sendable, Codable, Equatable {
     public var remoteLossFraction: Double?
     public var rttMs: Double?
     public var framesReceived = 0
+    /// Frames dropped, not recorded, because no keyframe had come yet (a sender that names no first
+    /// sequence number, so the stream may have been joined midway).
+    public var framesBeforeKeyframe = 0
     public var packetsReceived = 0
     public var bytesReceived = 0
     /// Packets lost for good (not repaired by retransmission).
@@ -482,9 +491,10 @@ public struct CallMediaStats: Sendable, Codable, Equatable {
                          + "\(retransmissions) retransmitted, \(nacksReceived) NACKs received; digest \(sentDigest)")
         }
         if let receivedDigest {
-            var line = "  received            \(framesReceived) frames, \(packetsReceived) packets, \(lost) lost, "
-                + "\(recovered) recovered, \(packetsDropped) dropped, \(nacksSent) NACKs, \(plisSent) PLIs; "
-                + "digest \(receivedDigest)"
+            let skipped = framesBeforeKeyframe > 0 ? " (\(framesBeforeKeyframe) before the first keyframe skipped)" : ""
+            var line = "  received            \(framesReceived) frames\(skipped), \(packetsReceived) packets, "
+                + "\(lost) lost, \(recovered) recovered, \(packetsDropped) dropped, \(nacksSent) NACKs, "
+                + "\(plisSent) PLIs; digest \(receivedDigest)"
             if let p50 = frameLatencyP50Ms, let p99 = frameLatencyP99Ms {
                 line += String(format: "; frame latency p50 %.1f ms, p99 %.1f ms", p50, p99)
             }

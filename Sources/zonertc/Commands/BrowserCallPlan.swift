@@ -69,7 +69,8 @@ struct BrowserCallPlan {
             return 1
         }
         let chromium = try! HeadlessChromium.locate(explicit: browserPath)
-        let frames = (try? VideoFileSource.read(path: file).frames.count) ?? 0
+        let sent = try? VideoFileSource.read(path: file)
+        let frames = sent?.frames.count ?? 0
         let directory = keep ?? NSTemporaryDirectory() + "zonertc-browser-call-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let group = ChildGroup()
@@ -113,14 +114,16 @@ struct BrowserCallPlan {
         var alice = ["peer", "--store", url, "--room", room, "--me", "alice", "--remote", "bob", "--owner",
                      "--token-file", tokenFiles["alice"]!, "--json",
                      "--connect-timeout", "\(timeout.components.seconds)s", "--send", file]
-        if let browserSends {
-            // The camera plays the file in a loop and never stops: alice records one pass and a second more,
-            // then hangs up on her own, so the recording is finished when it is checked.
-            let seconds = (try? VideoFileSource.read(path: browserSends)).map { format, frames in
-                Double(frames.count) * Double(format.timebase.numerator) / Double(max(1, format.timebase.denominator))
-            } ?? 2
-            alice += ["--record", "\(directory)/alice-received",
-                      "--duration", "\(Int((seconds * 1000).rounded(.up)) + 1000)ms"]
+        if let browserSends, let camera = try? VideoFileSource.read(path: browserSends) {
+            // The camera plays the file in a loop and never says BYE: alice's stream from it ends when she has
+            // recorded as many frames as the file holds, and she hangs up once hers has been taken too, so the
+            // recording is complete when it is checked. Both streams run in real time: twice the longer file
+            // and 10 s for the DTLS handshake and the camera's start bound the wait, and a call that needs
+            // more fails saying how far it got.
+            let longest = max(Self.seconds(of: camera.frames, camera.format),
+                              sent.map { Self.seconds(of: $0.frames, $0.format) } ?? 0)
+            alice += ["--record", "\(directory)/alice-received", "--record-frames", "\(camera.frames.count)",
+                      "--media-timeout", "\(Int((longest * 2000).rounded(.up)) + 10_000)ms"]
         }
         do {
             group.children.append(try ChildProcess(name: "alice", arguments: alice, directory: directory))
@@ -163,11 +166,23 @@ struct BrowserCallPlan {
         // A recording is only as good as the peer that wrote it: one that crashed on its way out
         // (after its file was complete) is a failure, not a pass.
         guard aliceStatus == 0 else {
-            return await finish(false, "FAIL: alice exited with status \(aliceStatus) after recording")
+            let alice = group.children.first { $0.name == "alice" }
+            let reason = alice.flatMap { PeerSummary(lastLineOf: $0.stdout)?.reason }.map { ": \($0)" } ?? ""
+            return await finish(false, "FAIL: alice exited with status \(aliceStatus) after recording\(reason)")
         }
         let verdict = BrowserRecordingCheck.check("\(directory)/alice-received", source: browserSends,
                                                   scratch: directory)
         return await finish(verdict.ok, verdict.text)
+    }
+
+    /// How long `frames` play at their timestamps' pace: as many frame intervals as frames.
+    static func seconds(of frames: [VideoFrame], _ format: VideoStreamFormat) -> Double {
+        guard let first = frames.first?.pts, let last = frames.last?.pts, format.timebase.denominator > 0 else {
+            return 0
+        }
+        let interval = frames.count > 1 ? Double(last - first) / Double(frames.count - 1) : 0
+        let ticks = Double(last - first) + interval
+        return ticks * Double(format.timebase.numerator) / Double(format.timebase.denominator)
     }
 
     /// The page's report, read with bob's token (`GET /call/report`).

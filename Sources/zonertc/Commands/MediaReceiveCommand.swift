@@ -233,6 +233,8 @@ enum MediaReceiveCommand {
         var source: String?
         var ended: String
         var frames: Int
+        /// Frames dropped before the first keyframe (no --sdp: the stream may have been joined midway).
+        var framesBeforeKeyframe: Int
         var frameBytes: Int
         var packets: Int
         var bytes: Int
@@ -259,6 +261,7 @@ enum MediaReceiveCommand {
             source = result.source?.description
             ended = result.ending.rawValue
             frames = recording.checksum.frameCount
+            framesBeforeKeyframe = s.framesBeforeKeyframe
             frameBytes = s.frameBytes
             packets = s.packetsReceived
             bytes = s.bytesReceived
@@ -280,7 +283,9 @@ enum MediaReceiveCommand {
         var text: String {
             var lines = ["zonertc media receive: recorded \(frames) frames (\(codec)) to \(output) in "
                          + String(format: "%.2f s", durationMs / 1000) + String(format: ", %.1f Mbit/s", goodputMbps)
-                         + " (ended: \(ended))"]
+                         + " (ended: \(ended))"
+                         + (framesBeforeKeyframe > 0 ? "; \(framesBeforeKeyframe) before the first keyframe skipped"
+                            : "")]
             lines.append("  packets \(packets) (\(bytes) bytes), lost \(lost), retransmitted \(recovered), "
                          + "duplicates \(duplicates), NACKs \(nacksSent), PLIs \(plisSent), garbage \(malformed)")
             if let latency {

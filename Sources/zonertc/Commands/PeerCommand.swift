@@ -25,6 +25,8 @@ enum PeerCommand {
                    + "and keep its token there (mode 0600) for the next run"),
             .value("--send", "FILE", "stream this video file (IVF, H.264 Annex B, Y4M) once connected"),
             .value("--record", "OUT", "write the received stream to OUT, in the sender's container"),
+            .value("--record-frames", "N", "with --record: the received stream ends after N frames, BYE or not "
+                   + "(a browser's fake camera loops its file and never says BYE)"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max (as fast as the path takes)", default: "realtime"),
             .value("--impair", "SPEC", "impair outgoing datagrams: loss=0.1,delay=20ms,jitter=5ms,reorder=0.05,"
                    + "reorder-gap=10ms,duplicate=0.01,seed=1 (--link's names; latency= works for delay=)"),
@@ -37,6 +39,7 @@ enum PeerCommand {
                    default: MediaProtectionMode.defaultName),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
+            .value("--media-timeout", "DURATION", "fail when the media has not ended this long after connecting"),
             .value("--store-requests", "N", "store requests in flight at once, 1–16 (1: one after the other)",
                    default: "4"),
             .value("--consent-expiry", "DURATION", "the path is lost after this long without a consent response (RFC 7675)", default: "30s"),
@@ -78,6 +81,8 @@ struct PeerSetup {
     let relayOnly: Bool
     let connectTimeout: Duration
     let duration: Duration?
+    let mediaTimeout: Duration?
+    let recordFrames: Int?
     let consent: ConsentConfiguration
     let reconnectTimeout: Duration
     let seed: UInt64
@@ -133,6 +138,8 @@ struct PeerSetup {
         }
         connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
         self.duration = try duration("--duration")
+        mediaTimeout = try duration("--media-timeout")
+        guard mediaTimeout.map({ $0 > .zero }) ?? true else { throw usage("--media-timeout must be positive") }
         let inFlight = args.string("--store-requests") ?? "4"
         guard let n = Int(inFlight), (1...16).contains(n) else {
             throw usage("--store-requests \(inFlight): give a number from 1 to 16")
@@ -165,6 +172,8 @@ struct PeerSetup {
             throw usage("--media-security \(securityName): \(error)")
         }
         record = args.string("--record")
+        recordFrames = try args.int("--record-frames", in: 1...Int.max)
+        guard recordFrames == nil || record != nil else { throw usage("--record-frames needs --record") }
         sendPath = args.string("--send")
         if let path = sendPath {
             guard FileManager.default.isReadableFile(atPath: path) else { throw usage("--send: cannot read \(path)") }
@@ -211,9 +220,10 @@ struct PeerSetup {
             myUserID: me, remoteUserID: remote, signaling: signaling,
             transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
                                                   turnServers: turn, relayOnly: relayOnly, consent: consent),
-            media: CallMediaConfiguration(send: outgoing, receive: record != nil, pace: pace),
+            media: CallMediaConfiguration(send: outgoing, receive: record != nil, pace: pace,
+                                          receiveFrames: recordFrames),
             lifetime: CallLifetime(connectTimeout: connectTimeout, holdAfterConnect: duration,
-                                   endAfterMedia: outgoing != nil || record != nil,
+                                   endAfterMedia: outgoing != nil || record != nil, mediaTimeout: mediaTimeout,
                                    reconnectTimeout: reconnectTimeout),
             seed: seed)
         configuration.mediaSecurity = mediaSecurity
