@@ -101,17 +101,33 @@ struct Checklist {
     /// True when the pacing timer has a check to send: a triggered check, a waiting pair, or a
     /// frozen pair whose foundation has nothing waiting or in progress.
     var hasPendingChecks: Bool {
-        if !triggered.isEmpty || pairs.contains(where: { $0.state == .waiting }) { return true }
-        return pairs.contains { frozen in
-            frozen.state == .frozen && !pairs.contains {
-                $0.foundation == frozen.foundation && ($0.state == .waiting || $0.state == .inProgress)
+        // By index, reading fields in place: the agent asks for its deadline after every input, and
+        // `contains(where:)` copied every pair it looked at.
+        if !triggered.isEmpty { return true }
+        for i in pairs.indices where pairs[i].state == .waiting { return true }
+        for i in pairs.indices where pairs[i].state == .frozen {
+            // A frozen pair waits while a pair of its foundation is being checked (the states are
+            // compared first: a foundation is a string made on every read).
+            let foundation = pairs[i].foundation
+            var unblocked = true
+            for j in pairs.indices where (pairs[j].state == .waiting || pairs[j].state == .inProgress)
+                && pairs[j].foundation == foundation {
+                unblocked = false
+                break
             }
+            if unblocked { return true }
         }
+        return false
     }
 
     /// True when some pair could still succeed.
     var hasUnfinishedPairs: Bool {
-        !triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen || $0.state == .inProgress }
+        if !triggered.isEmpty { return true }
+        for i in pairs.indices where pairs[i].state == .waiting || pairs[i].state == .frozen
+            || pairs[i].state == .inProgress {
+            return true
+        }
+        return false
     }
 
     /// Unfreezes every frozen pair of `foundation` (RFC 8445 §7.2.5.3.3).

@@ -212,7 +212,7 @@ public struct ICEAgent {
         for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
         if remote != nil && checklist.hasPendingChecks { consider(nextCheckAt) }
         if role == .controlling, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
-           checklist.pairs.contains(where: \.valid) {
+           checklist.pairs.indices.contains(where: { checklist.pairs[$0].valid }) {
             consider(configuration.nomination.decisionDeadline(firstValidAt: firstValidAt))
         }
         if let consent, !consentLost {

@@ -657,7 +657,30 @@ private func parseCIDR(_ bytes: ArraySlice<UInt8>) throws(AddressFailure) -> CID
 // MARK: - Printing
 
 private func formatIPv4(_ v: UInt32) -> String {
-    "\(v >> 24).\(v >> 16 & 0xFF).\(v >> 8 & 0xFF).\(v & 0xFF)"
+    // Digit by digit into one small buffer (the text fits a small string: no allocation). Endpoints
+    // are printed where it matters — every TURN request's nonce check prints two — and
+    // interpolating four numbers cost several thousand instructions.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { buffer in
+        var count = 0
+        for shift in stride(from: UInt32(24), through: 0, by: -8) {
+            if shift != 24 {
+                buffer[count] = UInt8(ascii: ".")
+                count += 1
+            }
+            let octet = UInt8(truncatingIfNeeded: v >> shift)
+            if octet >= 100 {
+                buffer[count] = UInt8(ascii: "0") + octet / 100
+                count += 1
+            }
+            if octet >= 10 {
+                buffer[count] = UInt8(ascii: "0") + octet / 10 % 10
+                count += 1
+            }
+            buffer[count] = UInt8(ascii: "0") + octet % 10
+            count += 1
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+    }
 }
 
 private func formatIPv6(_ v: UInt128) -> String {

@@ -35,8 +35,9 @@ public struct PeerCall {
 
     /// Something the call wants done or reported.
     public enum Output: Sendable {
-        /// Carry out a store request and feed back `.signaling(.reply(origin, outcome))`.
-        case store(StoreRequest, origin: CallSignaling.Origin)
+        /// Carry out a store request and feed back `.signaling(.reply(origin, outcome))`. Boxed: a
+        /// request is a few hundred bytes, and every output is copied through the call's queue.
+        indirect case store(StoreRequest, origin: CallSignaling.Origin)
         /// Send `bytes` from the local socket bound to `from` to `to`.
         case transmit([UInt8], from: Endpoint, to: Endpoint)
         /// Tell the user.

@@ -107,6 +107,7 @@ public struct ICETransport {
     public var relayedAddresses: [Endpoint] { relays.compactMap { $0.client.relayedAddress } }
 
     public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
+        defer { updateDeadline() }
         try agent.setRemoteCredentials(credentials)
     }
 
@@ -157,14 +158,18 @@ public struct ICETransport {
         outputs.pop()
     }
 
-    /// When to call `handle(.timer, now:)` next.
-    public var nextDeadline: Instant? {
+    /// When to call `handle(.timer, now:)` next. Worked out whenever the agent or a relay may have
+    /// changed (the end of every pump, new remote credentials) and kept: the call asks after every
+    /// input, and a computed property read through the call's optional epoch copied the transport.
+    public private(set) var nextDeadline: Instant?
+
+    private mutating func updateDeadline() {
         var next = agent.nextDeadline
-        // By index, read in place: the driver asks after every input.
+        // By index, read in place.
         for i in relays.indices {
             if let d = relays[i].client.nextDeadline, next == nil || d < next! { next = d }
         }
-        return next
+        nextDeadline = next
     }
 
     // MARK: - Plumbing
@@ -191,6 +196,7 @@ public struct ICETransport {
                 }
             }
         }
+        updateDeadline()
     }
 
     private mutating func agentOutput(_ output: ICEAgent.Output, now: Instant) {

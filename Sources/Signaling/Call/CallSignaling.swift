@@ -29,8 +29,9 @@ public struct CallSignaling: Sendable {
         case notification(PushNotification)
         /// The ICE agent reports.
         case ice(ICEEvent)
-        /// A store request's outcome.
-        case reply(Origin, StoreOutcome)
+        /// A store request's outcome. Boxed: an outcome is a few hundred bytes, and every event is
+        /// copied on its way through the call's machines.
+        indirect case reply(Origin, StoreOutcome)
         /// Records learned some other way (tests choose their order of arrival with this).
         case fetched([Record], deleted: [RecordID])
         /// Time passed.
@@ -39,8 +40,8 @@ public struct CallSignaling: Sendable {
 
     /// What the driver must do.
     public enum Action: Hashable, Sendable {
-        /// Make the request and reply with `.reply(origin, outcome)`.
-        case store(StoreRequest, origin: Origin)
+        /// Make the request and reply with `.reply(origin, outcome)`. Boxed, as the outcome is.
+        indirect case store(StoreRequest, origin: Origin)
         /// Tell the ICE agent.
         case ice(ICECommand)
         /// The call's state changed.

@@ -15,14 +15,12 @@ public final class SignalPayloadCache: Sendable {
     /// adds two descriptions and a few chunks).
     public static let capacity = 16
 
-    private struct DescriptionKey: Hashable {
-        var text: String
-        var type: SDPType
-    }
-
+    /// The tables are searched in order rather than hashed: they hold a few entries, and hashing
+    /// a description's whole text for every lookup cost more than comparing it with each (texts of
+    /// other lengths differ at once).
     private struct Tables {
-        var descriptions: [DescriptionKey: SessionDescription] = [:]
-        var batches: [String: CandidateBatchContent] = [:]
+        var descriptions: [(text: String, description: SessionDescription)] = []
+        var batches: [(text: String, content: CandidateBatchContent)] = []
     }
 
     /// The candidates of a batch chunk, as printed.
@@ -38,27 +36,40 @@ public final class SignalPayloadCache: Sendable {
     /// Remembers that `description` prints as `text`.
     public func remember(_ description: SessionDescription, as text: String) {
         tables.withLock { tables in
+            if let i = tables.descriptions.firstIndex(where: {
+                $0.description.type == description.type && $0.text == text
+            }) {
+                tables.descriptions[i].description = description
+                return
+            }
             if tables.descriptions.count >= Self.capacity { tables.descriptions.removeAll(keepingCapacity: true) }
-            tables.descriptions[DescriptionKey(text: text, type: description.type)] = description
+            tables.descriptions.append((text, description))
         }
     }
 
     /// The description remembered as `text` with `type`, if any.
     public func description(printedAs text: String, type: SDPType) -> SessionDescription? {
-        tables.withLock { $0.descriptions[DescriptionKey(text: text, type: type)] }
+        tables.withLock { tables in
+            tables.descriptions.first { $0.description.type == type && $0.text == text }?.description
+        }
     }
 
     /// Remembers that a batch chunk of `candidates` prints its `candidate` field as `text`.
     public func remember(_ candidates: [ICECandidate], endOfCandidates: Bool, as text: String) {
+        let content = CandidateBatchContent(candidates: candidates, endOfCandidates: endOfCandidates)
         tables.withLock { tables in
+            if let i = tables.batches.firstIndex(where: { $0.text == text }) {
+                tables.batches[i].content = content
+                return
+            }
             if tables.batches.count >= Self.capacity { tables.batches.removeAll(keepingCapacity: true) }
-            tables.batches[text] = CandidateBatchContent(candidates: candidates, endOfCandidates: endOfCandidates)
+            tables.batches.append((text, content))
         }
     }
 
     /// The batch remembered as `text`, if any.
     public func batch(printedAs text: String) -> CandidateBatchContent? {
-        tables.withLock { $0.batches[text] }
+        tables.withLock { tables in tables.batches.first { $0.text == text }?.content }
     }
 }
 

@@ -55,7 +55,10 @@ public struct MediaDescription: Hashable, Sendable {
     }
 
     static func isRTPProtocol(_ text: String) -> Bool {
-        text.split(separator: "/").contains { $0.uppercased() == "RTP" }
+        // Read in place, without case: every `codecs` asks, and splitting and uppercasing copied.
+        text.utf8.split(separator: UInt8(ascii: "/")).contains { part in
+            part.elementsEqual("RTP".utf8) { $0 & 0xDF == $1 }
+        }
     }
 
     /// True when the section was rejected: port 0 without `a=bundle-only` (RFC 8843 §6).
@@ -127,31 +130,42 @@ public struct MediaDescription: Hashable, Sendable {
     /// out; so is everything when the section is not RTP.
     public var codecs: [RTPCodec] {
         guard isRTP else { return [] }
-        var maps: [UInt8: (name: String, clockRate: UInt32, channels: UInt16?)] = [:]
-        var parameters: [String: String] = [:]
+        // One pass into small arrays, searched in order: a section lists a handful of payload
+        // types, and hashing their formats and names cost more than these scans (answering and
+        // applying a description asks for the codecs several times).
+        var maps: [(payloadType: UInt8, name: String, clockRate: UInt32, channels: UInt16?)] = []
+        var parameters: [(format: String, text: String)] = []
         var feedback: [(payloadType: UInt8?, feedback: RTCPFeedback)] = []
         for attribute in attributes {
             switch attribute {
             case .rtpMap(let payloadType, let name, let clockRate, let channels):
-                if maps[payloadType] == nil { maps[payloadType] = (name, clockRate, channels) }
+                maps.append((payloadType, name, clockRate, channels))
             case .formatParameters(let format, let text):
-                if parameters[format] == nil { parameters[format] = text }
+                parameters.append((format, text))
             case .rtcpFeedback(let payloadType, let item):
                 feedback.append((payloadType, item))
             default:
                 break
             }
         }
-        var seen = Set<UInt8>()
-        return payloadTypes.compactMap { payloadType -> RTPCodec? in
-            guard seen.insert(payloadType).inserted else { return nil }
-            let map = maps[payloadType] ?? RTPCodec.staticType(payloadType).map { ($0.name, $0.clockRate, nil) }
-            guard let map else { return nil }
-            return RTPCodec(
-                payloadType: payloadType, name: map.name, clockRate: map.clockRate, channels: map.channels,
-                formatParameters: parameters[String(payloadType)],
-                feedback: feedback.filter { $0.payloadType == nil || $0.payloadType == payloadType }.map(\.feedback))
+        var codecs: [RTPCodec] = []
+        codecs.reserveCapacity(formats.count)
+        var seen: [UInt8] = []
+        for payloadType in payloadTypes where !seen.contains(payloadType) {
+            seen.append(payloadType)
+            // The first rtpmap and the first fmtp of a payload type count.
+            let map = maps.first { $0.payloadType == payloadType }.map { ($0.name, $0.clockRate, $0.channels) }
+                ?? RTPCodec.staticType(payloadType).map { ($0.name, $0.clockRate, nil) }
+            guard let map else { continue }
+            let format = String(payloadType)
+            codecs.append(RTPCodec(
+                payloadType: payloadType, name: map.0, clockRate: map.1, channels: map.2,
+                formatParameters: parameters.first { $0.format == format }?.text,
+                feedback: feedback.compactMap {
+                    $0.payloadType == nil || $0.payloadType == payloadType ? $0.feedback : nil
+                }))
         }
+        return codecs
     }
 
     /// The codec at `payloadType`, if the section lists it (see `codecs`).

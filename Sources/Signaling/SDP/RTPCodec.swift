@@ -49,26 +49,30 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// The value of one `a=fmtp` parameter (`key=value` pairs separated by `;`, keys compared
     /// without case); nil when absent or the parameters are not in that form.
     public func formatParameter(_ key: String) -> String? {
-        guard let formatParameters else { return nil }
-        // Read in place, byte by byte: answering an offer asks for several parameters of every
-        // codec, and splitting and lowercasing copies cost more than the rest of the answer.
-        let text = formatParameters.utf8
-        var start = text.startIndex
-        while start < text.endIndex {
-            let end = text[start...].firstIndex(of: UInt8(ascii: ";")) ?? text.endIndex
-            let pair = text[start..<end]
-            // `key=` with nothing after it is not a parameter, as `key` alone is not.
-            if let equals = pair.firstIndex(of: UInt8(ascii: "=")), pair.index(after: equals) < pair.endIndex,
-               Self.trimmed(pair[..<equals]).elementsEqual(key.utf8, by: Self.equalIgnoringASCIICase) {
-                return String(Substring(Self.trimmed(pair[pair.index(after: equals)...])))
+        guard var text = formatParameters else { return nil }
+        // Read in place, byte by byte, from the string's own contiguous bytes: answering an offer
+        // asks for several parameters of every codec, and splitting and lowercasing copies (then
+        // walking string indices) cost more than the rest of the answer.
+        return text.withUTF8 { bytes -> String? in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
+                var equals = start
+                while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                // `key=` with nothing after it is not a parameter, as `key` alone is not.
+                if equals + 1 < end,
+                   Self.trimmed(bytes[start..<equals]).elementsEqual(key.utf8, by: Self.equalIgnoringASCIICase) {
+                    return String(decoding: Self.trimmed(bytes[(equals + 1)..<end]), as: UTF8.self)
+                }
+                start = end + 1
             }
-            start = end == text.endIndex ? end : text.index(after: end)
+            return nil
         }
-        return nil
     }
 
     /// `text` without leading and trailing spaces and tabs.
-    private static func trimmed(_ text: Substring.UTF8View) -> Substring.UTF8View {
+    private static func trimmed(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
         func isSpace(_ c: UInt8) -> Bool { c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") }
         var text = text
         while let first = text.first, isSpace(first) { text = text.dropFirst() }

@@ -19,7 +19,14 @@ extension SessionDescription {
 
     /// The SDP text, every line ended by CRLF.
     public var description: String {
-        lines.map { $0 + "\r\n" }.joined()
+        // One string grown in place (every offer and answer is printed), not a copy per line.
+        var text = ""
+        text.reserveCapacity(2048)
+        for line in lines {
+            text += line
+            text += "\r\n"
+        }
+        return text
     }
 }
 

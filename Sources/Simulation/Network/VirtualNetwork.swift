@@ -137,12 +137,13 @@ public struct VirtualNetwork {
             return .failure(.unroutable)
         }
         let bits = Int64(payload.count + 28) * 8  // UDP and IPv4 headers
-        var sender = hosts[host.index]
-        let departure = cross(&sender, bits: bits, now: now, uplink: true)
-        hosts[host.index] = sender
-        var target = hosts[receiver]
-        let arrival = departure.flatMap { cross(&target, bits: bits, now: $0, uplink: false) }
-        hosts[receiver] = target
+        // The hosts are crossed where they lie in the array (copying one out and back copied its
+        // name and link for every datagram).
+        let departure = Self.cross(&hosts[host.index], bits: bits, now: now, uplink: true, &random, &counters)
+        var arrival: Instant?
+        if let departure {
+            arrival = Self.cross(&hosts[receiver], bits: bits, now: departure, uplink: false, &random, &counters)
+        }
         guard let arrival else {
             counters.lost += 1
             return .failure(.lost)
@@ -182,7 +183,8 @@ public struct VirtualNetwork {
 
     /// One link crossing: the instant the datagram leaves it, or nil when lost. The link
     /// serializes at its rate (queueing behind earlier datagrams), then adds delay and jitter.
-    private mutating func cross(_ host: inout Host, bits: Int64, now: Instant, uplink: Bool) -> Instant? {
+    private static func cross(_ host: inout Host, bits: Int64, now: Instant, uplink: Bool,
+                              _ random: inout SeededRandom, _ counters: inout Counters) -> Instant? {
         let link = host.link
         if random.chance(link.loss) { return nil }
         var start = now

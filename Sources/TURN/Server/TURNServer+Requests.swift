@@ -96,36 +96,57 @@ extension TURNServer {
     func mintNonce(for tuple: FiveTuple, now: Instant) -> String {
         let expiry = UInt64(max(0, (now + configuration.nonceLifetime).nanosecondsSinceEpoch / 1_000_000_000))
         let stamp = String(expiry, radix: 16)
-        return stamp + "-" + nonceSignature(stamp, tuple)
+        return stamp + "-" + String(decoding: nonceSignature(stamp.utf8, tuple), as: UTF8.self)
     }
 
-    private func nonceSignature<S: StringProtocol>(_ stamp: S, _ tuple: FiveTuple) -> String {
-        let signed = Array(stamp.utf8) + Array("|\(tuple.client)|\(tuple.server)".utf8)
-        return Self.lowerHex(nonceMAC.authenticationCode(for: signed).prefix(8))
+    /// The signature part of a nonce: the first 8 bytes of the HMAC of the stamp and the 5-tuple, as
+    /// 16 lower-case hex digits.
+    private func nonceSignature(_ stamp: some Collection<UInt8>, _ tuple: FiveTuple) -> [UInt8] {
+        var signed: [UInt8] = []
+        signed.reserveCapacity(stamp.count + 64)
+        signed.append(contentsOf: stamp)
+        signed.append(contentsOf: "|\(tuple.client)|\(tuple.server)".utf8)
+        return Self.lowerHexDigits(nonceMAC.authenticationCode(for: signed).prefix(8))
     }
 
-    /// Lower-case hex of `bytes` (every request checks a nonce: no Foundation formatting here).
-    static func lowerHex<C: Collection<UInt8>>(_ bytes: C) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+    /// Lower-case hex digits of `bytes` (every request checks a nonce: no Foundation formatting here).
+    private static func lowerHexDigits<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] {
+        let digits: StaticString = "0123456789abcdef"
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
         for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
+            out.append(digits.utf8Start[Int(b >> 4)])
+            out.append(digits.utf8Start[Int(b & 15)])
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
-    /// Whether `nonce` was minted by this server for `tuple` and has not expired.
+    /// Whether `nonce` was minted by this server for `tuple` and has not expired. The nonce is read
+    /// in place as minted — a stamp of 1–16 hex digits, `-`, the signature — since every request
+    /// carries one (anything else a client sends is simply not fresh).
     func nonceIsFresh(_ nonce: String, for tuple: FiveTuple, now: Instant) -> Bool {
-        let parts = nonce.split(separator: "-")
-        guard parts.count == 2, parts[0].utf8.count <= 16, let expiry = UInt64(parts[0], radix: 16) else {
-            return false
+        let text = nonce.utf8
+        guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return false }
+        let stamp = text[..<dash]
+        guard (1...16).contains(stamp.count) else { return false }
+        var expiry: UInt64 = 0
+        for byte in stamp {
+            guard let digit = Self.hexDigitValue(byte) else { return false }
+            expiry = expiry << 4 | digit  // at most 16 digits: no bits lost
         }
-        guard nonceSignature(parts[0], tuple) == parts[1] else { return false }
+        guard text[text.index(after: dash)...].elementsEqual(nonceSignature(stamp, tuple)) else { return false }
         // Compared unsigned: an expiry beyond Int64 (a forged stamp cannot get here, but no trap either way).
         let nowSeconds = UInt64(clamping: now.nanosecondsSinceEpoch / 1_000_000_000)
         return expiry > nowSeconds
+    }
+
+    private static func hexDigitValue(_ byte: UInt8) -> UInt64? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt64(byte &- UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt64(byte &- UInt8(ascii: "a") &+ 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt64(byte &- UInt8(ascii: "A") &+ 10)
+        default: nil
+        }
     }
 
     // MARK: Allocate (RFC 8656 §7.2)
