@@ -36,11 +36,17 @@ def one_run(zonertc, path, index):
         sender = subprocess.Popen(common + ["--me", "_a_send", "--remote", "_b_recv", "--owner",
                                             "--direction", "sendonly", "--play", path, "--duration", "3"],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        # The participant joins once the owner has shared the room (its "ready" line).
+        sent_lines = []
+        for raw in sender.stdout:
+            sent_lines.append(raw.decode())
+            if '"type": "ready"' in sent_lines[-1]:
+                break
         receiver = subprocess.Popen(common + ["--me", "_b_recv", "--remote", "_a_send", "--direction", "recvonly",
                                               "--frames", "1", "--duration", "10"],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         received = events(receiver.communicate(timeout=60)[0].decode())
-        sent = events(sender.communicate(timeout=60)[0].decode())
+        sent = events("".join(sent_lines) + sender.communicate(timeout=60)[0].decode())
     finally:
         daemon.terminate()
         try:

@@ -52,8 +52,14 @@ struct AiortcCallTests {
         }
     }
 
-    static func helper(_ daemon: DaemonProcess, _ call: Case, _ arguments: [String]) throws -> ProcessWatch {
-        try spawnWatched([
+    /// The aiortc participant, started once `peer` (the owner) has shared the room: nothing would
+    /// tell the helper that the share appeared.
+    static func helper(_ daemon: DaemonProcess, _ call: Case, after peer: ChildProcess,
+                       _ arguments: [String]) throws -> ProcessWatch {
+        guard peer.waitForStderr("room room_aiortc21 ready", seconds: 20) else {
+            throw SpawnFailure("the peer set up no room within 20 s: \(peer.stderr.suffix(2000))")
+        }
+        return try spawnWatched([
             try ExternalProgram.require("python3", package: "python3"), AiortcSignalingTests.script,
             "--store", "http://\(daemon.endpoint)", "--room", "room_aiortc21", "--me", call.aiortcID,
             "--remote", call.zonertcID, "--codec", call.codec, "--timeout", "15",
@@ -93,8 +99,8 @@ struct AiortcCallTests {
 
         let daemon = try DaemonProcess(arguments: ["--memory"])
         let peer = try Self.peer(daemon, call, ["--send", fixture])
-        let helper = try Self.helper(daemon, call, ["--direction", "recvonly", "--frames", "\(decodable)",
-                                                    "--duration", "10"])
+        let helper = try Self.helper(daemon, call, after: peer,
+                                     ["--direction", "recvonly", "--frames", "\(decodable)", "--duration", "10"])
         defer { if helper.wait(within: .zero) == nil { kill(helper.pid, SIGKILL) } }
 
         let status = try await Self.finish(helper)
@@ -136,8 +142,8 @@ struct AiortcCallTests {
         let daemon = try DaemonProcess(arguments: ["--memory"])
         // The peer hangs up 6 s after connecting: the 2 s file played in real time, and margin.
         let peer = try Self.peer(daemon, call, ["--record", recording, "--duration", "6s"])
-        let helper = try Self.helper(daemon, call, ["--direction", "sendonly", "--play", played,
-                                                    "--duration", "3"])
+        let helper = try Self.helper(daemon, call, after: peer,
+                                     ["--direction", "sendonly", "--play", played, "--duration", "3"])
         defer { if helper.wait(within: .zero) == nil { kill(helper.pid, SIGKILL) } }
 
         let status = try await Self.finish(helper)
@@ -181,8 +187,8 @@ struct AiortcCallTests {
         let daemon = try DaemonProcess(arguments: ["--memory"])
         let watch = Stopwatch()
         let peer = try Self.peer(daemon, call, ["--send", MediaCommandTests.fixture(call.fixture)])
-        let helper = try Self.helper(daemon, call, ["--direction", "recvonly", "--frames", "59", "--duration", "5",
-                                                    "--misbehave", bad.flag])
+        let helper = try Self.helper(daemon, call, after: peer, ["--direction", "recvonly", "--frames", "59",
+                                                                 "--duration", "5", "--misbehave", bad.flag])
         defer { if helper.wait(within: .zero) == nil { kill(helper.pid, SIGKILL) } }
 
         // The handshake bound is 10 s after ICE selects a pair: the peer ends well within 30 s.

@@ -328,7 +328,7 @@ def negotiated(pc):
 
 async def set_up_room(args, store):
     """The room as RoomSetup makes it: the owner creates zone, Room, member, share, subscription;
-    a participant accepts the share (retrying until the owner has made it) and saves its member."""
+    a participant accepts the share (the owner has made it) and saves its member."""
     zone = {"zoneName": args.room, "ownerRecordName": args.me if args.owner else args.remote}
     member = {"recordName": "RM_" + args.me, "recordType": "RoomMember",
               "fields": {"userId": field(args.me), "displayName": field(args.me)}}
@@ -344,17 +344,13 @@ async def set_up_room(args, store):
             if "ALREADY_EXISTS" not in str(error) and "alreadyExists" not in str(error):
                 raise
     else:
-        deadline = time.monotonic() + args.timeout
-        while True:
-            try:
-                store.post("shares/accept", {"zoneID": zone})
-                break
-            except StoreError:
-                if time.monotonic() > deadline:
-                    raise
-                # The peer's own retry while the owner has not shared the room yet: nothing tells a
-                # participant that a share appeared (no subscription before it joins), so it asks again.
-                await asyncio.sleep(0.05)
+        # Nothing tells a participant that a share appeared (it has no subscription before it joins),
+        # so it is started once the owner is ready (its "ready" line, or `zonertc peer`'s "room … ready").
+        try:
+            store.post("shares/accept", {"zoneID": zone})
+        except StoreError as error:
+            raise StoreError("cannot accept the share of %s (start the participant once the owner is ready): %s"
+                             % (args.room, error))
         store.post("records/modify", {"zoneID": zone, "operations": [
             {"operationType": "forceReplace", "record": member}]})
     subscription = {"subscriptionID": "zonertc-signal-" + store.scope, "subscriptionType": "database"}
@@ -374,12 +370,16 @@ async def run(args):
 
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     connected = asyncio.Event()
+    # Set when the played file ends or the connection closes or fails.
+    media_ended = asyncio.Event()
 
     @pc.on("connectionstatechange")
     def on_state():
         emit({"type": "connection", "state": pc.connectionState})
         if pc.connectionState == "connected":
             connected.set()
+        elif pc.connectionState in ("closed", "failed"):
+            media_ended.set()
 
     frames_done = asyncio.Event()
 
@@ -421,7 +421,9 @@ async def run(args):
             transceiver.setCodecPreferences(video_codecs(args.codec))
             if args.play:
                 from aiortc.contrib.media import MediaPlayer
-                transceiver.sender.replaceTrack(MediaPlayer(args.play).video)
+                played = MediaPlayer(args.play).video
+                played.on("ended", media_ended.set)
+                transceiver.sender.replaceTrack(played)
             await pc.setLocalDescription(await pc.createOffer())
             epoch = now_ms()
             signaling.save_offer(epoch, pc.localDescription.sdp)
@@ -452,7 +454,9 @@ async def run(args):
             transceiver.setCodecPreferences(video_codecs(args.codec))
             if args.play:
                 from aiortc.contrib.media import MediaPlayer
-                transceiver.sender.replaceTrack(MediaPlayer(args.play).video)
+                played = MediaPlayer(args.play).video
+                played.on("ended", media_ended.set)
+                transceiver.sender.replaceTrack(played)
             await pc.setLocalDescription(await pc.createAnswer())
             signaling.modify([{"operationType": "create",
                                "record": signaling.envelope(epoch, "answer", pc.localDescription.sdp)}])
@@ -482,13 +486,13 @@ async def run(args):
                     waiting.cancel()
             if recorder:
                 await recorder.start()
-            if args.frames and not args.record:
-                try:
-                    await asyncio.wait_for(frames_done.wait(), args.duration)
-                except asyncio.TimeoutError:
-                    pass
-            else:
-                await asyncio.sleep(args.duration)
+            # Until the media is done (the frames decoded, the played file ended, or the other peer gone),
+            # at most --duration.
+            done = frames_done if args.frames and not args.record else media_ended
+            try:
+                await asyncio.wait_for(done.wait(), args.duration)
+            except asyncio.TimeoutError:
+                pass
             if recorder:
                 await recorder.stop()
         emit({"type": "done"})

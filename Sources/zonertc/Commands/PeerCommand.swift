@@ -201,6 +201,8 @@ struct PeerSetup {
         } catch {
             return fail("cannot set up room \(roomID.rawValue): \(error)")
         }
+        // A participant that cannot retry (nothing tells it a share appeared) may start on this line.
+        Logger(component: "peer").info("room \(roomID.rawValue) ready", ["role": owner ? "owner" : "participant"])
         var outgoing: CallMediaConfiguration.Outgoing?
         if let sendPath {
             do {
