@@ -50,9 +50,7 @@ struct PostgresAcknowledgementTests {
             SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
             WHERE c.relname = 'zonertc_durable' AND l.mode = 'ExclusiveLock' AND l.granted
             """
-        var locked = false
-        for _ in 0..<500 where !locked { locked = try cluster.sql(held) == "1" }
-        try #require(locked, "the other session did not take the lock")
+        try #require(try cluster.answers(held, "1"), "the other session did not take the lock")
 
         let answered = Ledger<String>()
         let save = Task {
@@ -61,9 +59,7 @@ struct PostgresAcknowledgementTests {
         }
         // The batch commits (its entry is in the log, visible) while the mark cannot move.
         let entries = "SELECT count(*) FROM \(schema).zonertc_log"
-        var committed = false
-        for _ in 0..<500 where !committed { committed = try cluster.sql(entries) == "2" }
-        #expect(committed, "the batch did not commit")
+        #expect(try cluster.answers(entries, "2"), "the batch did not commit")
         #expect(try cluster.sql(covered) == "f")
         #expect(answered.items.isEmpty, "a write was answered before its entry was durable")
 
@@ -119,9 +115,7 @@ struct PostgresAcknowledgementTests {
             SELECT count(*) FROM pg_locks
             WHERE relation = '\(schema).zonertc_durable'::regclass AND mode = 'RowShareLock' AND granted
             """
-        var locked = false
-        for _ in 0..<500 where !locked { locked = try cluster.sql(held) == "1" }
-        try #require(locked, "the other session did not take the rows")
+        try #require(try cluster.answers(held, "1"), "the other session did not take the rows")
 
         let answered = Ledger<String>()
         let throughA = Task {
@@ -129,9 +123,7 @@ struct PostgresAcknowledgementTests {
             answered.append("through-a")
         }
         let entries = "SELECT count(*) FROM \(schema).zonertc_log"
-        var committed = false
-        for _ in 0..<500 where !committed { committed = try cluster.sql(entries) == "2" }
-        #expect(committed, "A's batch did not commit")
+        #expect(try cluster.answers(entries, "2"), "A's batch did not commit")
         #expect(answered.items.isEmpty, "A's write was answered before any mark covered it")
 
         // B's batch comes after A's in the log, so B's flush covers both.

@@ -135,6 +135,13 @@ public final class PostgresCluster: @unchecked Sendable {
         return psql.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Asks `statement` again (each time a psql run, no sleep) until it answers `expected`, at
+    /// most `attempts` times; whether it did. For waiting on another session's lock or commit.
+    public func answers(_ statement: String, _ expected: String, attempts: Int = 500) throws -> Bool {
+        for _ in 0..<attempts where try sql(statement) == expected { return true }
+        return false
+    }
+
     private var created = 0
 
     /// A name no earlier call in this process returned.
