@@ -11,15 +11,21 @@ import ZoneCore
 /// own connections and replica of the log), as `zonertc store serve --postgres` runs it; each
 /// daemon count gets a schema of its own in the database.
 enum PostgresStoreBench {
-    static func run(url: String?, daemonCounts: [Int] = [1, 2, 4], json: Bool) async {
+    static func run(url: String?, daemonCounts: [Int] = [1, 2, 4], groupCommit: GroupCommit = GroupCommit(),
+                    json: Bool) async {
         guard let url else {
             print("postgres bench: give --postgres URL (see Bench/postgres.sh, which makes a throwaway cluster)")
             return
         }
+        if !json {
+            print("postgres: group commit " + (groupCommit.delay == .zero ? "off"
+                  : "\(Int(groupCommit.delay / .microseconds(1))) µs, up to \(groupCommit.size) writes"))
+        }
         do {
             for count in daemonCounts {
                 let schema = "bench_\(count)_\(getpid())"
-                let served = try await daemons(count, url: try await PostgresStore.schemaURL(url, schema: schema))
+                let served = try await daemons(count, url: try await PostgresStore.schemaURL(url, schema: schema),
+                                               groupCommit: groupCommit)
                 defer { for (d, s) in served { d.stop(); s.close() } }
                 let token = try await PostgresUserDirectory(store: served[0].1).register("bench")
                 func client(_ i: Int, _ device: String) -> RemoteStoreClient {
@@ -57,8 +63,11 @@ enum PostgresStoreBench {
     static func profile(_ runs: [(after: PostgresStore.Counters, before: PostgresStore.Counters)]) -> String {
         var batches = 0, flushes = 0, shared = 0, writes = 0, caught = 0
         var lock: UInt64 = 0, catchUp: UInt64 = 0, execute: UInt64 = 0, append: UInt64 = 0
-        var queue: UInt64 = 0, flush: UInt64 = 0
+        var queue: UInt64 = 0, flush: UInt64 = 0, gather: UInt64 = 0, held = 0, gathered = 0
         for (a, b) in runs {
+            gather += a.timings.gatherNanos - b.timings.gatherNanos
+            held += a.timings.batchesHeldOpen - b.timings.batchesHeldOpen
+            gathered += a.timings.writesGathered - b.timings.writesGathered
             batches += a.batches - b.batches
             flushes += a.flushes - b.flushes
             writes += a.writes - b.writes
@@ -72,17 +81,21 @@ enum PostgresStoreBench {
             flush += a.timings.flushNanos - b.timings.flushNanos
         }
         func ms(_ n: UInt64, _ per: Int) -> String { String(format: "%.3f", Double(n) / 1e6 / Double(max(per, 1))) }
-        return "per batch (ms): lock+read \(ms(lock, batches)), catch-up \(ms(catchUp, batches)) "
+        return "group commit: \(held) of \(batches) batches held open \(ms(gather, held)) ms each, "
+            + "\(gathered) writes joined them; "
+            + "per batch (ms): lock+read \(ms(lock, batches)), catch-up \(ms(catchUp, batches)) "
             + "(\(String(format: "%.2f", Double(caught) / Double(max(batches, 1)))) entries), "
             + "execute \(ms(execute, batches)), insert+commit \(ms(append, batches)), "
             + "wait for flusher \(ms(queue, batches)); per flush: \(ms(flush, flushes)) ms; "
             + "\(shared) of \(writes) writes answered under another mark"
     }
 
-    static func daemons(_ count: Int, url: String) async throws -> [(StoreDaemon, PostgresStore)] {
+    static func daemons(_ count: Int, url: String,
+                        groupCommit: GroupCommit = GroupCommit()) async throws -> [(StoreDaemon, PostgresStore)] {
         var out: [(StoreDaemon, PostgresStore)] = []
         for _ in 0..<count {
             var options = PostgresStore.Options(url: url)
+            options.groupCommit = groupCommit
             options.pushProfile = .lan
             let store = try await PostgresStore.open(options: options)
             let daemon = try StoreDaemon(api: StoreAPI(store: store, users: PostgresUserDirectory(store: store),

@@ -1,5 +1,9 @@
 // zonertc-bench: ZoneRTC's benchmarks. Run in release: `swift run -c release zonertc-bench <suite> [--json]`.
 import Foundation
+#if PostgreSQL
+import PostgresStore
+import RecordStore
+#endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 // A load generator rather than a suite: Bench/relay/compare.sh drives it against a running relay.
@@ -11,7 +15,15 @@ let postgresURL = arguments.firstIndex(of: "--postgres")
 /// `--daemons N[,N…]` for the postgres suite: the daemon counts to measure (default 1, 2 and 4).
 let daemonCountsArgument = arguments.firstIndex(of: "--daemons")
     .flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-let suites = arguments.filter { !$0.hasPrefix("--") && $0 != postgresURL && $0 != daemonCountsArgument }
+/// `--group-commit-delay D` and `--group-commit-size N` for the postgres suite (the daemon's defaults otherwise).
+let groupCommitDelayArgument = arguments.firstIndex(of: "--group-commit-delay")
+    .flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let groupCommitSizeArgument = arguments.firstIndex(of: "--group-commit-size")
+    .flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+let suites = arguments.filter {
+    !$0.hasPrefix("--") && ![postgresURL, daemonCountsArgument, groupCommitDelayArgument, groupCommitSizeArgument]
+        .contains($0)
+}
 
 let usage = """
     usage: zonertc-bench <suite>... [--json]
@@ -25,7 +37,8 @@ let usage = """
       dtls      (trait WebRTC) DTLS handshake in memory p50/p99; SRTP protect+unprotect of 1,200 B, ns CPU
       postgres  daemons on one PostgreSQL (--postgres URL; build with --traits PostgreSQL): saves/s from 16
                 connections over 1, 2 and 4 daemons (--daemons 2 or 1,2,4), CPU µs per save in the daemons and in
-                PostgreSQL, push latency across two daemons (lan); Bench/postgres.sh
+                PostgreSQL, push latency across two daemons (lan); --group-commit-delay D (0: off) and
+                --group-commit-size N as `zonertc store serve` takes them; Bench/postgres.sh
       all       every suite above but postgres
     zonertc-bench relay-load --server HOST:PORT [--rate N] …   paced ChannelData through a TURN relay (RelayLoad.swift)
     """
@@ -56,7 +69,22 @@ for suite in suites {
             }
             counts = parsed
         }
-        await PostgresStoreBench.run(url: postgresURL, daemonCounts: counts, json: json)
+        var groupCommit = GroupCommit()
+        if let text = groupCommitDelayArgument {
+            guard let delay = text == "0" ? .zero : try? PushProfile.parseDuration(text) else {
+                FileHandle.standardError.write(Data("zonertc-bench: --group-commit-delay wants e.g. 800us or 0\n".utf8))
+                exit(2)
+            }
+            groupCommit.delay = delay
+        }
+        if let text = groupCommitSizeArgument {
+            guard let size = Int(text), (1...65_536).contains(size) else {
+                FileHandle.standardError.write(Data("zonertc-bench: --group-commit-size wants 1…65536\n".utf8))
+                exit(2)
+            }
+            groupCommit.size = size
+        }
+        await PostgresStoreBench.run(url: postgresURL, daemonCounts: counts, groupCommit: groupCommit, json: json)
         #else
         print("postgres bench: this zonertc-bench was built without PostgreSQL; build with --traits PostgreSQL")
         exit(2)

@@ -8,6 +8,13 @@ final class BatchQueue<Item>: @unchecked Sendable {
     private var pending: [Item] = []
     private var stopped = false
 
+    /// Items waiting to be taken.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return pending.count
+    }
+
     /// Queues `item`; false once stopped.
     func enqueue(_ item: Item) -> Bool {
         condition.lock()
@@ -29,6 +36,22 @@ final class BatchQueue<Item>: @unchecked Sendable {
         let n = min(limit, pending.count)
         defer { pending.removeFirst(n) }
         return Array(pending[..<n])
+    }
+
+    /// Moves queued items into `batch` until it holds `target` (never more than `limit`), waiting
+    /// until `deadline` for them to queue, or less once stopped. Returns how many it moved.
+    @discardableResult
+    func gather(into batch: inout [Item], target: Int, limit: Int, deadline: Date) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        while batch.count + pending.count < target && !stopped {
+            if !condition.wait(until: deadline) { break }
+        }
+        let n = min(max(limit - batch.count, 0), pending.count)
+        guard n > 0 else { return 0 }
+        batch += pending[..<n]
+        pending.removeFirst(n)
+        return n
     }
 
     func stop() {

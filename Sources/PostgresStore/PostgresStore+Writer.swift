@@ -8,8 +8,12 @@ final class PendingWrite: @unchecked Sendable {
     let execute: (inout SharedLogReplica) -> Void
     /// nil: committed, answer with the outcome; else the error to answer with.
     let finish: (StoreError?) -> Void
+    /// Who sent it, for group commit's guess at who writes next (`ReturningWriters`).
+    let writer: WriterKey?
 
-    init(execute: @escaping (inout SharedLogReplica) -> Void, finish: @escaping (StoreError?) -> Void) {
+    init(writer: WriterKey? = nil, execute: @escaping (inout SharedLogReplica) -> Void,
+         finish: @escaping (StoreError?) -> Void) {
+        self.writer = writer
         self.execute = execute
         self.finish = finish
     }
@@ -32,13 +36,40 @@ extension PostgresStore {
                 }
             }
             guard !batch.isEmpty else { continue }
-            commit(batch, slot)
+            var timings = BatchTimings()
+            let all = holdOpen(batch, &timings)
+            commit(all, slot, timings)
         }
+    }
+
+    /// Group commit (`GroupCommit`): a small batch waits, before it takes the log's lock, for the
+    /// writes this daemon expects soon, so one transaction and one flush serve them all: one from
+    /// each writer whose write is committed and not yet answered, and one from each writer answered
+    /// within the delay that has not written since.
+    private func holdOpen(_ taken: [PendingWrite], _ timings: inout BatchTimings) -> [PendingWrite] {
+        let policy = options.groupCommit
+        guard policy.delay > .zero, taken.count < policy.size else { return taken }
+        let window = UInt64(clamping: policy.delay.components.seconds) &* 1_000_000_000
+            &+ UInt64(clamping: policy.delay.components.attoseconds / 1_000_000_000)
+        let start = Stopwatch.monotonicNanoseconds()
+        let expected = core.withLock { c in
+            for w in taken { c.returning.arrived(w.writer) }
+            let inFlight = c.unacknowledged.reduce(0) { $0 &+ $1.writes.count }
+            return inFlight &+ c.returning.expected(at: start, window: window)
+        }
+        let target = policy.target(batch: taken.count, expected: expected, limit: options.maxBatch)
+        guard target > taken.count else { return taken }
+        var batch = taken
+        timings.writesGathered = writes.gather(into: &batch, target: target, limit: options.maxBatch,
+                                               deadline: Date(timeIntervalSinceNow: Double(window) / 1e9))
+        timings.batchesHeldOpen = 1
+        timings.gatherNanos = Stopwatch.monotonicNanoseconds() &- start
+        return batch
     }
 
     /// Runs `batch` at the log's head and appends its entry, in one transaction, then hands the
     /// writes to the flusher.
-    private func commit(_ first: [PendingWrite], _ slot: PostgresWorkers.Slot) {
+    private func commit(_ first: [PendingWrite], _ slot: PostgresWorkers.Slot, _ held: BatchTimings) {
         var batch = first
         var ran = false
         do {
@@ -51,7 +82,7 @@ extension PostgresStore {
             // granted) the entries other daemons appended since this replica's last.
             let from = core.withLock { $0.replica.appliedSequence }
             var lapStart = Stopwatch.monotonicNanoseconds()
-            var timings = BatchTimings()
+            var timings = held
             func lap() -> UInt64 {
                 let now = Stopwatch.monotonicNanoseconds()
                 defer { lapStart = now }
@@ -89,7 +120,10 @@ extension PostgresStore {
             typealias Entry = (sequence: UInt64, payload: [UInt8], notifications: [DeviceNotification])
             let sealed = core.withLock { c -> Entry? in
                 ran = true
-                for w in batch { w.execute(&c.replica) }
+                for w in batch {
+                    c.returning.arrived(w.writer)
+                    w.execute(&c.replica)
+                }
                 return c.replica.sealBatch()
             }
             timings.executeNanos = lap()
@@ -124,6 +158,7 @@ extension PostgresStore {
                 return request
             }
             guard let request else {
+                core.withLock { $0.returning.answered(batch.lazy.map(\.writer), at: Stopwatch.monotonicNanoseconds()) }
                 for w in batch { w.finish(nil) }
                 return
             }

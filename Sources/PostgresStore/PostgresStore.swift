@@ -33,6 +33,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         public var flushers = 2
         /// Writes committed together at most.
         public var maxBatch = 512
+        /// How long a small batch waits for writes expected soon before it commits
+        /// (`GroupCommit`); `.off` commits each batch as soon as the writer takes it.
+        public var groupCommit = GroupCommit()
         /// How often the listener reads the log even without a notification, so a lost one
         /// delays a push by at most this long.
         public var pollInterval: Duration = .milliseconds(500)
@@ -65,6 +68,11 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
 
     /// A write batch's steps on the writer and flusher threads, summed.
     public struct BatchTimings: Sendable {
+        /// Holding small batches open for writes expected soon (`GroupCommit`), before the lock.
+        public var gatherNanos: UInt64 = 0
+        /// Batches that were held open, and the writes that joined them while they were.
+        public var batchesHeldOpen = 0
+        public var writesGathered = 0
         /// BEGIN, the head row's lock and the read of other daemons' entries: one round trip
         /// plus the wait for the lock.
         public var lockNanos: UInt64 = 0
@@ -82,6 +90,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
 
         /// One batch's writer steps added in (the flusher adds its own).
         mutating func add(_ batch: BatchTimings) {
+            gatherNanos &+= batch.gatherNanos
+            batchesHeldOpen &+= batch.batchesHeldOpen
+            writesGathered &+= batch.writesGathered
             lockNanos &+= batch.lockNanos
             catchUpNanos &+= batch.catchUpNanos
             entriesCaughtUp &+= batch.entriesCaughtUp
@@ -111,6 +122,8 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         /// Reads that saw entries not yet durable, waiting for them.
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
         var counters = Counters()
+        /// Writers answered a moment ago, expected to write again (group commit).
+        var returning = ReturningWriters()
     }
 
     public let options: Options
@@ -190,6 +203,7 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
             return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
                 let outcome = OutcomeBox<T>()
                 let write = PendingWrite(
+                    writer: deviceID.map { WriterKey(user: user, device: $0) },
                     execute: { [clock] replica in
                         let ctx = RequestContext(user: user, deviceID: deviceID, now: clock.now())
                         outcome.value = replica.run(ctx, operation)
@@ -393,6 +407,7 @@ extension PostgresStore.Core {
             taken += r.writes
             return true
         }
+        returning.answered(taken.lazy.map(\.writer), at: Stopwatch.monotonicNanoseconds())
         return taken
     }
 

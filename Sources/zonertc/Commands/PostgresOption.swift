@@ -4,6 +4,16 @@ import StoreServer
 import PostgresStore
 #endif
 
+/// The group-commit flags as parsed, in every build (`GroupCommit` exists only with the trait).
+struct GroupCommitSetting {
+    var delay: Duration = .microseconds(800)
+    var size = 8
+
+    var description: String {
+        delay == .zero ? "off" : "\(Int(delay / .microseconds(1)))us up to \(size) writes"
+    }
+}
+
 /// `--postgres URL` of the store commands: the PostgreSQL backend, or a clear refusal in a build
 /// without the `PostgreSQL` trait.
 enum PostgresOption {
@@ -14,11 +24,28 @@ enum PostgresOption {
                    + "build it with `swift build --traits PostgreSQL`", command: spec)
     }
 
+    /// `--group-commit-delay` and `--group-commit-size`: how a daemon groups writes into batches.
+    static func groupCommit(_ args: ParsedCommand, spec: CommandSpec) throws -> GroupCommitSetting {
+        let text = args.string("--group-commit-delay") ?? "800us"
+        let delay: Duration
+        do { delay = text == "0" ? .zero : try PushProfile.parseDuration(text) } catch {
+            throw UsageError(message: "--group-commit-delay: \(error)", command: spec)
+        }
+        guard delay <= .seconds(1) else {
+            throw UsageError(message: "--group-commit-delay: at most 1s (every write could wait that long)",
+                             command: spec)
+        }
+        let size = try args.int("--group-commit-size", in: 1...65_536) ?? 8
+        return GroupCommitSetting(delay: delay, size: size)
+    }
+
     /// Opens the store on `url` (schema created or migrated) and its user table.
     static func open(url: String, configuration: StoreConfiguration, pushProfile: PushProfile, pushSeed: UInt64,
+                     groupCommit: GroupCommitSetting = GroupCommitSetting(),
                      spec: CommandSpec) async throws -> (any StoreBackend, any UserDirectory) {
         #if PostgreSQL
         var options = PostgresStore.Options(url: url)
+        options.groupCommit = GroupCommit(delay: groupCommit.delay, size: groupCommit.size)
         options.configuration = configuration
         options.pushProfile = pushProfile
         options.pushSeed = pushSeed

@@ -14,6 +14,9 @@ enum StoreServeCommand {
             .value("--postgres", "URL", PostgresOption.help + "; several daemons may serve one"),
             .flag("--memory", "keep everything in memory (nothing survives a restart)"),
             .value("--fsync", "POLICY", "always, batch or none", default: "batch"),
+            .value("--group-commit-delay", "DURATION", "with --postgres: how long a small batch of writes waits "
+                   + "for writes expected soon before it commits (0: never waits)", default: "800us"),
+            .value("--group-commit-size", "N", "with --postgres: a batch this large commits at once", default: "8"),
             .value("--push-profile", "PROFILE", "lan, cloudkit, or custom:key=value,… (see README)", default: "lan"),
             .value("--seed", "N", "seed for push delivery and injected errors", default: "1"),
             .value("--throttle", "POLICY", "off, cloudkit (≈40 requests/s per client), or "
@@ -51,6 +54,11 @@ enum StoreServeCommand {
         if postgres != nil && args.strings("--fsync").count > 0 {
             throw UsageError(message: "--fsync is the journal's: PostgreSQL commits durably on its own", command: spec)
         }
+        if postgres == nil && !(args.strings("--group-commit-delay") + args.strings("--group-commit-size")).isEmpty {
+            throw UsageError(message: "--group-commit-delay and --group-commit-size are for --postgres: "
+                             + "the journal groups its writes on its own", command: spec)
+        }
+        let groupCommit = try PostgresOption.groupCommit(args, spec: spec)
         var options = EmbeddedStore.Options(directory: data)
         options.fsync = try args.choice("--fsync", as: FsyncPolicy.self) ?? .batch
         do { options.pushProfile = try PushProfile.parse(args.string("--push-profile") ?? "lan") } catch {
@@ -76,8 +84,9 @@ enum StoreServeCommand {
         if let postgres {
             (store, users) = try await PostgresOption.open(url: postgres, configuration: options.configuration,
                                                            pushProfile: options.pushProfile,
-                                                           pushSeed: options.pushSeed, spec: spec)
-            facts = "postgres \(postgres), push \(options.pushProfile.name)"
+                                                           pushSeed: options.pushSeed, groupCommit: groupCommit,
+                                                           spec: spec)
+            facts = "postgres \(postgres), push \(options.pushProfile.name), group commit \(groupCommit.description)"
         } else {
             let embedded = try EmbeddedStore(options: options)
             facts = "data \(data ?? "in memory"), fsync \(options.fsync.rawValue), push \(options.pushProfile.name)"
