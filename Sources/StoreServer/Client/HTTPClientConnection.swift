@@ -10,6 +10,9 @@ final class HTTPClientConnection: @unchecked Sendable {
             /// The server closed or reset the connection before any byte of the response: on a
             /// pooled connection, usually its idle timeout crossing our request.
             case closedBeforeResponse
+            /// A pooled connection found closed (or holding bytes nobody asked for) before the
+            /// request was sent: nothing went out, so another connection may carry it.
+            case closedBeforeSending
             /// No complete response within the timeout: the server may still be working on it.
             case timedOut
             case failed
@@ -22,7 +25,11 @@ final class HTTPClientConnection: @unchecked Sendable {
     let endpoint: Endpoint
     private(set) var fd: Int32
     private var parser = HTTPResponseParser()
-    private var buffer = [UInt8](repeating: 0, count: 65536)
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    /// On `StoreClientLoop` (loop-confined): the request in progress, and whether the loop watches
+    /// the socket.
+    var pending: LoopExchange?
+    var watched = false
 
     init(endpoint: Endpoint, timeoutSeconds: Int = 5) throws {
         self.endpoint = endpoint
@@ -82,6 +89,11 @@ final class HTTPClientConnection: @unchecked Sendable {
             parser.append(buffer[0..<n])
         }
     }
+
+    /// The first `count` bytes of `buffer` arrived: to the parser.
+    func appendReceived(_ count: Int) { parser.append(buffer[0..<count]) }
+
+    func parseStep() throws -> HTTPResponseParser.Step { try parser.parseStep() }
 
     /// Whether the connection can carry another request: the server has not closed it (its idle
     /// timeout) and sent nothing unasked. Looked at without waiting, before a pooled connection is

@@ -1,4 +1,5 @@
 import Foundation
+import Net
 import RecordStore
 import Synchronization
 import ZoneCore
@@ -289,12 +290,17 @@ final class ConnectionPool: Sendable {
               timeoutMilliseconds: Int) async throws -> (Int, WireFormat.Object) {
         let host = endpoint.description
         let bytes = HTTPClientConnection.request(method: method, path: path, host: host, headers: headers, body: body)
-        let (status, responseBody): (Int, [UInt8]) = try await withCheckedThrowingContinuation { continuation in
-            BlockingIOPool.shared.run { [self] in
-                do {
-                    continuation.resume(returning: try self.roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds))
-                } catch {
-                    continuation.resume(throwing: error)
+        let (status, responseBody): (Int, [UInt8])
+        if let loop = StoreClientLoop.shared {
+            (status, responseBody) = try await roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop)
+        } else {
+            (status, responseBody) = try await withCheckedThrowingContinuation { continuation in
+                BlockingIOPool.shared.run { [self] in
+                    do {
+                        continuation.resume(returning: try self.roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds))
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
                 }
             }
         }
@@ -340,6 +346,53 @@ final class ConnectionPool: Sendable {
             conn.close()
             throw StoreError(.serviceUnavailable, "store at \(endpoint): \(error)")
         }
+    }
+
+    /// The same rule on the client loop: a pooled connection found closed before the request went
+    /// out is dropped for the next; one closed before any of the response arrived, once, for a new
+    /// connection; any other failure is the request's.
+    private func roundTrip(_ bytes: [UInt8], timeoutMilliseconds: Int, on loop: EventLoop) async throws -> (Int, [UInt8]) {
+        while let conn = idle.withLock({ $0.popLast() }) {
+            switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop) {
+            case .success(let (head, body)):
+                keep(conn, head, loop: loop)
+                return (head.status, body)
+            case .failure(let e) where e.kind == .closedBeforeSending:
+                continue
+            case .failure(let e) where e.kind == .closedBeforeResponse:
+                break
+            case .failure(let e):
+                throw StoreError(.serviceUnavailable, "store at \(endpoint): \(e)")
+            }
+            break
+        }
+        // Connecting blocks (at most its 5 s timeout): on a thread of the blocking pool.
+        let endpoint = self.endpoint
+        let conn: HTTPClientConnection = try await withCheckedThrowingContinuation { continuation in
+            BlockingIOPool.shared.run {
+                do { continuation.resume(returning: try HTTPClientConnection(endpoint: endpoint)) } catch {
+                    continuation.resume(throwing: StoreError(.serviceUnavailable,
+                                                             "cannot reach the store at \(endpoint): \(error)"))
+                }
+            }
+        }
+        switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop) {
+        case .success(let (head, body)):
+            keep(conn, head, loop: loop)
+            return (head.status, body)
+        case .failure(let e):
+            throw StoreError(.serviceUnavailable, "store at \(endpoint): \(e)")
+        }
+    }
+
+    private func keep(_ conn: HTTPClientConnection, _ head: HTTPResponseParser.Head, loop: EventLoop) {
+        if head.headers["Connection"]?.lowercased() == "close" { return conn.retire(on: loop) }
+        let kept = idle.withLock { pool -> Bool in
+            guard pool.count < 64 else { return false }
+            pool.append(conn)
+            return true
+        }
+        if !kept { conn.retire(on: loop) }
     }
 
     private func keep(_ conn: HTTPClientConnection, _ head: HTTPResponseParser.Head) {
