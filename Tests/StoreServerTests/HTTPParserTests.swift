@@ -36,6 +36,17 @@ struct HTTPParserTests {
         } == [])
     }
 
+    @Test("a request head just under the 16 KB limit, a byte at a time: the same request as whole")
+    func largeRequestHeadByteAtATime() throws {
+        var head = "GET /records HTTP/1.1\r\nHost: x\r\n"
+        for i in 0..<150 { head += "X-Pad-\(i): " + String(repeating: "v", count: 90) + "\r\n" }
+        let bytes = Array((head + "\r\n").utf8)
+        #expect(bytes.count > 15_000 && bytes.count < 16 * 1024)
+        let whole = try requests(InputSplit.whole.pieces(bytes))
+        #expect(whole.count == 1 && whole.first?.headers["x-pad-149"] == String(repeating: "v", count: 90))
+        #expect(try requests(InputSplit.byteAtATime.pieces(bytes)) == whole)
+    }
+
     @Test("malformed requests get the status that fits", arguments: [
         ("GARBAGE\r\n\r\n", 400),
         ("get / HTTP/1.1\r\nHost: x\r\n\r\n", 400),
@@ -153,7 +164,7 @@ struct HTTPParserTests {
         return ("needMore", parser.bytesScanned)
     }
 
-    @Test("a 60 KB response head a byte at a time: parsed as whole, each byte searched once")
+    @Test("a 55 KB response head a byte at a time: parsed as whole, each byte searched once")
     func largeResponseHeadByteAtATime() throws {
         var head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
         for i in 0..<600 { head += "X-Pad-\(i): " + String(repeating: "v", count: 80) + "\r\n" }
