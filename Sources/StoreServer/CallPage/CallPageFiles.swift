@@ -116,7 +116,7 @@ export class ZoneCall {
             /** Remote signals applied, by what fetched them: lookup, start, push, push-open, poll. */
             appliedVia: {} };
         this.connectedAt = null;
-        /** The remote's offer or answer of the active epoch as applied, {epoch, name}: its deletion is the
+        /** The remote's offer or answer of the active epoch as applied, {epoch, name, kind}: its deletion is the
          * remote's hang-up. Null until one is applied in the epoch. */
         this.remoteEnvelope = null;
         /** Why the call ended, once it has: {by, reason}. Nothing is applied or sent after it. */
