@@ -20,7 +20,8 @@ const result = { ok: null, reason: null, me: params.get("me"), remote: params.ge
     room: params.get("room"), owner: params.get("owner") === "1", records: [], errors: [],
     /** When each phase of the page ended, in ms since navigation start (performance.now()). */
     phases: {},
-    /** Once the call has ended: {by, reason, atMs, localTracks: the local tracks' readyState}. */
+    /** Once the call has ended: {by, reason, atMs, settleMs (spent letting received frames decode),
+     * localTracks: the local tracks' readyState}. */
     ended: null, status: "starting…" };
 window.zonertcResult = result;
 
@@ -64,8 +65,9 @@ async function tokenFor(me) {
     }
 }
 
-/** Frames already received when the remote hangs up are decoded for at most this long before the end. */
-const SETTLE_MS = 1000;
+/** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
+ * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
+const SETTLE_MS = 3000;
 
 function setStatus(text, ok) {
     result.status = text;
@@ -170,23 +172,25 @@ async function main() {
     await sync.start();
     if (!call.ending) ticker = setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
 
-    /** The remote hung up: let what arrived decode (bounded), then close the connection, stop the camera or file
-     * stream and the store's sync, and say that the call ended and why. */
+    /** The remote hung up: let every frame that arrived be decoded (or dropped) first, for at most SETTLE_MS,
+     * then close the connection, stop the camera or file stream and the store's sync, and say that the call
+     * ended and why. */
     async function remoteHungUp(ending) {
         clearInterval(ticker);
-        const settleBy = performance.now() + SETTLE_MS;
-        let decoded = -1;
+        const hungUpAt = performance.now();
+        const settleBy = hungUpAt + SETTLE_MS;
         while (performance.now() < settleBy && result.ok === null) {
             await tick().catch(() => {});
-            if (result.media?.framesDecoded === decoded) break;
-            decoded = result.media?.framesDecoded ?? 0;
-            await new Promise((resolve) => setTimeout(resolve, 200));
+            const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
+            if (media.framesDecoded + media.framesDropped >= media.framesReceived) break;
+            await new Promise((resolve) => setTimeout(resolve, 100));
         }
         call.close();
         sync.stop();
         remoteVideo.srcObject = null;
         document.getElementById("local").srcObject = null;
-        result.ended = { ...ending, atMs: Math.round(performance.now() - started), localTracks: localTracks() };
+        result.ended = { ...ending, atMs: Math.round(performance.now() - started),
+            settleMs: Math.round(performance.now() - hungUpAt), localTracks: localTracks() };
         Object.assign(result, { signalingState: call.pc.signalingState, iceState: call.pc.iceConnectionState,
             connectionState: call.pc.connectionState, call: { ...call.counters } });
         panel.show(result);
