@@ -68,6 +68,9 @@ async function tokenFor(me) {
 /** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
  * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
 const SETTLE_MS = 3000;
+/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from a
+ * cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last frames. */
+const SETTLE_MIN_MS = 200;
 
 function setStatus(text, ok) {
     result.status = text;
@@ -182,7 +185,8 @@ async function main() {
         while (performance.now() < settleBy && result.ok === null) {
             await tick().catch(() => {});
             const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
-            if (media.framesDecoded + media.framesDropped >= media.framesReceived) break;
+            const allDecoded = media.framesDecoded + media.framesDropped >= media.framesReceived;
+            if (allDecoded && performance.now() - hungUpAt >= SETTLE_MIN_MS) break;
             await new Promise((resolve) => setTimeout(resolve, 100));
         }
         call.close();
