@@ -60,6 +60,39 @@ struct BrowserCallCommandTests {
     }
     #endif
 
+    @Test("after the page reports: alice exiting non-zero or not at all fails the call, with her reason")
+    func aliceFailureVerdict() {
+        let failed = BrowserCallVerdict.aliceExit(status: 1, reason: "nothing received to record", waited: .seconds(30))
+        #expect(failed?.ok == false)
+        #expect(failed?.text == "FAIL: alice exited with status 1 after recording: nothing received to record")
+        // 128 + SIGSEGV: crashed on her way out, without a summary.
+        #expect(BrowserCallVerdict.aliceExit(status: 139, reason: nil, waited: .seconds(30))?.text
+                == "FAIL: alice exited with status 139 after recording")
+        #expect(BrowserCallVerdict.aliceExit(status: nil, reason: nil, waited: .seconds(30))?.text
+                == "FAIL: alice did not hang up within 30.0 seconds of the browser's report")
+        #expect(BrowserCallVerdict.aliceExit(status: 0, reason: nil, waited: .seconds(30)) == nil)
+    }
+
+    @Test("the page's report: every frame decoded passes; fewer, drops or the page's own failure fail")
+    func reportVerdict() {
+        func report(ok: Bool, decoded: Int, dropped: Int = 0, reason: String? = nil) -> [String: Any] {
+            ["ok": ok, "reason": reason as Any, "media": ["framesDecoded": decoded, "framesDropped": dropped,
+                                                         "firstFrameMs": 412]]
+        }
+        let all = BrowserCallVerdict.fromReport(report(ok: true, decoded: 60), framesSent: 60, browserSends: false)
+        #expect(all?.ok == true)
+        #expect(all?.text == "OK: the browser decoded 60 of 60 frames sent, 0 dropped, first frame 412 ms after the "
+                + "page started")
+        #expect(BrowserCallVerdict.fromReport(report(ok: true, decoded: 60, dropped: 1), framesSent: 60,
+                                              browserSends: false)?.ok == false)
+        let ended = BrowserCallVerdict.fromReport(report(ok: false, decoded: 12, reason: "alice hung up"),
+                                                  framesSent: 60, browserSends: true)
+        #expect(ended?.ok == false)
+        #expect(ended?.text == "FAIL: the browser says: alice hung up (first frame 412 ms after the page started)")
+        // The browser sent and the page is content: alice's exit and recording decide.
+        #expect(BrowserCallVerdict.fromReport(report(ok: true, decoded: 60), framesSent: 60, browserSends: true) == nil)
+    }
+
     @Test("the Debian wrapper script is replaced by the binary it starts; flags for a loopback call")
     func chromiumLookup() throws {
         let args = HeadlessChromium.arguments(url: "http://127.0.0.1:1/call", userDataDir: "/tmp/p",

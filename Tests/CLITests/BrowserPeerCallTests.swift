@@ -79,6 +79,36 @@ struct BrowserPeerCallTests {
         try await browserReceives(room: "room_pbr0002a", peer: "zed", browser: "amy")
     }
 
+    /// The peer's goodbye is in the records (docs/PROTOCOL.md §7): hanging up, it deletes its envelopes and
+    /// chunks. The page wants more frames than the peer sends, so only noticing that goodbye ends its call before
+    /// its own timeout: it closes its RTCPeerConnection, stops its camera and reports why the call ended. The
+    /// peer's description that leaves is its offer when it offered (alice < bob), else its answer (amy < zed).
+    @Test("the peer hangs up first: the page closes its connection, stops its camera and reports the call ended",
+          arguments: [("room_pbr0004a", "alice", "bob"), ("room_pbr0005a", "zed", "amy")])
+    func peerHangsUpFirst(room: String, peer: String, browser: String) async throws {
+        let call = try BrowserCall(room: room)
+        defer { call.stop() }
+        try await call.register(peer, browser)
+        let sender = try Self.peer(call, me: peer, remote: browser, owner: true, ["--send", Self.vp8])
+        try call.open(me: browser, remote: peer, owner: false, query: "&frames=1000&timeout=30")
+        let summary = try await Self.summary(sender)
+        #expect(summary["outcome"] as? String == "completed", "\(summary)")
+        let reports = try await offPool { try call.reports(of: [browser]) }
+        let report = reports[browser]
+        let reason = report?["reason"] as? String ?? "no report"
+        let ended = report?["ended"] as? [String: Any]
+        let description = peer < browser ? "offer" : "answer"
+        #expect(report?["ok"] as? Bool == false)
+        #expect(reason.hasPrefix("\(peer) hung up (its \(description) of epoch "), "\(reason)")
+        #expect(ended?["by"] as? String == peer, "\(reason)")
+        #expect((report?["status"] as? String)?.hasPrefix("ENDED: \(peer) hung up") == true,
+                "\(report?["status"] ?? "")")
+        #expect(report?["connectionState"] as? String == "closed")
+        #expect(ended?["localTracks"] as? [String] == ["ended"], "\(ended ?? [:])")
+        // What had arrived was decoded before the connection closed.
+        #expect(BrowserCallTests.number(report, "media", "framesDecoded") == 60)
+    }
+
     /// A Y4M for the browser's fake camera: ffmpeg's moving test pattern, 320×240, 60 frames at 30 fps.
     static func cameraFile() throws -> String {
         let ffmpeg = try ExternalProgram.require("ffmpeg", package: "ffmpeg")

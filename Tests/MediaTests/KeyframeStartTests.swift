@@ -127,6 +127,50 @@ struct KeyframeStartTests {
         #expect(feed.pictureLossTimes.allSatisfy { $0 < keyframeArrival })
     }
 
+    @Test("no packets at all: a PLI every pictureLossInterval on the receiver's own deadline, from its start")
+    func silentSenderIsAskedAtTheInterval() throws {
+        let (format, _, _) = try Self.packets("vp8-320x240-60.ivf", frames: [])
+        var feed = ReceiverFeed(Self.configuration(format))
+        #expect(feed.receiver.nextDeadline == feed.start + .milliseconds(500))
+        feed.run(until: feed.start + .milliseconds(1500))
+        #expect(feed.pictureLossTimes == [.milliseconds(500), .milliseconds(1000), .milliseconds(1500)])
+        feed.run(until: feed.start + .milliseconds(1999))
+        #expect(feed.receiver.stats.plisSent == 3)
+        #expect(feed.receiver.nextDeadline == feed.start + .milliseconds(2000))
+    }
+
+    @Test("inter frames, then nothing: PLIs go on at the interval until the keyframe, then stop")
+    func interFramesThenSilenceKeepAsking() throws {
+        let (format, frames, packets) = try Self.packets("vp8-320x240-60.ivf", frames: Array(1...5) + Array(30...35))
+        var feed = ReceiverFeed(Self.configuration(format))
+        Self.feed(&feed, packets[..<5])  // frames 1…5 over 132 ms, then 1 s without packets
+        feed.run(until: feed.start + .milliseconds(1600))
+        // The first skipped frame asks at once (once the stream's start waited its startup delay);
+        // the timer asks 500 ms after each PLI.
+        let first = try #require(feed.pictureLossTimes.first)
+        #expect(first < Self.frameInterval)
+        #expect(feed.pictureLossTimes == [0, 1, 2, 3].map { first + .milliseconds(500) * $0 })
+        for frame in packets[5...] { feed.receive(frame) }  // the keyframe and what follows it
+        feed.run(until: feed.clock.now() + .seconds(3))
+        #expect(feed.written.map(\.pts) == frames[30...35].map(\.pts))
+        #expect(feed.receiver.stats.plisSent == 4 && feed.pictureLossTimes.count == 4)
+    }
+
+    @Test("the sender's SSRC not known: no PLI can name it until its stream is taken on, then the interval runs")
+    func unknownSenderIsAskedOnceTakenOn() throws {
+        let (format, _, packets) = try Self.packets("vp8-320x240-60.ivf", frames: Array(1...3))
+        var configuration = Self.configuration(format)
+        configuration.remoteSSRC = nil
+        var feed = ReceiverFeed(configuration)
+        #expect(feed.receiver.nextDeadline == nil)
+        feed.run(until: feed.start + .seconds(2))
+        feed.receive(packets.flatMap { $0 })  // two packets in sequence take the stream on
+        feed.run(until: feed.start + .milliseconds(3100))
+        let first = try #require(feed.pictureLossTimes.first)
+        #expect(first >= .seconds(2) && first < .seconds(2) + Self.frameInterval)
+        #expect(feed.pictureLossTimes == [0, 1, 2].map { first + .milliseconds(500) * $0 })
+    }
+
     @Test("a PLI is answered: the keyframe that comes next starts the recording, and PLIs stop")
     func keyframeOnRequestStartsTheRecording() throws {
         // Inter frames 10…14, then the sender answers the PLI with its keyframe (frame 30) and goes on.

@@ -36,6 +36,17 @@ struct HTTPParserTests {
         } == [])
     }
 
+    @Test("a request head just under the 16 KB limit, a byte at a time: the same request as whole")
+    func largeRequestHeadByteAtATime() throws {
+        var head = "GET /records HTTP/1.1\r\nHost: x\r\n"
+        for i in 0..<150 { head += "X-Pad-\(i): " + String(repeating: "v", count: 90) + "\r\n" }
+        let bytes = Array((head + "\r\n").utf8)
+        #expect(bytes.count > 15_000 && bytes.count < 16 * 1024)
+        let whole = try requests(InputSplit.whole.pieces(bytes))
+        #expect(whole.count == 1 && whole.first?.headers["x-pad-149"] == String(repeating: "v", count: 90))
+        #expect(try requests(InputSplit.byteAtATime.pieces(bytes)) == whole)
+    }
+
     @Test("malformed requests get the status that fits", arguments: [
         ("GARBAGE\r\n\r\n", 400),
         ("get / HTTP/1.1\r\nHost: x\r\n\r\n", 400),
@@ -136,6 +147,72 @@ struct HTTPParserTests {
         stream.append(httpChunk(Array(": ready\n\n".utf8)))
         #expect(try stream.parseStep() == .chunk(Array(": ready\n\n".utf8)))
         #expect(try stream.parseStep() == .needMore)
+    }
+
+    /// Parses a response fed in `pieces`: the result, or the error, and the bytes the parser examined.
+    private func response(_ pieces: [ArraySlice<UInt8>]) -> (step: String, scanned: Int) {
+        var parser = HTTPResponseParser()
+        for piece in pieces {
+            parser.append(piece)
+            do {
+                let step = try parser.parseStep()
+                if step != .needMore { return ("\(step)", parser.bytesScanned) }
+            } catch {
+                return ("error: \(error)", parser.bytesScanned)
+            }
+        }
+        return ("needMore", parser.bytesScanned)
+    }
+
+    @Test("a 55 KB response head a byte at a time: parsed as whole, each byte searched once")
+    func largeResponseHeadByteAtATime() throws {
+        var head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+        for i in 0..<600 { head += "X-Pad-\(i): " + String(repeating: "v", count: 80) + "\r\n" }
+        let bytes = Array((head + "\r\nok").utf8)
+        #expect(bytes.count > 50_000 && bytes.count < 64 * 1024)
+        let whole = response(InputSplit.whole.pieces(bytes))
+        #expect(whole.step.hasPrefix("response(") && whole.step.contains("X-Pad-599"))
+        let byteAtATime = response(InputSplit.byteAtATime.pieces(bytes))
+        #expect(byteAtATime.step == whole.step)
+        // Rescanning from the head's start on every read examined about n²/2 bytes (1.6 billion here).
+        #expect(byteAtATime.scanned <= bytes.count, "examined \(byteAtATime.scanned) bytes of \(bytes.count)")
+        #expect(InputSplit.mismatches(bytes, seed: 11, randomRuns: 20, maxPiece: 500) { response($0).step } == [])
+    }
+
+    @Test("chunked bodies with chunk extensions, however split; the last chunk's line may arrive before its CRLF")
+    func chunkExtensionsSplit() {
+        let bytes = Array(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "3;name=value\r\nabc\r\n2\r\nde\r\n0;last=1\r\n\r\n").utf8)
+        let whole = response(InputSplit.whole.pieces(bytes)).step
+        #expect(whole.hasPrefix("response(") && whole.hasSuffix("[97, 98, 99, 100, 101])"), "\(whole)")
+        #expect(InputSplit.mismatches(bytes, seed: 5, randomRuns: 100, maxPiece: 8) { response($0).step } == [])
+    }
+
+    @Test("hostile chunk sizes: the largest Int waits for bytes without trapping; an endless size line is refused")
+    func hostileChunkSizes() throws {
+        let head = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        var huge = HTTPResponseParser()
+        huge.append(head + Array("7fffffffffffffff\r\nabc".utf8))
+        #expect(try huge.parseStep() == .needMore)
+        var endless = HTTPResponseParser()
+        endless.append(head)
+        #expect(try endless.parseStep() == .needMore)
+        endless.append([UInt8](repeating: UInt8(ascii: "0"), count: HTTPResponseParser.maxChunkSizeLineBytes + 1))
+        #expect(throws: HTTPResponseParser.ParseError.self) { try endless.parseStep() }
+    }
+
+    @Test("header names fold only ASCII letters: every printable pair 0x20 apart")
+    func headerNameCaseFolding() {
+        for byte in UInt8(0x21)..<0x7F {
+            let other = byte ^ 0x20
+            guard other > 0x20 && other < 0x7F else { continue }
+            let isLetter = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte & ~0x20)
+            let name = "X-" + String(UnicodeScalar(byte)), lookedUp = "X-" + String(UnicodeScalar(other))
+            let headers = HTTPHeaders([(name, "v")])
+            #expect((headers[lookedUp] == "v") == isLetter, "\(name) looked up as \(lookedUp)")
+            #expect(headers.values(lookedUp).count == (isLetter ? 1 : 0))
+        }
+        #expect(HTTPHeaders([("Content-Type", "a")])["cONTENT-tYPE"] == "a")
     }
 
     @Test("server-sent events split across chunks")

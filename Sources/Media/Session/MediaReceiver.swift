@@ -18,9 +18,13 @@
 // - A receiver that joined midway — it was not told the sender's first sequence number (a
 //   browser, aiortc), so the stream may start at any packet — records nothing before the first
 //   keyframe (VP8: the P bit of the payload header, RFC 7741 §4.3; H.264: an IDR, RFC 6184): the
-//   frames before it cannot be decoded. They are counted, and answered with PLIs (RFC 4585
-//   §6.3.1) at most one per `pictureLossInterval`, until a keyframe comes. A receiver that knows
-//   the first sequence number repairs the loss of the first packets with NACKs instead.
+//   frames before it cannot be decoded. They are counted, and it asks for a keyframe with PLIs
+//   (RFC 4585 §6.3.1) until one comes: at once for a skipped frame if none went out in the last
+//   `pictureLossInterval`, and on its own deadline `pictureLossInterval` after the sender's SSRC
+//   became known (configured, or the stream taken on) and after each PLI — so a sender that sends
+//   nothing decodable, or a lost PLI, is asked again. A PLI names the media source (§6.1): none
+//   before its SSRC is known. The first keyframe ends these requests. A receiver that knows the
+//   first sequence number repairs the loss of the first packets with NACKs instead.
 // - The end: after the sender's BYE, once nothing is missing or buffered and no packet has
 //   arrived for `finishGrace`, the receiver says BYE itself and reports `.finished` — or at once
 //   after `frameLimit` frames, for a sender that never says BYE (a browser's looping camera).
@@ -51,7 +55,8 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         /// Also report after this many packets (fast streams: the sender's flow-control window
         /// advances with the reports); nil: by time only.
         public var receiverReportPackets: Int?
-        /// The least time between two PLIs.
+        /// The least time between two PLIs, and the period of the PLIs that ask for the first
+        /// keyframe (zero or less: those PLIs go out only for skipped frames).
         public var pictureLossInterval: Duration
         /// The time base of the output pts.
         public var timebase: Timebase
@@ -213,6 +218,9 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     private var lastNow: Instant
     private var nextReceiverReport: Instant?
     private var lastPictureLoss: Instant?
+    /// Since when the first keyframe is asked for on a timer: the sender's SSRC known and no
+    /// keyframe yet; nil otherwise.
+    private var keyframeWaitSince: Instant?
     private var lastArrival: Instant?
     private var byeAt: Instant?
     /// The extended sequence number of the stream's last packet, when the sender's final report
@@ -246,6 +254,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         timestampReference = configuration.timestampOrigin
         lastNow = now
         awaitingKeyframe = configuration.firstSequenceNumber == nil
+        if awaitingKeyframe && configuration.remoteSSRC != nil { keyframeWaitSince = now }
         if let first = configuration.firstSequenceNumber {
             jitter.expectFirst(sequenceNumber: first)
             nacks.expectFirst(sequenceNumber: first)
@@ -340,6 +349,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     /// Takes `ssrc` as the stream, with the packet on probation if it is from it.
     private mutating func lock(on ssrc: UInt32, payloadType: UInt8?, now: Instant) {
         remoteSSRC = ssrc
+        if awaitingKeyframe { keyframeWaitSince = now }
         if let payloadType { self.payloadType = payloadType }
         if let candidate = probation, candidate.packet.ssrc == ssrc {
             self.payloadType = candidate.packet.payloadType
@@ -459,6 +469,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         }
         consider(jitter.nextDeadline)
         consider(nacks.nextDeadline)
+        consider(keyframeRequestDue)
         // The end waits for what is buffered or missing (their own deadlines drive until then):
         // a past finish instant offered meanwhile would have the driver spin.
         if let byeAt, jitter.count == 0, nacks.missingCount == 0 {
@@ -479,6 +490,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
                         continue
                     }
                     awaitingKeyframe = false
+                    keyframeWaitSince = nil
                 }
                 deliver(frame, now: now)
                 if let limit = configuration.frameLimit, stats.framesReceived >= limit {
@@ -504,6 +516,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
             queueReport(now: now, extra: [.nack(nack)])
         }
         if request.requestKeyframe { requestKeyframe(now: now) }
+        if let due = keyframeRequestDue, now >= due { requestKeyframe(now: now) }
         if let due = nextReceiverReport, now >= due { queueReport(now: now, extra: []) }
         if let every = configuration.receiverReportPackets, packetsSinceReport >= every {
             queueReport(now: now, extra: [])
@@ -548,6 +561,12 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         guard !overflow else { return base }
         let rounded = product >= 0 ? (product + scale / 2) / scale : (product - scale / 2) / scale
         return base &+ rounded
+    }
+
+    /// When the next PLI asking for the first keyframe is due, if nothing asks sooner.
+    private var keyframeRequestDue: Instant? {
+        guard let since = keyframeWaitSince, configuration.pictureLossInterval > .zero else { return nil }
+        return max(since, lastPictureLoss ?? since) + configuration.pictureLossInterval
     }
 
     private mutating func requestKeyframe(now: Instant) {

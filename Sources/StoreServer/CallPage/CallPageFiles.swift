@@ -28,6 +28,7 @@ li { padding: 1px 0; border-bottom: 1px solid #222; }
 .row-drop { color: #fa6; }
 .row-error { color: #f66; }
 .row-epoch, .row-ice { color: #ddd; font-weight: bold; }
+.row-end { color: #f9c; font-weight: bold; }
 
 """#,
         "call.html": #"""
@@ -62,7 +63,8 @@ li { padding: 1px 0; border-bottom: 1px solid #222; }
 // One call with one remote user over the zone: SIGNALING-SPEC §3–4 on an RTCPeerConnection. The offer
 // creator starts the first epoch; collisions follow the W3C perfect-negotiation example (makingOffer,
 // ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare rule: the higher epoch wins, on equal
-// epochs the offer creator's. Records in come from the inbox; records out are saved here.
+// epochs the offer creator's. Records in come from the inbox; records out are saved here. The remote's
+// goodbye is in the records too (docs/PROTOCOL.md §7): its description of the active epoch deleted.
 import { chunkUUID } from "./names.js";
 import { encodeCandidates } from "./records.js";
 import { StoreError } from "./store.js";
@@ -114,6 +116,13 @@ export class ZoneCall {
             /** Remote signals applied, by what fetched them: lookup, start, push, push-open, poll. */
             appliedVia: {} };
         this.connectedAt = null;
+        /** The remote's offer or answer of the active epoch as applied, {epoch, name, kind}: its deletion is the
+         * remote's hang-up. Null until one is applied in the epoch. */
+        this.remoteEnvelope = null;
+        /** Why the call ended, once it has: {by, reason}. Nothing is applied or sent after it. */
+        this.ending = null;
+        /** Called once with the ending when the remote hangs up. */
+        this.onRemoteHangUp = () => {};
         this.pc.onicecandidate = (event) => this.gathered(event.candidate);
         this.pc.onnegotiationneeded = () => this.negotiationNeeded();
         this.pc.onconnectionstatechange = () => this.connectionChanged();
@@ -155,7 +164,7 @@ export class ZoneCall {
 
     /** Renegotiation (W3C example): only after the first exchange, the first offer is the creator's. */
     negotiationNeeded() {
-        if (this.epoch === null || this.pc.signalingState !== "stable" || this.makingOffer) return;
+        if (this.epoch === null || this.pc.signalingState !== "stable" || this.makingOffer || this.ending) return;
         this.startEpoch("negotiation needed");
     }
 
@@ -179,6 +188,7 @@ export class ZoneCall {
 
     enterEpoch(epoch) {
         this.epoch = epoch;
+        this.remoteEnvelope = null;
         this.inbox.raiseFloor(epoch);
         clearTimeout(this.local.timer);
         this.local = { epoch, saved: false, seq: 0, pending: [], eoc: false, timer: null };
@@ -236,7 +246,12 @@ export class ZoneCall {
     /** Records from the store, whatever fetched them: through the inbox, then applied in order. */
     async received(records, via) {
         for (const record of records) {
+            if (this.ending) return;
             this.catalogued(record);
+            if (record.deleted) {
+                this.deleted(record.recordName);
+                continue;
+            }
             const signals = this.inbox.take(record, Date.now());
             for (const signal of signals) await this.apply(signal, via);
         }
@@ -255,7 +270,28 @@ export class ZoneCall {
             own: record.fields?.ownerUserId?.value === this.me });
     }
 
+    /** A record left the zone. The remote's description of the active epoch leaves only with its goodbye: GC
+     * never deletes the active epoch's records (docs/PROTOCOL.md §7). */
+    deleted(recordName) {
+        const envelope = this.remoteEnvelope;
+        if (!envelope || envelope.name !== recordName || envelope.epoch !== this.epoch) return;
+        this.end({ by: this.remote, reason: `${this.remote} hung up (its ${envelope.kind} of epoch ${envelope.epoch} `
+            + `was deleted from the zone)` });
+        Promise.resolve(this.onRemoteHangUp(this.ending)).catch((error) => this.fail("ending the call", error));
+    }
+
+    /** The call is over: nothing more is applied or saved; the connection and the local media stay up until
+     * `close` (the page lets frames already received decode first). */
+    end(ending) {
+        if (this.ending) return;
+        this.ending = ending;
+        clearTimeout(this.local.timer);
+        clearInterval(this.gcTimer);
+        this.log("end", ending.reason, { kind: "end", by: ending.by, epoch: this.epoch });
+    }
+
     async apply(signal, via) {
+        if (this.ending) return;
         if (signal.own || (signal.kind === "session" && signal.owner === this.me)) return;
         this.counters.appliedVia[via] = (this.counters.appliedVia[via] ?? 0) + 1;
         this.log("in", `${signal.kind} epoch ${signal.epoch}${signal.kind === "chunk" ? ` seq ${signal.seq}` : ""}`
@@ -299,6 +335,7 @@ export class ZoneCall {
         this.epochs.observe(offer.epoch);
         this.appliedOffers.add(offer.epoch);
         await this.pc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
+        if (this.epoch === offer.epoch) this.remoteEnvelope = { epoch: offer.epoch, name: offer.name, kind: "offer" };
         this.attachCamera();
         await this.pc.setLocalDescription();
         if (this.epoch !== offer.epoch) return;
@@ -332,6 +369,9 @@ export class ZoneCall {
             await this.pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
         } finally {
             this.isSettingRemoteAnswerPending = false;
+        }
+        if (this.epoch === answer.epoch) {
+            this.remoteEnvelope = { epoch: answer.epoch, name: answer.name, kind: "answer" };
         }
         await this.released(answer.epoch, answer.sdp);
     }
@@ -371,7 +411,7 @@ export class ZoneCall {
     }
 
     flush(local) {
-        if (!local.saved || local !== this.local) return;
+        if (!local.saved || local !== this.local || this.ending) return;
         if (local.pending.length === 0 && !local.eoc) return;
         if (local.sentEoc) return;
         const candidates = local.pending;
@@ -441,9 +481,12 @@ export class ZoneCall {
         this.log("error", `${what}: ${error.message}`);
     }
 
+    /** Closes the connection and stops the local media (camera or file): the tracks end, the device is free. */
     close() {
         clearInterval(this.gcTimer);
+        clearTimeout(this.local.timer);
         this.pc.close();
+        for (const track of this.localStream?.getTracks() ?? []) track.stop();
     }
 }
 
@@ -639,7 +682,8 @@ export class SignalInbox {
         "main.js": #"""
 // The call page: /call?room=…&me=…&remote=…[&owner=1][&send=0][&report=1][&frames=N][&timeout=S]
 // [#token=…]. Wires the store, the room, the inbox, the call and the panel; exposes window.zonertcResult
-// and, with report=1, POSTs it to /call/report once the call has decoded `frames` frames (or failed).
+// and, with report=1, POSTs it to /call/report once the call has decoded `frames` frames (or failed), and
+// again when the remote hangs up after that.
 import { RecordNames, isRoomID, roles, sessionKey } from "./names.js";
 import { SignalInbox } from "./inbox.js";
 import { EpochClock } from "./epoch.js";
@@ -657,7 +701,10 @@ const started = performance.now();
 const result = { ok: null, reason: null, me: params.get("me"), remote: params.get("remote"),
     room: params.get("room"), owner: params.get("owner") === "1", records: [], errors: [],
     /** When each phase of the page ended, in ms since navigation start (performance.now()). */
-    phases: {} };
+    phases: {},
+    /** Once the call has ended: {by, reason, atMs, settleMs (spent letting received frames decode),
+     * localTracks: the local tracks' readyState}. */
+    ended: null, status: "starting…" };
 window.zonertcResult = result;
 
 function phase(name) {
@@ -700,9 +747,23 @@ async function tokenFor(me) {
     }
 }
 
+/** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
+ * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
+const SETTLE_MS = 3000;
+/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from a
+ * cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last frames. */
+const SETTLE_MIN_MS = 200;
+
+function setStatus(text, ok) {
+    result.status = text;
+    panel.setStatus(text, ok);
+}
+
+/** Posts the result once when the call is done, and once more if it ends (the remote hangs up) after that. */
 async function report() {
-    if (params.get("report") !== "1" || result.reported) return;
-    result.reported = true;
+    const posts = result.ended ? 2 : 1;
+    if (params.get("report") !== "1" || (result.reports ?? 0) >= posts) return;
+    result.reports = posts;
     const query = new URLSearchParams({ room: result.room, me: result.me });
     try {
         await fetch(`/call/report?${query}`, { method: "POST", body: JSON.stringify(result),
@@ -716,7 +777,7 @@ function finish(ok, reason) {
     if (result.ok !== null) return;
     result.ok = ok;
     result.reason = reason;
-    panel.setStatus(ok ? `OK: ${reason}` : `FAIL: ${reason}`, ok);
+    setStatus(ok ? `OK: ${reason}` : `${result.ended ? "ENDED" : "FAIL"}: ${reason}`, ok);
     log(ok ? "done" : "error", reason);
     report();
 }
@@ -751,6 +812,7 @@ async function main() {
     const key = sessionKey(room, me, remote);
     const inbox = new SignalInbox({ sessionKey: key, me });
     inbox.onDrop = (what, detail) => log("drop", `${what}: ${detail}`);
+    const localTracks = () => localStream?.getTracks().map((track) => track.readyState) ?? [];
     const call = new ZoneCall({ store, scope, zoneID, room, me, remote, key, names: new RecordNames(key),
         roles: roles(me, remote), inbox, epochs: new EpochClock(`zonertc.epoch.${me}`), localStream, log });
     const remoteVideo = document.getElementById("remote");
@@ -765,9 +827,6 @@ async function main() {
     const figures = new MediaFigures(call.pc);
     Object.assign(result, { scope, sessionKey: key, offerCreator: call.roles.isOfferCreator, deviceID });
 
-    await call.start();
-    phase("callStarted");
-    await sync.start();
     const tick = async () => {
         const now = performance.now() - started;
         const media = await figures.sample(now);
@@ -782,7 +841,7 @@ async function main() {
             navigationToFirstFrameMs: firstFrameAt === null ? null : Math.round(firstFrameAt),
             elapsedMs: Math.round(now) });
         panel.show(result);
-        if (result.ok === null) panel.setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
+        if (result.ok === null) setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
         if (call.pc.connectionState === "failed") finish(false, "ICE failed");
         const enough = media.framesDecoded >= wantFrames || (!call.pc.getReceivers().some((r) => r.track
             && call.pc.getTransceivers().some((t) => t.receiver === r && /recv/.test(t.currentDirection ?? "")))
@@ -791,7 +850,44 @@ async function main() {
             finish(true, `connected, ${media.framesDecoded} frames decoded`);
         }
     };
-    setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
+    let ticker = null;
+    call.onRemoteHangUp = (ending) => remoteHungUp(ending);
+    await call.start();
+    phase("callStarted");
+    await sync.start();
+    if (!call.ending) ticker = setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
+
+    /** The remote hung up: let every frame that arrived be decoded (or dropped) first, for at most SETTLE_MS,
+     * then close the connection, stop the camera or file stream and the store's sync, and say that the call
+     * ended and why. */
+    async function remoteHungUp(ending) {
+        clearInterval(ticker);
+        const hungUpAt = performance.now();
+        const settleBy = hungUpAt + SETTLE_MS;
+        while (performance.now() < settleBy && result.ok === null) {
+            await tick().catch(() => {});
+            const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
+            const allDecoded = media.framesDecoded + media.framesDropped >= media.framesReceived;
+            if (allDecoded && performance.now() - hungUpAt >= SETTLE_MIN_MS) break;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        call.close();
+        sync.stop();
+        remoteVideo.srcObject = null;
+        document.getElementById("local").srcObject = null;
+        result.ended = { ...ending, atMs: Math.round(performance.now() - started),
+            settleMs: Math.round(performance.now() - hungUpAt), localTracks: localTracks() };
+        Object.assign(result, { signalingState: call.pc.signalingState, iceState: call.pc.iceConnectionState,
+            connectionState: call.pc.connectionState, call: { ...call.counters } });
+        panel.show(result);
+        const decodedText = `${result.media?.framesDecoded ?? 0} frames decoded`;
+        if (result.ok === null) {
+            finish(false, `${ending.reason}, ${decodedText}`);
+        } else {
+            setStatus(`ENDED: ${ending.reason}, after ${result.ok ? "OK" : "FAIL"}: ${result.reason}`, result.ok);
+            report();
+        }
+    }
 }
 
 main().catch((error) => {
@@ -899,7 +995,7 @@ export class SidePanel {
         this.status = document.getElementById("status");
     }
 
-    /** One line of the record log; `what` is in, out, drop, epoch, ice, gc, push, sync, error. */
+    /** One line of the record log; `what` is in, out, drop, epoch, ice, gc, push, sync, end, error. */
     line(what, text) {
         if (!this.rows) return;
         const row = this.document.createElement("li");
@@ -920,6 +1016,7 @@ export class SidePanel {
     show(result) {
         if (!this.figures) return;
         const entries = [
+            ["call", result.ended ? `ended: ${result.ended.reason}` : (result.ok === null ? "live" : "live, done")],
             ["role", `${result.me} → ${result.remote} (${result.offerCreator ? "offer creator" : "answerer"}, `
                 + `${result.scope})`],
             ["epoch", result.epoch ?? "—"],

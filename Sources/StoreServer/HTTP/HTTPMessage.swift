@@ -28,10 +28,16 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 }
 
 extension String {
+    /// Field names compare ASCII case-insensitively (RFC 9110 §5.1): only the letters A–Z fold to
+    /// a–z. Setting bit 0x20 on any byte would also make `@` equal `` ` `` and `[` equal `{`.
     func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in (x | 0x20) == (y | 0x20) || x == y }
+        return zip(a, b).allSatisfy { x, y in Self.asciiLowercased(x) == Self.asciiLowercased(y) }
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }
 

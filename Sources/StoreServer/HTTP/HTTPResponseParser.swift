@@ -30,6 +30,15 @@ public struct HTTPResponseParser: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
     private var state = State.head
+    /// Where the search for the CRLF (CRLF) that ends the head or a chunk-size line resumes: bytes
+    /// before it were searched already, so a head arriving a byte at a time costs linear time.
+    private var scanFrom = 0
+    /// Bytes examined while looking for the ends of heads and chunk-size lines; linear in the
+    /// input however its reads were split.
+    private(set) var bytesScanned = 0
+    /// A chunk-size line (RFC 9112 §7.1) is a hex number and optional extensions: one this long
+    /// without its CRLF is not a chunk-size line.
+    static let maxChunkSizeLineBytes = 1024
     /// Chunked responses whose content type is an event stream are handed out chunk by chunk.
     public var streamContentTypes = ["text/event-stream"]
 
@@ -39,7 +48,11 @@ public struct HTTPResponseParser: Sendable {
     public var hasBufferedBytes: Bool { buffer.count > start }
 
     public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        if start > 0 && start == buffer.count { buffer.removeAll(keepingCapacity: true); start = 0 }
+        if start > 0 && start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+            scanFrom = 0
+        }
         buffer.append(contentsOf: bytes)
     }
 
@@ -86,7 +99,13 @@ public struct HTTPResponseParser: Sendable {
             state = .head
             return .response(head, body)
         case .chunked(let head, let streaming, let collected):
-            guard let lineEnd = find([13, 10]) else { return .needMore }
+            guard let lineEnd = find([13, 10]) else {
+                if buffer.count - start > Self.maxChunkSizeLineBytes {
+                    throw ParseError(description: "chunk-size line longer than \(Self.maxChunkSizeLineBytes) bytes")
+                }
+                return .needMore
+            }
+            let lineStart = start
             let sizeText = String(decoding: buffer[start..<lineEnd], as: UTF8.self)
                 .split(separator: ";").first.map { String($0).trimmingSpaces } ?? ""
             guard let size = Int(sizeText, radix: 16), size >= 0 else {
@@ -96,7 +115,7 @@ public struct HTTPResponseParser: Sendable {
             if size == 0 {
                 // Trailers are not used; expect the final CRLF.
                 guard buffer.count - start >= 2 else {
-                    start = lineEnd - sizeText.utf8.count
+                    start = lineStart
                     return .needMore
                 }
                 start += 2
@@ -106,7 +125,8 @@ public struct HTTPResponseParser: Sendable {
             state = .chunkData(head, streaming: streaming, collected: collected, remaining: size)
             return try parseStep()
         case .chunkData(let head, let streaming, var collected, let remaining):
-            guard buffer.count - start >= remaining + 2 else { return .needMore }
+            // `remaining` is the server's number: compared, never added to, so a huge size cannot trap.
+            guard buffer.count - start - 2 >= remaining else { return .needMore }
             let data = Array(buffer[start..<(start + remaining)])
             start += remaining + 2
             if streaming {
@@ -119,12 +139,16 @@ public struct HTTPResponseParser: Sendable {
         }
     }
 
-    private func find(_ pattern: [UInt8]) -> Int? {
-        var i = start
+    /// The first `pattern` at or after `start`. Resumes where the last unsuccessful search
+    /// stopped; the state asks for one pattern until it is found, and `start` moves past a match.
+    private mutating func find(_ pattern: [UInt8]) -> Int? {
+        var i = max(start, scanFrom)
         while i + pattern.count <= buffer.count {
+            bytesScanned &+= 1
             if buffer[i] == pattern[0] && buffer[i..<(i + pattern.count)].elementsEqual(pattern) { return i }
             i += 1
         }
+        scanFrom = max(start, i)
         return nil
     }
 }

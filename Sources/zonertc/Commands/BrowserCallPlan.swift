@@ -146,29 +146,15 @@ struct BrowserCallPlan {
         guard let report = Self.report(endpoint: endpoint, room: room, user: "bob", token: bobToken) else {
             return await finish(false, "FAIL: the browser reported nothing within \(timeout)")
         }
-        let media = report["media"] as? [String: Any] ?? [:]
-        let decoded = (media["framesDecoded"] as? NSNumber)?.intValue ?? 0
-        let dropped = (media["framesDropped"] as? NSNumber)?.intValue ?? 0
-        let first = (media["firstFrameMs"] as? NSNumber)?.intValue
-        let firstText = first.map { "first frame \($0) ms after the page started" } ?? "no frame"
-        guard report["ok"] as? Bool == true else {
-            return await finish(false, "FAIL: the browser says: \(report["reason"] as? String ?? "?") (\(firstText))")
+        if let verdict = BrowserCallVerdict.fromReport(report, framesSent: frames, browserSends: browserSends != nil) {
+            return await finish(verdict.ok, verdict.text)
         }
-        guard let browserSends else {
-            let ok = decoded == frames && dropped == 0
-            return await finish(ok, "\(ok ? "OK" : "FAIL"): the browser decoded \(decoded) of \(frames) frames sent, "
-                                + "\(dropped) dropped, \(firstText)")
-        }
-        guard let aliceStatus = await group.children.first(where: { $0.name == "alice" })?.wait(timeout: timeout)
-        else {
-            return await finish(false, "FAIL: alice did not hang up within \(timeout) of the browser's report")
-        }
-        // A recording is only as good as the peer that wrote it: one that crashed on its way out
-        // (after its file was complete) is a failure, not a pass.
-        guard aliceStatus == 0 else {
-            let alice = group.children.first { $0.name == "alice" }
-            let reason = alice.flatMap { PeerSummary(lastLineOf: $0.stdout)?.reason }.map { ": \($0)" } ?? ""
-            return await finish(false, "FAIL: alice exited with status \(aliceStatus) after recording\(reason)")
+        guard let browserSends else { preconditionFailure("the report decides a call the browser receives") }
+        let aliceChild = group.children.first { $0.name == "alice" }
+        let aliceStatus = await aliceChild?.wait(timeout: timeout)
+        let aliceReason = aliceChild.flatMap { PeerSummary(lastLineOf: $0.stdout)?.reason }
+        if let failure = BrowserCallVerdict.aliceExit(status: aliceStatus, reason: aliceReason, waited: timeout) {
+            return await finish(failure.ok, failure.text)
         }
         let verdict = BrowserRecordingCheck.check("\(directory)/alice-received", source: browserSends,
                                                   scratch: directory)

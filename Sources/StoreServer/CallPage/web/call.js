@@ -1,7 +1,8 @@
 // One call with one remote user over the zone: SIGNALING-SPEC §3–4 on an RTCPeerConnection. The offer
 // creator starts the first epoch; collisions follow the W3C perfect-negotiation example (makingOffer,
 // ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare rule: the higher epoch wins, on equal
-// epochs the offer creator's. Records in come from the inbox; records out are saved here.
+// epochs the offer creator's. Records in come from the inbox; records out are saved here. The remote's
+// goodbye is in the records too (docs/PROTOCOL.md §7): its description of the active epoch deleted.
 import { chunkUUID } from "./names.js";
 import { encodeCandidates } from "./records.js";
 import { StoreError } from "./store.js";
@@ -53,6 +54,13 @@ export class ZoneCall {
             /** Remote signals applied, by what fetched them: lookup, start, push, push-open, poll. */
             appliedVia: {} };
         this.connectedAt = null;
+        /** The remote's offer or answer of the active epoch as applied, {epoch, name, kind}: its deletion is the
+         * remote's hang-up. Null until one is applied in the epoch. */
+        this.remoteEnvelope = null;
+        /** Why the call ended, once it has: {by, reason}. Nothing is applied or sent after it. */
+        this.ending = null;
+        /** Called once with the ending when the remote hangs up. */
+        this.onRemoteHangUp = () => {};
         this.pc.onicecandidate = (event) => this.gathered(event.candidate);
         this.pc.onnegotiationneeded = () => this.negotiationNeeded();
         this.pc.onconnectionstatechange = () => this.connectionChanged();
@@ -94,7 +102,7 @@ export class ZoneCall {
 
     /** Renegotiation (W3C example): only after the first exchange, the first offer is the creator's. */
     negotiationNeeded() {
-        if (this.epoch === null || this.pc.signalingState !== "stable" || this.makingOffer) return;
+        if (this.epoch === null || this.pc.signalingState !== "stable" || this.makingOffer || this.ending) return;
         this.startEpoch("negotiation needed");
     }
 
@@ -118,6 +126,7 @@ export class ZoneCall {
 
     enterEpoch(epoch) {
         this.epoch = epoch;
+        this.remoteEnvelope = null;
         this.inbox.raiseFloor(epoch);
         clearTimeout(this.local.timer);
         this.local = { epoch, saved: false, seq: 0, pending: [], eoc: false, timer: null };
@@ -175,7 +184,12 @@ export class ZoneCall {
     /** Records from the store, whatever fetched them: through the inbox, then applied in order. */
     async received(records, via) {
         for (const record of records) {
+            if (this.ending) return;
             this.catalogued(record);
+            if (record.deleted) {
+                this.deleted(record.recordName);
+                continue;
+            }
             const signals = this.inbox.take(record, Date.now());
             for (const signal of signals) await this.apply(signal, via);
         }
@@ -194,7 +208,28 @@ export class ZoneCall {
             own: record.fields?.ownerUserId?.value === this.me });
     }
 
+    /** A record left the zone. The remote's description of the active epoch leaves only with its goodbye: GC
+     * never deletes the active epoch's records (docs/PROTOCOL.md §7). */
+    deleted(recordName) {
+        const envelope = this.remoteEnvelope;
+        if (!envelope || envelope.name !== recordName || envelope.epoch !== this.epoch) return;
+        this.end({ by: this.remote, reason: `${this.remote} hung up (its ${envelope.kind} of epoch ${envelope.epoch} `
+            + `was deleted from the zone)` });
+        Promise.resolve(this.onRemoteHangUp(this.ending)).catch((error) => this.fail("ending the call", error));
+    }
+
+    /** The call is over: nothing more is applied or saved; the connection and the local media stay up until
+     * `close` (the page lets frames already received decode first). */
+    end(ending) {
+        if (this.ending) return;
+        this.ending = ending;
+        clearTimeout(this.local.timer);
+        clearInterval(this.gcTimer);
+        this.log("end", ending.reason, { kind: "end", by: ending.by, epoch: this.epoch });
+    }
+
     async apply(signal, via) {
+        if (this.ending) return;
         if (signal.own || (signal.kind === "session" && signal.owner === this.me)) return;
         this.counters.appliedVia[via] = (this.counters.appliedVia[via] ?? 0) + 1;
         this.log("in", `${signal.kind} epoch ${signal.epoch}${signal.kind === "chunk" ? ` seq ${signal.seq}` : ""}`
@@ -238,6 +273,7 @@ export class ZoneCall {
         this.epochs.observe(offer.epoch);
         this.appliedOffers.add(offer.epoch);
         await this.pc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
+        if (this.epoch === offer.epoch) this.remoteEnvelope = { epoch: offer.epoch, name: offer.name, kind: "offer" };
         this.attachCamera();
         await this.pc.setLocalDescription();
         if (this.epoch !== offer.epoch) return;
@@ -271,6 +307,9 @@ export class ZoneCall {
             await this.pc.setRemoteDescription({ type: "answer", sdp: answer.sdp });
         } finally {
             this.isSettingRemoteAnswerPending = false;
+        }
+        if (this.epoch === answer.epoch) {
+            this.remoteEnvelope = { epoch: answer.epoch, name: answer.name, kind: "answer" };
         }
         await this.released(answer.epoch, answer.sdp);
     }
@@ -310,7 +349,7 @@ export class ZoneCall {
     }
 
     flush(local) {
-        if (!local.saved || local !== this.local) return;
+        if (!local.saved || local !== this.local || this.ending) return;
         if (local.pending.length === 0 && !local.eoc) return;
         if (local.sentEoc) return;
         const candidates = local.pending;
@@ -380,8 +419,11 @@ export class ZoneCall {
         this.log("error", `${what}: ${error.message}`);
     }
 
+    /** Closes the connection and stops the local media (camera or file): the tracks end, the device is free. */
     close() {
         clearInterval(this.gcTimer);
+        clearTimeout(this.local.timer);
         this.pc.close();
+        for (const track of this.localStream?.getTracks() ?? []) track.stop();
     }
 }

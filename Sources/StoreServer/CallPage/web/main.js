@@ -1,6 +1,7 @@
 // The call page: /call?room=…&me=…&remote=…[&owner=1][&send=0][&report=1][&frames=N][&timeout=S]
 // [#token=…]. Wires the store, the room, the inbox, the call and the panel; exposes window.zonertcResult
-// and, with report=1, POSTs it to /call/report once the call has decoded `frames` frames (or failed).
+// and, with report=1, POSTs it to /call/report once the call has decoded `frames` frames (or failed), and
+// again when the remote hangs up after that.
 import { RecordNames, isRoomID, roles, sessionKey } from "./names.js";
 import { SignalInbox } from "./inbox.js";
 import { EpochClock } from "./epoch.js";
@@ -18,7 +19,10 @@ const started = performance.now();
 const result = { ok: null, reason: null, me: params.get("me"), remote: params.get("remote"),
     room: params.get("room"), owner: params.get("owner") === "1", records: [], errors: [],
     /** When each phase of the page ended, in ms since navigation start (performance.now()). */
-    phases: {} };
+    phases: {},
+    /** Once the call has ended: {by, reason, atMs, settleMs (spent letting received frames decode),
+     * localTracks: the local tracks' readyState}. */
+    ended: null, status: "starting…" };
 window.zonertcResult = result;
 
 function phase(name) {
@@ -61,9 +65,23 @@ async function tokenFor(me) {
     }
 }
 
+/** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
+ * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
+const SETTLE_MS = 3000;
+/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from a
+ * cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last frames. */
+const SETTLE_MIN_MS = 200;
+
+function setStatus(text, ok) {
+    result.status = text;
+    panel.setStatus(text, ok);
+}
+
+/** Posts the result once when the call is done, and once more if it ends (the remote hangs up) after that. */
 async function report() {
-    if (params.get("report") !== "1" || result.reported) return;
-    result.reported = true;
+    const posts = result.ended ? 2 : 1;
+    if (params.get("report") !== "1" || (result.reports ?? 0) >= posts) return;
+    result.reports = posts;
     const query = new URLSearchParams({ room: result.room, me: result.me });
     try {
         await fetch(`/call/report?${query}`, { method: "POST", body: JSON.stringify(result),
@@ -77,7 +95,7 @@ function finish(ok, reason) {
     if (result.ok !== null) return;
     result.ok = ok;
     result.reason = reason;
-    panel.setStatus(ok ? `OK: ${reason}` : `FAIL: ${reason}`, ok);
+    setStatus(ok ? `OK: ${reason}` : `${result.ended ? "ENDED" : "FAIL"}: ${reason}`, ok);
     log(ok ? "done" : "error", reason);
     report();
 }
@@ -112,6 +130,7 @@ async function main() {
     const key = sessionKey(room, me, remote);
     const inbox = new SignalInbox({ sessionKey: key, me });
     inbox.onDrop = (what, detail) => log("drop", `${what}: ${detail}`);
+    const localTracks = () => localStream?.getTracks().map((track) => track.readyState) ?? [];
     const call = new ZoneCall({ store, scope, zoneID, room, me, remote, key, names: new RecordNames(key),
         roles: roles(me, remote), inbox, epochs: new EpochClock(`zonertc.epoch.${me}`), localStream, log });
     const remoteVideo = document.getElementById("remote");
@@ -126,9 +145,6 @@ async function main() {
     const figures = new MediaFigures(call.pc);
     Object.assign(result, { scope, sessionKey: key, offerCreator: call.roles.isOfferCreator, deviceID });
 
-    await call.start();
-    phase("callStarted");
-    await sync.start();
     const tick = async () => {
         const now = performance.now() - started;
         const media = await figures.sample(now);
@@ -143,7 +159,7 @@ async function main() {
             navigationToFirstFrameMs: firstFrameAt === null ? null : Math.round(firstFrameAt),
             elapsedMs: Math.round(now) });
         panel.show(result);
-        if (result.ok === null) panel.setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
+        if (result.ok === null) setStatus(`${call.pc.connectionState} · ${media.framesDecoded} frames decoded`);
         if (call.pc.connectionState === "failed") finish(false, "ICE failed");
         const enough = media.framesDecoded >= wantFrames || (!call.pc.getReceivers().some((r) => r.track
             && call.pc.getTransceivers().some((t) => t.receiver === r && /recv/.test(t.currentDirection ?? "")))
@@ -152,7 +168,44 @@ async function main() {
             finish(true, `connected, ${media.framesDecoded} frames decoded`);
         }
     };
-    setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
+    let ticker = null;
+    call.onRemoteHangUp = (ending) => remoteHungUp(ending);
+    await call.start();
+    phase("callStarted");
+    await sync.start();
+    if (!call.ending) ticker = setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
+
+    /** The remote hung up: let every frame that arrived be decoded (or dropped) first, for at most SETTLE_MS,
+     * then close the connection, stop the camera or file stream and the store's sync, and say that the call
+     * ended and why. */
+    async function remoteHungUp(ending) {
+        clearInterval(ticker);
+        const hungUpAt = performance.now();
+        const settleBy = hungUpAt + SETTLE_MS;
+        while (performance.now() < settleBy && result.ok === null) {
+            await tick().catch(() => {});
+            const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
+            const allDecoded = media.framesDecoded + media.framesDropped >= media.framesReceived;
+            if (allDecoded && performance.now() - hungUpAt >= SETTLE_MIN_MS) break;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        call.close();
+        sync.stop();
+        remoteVideo.srcObject = null;
+        document.getElementById("local").srcObject = null;
+        result.ended = { ...ending, atMs: Math.round(performance.now() - started),
+            settleMs: Math.round(performance.now() - hungUpAt), localTracks: localTracks() };
+        Object.assign(result, { signalingState: call.pc.signalingState, iceState: call.pc.iceConnectionState,
+            connectionState: call.pc.connectionState, call: { ...call.counters } });
+        panel.show(result);
+        const decodedText = `${result.media?.framesDecoded ?? 0} frames decoded`;
+        if (result.ok === null) {
+            finish(false, `${ending.reason}, ${decodedText}`);
+        } else {
+            setStatus(`ENDED: ${ending.reason}, after ${result.ok ? "OK" : "FAIL"}: ${result.reason}`, result.ok);
+            report();
+        }
+    }
 }
 
 main().catch((error) => {

@@ -11,7 +11,7 @@ export class SidePanel {
         this.status = document.getElementById("status");
     }
 
-    /** One line of the record log; `what` is in, out, drop, epoch, ice, gc, push, sync, error. */
+    /** One line of the record log; `what` is in, out, drop, epoch, ice, gc, push, sync, end, error. */
     line(what, text) {
         if (!this.rows) return;
         const row = this.document.createElement("li");
@@ -32,6 +32,7 @@ export class SidePanel {
     show(result) {
         if (!this.figures) return;
         const entries = [
+            ["call", result.ended ? `ended: ${result.ended.reason}` : (result.ok === null ? "live" : "live, done")],
             ["role", `${result.me} → ${result.remote} (${result.offerCreator ? "offer creator" : "answerer"}, `
                 + `${result.scope})`],
             ["epoch", result.epoch ?? "—"],
