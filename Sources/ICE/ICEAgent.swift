@@ -437,7 +437,8 @@ public struct ICEAgent {
             return
         }
         // USERNAME is "local:remote" from our side (RFC 8445 §7.3.1): an unknown ufrag → 401.
-        let localUfrag = username.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        // Up to the first colon, read in place (a split made an array of pieces for every check).
+        let localUfrag = username[..<(username.firstIndex(of: ":") ?? username.endIndex)]
         let credentials: KeyedCredentials
         let isCurrent: Bool
         if localUfrag == local.credentials.ufrag {

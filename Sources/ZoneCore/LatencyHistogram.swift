@@ -9,8 +9,10 @@ import Foundation
 /// 1/128 (0.8 %) of the exact recorded value of the same rank. Count, minimum, maximum and mean
 /// are exact.
 ///
-/// The 3,776 counters are allocated once in `init`; `record` only increments one of them
-/// (unless the histogram was copied and is written for the first time since: copy-on-write).
+/// The 3,776 counters (30 KB) are allocated by the first `record` or `merge`, not by `init`: a
+/// histogram that never records (a simulated call's media, which has none) costs nothing. After
+/// that `record` only increments one of them (unless the histogram was copied and is written for
+/// the first time since: copy-on-write).
 public struct LatencyHistogram: Sendable, Equatable {
     /// Values below this are counted exactly, one bucket per nanosecond.
     static let exactLimit: UInt64 = 128
@@ -19,7 +21,8 @@ public struct LatencyHistogram: Sendable, Equatable {
     /// Buckets for 0..<128 plus 64 for each power of two from 2⁷ to 2⁶³.
     public static let bucketCount = 128 + (63 - 7 + 1) * 64
 
-    private var counts: [UInt64]
+    /// Empty until the first value is recorded or merged; `bucketCount` counters after that.
+    private var counts: [UInt64] = []
     /// How many values were recorded.
     public private(set) var count: UInt64 = 0
     private var minimum: UInt64 = .max
@@ -36,13 +39,12 @@ public struct LatencyHistogram: Sendable, Equatable {
         sumHigh &+= high &+ (carry ? 1 : 0)
     }
 
-    public init() {
-        counts = Array(repeating: 0, count: LatencyHistogram.bucketCount)
-    }
+    public init() {}
 
     /// Records one value in nanoseconds.
     @inline(__always)
     public mutating func record(_ nanoseconds: UInt64) {
+        if counts.isEmpty { allocateCounts() }
         counts[LatencyHistogram.bucketIndex(nanoseconds)] &+= 1
         count &+= 1
         addToSum(0, nanoseconds)
@@ -59,6 +61,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     /// Adds every value recorded in `other`, as if they had been recorded here.
     public mutating func merge(_ other: LatencyHistogram) {
         guard other.count > 0 else { return }
+        if counts.isEmpty { allocateCounts() }
         counts.withUnsafeMutableBufferPointer { mine in
             other.counts.withUnsafeBufferPointer { theirs in
                 for index in mine.indices { mine[index] &+= theirs[index] }
@@ -68,6 +71,18 @@ public struct LatencyHistogram: Sendable, Equatable {
         addToSum(other.sumHigh, other.sumLow)
         minimum = Swift.min(minimum, other.minimum)
         maximum = Swift.max(maximum, other.maximum)
+    }
+
+    @inline(never)
+    private mutating func allocateCounts() {
+        counts = Array(repeating: 0, count: LatencyHistogram.bucketCount)
+    }
+
+    /// Equal when the same values were recorded. Empty histograms are equal whether or not their
+    /// counters were ever allocated (a reset one keeps them, all zero); non-empty ones have them.
+    public static func == (a: LatencyHistogram, b: LatencyHistogram) -> Bool {
+        a.count == b.count && a.minimum == b.minimum && a.maximum == b.maximum && a.sumHigh == b.sumHigh
+            && a.sumLow == b.sumLow && (a.count == 0 || a.counts == b.counts)
     }
 
     /// Forgets every recorded value, keeping the bucket storage.

@@ -17,6 +17,16 @@ func realStackOfferRoundTrips(name: String) throws {
     let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
     #expect(try SessionDescription(parsing: lf, type: .offer) == offer)
     #expect(try SessionDescription(parsing: crlf, type: .offer) == offer)
+    // The text is written straight into one string: the same as the lines, each ended by CRLF.
+    #expect(printed == offer.lines.map { $0 + "\r\n" }.joined())
+}
+
+/// A transport protocol is RTP when one of its `/`-separated pieces is RTP, in any case.
+@Test(arguments: [("RTP/AVP", true), ("UDP/TLS/RTP/SAVPF", true), ("udp/tls/rtp/savpf", true), ("rtp", true),
+                  ("TCP/DTLS/RTP/SAVPF", true), ("UDP//RTP", true), ("UDP/DTLS/SCTP", false), ("RTPX/AVP", false),
+                  ("XRTP/AVP", false), ("RT/P", false), ("RTP ", false), ("", false), ("/", false), ("UDP/RT", false)])
+func rtpProfilesAreRecognized(text: String, isRTP: Bool) {
+    #expect(MediaDescription.isRTPProtocol(text) == isRTP)
 }
 
 @Test func chromeOfferPrintsBackByteForByte() throws {

@@ -30,4 +30,27 @@ import ZoneCore
             #expect(error.description.contains(message), "\(error)")
         }
     }
+
+    /// A link that always duplicates: `transmit` describes both copies, the duplicate up to 1 ms
+    /// after the first, and `send` lists them in that order with the same datagram.
+    @Test func duplicatesAreDescribedAndListed() throws {
+        let a = Endpoint(address: .v4(0xC633_640A), port: 5000)
+        let b = Endpoint(address: .v4(0xC633_6414), port: 5002)
+        let now = Instant.seconds(1_700_000_000)
+        for seed in UInt64(1)...5 {
+            var network = VirtualNetwork(seed: seed)
+            let link = LinkProfile(delay: .milliseconds(10), jitter: .zero, duplicate: 1)
+            let hostA = network.addHost("a", address: a.address, link: link)
+            _ = network.addHost("b", address: b.address, link: link)
+            var twin = network
+            let copies = try network.transmit([7, 8], from: a, to: b, host: hostA, now: now).get()
+            #expect(copies.at == now + .milliseconds(20))
+            let duplicateAt = try #require(copies.duplicateAt)
+            #expect(duplicateAt > copies.at && duplicateAt <= copies.at + .milliseconds(1))
+            let listed = try twin.send([7, 8], from: a, to: b, host: hostA, now: now).get()
+            #expect(listed.map(\.at) == [copies.at, duplicateAt])
+            #expect(listed.allSatisfy { $0.datagram.payload == [7, 8] && $0.datagram.destination == b })
+            #expect(network.counters.duplicated == 1 && twin.counters.duplicated == 1)
+        }
+    }
 }

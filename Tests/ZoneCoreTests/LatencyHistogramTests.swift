@@ -110,6 +110,13 @@ import Testing
     for value in [UInt64(5), 500, 5_000_000] { histogram.record(value) }
     histogram.reset()
     #expect(histogram == LatencyHistogram())
+    // A reset histogram keeps its counters; a fresh one allocates them on its first value.
+    var fresh = LatencyHistogram()
+    histogram.record(700)
+    fresh.record(700)
+    #expect(histogram == fresh)
+    #expect(histogram != LatencyHistogram())
+    #expect(fresh.percentile(50) == histogram.percentile(50))
 }
 
 @Test func extremesAndDurations() {

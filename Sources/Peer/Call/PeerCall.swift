@@ -200,10 +200,16 @@ public struct PeerCall {
     /// call in place: a non-mutating method called from a mutating one is handed a copy of `self`.
     private mutating func earliestDeadline() -> Instant? {
         let own = hasHungUp ? nil
-            : Instant.earliest(.earliest(state.deadline, protection.nextDeadline), mediaDueBy)
-        return .earliest(.earliest(.earliest(signaling.nextDeadline, current?.transport?.nextDeadline),
-                                   .earliest(media.nextDeadline, mediaBacklog)), own)
+            : Instant.earliest(.earliest(state.deadline, Self.deadline(of: &protection)), mediaDueBy)
+        return .earliest(.earliest(.earliest(Self.deadline(of: &signaling), current?.transport?.nextDeadline),
+                                   .earliest(Self.deadline(of: &media), mediaBacklog)), own)
     }
+
+    // The parts' deadlines, read through `inout`: a getter called on a part where it lies in the
+    // call was handed a copy of the part's fields it reads (five copies per input).
+    private static func deadline(of part: inout CallSignaling) -> Instant? { part.nextDeadline }
+    private static func deadline(of part: inout CallMedia) -> Instant? { part.nextDeadline }
+    private static func deadline(of part: inout MediaProtection) -> Instant? { part.nextDeadline }
 
     // MARK: - The call's own decisions
 

@@ -98,6 +98,12 @@ public struct CallMedia: SansIOMachine {
         case stopped
     }
 
+    /// Whether the call hung up. Matched, not compared: `phase != .stopped` ran the synthesized
+    /// `==` (with the set of streams) on every input, poll and deadline read.
+    private var isStopped: Bool {
+        if case .stopped = phase { true } else { false }
+    }
+
     static let formatAttribute = "x-zonertc-format"
     static let originAttribute = "x-zonertc-rtp-origin"
     /// The first sequence number we send: a receiver that knows it NACKs the loss of the first
@@ -151,6 +157,7 @@ public struct CallMedia: SansIOMachine {
 
     init(configuration: CallMediaConfiguration, seed: UInt64) {
         self.configuration = configuration
+        isActive = configuration.send != nil || configuration.receive
         random = SeededRandom(seed: seed ^ 0x6D65_6469_61)
         // A stream of its own, so the other random choices stay what they were.
         var originRandom = SeededRandom(seed: seed ^ 0x6F72_6967_696E)
@@ -178,13 +185,14 @@ public struct CallMedia: SansIOMachine {
         return attributes
     }
 
-    /// Whether this peer sends or receives anything.
-    public var isActive: Bool { configuration.send != nil || configuration.receive }
+    /// Whether this peer sends or receives anything (fixed by the configuration: without it there
+    /// is never a sender or a receiver, so never a deadline).
+    public let isActive: Bool
 
     // MARK: Input
 
     public mutating func handle(_ input: Input, now: Instant) {
-        guard phase != .stopped else { return }
+        guard !isStopped else { return }
         lastNow = max(lastNow, now)
         switch input {
         case .localDescription(let description):
@@ -359,7 +367,7 @@ public struct CallMedia: SansIOMachine {
 
     /// The next packet, frame or `.finished`: the sender's output first, then the receiver's.
     public mutating func pollOutput() -> Output? {
-        guard phase != .stopped else { return nil }
+        guard !isStopped else { return nil }
         while sender != nil {
             feedSender()
             guard let output = sender!.pollOutput() else { break }
@@ -388,7 +396,9 @@ public struct CallMedia: SansIOMachine {
     }
 
     public var nextDeadline: Instant? {
-        guard phase != .stopped else { return nil }
+        // Asked after every input of the call: a peer without media answers without looking at
+        // its (absent) sender and receiver, which copied them.
+        guard isActive, !isStopped else { return nil }
         return .earliest(sender?.nextDeadline, receiver?.nextDeadline)
     }
 

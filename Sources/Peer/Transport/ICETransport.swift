@@ -165,12 +165,15 @@ public struct ICETransport {
 
     private mutating func updateDeadline() {
         var next = agent.nextDeadline
-        // By index, read in place.
+        // By index and through `inout`, read in place: a non-mutating read of an element's client
+        // copied the whole relay first (this runs after every input).
         for i in relays.indices {
-            if let d = relays[i].client.nextDeadline, next == nil || d < next! { next = d }
+            if let d = Self.deadline(of: &relays[i].client), next == nil || d < next! { next = d }
         }
         nextDeadline = next
     }
+
+    private static func deadline(of client: inout TURNClient) -> Instant? { client.nextDeadline }
 
     // MARK: - Plumbing
 

@@ -44,7 +44,9 @@ public struct SignalGarbageCollector: Sendable {
     public let policy: GarbageCollectionPolicy
     public private(set) var counters = Counters()
     /// Envelopes and chunks known to exist, by record name.
-    private var catalogue: [String: SignalRecordSummary] = [:]
+    /// Room for a call's records from the start: grown from empty, it was rehashed four times in
+    /// every call's first seconds (sweeps sort what they take, so the order does not matter).
+    private var catalogue = [String: SignalRecordSummary](minimumCapacity: 32)
     /// Names whose deletion is in flight.
     private var deleting: Set<String> = []
     private var nextSweep: Instant?

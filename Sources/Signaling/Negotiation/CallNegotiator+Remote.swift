@@ -159,7 +159,8 @@ extension CallNegotiator {
     /// Remote candidates, in order, for the ICE agent.
     mutating func remoteCandidates(_ candidates: [ICECandidate], endOfCandidates: Bool, epoch: CallEpoch,
                                    _ out: inout OutputQueue<Action>) {
-        for candidate in candidates where !appliedCandidates.insert("\(epoch) \(candidate)").inserted {
+        for candidate in candidates
+        where !appliedCandidates.insert(AppliedCandidate(epoch: epoch, candidate: candidate)).inserted {
             counters.duplicateApplies += 1
         }
         counters.candidatesApplied += candidates.count

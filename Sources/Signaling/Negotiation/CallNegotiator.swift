@@ -185,8 +185,13 @@ public struct CallNegotiator: Sendable {
     var remoteDescriptions: [CallEpoch: Set<EnvelopeType>] = [:]
     /// Epochs this device answered (its answer record exists).
     var answeredEpochs: Set<CallEpoch> = []
-    /// Remote candidates applied, by epoch and text (to count duplicate applies).
-    var appliedCandidates: Set<String> = []
+    /// Remote candidates applied, by epoch (to count duplicate applies). Kept as values, not as
+    /// printed text: printing every candidate again only to hash the text cost more than applying it.
+    var appliedCandidates: Set<AppliedCandidate> = []
+    struct AppliedCandidate: Hashable {
+        var epoch: CallEpoch
+        var candidate: ICECandidate
+    }
     /// Saves in flight, by record name.
     var saves: [String: PendingSave] = [:]
     /// Requests to send again once their time has come.

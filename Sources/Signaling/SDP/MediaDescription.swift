@@ -54,11 +54,23 @@ public struct MediaDescription: Hashable, Sendable {
         Self.isRTPProtocol(transportProtocol)
     }
 
+    private static let rtpLetters = Array("RTP".utf8)
+
     static func isRTPProtocol(_ text: String) -> Bool {
-        // Read in place, without case: every `codecs` asks, and splitting and uppercasing copied.
-        text.utf8.split(separator: UInt8(ascii: "/")).contains { part in
-            part.elementsEqual("RTP".utf8) { $0 & 0xDF == $1 }
+        // Read in place, without case or splitting: every `codecs` asks, and the pieces of a
+        // split were an array allocated each time. Matches a `/`-separated piece equal to RTP.
+        var matched = 0  // letters of "RTP" matched so far in this piece; -1 once it cannot match
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if matched == 3 { return true }
+                matched = 0
+            } else if matched >= 0, matched < 3, byte & 0xDF == Self.rtpLetters[matched] {
+                matched += 1
+            } else {
+                matched = -1
+            }
         }
+        return matched == 3
     }
 
     /// True when the section was rejected: port 0 without `a=bundle-only` (RFC 8843 §6).

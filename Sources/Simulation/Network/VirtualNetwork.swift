@@ -118,11 +118,28 @@ public struct VirtualNetwork {
     /// Mappings each NAT made (in host order of the NATs).
     public var natMappings: [Int] { nats.map(\.mappingsCreated) }
 
+    /// What a sent datagram became: the copy that will arrive, and when a duplicate of it will.
+    /// A value, not an array: the simulator sends tens of datagrams per call, nearly none duplicated.
+    public struct Copies {
+        public var datagram: Datagram
+        public var at: Instant
+        /// When the link's duplicate arrives, if it made one.
+        public var duplicateAt: Instant?
+    }
+
     /// Sends `payload` from `from` (an address of `host`) to `to`. Returns the copies that will
     /// arrive — none, one, or two when duplicated — with their arrival instants, or the reason
     /// the datagram was dropped on the way out.
     public mutating func send(_ payload: [UInt8], from: Endpoint, to: Endpoint, host: HostID,
                               now: Instant) -> Result<[(at: Instant, datagram: Datagram)], DropReason> {
+        transmit(payload, from: from, to: to, host: host, now: now).map { copies in
+            [(copies.at, copies.datagram)] + (copies.duplicateAt.map { [($0, copies.datagram)] } ?? [])
+        }
+    }
+
+    /// `send`, its copies described without an array (the simulator's path).
+    public mutating func transmit(_ payload: [UInt8], from: Endpoint, to: Endpoint, host: HostID,
+                              now: Instant) -> Result<Copies, DropReason> {
         counters.sent += 1
         var source = from
         if let n = hosts[host.index].nat {
@@ -148,12 +165,12 @@ public struct VirtualNetwork {
             counters.lost += 1
             return .failure(.lost)
         }
-        let datagram = Datagram(payload: payload, source: source, destination: to, host: HostID(index: receiver))
-        var copies = [(at: arrival, datagram: datagram)]
-        let link = hosts[receiver].link
-        if random.chance(max(hosts[host.index].link.duplicate, link.duplicate)) {
+        var copies = Copies(datagram: Datagram(payload: payload, source: source, destination: to,
+                                               host: HostID(index: receiver)),
+                            at: arrival)
+        if random.chance(max(hosts[host.index].link.duplicate, hosts[receiver].link.duplicate)) {
             counters.duplicated += 1
-            copies.append((arrival + .microseconds(Int64(random.next() % 1000) + 1), datagram))
+            copies.duplicateAt = arrival + .microseconds(Int64(random.next() % 1000) + 1)
         }
         return .success(copies)
     }

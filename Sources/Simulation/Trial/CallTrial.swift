@@ -325,14 +325,15 @@ public struct CallTrial {
 
     private mutating func send(_ bytes: [UInt8], from: Endpoint, to: Endpoint, host: HostID, actor: UInt8) {
         let now = scheduler.now
-        switch network.send(bytes, from: from, to: to, host: host, now: now) {
+        switch network.transmit(bytes, from: from, to: to, host: host, now: now) {
         case .failure(let reason):
             trace.record(.datagramDropped, at: now, actor: actor, UInt64(reason.rawValue), EventTrace.pack(from),
                          EventTrace.pack(to), text: "\(reason) \(from) > \(to)")
         case .success(let copies):
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
                          EventTrace.fingerprint(bytes), text: "\(from) > \(to) \(bytes.count) bytes")
-            for copy in copies { scheduler.schedule(.datagram(copy.datagram), at: copy.at) }
+            scheduler.schedule(.datagram(copies.datagram), at: copies.at)
+            if let at = copies.duplicateAt { scheduler.schedule(.datagram(copies.datagram), at: at) }
         }
     }
 
