@@ -99,6 +99,34 @@ struct HTTPParserTests {
         #expect(throws: HTTPResponseParser.ParseError.self) { try broken.parseStep() }
     }
 
+    @Test("a response body or event-stream chunk over the client's cap is refused before it is read")
+    func responseBodyCap() throws {
+        func parse(_ text: String, cap: Int = 8) -> HTTPResponseParser.ParseError? {
+            var parser = HTTPResponseParser()
+            parser.maxBodyBytes = cap
+            parser.append(Array(text.utf8))
+            do {
+                while true {
+                    let step = try parser.parseStep()
+                    if step == .needMore || step == .end { return nil }
+                    if case .response = step { return nil }
+                }
+            } catch { return error }
+        }
+        #expect(parse("HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n12345678") == nil)
+        // Refused from the head alone: no byte of the body has to arrive.
+        #expect(parse("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n")?.description.contains("9 bytes") == true)
+        #expect(parse("HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807\r\n\r\n") != nil)
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        #expect(parse(chunked + "4\r\nabcd\r\n4\r\nefgh\r\n0\r\n\r\n") == nil)
+        #expect(parse(chunked + "4\r\nabcd\r\n5\r\n") != nil, "the second chunk takes the body past 8")
+        #expect(parse(chunked + "7fffffffffffffff\r\n") != nil)
+        let stream = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        // A stream's chunks are handed out one by one: each must fit, not their sum.
+        #expect(parse(stream + "8\r\nabcdefgh\r\n8\r\nabcdefgh\r\n0\r\n\r\n") == nil)
+        #expect(parse(stream + "9\r\n")?.description.contains("chunk of 9 bytes") == true)
+    }
+
     @Test("request line and headers beyond 16 KB: 431, even before they end")
     func headersTooLarge() {
         var parser = HTTPRequestParser()
@@ -191,7 +219,9 @@ struct HTTPParserTests {
     @Test("hostile chunk sizes: the largest Int waits for bytes without trapping; an endless size line is refused")
     func hostileChunkSizes() throws {
         let head = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        // Without a cap on the body (the default refuses it: `responseBodyCap`).
         var huge = HTTPResponseParser()
+        huge.maxBodyBytes = .max
         huge.append(head + Array("7fffffffffffffff\r\nabc".utf8))
         #expect(try huge.parseStep() == .needMore)
         var endless = HTTPResponseParser()

@@ -39,6 +39,10 @@ public struct HTTPResponseParser: Sendable {
     /// A chunk-size line (RFC 9112 §7.1) is a hex number and optional extensions: one this long
     /// without its CRLF is not a chunk-size line.
     static let maxChunkSizeLineBytes = 1024
+    /// The largest body (or, in an event stream, the largest chunk) taken in: a server, or whatever
+    /// answers at its address, cannot make the client hold more. 64 MiB is far above the store's
+    /// answers (records are at most 1 MB, requests at most 4 MB).
+    public var maxBodyBytes = 64 << 20
     /// Chunked responses whose content type is an event stream are handed out chunk by chunk.
     public var streamContentTypes = ["text/event-stream"]
 
@@ -89,6 +93,9 @@ public struct HTTPResponseParser: Sendable {
             } else {
                 let length = Int(headers["Content-Length"] ?? "0") ?? -1
                 guard length >= 0 else { throw ParseError(description: "bad Content-Length") }
+                guard length <= maxBodyBytes else {
+                    throw ParseError(description: "a body of \(length) bytes is over the \(maxBodyBytes) this client takes")
+                }
                 state = .fixed(head, length: length)
             }
             return try parseStep()
@@ -110,6 +117,12 @@ public struct HTTPResponseParser: Sendable {
                 .split(separator: ";").first.map { String($0).trimmingSpaces } ?? ""
             guard let size = Int(sizeText, radix: 16), size >= 0 else {
                 throw ParseError(description: "bad chunk size '\(sizeText.prefix(20))'")
+            }
+            // Compared by subtraction: `collected.count` is ours and ≤ the cap, `size` may be anything.
+            guard size <= maxBodyBytes - collected.count else {
+                throw ParseError(description: streaming
+                    ? "a chunk of \(size) bytes is over the \(maxBodyBytes) this client takes"
+                    : "a body of over \(maxBodyBytes) bytes is more than this client takes")
             }
             start = lineEnd + 2
             if size == 0 {
