@@ -16,12 +16,16 @@ extension HTTPClientConnection {
     }
 
     /// Sends `request` and reads its response on `loop`; never blocks the caller's thread. A
-    /// connection found closed before the request went out fails with `.closedBeforeSending`.
-    func exchange(_ request: [UInt8], timeoutMilliseconds: Int,
+    /// pooled connection (`fresh` false) found closed before the request went out fails with
+    /// `.closedBeforeSending`; a fresh one is not looked at, since what the server sent on it
+    /// before the request (a 503 when it is full) is the answer to read.
+    func exchange(_ request: [UInt8], timeoutMilliseconds: Int, fresh: Bool,
                   on loop: EventLoop) async -> Result<(HTTPResponseParser.Head, [UInt8]), ClientError> {
         await withCheckedContinuation { continuation in
             loop.execute { [self] in
-                begin(request, timeoutMilliseconds: timeoutMilliseconds, on: loop) { continuation.resume(returning: $0) }
+                begin(request, timeoutMilliseconds: timeoutMilliseconds, fresh: fresh, on: loop) {
+                    continuation.resume(returning: $0)
+                }
             }
         }
     }
@@ -31,23 +35,26 @@ extension HTTPClientConnection {
         loop.execute { [self] in shutDownOnLoop(loop) }
     }
 
-    private func begin(_ request: [UInt8], timeoutMilliseconds: Int, on loop: EventLoop,
+    private func begin(_ request: [UInt8], timeoutMilliseconds: Int, fresh: Bool, on loop: EventLoop,
                        done: @escaping (Result<(HTTPResponseParser.Head, [UInt8]), ClientError>) -> Void) {
         // Closed by the server while idle (the loop saw it), or with bytes nobody asked for.
-        guard isReusable else {
+        guard fd >= 0, fresh || isReusable else {
             shutDownOnLoop(loop)
             return done(.failure(ClientError(kind: .closedBeforeSending, description: "\(endpoint) closed it")))
         }
         if !watched {
             let flags = fcntl(fd, F_GETFL)
             guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0,
-                  (try? loop.register(fd, interest: .readable, handler: { [self] ready in
-                      onReady(ready, loop)
+                  // Weakly: a pool that is dropped frees its idle connections (deinit then
+                  // deregisters and closes them on this loop).
+                  (try? loop.register(fd, interest: .readable, handler: { [weak self] ready in
+                      self?.onReady(ready, loop)
                   })) != nil else {
                 shutDownOnLoop(loop)
                 return done(.failure(ClientError(description: "cannot watch the connection to \(endpoint)")))
             }
             watched = true
+            watchingLoop = loop
         }
         var exchange = LoopExchange(outbound: request, done: done)
         let due = loop.clock.now() + .milliseconds(max(1, timeoutMilliseconds))

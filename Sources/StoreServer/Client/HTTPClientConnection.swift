@@ -30,13 +30,27 @@ final class HTTPClientConnection: @unchecked Sendable {
     /// the socket.
     var pending: LoopExchange?
     var watched = false
+    var watchingLoop: EventLoop?
 
     init(endpoint: Endpoint, timeoutSeconds: Int = 5) throws {
         self.endpoint = endpoint
         fd = try TCPSocket.connectBlocking(to: endpoint, timeoutSeconds: timeoutSeconds)
     }
 
-    deinit { if fd >= 0 { Glibc.close(fd) } }
+    deinit {
+        guard fd >= 0 else { return }
+        // A socket the client loop watches is forgotten there before it is closed, on the loop's
+        // thread, so its number cannot be reused (and the new socket unwatched) in between.
+        if watched, let loop = watchingLoop {
+            let fd = self.fd
+            loop.execute {
+                loop.deregister(fd)
+                Glibc.close(fd)
+            }
+        } else {
+            Glibc.close(fd)
+        }
+    }
 
     func close() {
         if fd >= 0 { Glibc.close(fd); fd = -1 }

@@ -353,7 +353,7 @@ final class ConnectionPool: Sendable {
     /// connection; any other failure is the request's.
     private func roundTrip(_ bytes: [UInt8], timeoutMilliseconds: Int, on loop: EventLoop) async throws -> (Int, [UInt8]) {
         while let conn = idle.withLock({ $0.popLast() }) {
-            switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop) {
+            switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, fresh: false, on: loop) {
             case .success(let (head, body)):
                 keep(conn, head, loop: loop)
                 return (head.status, body)
@@ -376,7 +376,7 @@ final class ConnectionPool: Sendable {
                 }
             }
         }
-        switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop) {
+        switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, fresh: true, on: loop) {
         case .success(let (head, body)):
             keep(conn, head, loop: loop)
             return (head.status, body)
