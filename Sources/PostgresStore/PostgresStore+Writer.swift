@@ -49,8 +49,7 @@ extension PostgresStore {
     private func holdOpen(_ taken: [PendingWrite], _ timings: inout BatchTimings) -> [PendingWrite] {
         let policy = options.groupCommit
         guard policy.delay > .zero, taken.count < policy.size else { return taken }
-        let window = UInt64(clamping: policy.delay.components.seconds) &* 1_000_000_000
-            &+ UInt64(clamping: policy.delay.components.attoseconds / 1_000_000_000)
+        let window = UInt64(clamping: policy.delay.nanoseconds)
         let start = Stopwatch.monotonicNanoseconds()
         let expected = core.withLock { c in
             for w in taken { c.returning.arrived(w.writer) }

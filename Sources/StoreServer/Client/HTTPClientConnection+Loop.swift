@@ -86,9 +86,7 @@ extension HTTPClientConnection {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                let closed = errno == EPIPE || errno == ECONNRESET
-                return finish(loop, .failure(ClientError(kind: closed ? .closedBeforeResponse : .failed,
-                                                         description: "send to \(endpoint): \(String(cString: strerror(errno)))")))
+                return finish(loop, .failure(sendFailure()))
             }
             exchange.sent += n
         }
@@ -99,17 +97,9 @@ extension HTTPClientConnection {
     private func readSome(_ loop: EventLoop) {
         while var exchange = pending {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 {
-                return finish(loop, .failure(ClientError(kind: exchange.received ? .failed : .closedBeforeResponse,
-                                                         description: "\(endpoint) closed the connection")))
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                let kind: ClientError.Kind = errno == ECONNRESET && !exchange.received ? .closedBeforeResponse : .failed
-                return finish(loop, .failure(ClientError(kind: kind,
-                                                         description: "recv from \(endpoint): \(String(cString: strerror(errno)))")))
-            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            if n <= 0 { return finish(loop, .failure(receiveFailure(n, received: exchange.received))) }
             exchange.received = true
             pending = exchange
             appendReceived(n)

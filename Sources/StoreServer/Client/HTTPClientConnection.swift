@@ -61,15 +61,32 @@ final class HTTPClientConnection: @unchecked Sendable {
         if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
+    /// What a failed `send` (errno set) means for the request: the server closing or resetting
+    /// the connection is "closed before any response" (on a pooled one, its idle timeout).
+    func sendFailure() -> ClientError {
+        let closed = errno == EPIPE || errno == ECONNRESET
+        return ClientError(kind: closed ? .closedBeforeResponse : .failed,
+                           description: "send to \(endpoint): \(String(cString: strerror(errno)))")
+    }
+
+    /// What `recv` returning `n` ≤ 0 (errno set when negative) means, given whether any byte of the
+    /// response came before. EINTR and EAGAIN are the caller's.
+    func receiveFailure(_ n: Int, received: Bool) -> ClientError {
+        if n == 0 {
+            return ClientError(kind: received ? .failed : .closedBeforeResponse,
+                               description: "\(endpoint) closed the connection")
+        }
+        return ClientError(kind: errno == ECONNRESET && !received ? .closedBeforeResponse : .failed,
+                           description: "recv from \(endpoint): \(String(cString: strerror(errno)))")
+    }
+
     func sendAll(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
             if n < 0 {
                 if errno == EINTR { continue }
-                let closed = errno == EPIPE || errno == ECONNRESET
-                throw ClientError(kind: closed ? .closedBeforeResponse : .failed,
-                                  description: "send to \(endpoint): \(String(cString: strerror(errno)))")
+                throw sendFailure()
             }
             done += n
         }
@@ -86,19 +103,12 @@ final class HTTPClientConnection: @unchecked Sendable {
             }
             if step != .needMore { return step }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 {
-                throw ClientError(kind: received ? .failed : .closedBeforeResponse,
-                                  description: "\(endpoint) closed the connection")
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                throw ClientError(kind: .timedOut,
+                                  description: "no response from \(endpoint) within \(timeoutMilliseconds) ms")
             }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    throw ClientError(kind: .timedOut,
-                                      description: "no response from \(endpoint) within \(timeoutMilliseconds) ms")
-                }
-                throw ClientError(kind: errno == ECONNRESET && !received ? .closedBeforeResponse : .failed,
-                                  description: "recv from \(endpoint): \(String(cString: strerror(errno)))")
-            }
+            if n <= 0 { throw receiveFailure(n, received: received) }
             received = true
             parser.append(buffer[0..<n])
         }
@@ -117,15 +127,6 @@ final class HTTPClientConnection: @unchecked Sendable {
         var byte: UInt8 = 0
         let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
-    }
-
-    /// Sends a request and reads its complete response.
-    func roundTrip(_ request: [UInt8], timeoutMilliseconds: Int) throws -> (HTTPResponseParser.Head, [UInt8]) {
-        try sendAll(request)
-        switch try nextStep(timeoutMilliseconds: timeoutMilliseconds) {
-        case .response(let head, let body): return (head, body)
-        default: throw ClientError(description: "unexpected streamed response from \(endpoint)")
-        }
     }
 
     static func request(method: String, path: String, host: String, headers: [(String, String)],

@@ -290,20 +290,10 @@ final class ConnectionPool: Sendable {
               timeoutMilliseconds: Int) async throws -> (Int, WireFormat.Object) {
         let host = endpoint.description
         let bytes = HTTPClientConnection.request(method: method, path: path, host: host, headers: headers, body: body)
-        let (status, responseBody): (Int, [UInt8])
-        if let loop = StoreClientLoop.shared {
-            (status, responseBody) = try await roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop)
-        } else {
-            (status, responseBody) = try await withCheckedThrowingContinuation { continuation in
-                BlockingIOPool.shared.run { [self] in
-                    do {
-                        continuation.resume(returning: try self.roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds))
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-            }
+        guard let loop = StoreClientLoop.shared else {
+            throw StoreError(.serviceUnavailable, "the store client has no event loop (epoll_create or eventfd failed)")
         }
+        let (status, responseBody) = try await roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop)
         let object: WireFormat.Object
         do { object = try WireFormat.parseObject(responseBody) } catch {
             throw StoreError(.internalError, "the store answered \(status) without a JSON object")
@@ -315,56 +305,18 @@ final class ConnectionPool: Sendable {
     /// before any of the response arrived: the server's idle timeout closed it as we sent. A
     /// pooled connection that times out or breaks mid-response is not retried: the server may
     /// have run the request (a save), and running it twice would answer a write that landed with
-    /// a conflict against itself.
-    private func roundTrip(_ bytes: [UInt8], timeoutMilliseconds: Int) throws -> (Int, [UInt8]) {
-        while let conn = idle.withLock({ $0.popLast() }) {
-            guard conn.isReusable else {
-                conn.close()
-                continue
-            }
-            do {
-                let result = try conn.roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds)
-                keep(conn, result.0)
-                return (result.0.status, result.1)
-            } catch let e as HTTPClientConnection.ClientError where e.kind == .closedBeforeResponse {
-                conn.close()
-                break
-            } catch {
-                conn.close()
-                throw StoreError(.serviceUnavailable, "store at \(endpoint): \(error)")
-            }
-        }
-        let conn: HTTPClientConnection
-        do { conn = try HTTPClientConnection(endpoint: endpoint) } catch {
-            throw StoreError(.serviceUnavailable, "cannot reach the store at \(endpoint): \(error)")
-        }
-        do {
-            let result = try conn.roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds)
-            keep(conn, result.0)
-            return (result.0.status, result.1)
-        } catch {
-            conn.close()
-            throw StoreError(.serviceUnavailable, "store at \(endpoint): \(error)")
-        }
-    }
-
-    /// The same rule on the client loop: a pooled connection found closed before the request went
-    /// out is dropped for the next; one closed before any of the response arrived, once, for a new
-    /// connection; any other failure is the request's.
+    /// a conflict against itself. A pooled connection found closed before the request went out
+    /// is dropped for the next.
     private func roundTrip(_ bytes: [UInt8], timeoutMilliseconds: Int, on loop: EventLoop) async throws -> (Int, [UInt8]) {
-        while let conn = idle.withLock({ $0.popLast() }) {
+        pooled: while let conn = idle.withLock({ $0.popLast() }) {
             switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, fresh: false, on: loop) {
             case .success(let (head, body)):
                 keep(conn, head, loop: loop)
                 return (head.status, body)
-            case .failure(let e) where e.kind == .closedBeforeSending:
-                continue
-            case .failure(let e) where e.kind == .closedBeforeResponse:
-                break
-            case .failure(let e):
-                throw StoreError(.serviceUnavailable, "store at \(endpoint): \(e)")
+            case .failure(let e) where e.kind == .closedBeforeSending: continue pooled
+            case .failure(let e) where e.kind == .closedBeforeResponse: break pooled
+            case .failure(let e): throw StoreError(.serviceUnavailable, "store at \(endpoint): \(e)")
             }
-            break
         }
         // Connecting blocks (at most its 5 s timeout): on a thread of the blocking pool.
         let endpoint = self.endpoint
@@ -395,8 +347,4 @@ final class ConnectionPool: Sendable {
         if !kept { conn.retire(on: loop) }
     }
 
-    private func keep(_ conn: HTTPClientConnection, _ head: HTTPResponseParser.Head) {
-        if head.headers["Connection"]?.lowercased() == "close" { conn.close(); return }
-        idle.withLock { if $0.count < 64 { $0.append(conn) } else { conn.close() } }
-    }
 }
