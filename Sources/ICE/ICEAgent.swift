@@ -75,6 +75,7 @@ public struct ICEAgent {
         lastNow = now
         relayedCandidatesPending = configuration.expectedRelayedCandidates
         gather(now: now)
+        nextDeadline = earliestDeadline()
     }
 
     // MARK: - Caller API
@@ -82,6 +83,7 @@ public struct ICEAgent {
     /// The peer's ufrag and password for the current generation (from its offer or answer).
     public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
         remote = try KeyedCredentials(credentials)
+        nextDeadline = earliestDeadline()
     }
 
     /// A remote candidate of the current generation, at any time (RFC 8838 trickle).
@@ -200,8 +202,13 @@ public struct ICEAgent {
         outputs.pop()
     }
 
-    /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled.
-    public var nextDeadline: Instant? {
+    /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled. Worked out after
+    /// every change (`updateState` ends every input) and kept: the driver asks after every input,
+    /// and a computed getter read where the agent lies inside a transport copied the whole agent.
+    public private(set) var nextDeadline: Instant?
+
+    /// Mutating only so that it reads the agent in place (a non-mutating call is handed a copy).
+    private mutating func earliestDeadline() -> Instant? {
         guard !closed else { return nil }
         var next: Instant?
         func consider(_ instant: Instant?) {
@@ -673,6 +680,7 @@ public struct ICEAgent {
             state = newState
             push(.event(.stateChanged(newState)))
         }
+        nextDeadline = earliestDeadline()
     }
 
     // MARK: - Output

@@ -208,7 +208,8 @@ public struct PeerCall {
     // The parts' deadlines, read through `inout`: a getter called on a part where it lies in the
     // call was handed a copy of the part's fields it reads (five copies per input).
     private static func deadline(of part: inout CallSignaling) -> Instant? { part.nextDeadline }
-    private static func deadline(of part: inout CallMedia) -> Instant? { part.nextDeadline }
+    // A call without media has no deadline there: asking copied the (absent) sender and receiver.
+    private static func deadline(of part: inout CallMedia) -> Instant? { part.isActive ? part.nextDeadline : nil }
     private static func deadline(of part: inout MediaProtection) -> Instant? { part.nextDeadline }
 
     // MARK: - The call's own decisions

@@ -195,10 +195,12 @@ public struct CallMedia: SansIOMachine {
         guard !isStopped else { return }
         lastNow = max(lastNow, now)
         switch input {
+        // A call without media (signaling and ICE only, as the simulator's) has nothing to read in
+        // the descriptions: what they choose is for a sender or receiver it will never make.
         case .localDescription(let description):
-            setLocalDescription(description)
+            if isActive { setLocalDescription(description) }
         case .remoteDescription(let description):
-            setRemoteDescription(description, now: now)
+            if isActive { setRemoteDescription(description, now: now) }
         case .connected:
             connect(now: now)
         case .packet(let bytes):

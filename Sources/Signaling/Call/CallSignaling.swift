@@ -90,6 +90,7 @@ public struct CallSignaling: Sendable {
                               scope: binding.scope, pollsOnlyWhileNegotiating: path.pollsOnlyWhileNegotiating,
                               zoneToken: kept.zone, databaseToken: kept.database)
         }
+        updateDeadline()
     }
 
     /// The change tokens of one ingestion path, to persist per zone (spec §5) and hand back to
@@ -109,11 +110,15 @@ public struct CallSignaling: Sendable {
         paths.map { SyncTokens(zone: $0.zoneToken, database: $0.databaseToken) }
     }
 
-    /// When the machine next needs a `.timer`.
-    public var nextDeadline: Instant? {
+    /// When the machine next needs a `.timer`. Worked out at the end of every event, the only time
+    /// the parts change, and kept: a computed getter read where the machine lies inside a call was
+    /// handed a copy of the whole machine, after every input of the call.
+    public private(set) var nextDeadline: Instant?
+
+    private mutating func updateDeadline() {
         var next = negotiator.nextDeadline
-        for path in paths { next = .earliest(next, path.nextDeadline) }
-        return next
+        for i in paths.indices { next = .earliest(next, paths[i].nextDeadline) }
+        nextDeadline = next
     }
 
     /// Everything counted, summed over the paths.
@@ -130,6 +135,7 @@ public struct CallSignaling: Sendable {
         pendingOutputs = OutputQueue(capacity: 0)
         step(event, now: now, &out)
         pendingOutputs = out
+        updateDeadline()
     }
 
     /// The oldest action not yet taken, or nil until the next event.

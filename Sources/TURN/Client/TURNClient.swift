@@ -56,6 +56,7 @@ public struct TURNClient {
         var attributes: [STUNAttribute] = [.requestedTransport(protocolNumber: STUNAttribute.transportUDP)]
         if let lifetime = configuration.requestedLifetime { attributes.append(.lifetime(seconds: seconds(lifetime))) }
         start(.allocate, attributes: attributes, now: now)
+        nextDeadline = earliestDeadline()
     }
 
     // MARK: - Caller API
@@ -66,6 +67,7 @@ public struct TURNClient {
     ///
     /// - Throws: `notAllocated` without an allocation, `peerFamilyMismatch`, `payloadTooLarge`.
     public mutating func send(_ payload: [UInt8], to peer: Endpoint, now: Instant) throws(TURNClientError) {
+        defer { nextDeadline = earliestDeadline() }
         guard phase == .allocated, let relayed = relayedAddress else {
             throw TURNClientError(.notAllocated, "no allocation on \(configuration.server) to send through")
         }
@@ -96,6 +98,7 @@ public struct TURNClient {
     /// Asks for a permission for `peer`'s IP address unless one exists or is on its way
     /// (a refused one is asked again after `permissionRetryDelay`).
     public mutating func createPermission(for peer: Endpoint, now: Instant) {
+        defer { nextDeadline = earliestDeadline() }
         guard phase == .allocated else { return }
         let ip = peer.address.unmapped
         if let existing = permissions[ip] {
@@ -107,6 +110,7 @@ public struct TURNClient {
 
     /// Binds a channel to `peer` unless one is bound, on its way, or was refused.
     public mutating func bindChannel(to peer: Endpoint, now: Instant) {
+        defer { nextDeadline = earliestDeadline() }
         guard phase == .allocated, channels[peer] == nil,
               nextChannelNumber <= ChannelData.channelRange.upperBound else { return }
         let number = nextChannelNumber
@@ -120,6 +124,7 @@ public struct TURNClient {
     /// Deletes the allocation: Refresh with LIFETIME 0 (RFC 8656 §8). `.deallocated` follows
     /// when the server answers (or the request times out). Queued payloads are dropped.
     public mutating func deallocate(now: Instant) {
+        defer { nextDeadline = earliestDeadline() }
         switch phase {
         case .closed, .deallocating:
             return
@@ -149,6 +154,7 @@ public struct TURNClient {
 
     /// Feeds an input at `now`.
     public mutating func handle(_ input: Input, now: Instant) {
+        defer { nextDeadline = earliestDeadline() }
         switch input {
         case .timer:
             onTimer(now: now)
@@ -166,14 +172,19 @@ public struct TURNClient {
         outputs.pop()
     }
 
-    /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled.
-    public var nextDeadline: Instant? {
+    /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled. Worked out at the
+    /// end of every call that may change it and kept: the transport asks after every input, and a
+    /// computed getter read where the client lies inside the transport copied the whole client.
+    public private(set) var nextDeadline: Instant?
+
+    /// Mutating only so that it reads the client in place (a non-mutating call is handed a copy).
+    private mutating func earliestDeadline() -> Instant? {
         var next: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
             if next == nil || instant < next! { next = instant }
         }
-        for request in transactions { consider(request.transaction.nextDeadline) }
+        for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
         guard phase == .allocated else { return next }
         consider(refreshAt)
         consider(expiresAt)
