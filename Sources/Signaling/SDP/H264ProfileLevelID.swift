@@ -115,10 +115,13 @@ public struct H264ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
 
     /// Six lowercase hex digits.
     public var description: String {
-        [profileIDC, profileIOP, levelIDC].map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }.joined()
+        // Six lower-case hex digits written as bytes: every H.264 answer prints one.
+        func hex(_ nibble: UInt8) -> UInt8 {
+            nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        }
+        let text: [UInt8] = [hex(profileIDC >> 4), hex(profileIDC & 15), hex(profileIOP >> 4), hex(profileIOP & 15),
+                             hex(levelIDC >> 4), hex(levelIDC & 15)]
+        return String(decoding: text, as: UTF8.self)
     }
 
     private static func hexValue(_ c: UInt8) -> UInt8? {

@@ -17,23 +17,22 @@ extension SessionDescription {
         return lines
     }
 
-    /// The SDP text, every line ended by CRLF: the lines of `lines`, written straight into one
-    /// string (every offer and answer is printed; an array of lines and a string per line and
-    /// attribute cost twice the text itself).
+    /// The SDP text, every line ended by CRLF: the lines of `lines`, written as UTF-8 bytes into
+    /// one buffer and made a string once (every offer and answer is printed; an array of lines, or
+    /// appending piece by piece to a `String`, cost several times the text itself).
     public var description: String {
-        var text = ""
-        text.reserveCapacity(2048)
-        text += "v=0\r\n"
-        SDPText.line(&text, "o=", origin.description)
-        SDPText.line(&text, "s=", sessionName)
-        for line in otherLines where line.rank == 0 { SDPText.line(&text, "", line.description) }
-        if let connection { SDPText.line(&text, "c=", connection.description) }
-        for bandwidth in bandwidths { SDPText.line(&text, "b=", bandwidth.description) }
-        for t in timing { SDPText.line(&text, "t=", t.description) }
-        for line in otherLines where line.rank > 0 { SDPText.line(&text, "", line.description) }
-        for attribute in attributes { attribute.writeLine(to: &text) }
-        for section in media { section.write(to: &text) }
-        return text
+        var text = SDPTextBuffer(capacity: 2048)
+        text.ascii("v=0\r\n")
+        text.line("o=", origin.description)
+        text.line("s=", sessionName)
+        for line in otherLines where line.rank == 0 { text.line("", line.description) }
+        if let connection { text.line("c=", connection.description) }
+        for bandwidth in bandwidths { text.line("b=", bandwidth.description) }
+        for t in timing { text.line("t=", t.description) }
+        for line in otherLines where line.rank > 0 { text.line("", line.description) }
+        for i in attributes.indices { attributes[i].writeLine(to: &text) }
+        for i in media.indices { media[i].write(to: &text) }
+        return text.string
     }
 }
 
@@ -53,78 +52,68 @@ extension MediaDescription {
 
 extension MediaDescription {
     /// Writes the section's lines (those of `lines`), each ended by CRLF.
-    func write(to text: inout String) {
-        text += "m="
-        text += kind.description
-        text += " "
-        text += String(port)
+    func write(to text: inout SDPTextBuffer) {
+        text.ascii("m=")
+        text.append(kind.description)
+        text.ascii(" ")
+        text.decimal(port)
         if let portCount {
-            text += "/"
-            text += String(portCount)
+            text.ascii("/")
+            text.decimal(portCount)
         }
-        text += " "
-        text += transportProtocol
-        text += " "
-        for (i, format) in formats.enumerated() {
-            if i > 0 { text += " " }
-            text += format
+        text.ascii(" ")
+        text.append(transportProtocol)
+        text.ascii(" ")
+        for i in formats.indices {
+            if i > formats.startIndex { text.ascii(" ") }
+            text.append(formats[i])
         }
-        text += "\r\n"
-        for line in otherLines where line.rank == 0 { SDPText.line(&text, "", line.description) }
-        if let connection { SDPText.line(&text, "c=", connection.description) }
-        for bandwidth in bandwidths { SDPText.line(&text, "b=", bandwidth.description) }
-        for line in otherLines where line.rank > 0 { SDPText.line(&text, "", line.description) }
-        for attribute in attributes { attribute.writeLine(to: &text) }
+        text.ascii("\r\n")
+        for line in otherLines where line.rank == 0 { text.line("", line.description) }
+        if let connection { text.line("c=", connection.description) }
+        for bandwidth in bandwidths { text.line("b=", bandwidth.description) }
+        for line in otherLines where line.rank > 0 { text.line("", line.description) }
+        for i in attributes.indices { attributes[i].writeLine(to: &text) }
     }
 }
 
 extension SDPAttribute {
     /// Writes `a=` and `description`, then CRLF, without making the value a string of its own
     /// for the attributes every description has many of.
-    func writeLine(to text: inout String) {
-        text += "a="
-        text += name
+    func writeLine(to text: inout SDPTextBuffer) {
+        text.ascii("a=")
+        text.append(name)
         switch self {
         case .rtpMap(let payloadType, let encodingName, let clockRate, let channels):
-            text += ":"
-            text += String(payloadType)
-            text += " "
-            text += encodingName
-            text += "/"
-            text += String(clockRate)
+            text.ascii(":")
+            text.decimal(payloadType)
+            text.ascii(" ")
+            text.append(encodingName)
+            text.ascii("/")
+            text.decimal(clockRate)
             if let channels {
-                text += "/"
-                text += String(channels)
+                text.ascii("/")
+                text.decimal(channels)
             }
         case .formatParameters(let format, let parameters):
-            text += ":"
-            text += format
-            text += " "
-            text += parameters
+            text.ascii(":")
+            text.append(format)
+            text.ascii(" ")
+            text.append(parameters)
         case .rtcpFeedback(let payloadType, let feedback):
-            text += ":"
-            text += payloadType.map(String.init) ?? "*"
-            text += " "
-            text += feedback.description
+            text.ascii(":")
+            if let payloadType { text.decimal(payloadType) } else { text.ascii("*") }
+            text.ascii(" ")
+            text.append(feedback.description)
         case .iceUsernameFragment(let value), .icePassword(let value), .mid(let value):
-            text += ":"
-            text += value
+            text.ascii(":")
+            text.append(value)
         default:
             if let value {
-                text += ":"
-                text += value
+                text.ascii(":")
+                text.append(value)
             }
         }
-        text += "\r\n"
-    }
-}
-
-/// Line writing shared by sessions and sections.
-enum SDPText {
-    @inline(__always)
-    static func line(_ text: inout String, _ prefix: String, _ value: String) {
-        text += prefix
-        text += value
-        text += "\r\n"
+        text.ascii("\r\n")
     }
 }
