@@ -191,6 +191,7 @@ public final class PeerRunner: @unchecked Sendable {
         // What the other user wrote and we dropped: never a silent wait.
         switch event {
         case .rejectedRecord(let why): log.warning(why)
+        case .remoteHungUp(let why): log.notice(why)
         case .sendFailed(let why): log.notice("media not sent: \(why)")
         case .selectedPair(let pair): log.info("selected pair \(pair)")
         case .ended(.failed(let why)): log.notice("call failed: \(why)")

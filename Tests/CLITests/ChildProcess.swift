@@ -44,6 +44,12 @@ final class ChildProcess: @unchecked Sendable {
         watch.wait(within: .milliseconds(Int64(seconds * 1000)), until: predicate)
     }
 
+    /// Ctrl-C, as a user at the terminal would stop it (the caller waits for the exit).
+    func interrupt() {
+        guard isRunning else { return }
+        Glibc.kill(watch.pid, SIGINT)
+    }
+
     func kill() {
         guard isRunning else { return }
         Glibc.kill(watch.pid, SIGKILL)

@@ -111,3 +111,38 @@ struct UnreachablePeerProcessTests {
         #expect(summary.reason?.hasPrefix("remote unreachable") == true, "\(summary.reason ?? "no reason")")
     }
 }
+
+/// A call whose remote user hangs up (docs/PROTOCOL.md §7): the goodbye is read from the zone.
+@Suite("zonertc peer when the remote hangs up", .serialized)
+struct RemoteHangUpProcessTests {
+    @Test("Ctrl-C one of two connected peers: the other reads its goodbye and ends as planned, exit 0")
+    func remoteInterrupted() async throws {
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        let aliceToken = try await RemoteStoreClient.register(userName: "alice", at: daemon.endpoint)
+        let bobToken = try await RemoteStoreClient.register(userName: "bob", at: daemon.endpoint)
+        // Consent would take 30 s to expire: ending sooner can only come from the goodbye.
+        func peer(_ me: String, _ remote: String, _ token: String, owner: Bool) throws -> ChildProcess {
+            try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", "room_bye00001", "--me", me,
+                          "--remote", remote, "--token", token, "--connect-timeout", "20s", "--consent-expiry", "30s",
+                          "--json"] + (owner ? ["--owner"] : []))
+        }
+        let a = try peer("alice", "bob", aliceToken, owner: true)
+        let b = try peer("bob", "alice", bobToken, owner: false)
+        let up = try await offPool {
+            a.waitForStderr("selected pair", seconds: 30) && b.waitForStderr("selected pair", seconds: 30)
+        }
+        #expect(up, "alice: \(a.stderr)\nbob: \(b.stderr)")
+        b.interrupt()
+        let stopped = Date()
+        let (statusA, statusB) = try await offPool { (a.wait(seconds: 25), b.wait(seconds: 25)) }
+        let took = Date().timeIntervalSince(stopped)
+        #expect(statusB != nil, "bob did not stop on Ctrl-C: \(b.stderr)")
+        #expect(statusA == 0, "alice: \(a.stderr)\n\(a.stdout)")
+        #expect(took < 10, "alice ended \(took) s after bob hung up")
+        #expect(a.stderr.contains("bob hung up (its answer of epoch"), "alice: \(a.stderr)")
+        struct Summary: Decodable { var outcome: String }
+        let last = a.stdout.split(separator: "\n").last ?? ""
+        let summary = try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
+        #expect(summary.outcome == "completed")
+    }
+}

@@ -32,4 +32,26 @@ struct StoreServeTests {
         daemon.kill(SIGTERM)
         #expect(daemon.process.terminationStatus == 0)
     }
+
+    @Test("users added before the first start: the data directory is made, and the daemon then serves them")
+    func usersBeforeTheFirstStart() async throws {
+        let root = NSTemporaryDirectory() + "zonertc-users-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let dir = root + "/new/store"
+        let added = try ZonertcProcess.run(["store", "user", "add", "alice", "--data", dir])
+        #expect(added.status == 0, "\(added.stderr)")
+        let token = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.count == 64)
+        let daemon = try DaemonProcess(arguments: ["--data", dir, "--no-register"])
+        let alice = RemoteStoreClient(configuration: .init(endpoint: daemon.endpoint, token: token),
+                                      userRecordName: "alice", deviceID: "d")
+        #expect(try await alice.listZones(scope: .private).map(\.zoneName) == ["_defaultZone"])
+        daemon.kill(SIGTERM)
+        // A path that cannot be a directory: a clear error naming it, exit 1.
+        let file = root + "/plain"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        let refused = try ZonertcProcess.run(["store", "user", "add", "bob", "--data", file + "/store"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("cannot create the data directory \(file)/store"), "\(refused.stderr)")
+    }
 }

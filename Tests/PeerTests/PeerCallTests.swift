@@ -118,6 +118,8 @@ final class MemoryCallHarness {
                 peer.course.append("selected")
             case .event(.ended(let how)):
                 peer.course.append("ended \(how)")
+            case .event(.remoteHungUp(let why)):
+                peer.course.append("remote \(why)")
             case .event:
                 break
             }
@@ -207,6 +209,47 @@ final class MemoryCallHarness {
         #expect(after["SignalIceChunk"] ?? 0 == 0)
         #expect(after["SignalSession"] == before["SignalSession"])
         #expect(h.a.call.signaling.counters.gcDeletions >= 2)
+    }
+
+    /// The other side reads the goodbye (docs/PROTOCOL.md §7): a call without media ends as planned
+    /// as soon as the deletion is fetched — not when ICE consent runs out half a minute later.
+    @Test(arguments: [SyncStrategy.push, .pollToken])
+    func remoteGoodbyeEndsTheCall(strategy: SyncStrategy) async throws {
+        let h = try await MemoryCallHarness(strategy: strategy)
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        #expect(await h.run(for: .seconds(30)) { h.a.call.selectedPair != nil && h.b.call.selectedPair != nil })
+        let hungUpAt = h.now
+        await h.feed(h.a, .hangUp)
+        #expect(await h.run(for: .seconds(10)) { h.b.call.hasHungUp }, "B never read A's goodbye")
+        #expect(h.now - hungUpAt < .seconds(3))  // a poll interval at most, under poll-token
+        #expect(h.b.call.ending == .completed)
+        let remote = h.b.course.filter { $0.hasPrefix("remote ") }
+        #expect(remote.count == 1 && remote[0].contains("_alice hung up (its offer of epoch"), "\(h.b.course)")
+        // Reported first, then the end it causes.
+        let told = h.b.course.firstIndex { $0.hasPrefix("remote ") }
+        let ended = h.b.course.firstIndex(of: "ended completed")
+        #expect(told != nil && ended != nil && told! < ended!, "\(h.b.course)")
+    }
+
+    /// A sender that hangs up mid-stream cuts the receiver's media short: the receiver's call fails
+    /// and says how far the media got.
+    @Test func remoteGoodbyeBeforeTheMediaEndedIsAFailure() async throws {
+        let (format, frames) = try VideoFileSource.read(
+            path: PeerCallMediaTests.fixtures.appendingPathComponent("vp8-320x240-60.ivf").path)
+        let send = CallMediaConfiguration(send: .init(format: format, frames: frames), pace: .realtime)
+        let h = try await MemoryCallHarness(strategy: .push, media: (send, CallMediaConfiguration(receive: true)))
+        await h.feed(h.a, .start)
+        await h.feed(h.b, .start)
+        #expect(await h.run(for: .seconds(30)) { h.b.frames.count >= 10 })
+        await h.feed(h.a, .hangUp)
+        #expect(await h.run(for: .seconds(10)) { h.b.call.hasHungUp })
+        guard case .failed(let why) = h.b.call.ending else {
+            Issue.record("B ended \(String(describing: h.b.call.ending))")
+            return
+        }
+        #expect(why.contains("hung up") && why.contains("before the media ended"), "\(why)")
+        #expect(h.b.frames.count < frames.count)
     }
 }
 

@@ -187,6 +187,42 @@ struct CallNegotiatorTests {
         #expect(b.state == .connecting(a.activeEpoch!))
     }
 
+    /// PROTOCOL.md §7: the remote's description of the active epoch leaving the zone is its goodbye,
+    /// reported once the description was applied; any other deletion is not.
+    @Test func onlyTheActiveRemoteDescriptionLeavingIsAGoodbye() {
+        let (a, saves, _, _) = offering()
+        let epoch = a.activeEpoch!
+        var offer = saves[0]
+        offer.recordChangeTag = "1"
+        var b = try! CallNegotiator(roomID: room, myUserID: "_b0b", remoteUserID: "_a11ce", zone: zone, seed: 3)
+        _ = b.outputs(after: .startCall, now: t0)
+        _ = b.outputs(after: .lookedUp([.found(session(b, epoch: epoch, tag: "t1"))]), now: t0)
+        let answerID = RecordID(recordName: b.names.envelope(epoch: epoch, type: .answer), zoneID: zone)
+        _ = b.outputs(after: .lookedUp([.failed(answerID, StoreError(.unknownItem, "none"))]), now: t0)
+        let offerID = RecordID(recordName: b.names.envelope(epoch: epoch, type: .offer), zoneID: zone)
+        func goodbyes(_ actions: [CallNegotiator.Action]) -> [CallNegotiator.Action] {
+            actions.filter { if case .remoteHungUp = $0 { true } else { false } }
+        }
+        // Before the offer is applied its deletion says nothing (B never took part in that epoch).
+        var early = b
+        #expect(goodbyes(early.outputs(after: .recordsFetched([], deleted: [offerID]), now: t0)).isEmpty)
+        _ = b.outputs(after: .recordsFetched([offer], deleted: []), now: t0)
+        #expect(b.state == .connecting(epoch))
+        let older = CallEpoch(milliseconds: epoch.milliseconds - 1_000)
+        let notGoodbyes = [
+            RecordID(recordName: b.names.envelope(epoch: older, type: .offer), zoneID: zone),  // an older epoch
+            answerID,  // our own answer
+            RecordID(recordName: b.names.iceChunk(epoch: epoch, owner: "_a11ce", uuid: "c1"), zoneID: zone),
+            RecordID(recordName: offerID.recordName, zoneID: room.zoneID(owner: "_b0b")),  // another zone
+        ]
+        #expect(goodbyes(b.outputs(after: .recordsFetched([], deleted: notGoodbyes), now: t0)).isEmpty)
+        #expect(goodbyes(b.outputs(after: .recordsFetched([], deleted: [offerID]), now: t0))
+                == [.remoteHungUp(epoch: epoch, .offer)])
+        // Once hung up, nothing more is reported.
+        _ = b.outputs(after: .hangUp, now: t0)
+        #expect(goodbyes(b.outputs(after: .recordsFetched([], deleted: [offerID]), now: t0)).isEmpty)
+    }
+
     @Test("our descriptions say the configured direction: a peer that only sends offers sendonly")
     func theOfferSaysTheDirection() {
         for (direction, line) in [(MediaDirection.sendOnly, "a=sendonly\r\n"), (.receiveOnly, "a=recvonly\r\n"),

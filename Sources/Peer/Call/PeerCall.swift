@@ -67,6 +67,8 @@ public struct PeerCall {
         /// Media could not be sent on the path (consent expired, the transport closed): the
         /// first refusal since the last selected pair; the rest are counted in `unsentDatagrams`.
         case sendFailed(String)
+        /// The remote peer hung up (its goodbye was read in the zone): who, and what showed it.
+        case remoteHungUp(String)
     }
 
     public let configuration: PeerCallConfiguration
@@ -110,6 +112,12 @@ public struct PeerCall {
     /// When the call fails unless its media is done (`CallLifetime.mediaTimeout`, from the first
     /// pair selected); nil before that, without a timeout, and once the media is done.
     private var mediaDueBy: Instant?
+    /// The remote hung up while our media was still going: why, and until when the media may
+    /// finish what already arrived (the receiver's jitter buffer and its wait after the sender's
+    /// BYE) before the call ends anyway.
+    private var remoteGoodbye: (why: String, settleBy: Instant)?
+    /// How long the media may take to finish after the remote's goodbye (the call page waits as long).
+    static let remoteGoodbyeSettle: Duration = .seconds(3)
 
     /// The reason a call ends with when its remote peer cannot be reached any more.
     public static let remoteUnreachable = "remote unreachable"
@@ -200,7 +208,8 @@ public struct PeerCall {
     /// call in place: a non-mutating method called from a mutating one is handed a copy of `self`.
     private mutating func earliestDeadline() -> Instant? {
         let own = hasHungUp ? nil
-            : Instant.earliest(.earliest(state.deadline, Self.deadline(of: &protection)), mediaDueBy)
+            : Instant.earliest(.earliest(.earliest(state.deadline, Self.deadline(of: &protection)), mediaDueBy),
+                               remoteGoodbye?.settleBy)
         return .earliest(.earliest(.earliest(Self.deadline(of: &signaling), current?.transport?.nextDeadline),
                                    .earliest(Self.deadline(of: &media), mediaBacklog)), own)
     }
@@ -216,6 +225,10 @@ public struct PeerCall {
 
     /// The connect, hold and reconnect deadlines (`CallLifetime`).
     private mutating func actOnDeadline(now: Instant) {
+        if let goodbye = remoteGoodbye, goodbye.settleBy <= now, !hasHungUp {
+            end(endingAfterRemoteHangUp(goodbye.why), now: now)
+            return
+        }
         if let due = mediaDueBy, due <= now, !hasHungUp {
             mediaDueBy = nil
             let s = media.stats
@@ -351,7 +364,34 @@ public struct PeerCall {
             end(.failed("the room's zone is unavailable: \(path): \(error)"), now: now)
         case .rejected(let problem):
             outputs.append(.event(.rejectedRecord(problem.description)))
+        case .remoteHungUp(let epoch, let type):
+            let why = "\(configuration.remoteUserID) hung up (its \(type.rawValue) of epoch \(epoch) was deleted "
+                + "from the zone)"
+            outputs.append(.event(.remoteHungUp(why)))
+            guard !hasHungUp, remoteGoodbye == nil else { return }
+            if !media.isActive || milestones.mediaFinished != nil {
+                end(.completed, now: now)
+            } else {
+                // What already arrived may still be on its way out of the receiver: let it finish.
+                remoteGoodbye = (why, now + Self.remoteGoodbyeSettle)
+            }
         }
+    }
+
+    /// How the call ends when the remote hung up and our media did not finish in the time given:
+    /// as planned when everything we send went out (a receiver hangs up once it has it all; its BYE
+    /// may be what we were still waiting for); otherwise the media was cut short.
+    private func endingAfterRemoteHangUp(_ why: String) -> Ending {
+        guard media.isActive, milestones.mediaFinished == nil else { return .completed }
+        let s = media.stats
+        let toSend = configuration.media.send?.frames.count ?? 0
+        if !configuration.media.receive, s.framesSent >= toSend { return .completed }
+        var got: [String] = []
+        if configuration.media.receive {
+            got.append("\(s.framesReceived)\(configuration.media.receiveFrames.map { " of \($0)" } ?? "") frames received")
+        }
+        if configuration.media.send != nil { got.append("\(s.framesSent) of \(toSend) frames sent") }
+        return .failed("\(why) before the media ended (\(got.joined(separator: ", ")))")
     }
 
     /// Carries out an ICE command; what the transport reports is routed after it.
@@ -523,7 +563,7 @@ public struct PeerCall {
             milestones.mediaFinished = milestones.mediaFinished ?? now
             mediaDueBy = nil
             outputs.append(.event(.mediaFinished))
-            if configuration.lifetime.endAfterMedia { end(.completed, now: now) }
+            if configuration.lifetime.endAfterMedia || remoteGoodbye != nil { end(.completed, now: now) }
         }
     }
 }

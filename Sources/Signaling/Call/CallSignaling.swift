@@ -50,6 +50,8 @@ public struct CallSignaling: Sendable {
         case zoneUnavailable(path: String, StoreError)
         /// A record the remote peer wrote was dropped (malformed or refused): log it.
         case rejected(SignalInbox.Problem)
+        /// The remote peer hung up: its description of the active epoch left the zone.
+        case remoteHungUp(epoch: CallEpoch, EnvelopeType)
     }
 
     public let configuration: SignalingConfiguration
@@ -198,6 +200,8 @@ public struct CallSignaling: Sendable {
                 for i in paths.indices { sync(i, .negotiating(state.isNegotiating), now, &out) }
             case .rejected(let problem):
                 out.append(.rejected(problem))
+            case .remoteHungUp(let epoch, let type):
+                out.append(.remoteHungUp(epoch: epoch, type))
             }
         }
     }

@@ -17,6 +17,27 @@ extension CallNegotiator {
             answeredEpochs.insert(summary.callEpoch)
         }
         for delivery in output.deliveries { deliver(delivery, now: now, &out) }
+        // After the records: a newer epoch in the same batch is the active one by now.
+        remoteGoodbye(in: deleted, &out)
+    }
+
+    /// The remote's description of the active epoch leaving the zone is its goodbye: GC never
+    /// deletes a record of the active epoch (docs/PROTOCOL.md §7), so nothing else takes it away.
+    /// Reported, not acted on: the call decides how it ends.
+    mutating func remoteGoodbye(in deleted: [RecordID], _ out: inout OutputQueue<Action>) {
+        guard !deleted.isEmpty, let epoch = activeEpoch, state.epoch == epoch,
+              let applied = remoteDescriptions[epoch] else { return }
+        switch state {
+        case .connecting, .connected: break
+        case .idle, .preparing, .waitingForOffer, .offering, .ended: return
+        }
+        for type in EnvelopeType.allCases where applied.contains(type) {
+            let name = names.envelope(epoch: epoch, type: type)
+            if deleted.contains(where: { $0.zoneID == zone && $0.recordName == name }) {
+                out.append(.remoteHungUp(epoch: epoch, type))
+                return
+            }
+        }
     }
 
     mutating func deliver(_ delivery: SignalInbox.Delivery, now: Instant, _ out: inout OutputQueue<Action>) {

@@ -38,7 +38,7 @@ extension CallNegotiator {
             } else {
                 sessionLookedUp([], now: now, &out)
             }
-        case .fetchNow, .ice, .report, .rejected:
+        case .fetchNow, .ice, .report, .rejected, .remoteHungUp:
             break
         }
     }

@@ -124,6 +124,9 @@ public struct CallNegotiator: Sendable {
         case report(CallState)
         /// A record the remote peer wrote was dropped (malformed or refused): log it.
         case rejected(SignalInbox.Problem)
+        /// The remote peer hung up: its description of the active epoch (of this type) left the
+        /// zone, which only its goodbye does (docs/PROTOCOL.md §7).
+        case remoteHungUp(epoch: CallEpoch, EnvelopeType)
     }
 
     /// What an in-flight save is.

@@ -24,6 +24,7 @@ public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
     case deadline
     case fault
     case zoneUnavailable
+    case remoteHungUp
 
     public var description: String {
         switch self {
@@ -43,6 +44,7 @@ public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
         case .deadline: "deadline"
         case .fault: "fault"
         case .zoneUnavailable: "zone-unavailable"
+        case .remoteHungUp: "remote-hung-up"
         }
     }
 }

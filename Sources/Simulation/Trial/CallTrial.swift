@@ -277,6 +277,8 @@ public struct CallTrial {
                     trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
                 case .rejectedRecord(let why):
                     trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 4, text: "rejected \(why)")
+                case .remoteHungUp(let why):
+                    trace.record(.remoteHungUp, at: now, actor: UInt8(i + 1), text: why)
                 case .frame, .mediaFinished, .ended, .sendFailed:
                     break
                 }

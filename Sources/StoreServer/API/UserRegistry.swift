@@ -104,7 +104,7 @@ public final class UserRegistry: Sendable {
         let data = try JSONSerialization.data(withJSONObject: users, options: [.sortedKeys, .prettyPrinted])
         let tmp = path + ".tmp"
         guard FileManager.default.createFile(atPath: tmp, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw RegistryError(description: "cannot write \(tmp)")
+            throw RegistryError(description: "cannot write \(tmp): \(String(cString: strerror(errno)))")
         }
         let fd = open(tmp, O_RDONLY)
         if fd >= 0 { fsync(fd); close(fd) }

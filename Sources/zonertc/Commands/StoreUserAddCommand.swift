@@ -1,3 +1,4 @@
+import Foundation
 import RecordStore
 import StoreServer
 
@@ -20,6 +21,14 @@ enum StoreUserAddCommand {
         guard let name = args.positionals.first else { throw UsageError(message: "give the user's NAME", command: spec) }
         switch (args.string("--data"), args.string("--postgres")) {
         case (let dir?, nil):
+            // As `store serve --data DIR` does: a new store's directory is made, so users can be
+            // added before the daemon first starts.
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            } catch {
+                throw UserRegistry.RegistryError(
+                    description: "cannot create the data directory \(dir): \(error.localizedDescription)")
+            }
             print(try UserRegistry(directory: dir).add(name))
         case (nil, let url?):
             print(try await PostgresOption.addUser(name, url: url, spec: spec))

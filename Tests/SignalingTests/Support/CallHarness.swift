@@ -15,6 +15,8 @@ final class TestPeer {
     var ice: FakeICE
     private(set) var reports: [CallState] = []
     private(set) var unavailable: [String] = []
+    /// The remote's goodbyes read: the epoch and the type of its description that left the zone.
+    private(set) var remoteHangUps: [(epoch: CallEpoch, type: EnvelopeType)] = []
     var seed: UInt64
     /// A paused peer is offline: time passes, it does nothing.
     var paused = false
@@ -57,6 +59,8 @@ final class TestPeer {
                 unavailable.append(path)
             case .rejected:
                 break
+            case .remoteHungUp(let epoch, let type):
+                remoteHangUps.append((epoch, type))
             case .store:
                 Issue.record("the driver left a store request undone")
             }
