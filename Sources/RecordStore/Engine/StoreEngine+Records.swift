@@ -103,7 +103,7 @@ extension StoreEngine {
         let zone = try resolveZone(zoneID, scope: scope, access: .read, ctx)
         let records = state.zones[zone].map { Array($0.records.values) } ?? []
         return records
-            .filter { r in r.recordType == recordType && filters.allSatisfy { r.fields[$0.key] == $0.value } }
+            .filter { r in r.recordType == recordType && r.fields.holds(filters) }
             .sorted { $0.id.recordName < $1.id.recordName }
     }
 
@@ -163,7 +163,7 @@ extension StoreEngine {
                         throw StoreError(.serverRecordChanged, why, serverRecord: existing)
                     }
                 case .changedKeys:
-                    saved.fields = existing.fields.merging(record.fields) { _, new in new }
+                    saved.fields = existing.fields.merging(record.fields)
                 case .allKeys:
                     break
                 }
