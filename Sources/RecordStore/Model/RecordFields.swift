@@ -19,8 +19,23 @@ public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Fields from a literal; a name given twice keeps its last value.
     public init(dictionaryLiteral elements: (String, FieldValue)...) {
-        self.init(elements)
+        guard elements.count <= Self.indexThreshold else {
+            self.init(elements)
+            return
+        }
+        var list: [Element] = []
+        list.reserveCapacity(elements.count)
+        next: for (name, value) in elements {
+            for i in list.indices where list[i].key == name {
+                list[i].value = value
+                continue next
+            }
+            list.append((name, value))
+        }
+        self.init(unique: list)
     }
+
+    private init(unique entries: [Element]) { self.entries = entries }
 
     /// Fields from name-value pairs in order; a name given twice keeps its last value.
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, FieldValue) {
