@@ -117,7 +117,11 @@ enum Base64URL {
 
     /// The bytes, or nil for anything but unpadded base64url (a length of 1 mod 4 included).
     static func decode(_ text: String) -> [UInt8]? {
-        let chars = text.utf8
+        var text = text
+        return text.withUTF8 { decode(characters: $0) }
+    }
+
+    private static func decode(characters chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(chars.count * 3 / 4)
