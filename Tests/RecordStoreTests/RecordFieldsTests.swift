@@ -16,7 +16,7 @@ import ZoneCore
         fields["b"] = nil
         fields["missing"] = nil
         #expect(fields.keys == ["a", "c"] && fields["b"] == nil)
-        let twice: RecordFields = ["k": .int64(1), "k": .int64(2)]
+        let twice = RecordFields([("k", .int64(1)), ("k", .int64(2))])
         #expect(twice.count == 1 && twice["k"] == .int64(2), "the last value of a repeated name")
     }
 
