@@ -42,6 +42,20 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
     }
 
+    /// Two draws as 32 lowercase hex digits, each zero-padded to 16 (chunk UUIDs, media IDs).
+    public mutating func hex128() -> String {
+        let words = (next(), next())
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 32) { out in
+            for i in 0..<16 {
+                let shift = UInt64(60 - 4 * i)
+                out[i] = digits[Int(words.0 >> shift & 15)]
+                out[16 + i] = digits[Int(words.1 >> shift & 15)]
+            }
+            return 32
+        }
+    }
+
     /// A generator for an independent stream, derived from this one (for sub-components).
     public mutating func fork() -> SeededRandom {
         SeededRandom(seed: next())

@@ -213,7 +213,7 @@ struct BrowserCallTests {
         let key = "\(call.room)#alice#bob"
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         var records: [Record] = []
-        func record(_ type: String, _ name: String, _ fields: [String: FieldValue]) {
+        func record(_ type: String, _ name: String, _ fields: RecordFields) {
             var all = fields
             all["sessionKey"] = .string(key)
             all["roomID"] = .string(call.room)

@@ -285,7 +285,7 @@ struct PostgresDaemonTests {
     }
 }
 
-private func record(_ name: String, _ fields: [String: FieldValue] = [:]) -> Record {
+private func record(_ name: String, _ fields: RecordFields = [:]) -> Record {
     Record(recordType: "Note", id: RecordID(recordName: name, zoneID: ZoneID(zoneName: "room_a")), fields: fields)
 }
 #endif

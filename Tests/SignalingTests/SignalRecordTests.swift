@@ -338,7 +338,7 @@ struct ParseErrorPathTests {
         for encoding in CandidateEncoding.allCases {
             var inbox = inbox()
             let good = SignalFixtures.candidate(octet: 3, ufrag: "ufA1")
-            var fields: [String: FieldValue] = [
+            var fields: RecordFields = [
                 SignalField.sessionKey: .string("room_ab12cd34#_a11ce#_b0b"),
                 SignalField.roomID: .string(room.rawValue),
                 SignalField.callEpoch: .int64(5), SignalField.ownerUserId: .string("_a11ce"),

@@ -23,8 +23,19 @@ public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible 
     }
 
     init(_ p: Payload) {
-        var bytes: [UInt8] = [1, p.kind.rawValue]
-        func put(_ v: UInt64) { for i in (0..<8).reversed() { bytes.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) } }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(42)
+        bytes.append(1)
+        bytes.append(p.kind.rawValue)
+        // Big-endian, most significant byte first.
+        func put(_ v: UInt64) {
+            var shift: UInt64 = 56
+            while true {
+                bytes.append(UInt8(truncatingIfNeeded: v >> shift))
+                if shift == 0 { break }
+                shift -= 8
+            }
+        }
         put(p.owner); put(p.incarnation); put(p.sequence); put(UInt64(bitPattern: p.issuedAtMs))
         let check = FNV1a.hash(bytes)
         put(check)
@@ -34,7 +45,11 @@ public struct ChangeToken: Hashable, Sendable, Codable, CustomStringConvertible 
     /// The payload, or nil if this is not a token this store issued.
     var payload: Payload? {
         guard let bytes = Base64URL.decode(rawValue), bytes.count == 42 else { return nil }
-        func get(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 << 8 | UInt64(bytes[at + $1]) } }
+        func get(_ at: Int) -> UInt64 {
+            var v: UInt64 = 0
+            for i in at..<at + 8 { v = v << 8 | UInt64(bytes[i]) }
+            return v
+        }
         guard bytes[0] == 1, let kind = Kind(rawValue: bytes[1]), FNV1a.hash(bytes[0..<34]) == get(34) else {
             return nil
         }
@@ -51,10 +66,14 @@ enum FNV1a {
         return h
     }
 
+    /// The hash of the parts' UTF-8, each followed by a zero byte (read in place, not joined).
     static func hash(_ parts: String...) -> UInt64 {
-        var bytes: [UInt8] = []
-        for p in parts { bytes.append(contentsOf: p.utf8); bytes.append(0) }
-        return hash(bytes)
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for p in parts {
+            for b in p.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            h = h &* 0x100_0000_01b3
+        }
+        return h
     }
 }
 
@@ -70,29 +89,39 @@ enum Base64URL {
     }()
 
     static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)],
-                    alphabet[Int(v & 63)]]
-            i += 3
+        let length = (bytes.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: length) { out in
+            // Characters one at a time: an array literal per group would allocate.
+            var o = 0
+            func put(_ sextet: UInt32) {
+                out[o] = alphabet[Int(sextet & 63)]
+                o += 1
+            }
+            var i = 0
+            while i + 3 <= bytes.count {
+                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                put(v >> 18); put(v >> 12); put(v >> 6); put(v)
+                i += 3
+            }
+            let rest = bytes.count - i
+            if rest == 1 {
+                let v = UInt32(bytes[i]) << 16
+                put(v >> 18); put(v >> 12)
+            } else if rest == 2 {
+                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+                put(v >> 18); put(v >> 12); put(v >> 6)
+            }
+            return o
         }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let v = UInt32(bytes[i]) << 16
-            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)]]
-        } else if rest == 2 {
-            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)]]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The bytes, or nil for anything but unpadded base64url (a length of 1 mod 4 included).
     static func decode(_ text: String) -> [UInt8]? {
-        let chars = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { decode(characters: $0) }
+    }
+
+    private static func decode(characters chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(chars.count * 3 / 4)

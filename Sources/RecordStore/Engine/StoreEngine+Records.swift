@@ -18,14 +18,7 @@ extension StoreEngine {
             throw StoreError(.limitExceeded,
                              "request carries \(size) bytes; the limit is \(configuration.maxRequestBytes): split it")
         }
-        var seen = Set<RecordID>()
-        for id in request.saves.map(\.id) + request.deletes {
-            let resolved = RecordID(recordName: id.recordName, zoneID: scope == .private
-                                    ? id.zoneID.resolvingOwner(ctx.user) : id.zoneID)
-            if !seen.insert(resolved).inserted {
-                throw StoreError(.invalidArguments, "record \(id) appears more than once in one request")
-            }
-        }
+        try checkNamedOnce(request, scope: scope, ctx)
 
         // Plan every item against the current state; nothing is applied yet.
         var plans: [ItemPlan] = []
@@ -47,8 +40,17 @@ extension StoreEngine {
         }
 
         var results: [RecordResult] = []
-        var changedTypes: [ZoneID: Set<String>] = [:]
-        var zoneOrder: [ZoneID] = []
+        results.reserveCapacity(plans.count)
+        // The zones changed, in the order first changed, with the record types changed in each. A
+        // request names at most `maxItemsPerRequest` items, so a search through them is bounded.
+        var changed: [(zone: ZoneID, types: Set<String>)] = []
+        func note(_ zone: ZoneID, _ type: String) {
+            if let at = changed.firstIndex(where: { $0.zone == zone }) {
+                changed[at].types.insert(type)
+            } else {
+                changed.append((zone, [type]))
+            }
+        }
         for plan in plans {
             switch plan.outcome {
             case .failed(let error):
@@ -56,18 +58,44 @@ extension StoreEngine {
             case .save(var record):
                 record.recordChangeTag = newChangeTag()
                 commit(.putRecord(record))
+                note(record.id.zoneID, record.recordType)
                 results.append(.saved(record))
-                if changedTypes[record.id.zoneID] == nil { zoneOrder.append(record.id.zoneID) }
-                changedTypes[record.id.zoneID, default: []].insert(record.recordType)
             case .delete(let id, let type):
                 commit(.deleteRecord(id, recordType: type, atMs: ctx.now.millisecondsSinceEpoch))
                 results.append(.deleted(id))
-                if changedTypes[id.zoneID] == nil { zoneOrder.append(id.zoneID) }
-                changedTypes[id.zoneID, default: []].insert(type)
+                note(id.zoneID, type)
             }
         }
-        for zone in zoneOrder { notifyZoneChanged(zone, recordTypes: changedTypes[zone]!, ctx) }
+        for (zone, types) in changed { notifyZoneChanged(zone, recordTypes: types, ctx) }
         return ModifyRecordsResult(results: results)
+    }
+
+    /// Throws when one record is named twice in `request` (owner resolved as the scope resolves it).
+    private func checkNamedOnce(_ request: ModifyRecordsRequest, scope: DatabaseScope,
+                                _ ctx: RequestContext) throws(StoreError) {
+        let ids = request.saves.count + request.deletes.count
+        guard ids > 1 else { return }
+        func resolved(_ id: RecordID) -> RecordID {
+            RecordID(recordName: id.recordName,
+                     zoneID: scope == .private ? id.zoneID.resolvingOwner(ctx.user) : id.zoneID)
+        }
+        func repeated(_ id: RecordID) -> StoreError {
+            StoreError(.invalidArguments, "record \(id) appears more than once in one request")
+        }
+        let all = request.saves.lazy.map(\.id) + request.deletes
+        // A few items compare pairwise (hashing each ID's three strings costs more); many go through a set.
+        if ids <= 8 {
+            var earlier: [RecordID] = []
+            earlier.reserveCapacity(ids)
+            for id in all {
+                let r = resolved(id)
+                if earlier.contains(r) { throw repeated(id) }
+                earlier.append(r)
+            }
+            return
+        }
+        var seen = Set<RecordID>()
+        for id in all where !seen.insert(resolved(id)).inserted { throw repeated(id) }
     }
 
     /// Fetches records by ID; a missing one is `unknownItem` for that item alone.
@@ -103,7 +131,7 @@ extension StoreEngine {
         let zone = try resolveZone(zoneID, scope: scope, access: .read, ctx)
         let records = state.zones[zone].map { Array($0.records.values) } ?? []
         return records
-            .filter { r in r.recordType == recordType && filters.allSatisfy { r.fields[$0.key] == $0.value } }
+            .filter { r in r.recordType == recordType && r.fields.holds(filters) }
             .sorted { $0.id.recordName < $1.id.recordName }
     }
 
@@ -163,7 +191,7 @@ extension StoreEngine {
                         throw StoreError(.serverRecordChanged, why, serverRecord: existing)
                     }
                 case .changedKeys:
-                    saved.fields = existing.fields.merging(record.fields) { _, new in new }
+                    saved.fields = existing.fields.merging(record.fields)
                 case .allKeys:
                     break
                 }

@@ -97,38 +97,47 @@ public struct StoreEngine: Sendable {
     /// Generates notifications for a committed change to `zoneID` touching `recordTypes`, for
     /// every subscribed device that can see the zone, except the author's device.
     mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: Set<String>, _ ctx: RequestContext) {
-        var audience: [(DatabaseKey, [Subscription])] = []
+        // The owner's private database first, then each accepted participant's shared database in
+        // name order; subscriptions read in place (copying a database's state retains all of it).
         let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
-        if let db = state.databases[ownerKey] {
-            let hits = db.subscriptions.values.filter { sub in
-                switch sub.kind {
-                case .database: return !zoneID.isDefaultZone
-                case .zone(let z): return z.resolvingOwner(zoneID.ownerName) == zoneID
-                case .query(let type, let z):
-                    return recordTypes.contains(type) && (z == nil || z!.resolvingOwner(zoneID.ownerName) == zoneID)
-                }
+        if let hits = state.databases[ownerKey]?.subscriptions.values.filter({ sub in
+            switch sub.kind {
+            case .database: return !zoneID.isDefaultZone
+            case .zone(let z): return z.resolvingOwner(zoneID.ownerName) == zoneID
+            case .query(let type, let z):
+                return recordTypes.contains(type) && (z == nil || z!.resolvingOwner(zoneID.ownerName) == zoneID)
             }
-            audience.append((ownerKey, hits))
+        }), !hits.isEmpty {
+            notify(ownerKey, hits, zoneID, ctx)
         }
-        for user in state.zones[zoneID]?.share?.acceptedUsers ?? [] {
+        guard let accepted = state.zones[zoneID]?.share?.acceptedUsers else { return }
+        for user in accepted {
             let key = DatabaseKey(user: user, scope: .shared)
-            let hits = state.databases[key]?.subscriptions.values.filter { $0.kind == .database } ?? []
-            audience.append((key, Array(hits)))
+            guard let hits = state.databases[key]?.subscriptions.values.filter({ $0.kind == .database }),
+                  !hits.isEmpty else { continue }
+            notify(key, hits, zoneID, ctx)
         }
-        for (key, subscriptions) in audience where !subscriptions.isEmpty {
-            let devices = (state.devices[key.user] ?? []).sorted()
-            for sub in subscriptions.sorted(by: { $0.subscriptionID < $1.subscriptionID }) {
-                let hint: ZoneID?
-                switch sub.kind {
-                case .database: hint = nil
-                case .zone, .query: hint = zoneID
-                }
-                for device in devices where !(key.user == ctx.user && device == ctx.deviceID) {
-                    let n = PushNotification(notificationID: nextNotificationID, subscriptionID: sub.subscriptionID,
-                                             databaseScope: key.scope, zoneID: hint)
-                    nextNotificationID += 1
-                    notifications.append(DeviceNotification(userRecordName: key.user, deviceID: device, notification: n))
-                }
+    }
+
+    /// One notification per subscription of `key`'s database (by ID) and registered device of its
+    /// user (sorted), except the author's device.
+    private mutating func notify(_ key: DatabaseKey, _ subscriptions: [Subscription], _ zoneID: ZoneID,
+                                 _ ctx: RequestContext) {
+        guard let registered = state.devices[key.user], !registered.isEmpty else { return }
+        let devices = registered.count == 1 ? Array(registered) : registered.sorted()
+        let ordered = subscriptions.count == 1 ? subscriptions
+            : subscriptions.sorted(by: { $0.subscriptionID < $1.subscriptionID })
+        for sub in ordered {
+            let hint: ZoneID?
+            switch sub.kind {
+            case .database: hint = nil
+            case .zone, .query: hint = zoneID
+            }
+            for device in devices where !(key.user == ctx.user && device == ctx.deviceID) {
+                let n = PushNotification(notificationID: nextNotificationID, subscriptionID: sub.subscriptionID,
+                                         databaseScope: key.scope, zoneID: hint)
+                nextNotificationID += 1
+                notifications.append(DeviceNotification(userRecordName: key.user, deviceID: device, notification: n))
             }
         }
     }

@@ -17,15 +17,15 @@ struct ZoneState: Sendable {
     var tombstones: [String: Tombstone] = [:]
     var log = ChangeLog<String>()
     var share: ZoneShare?
+    /// Identity folded into this zone's tokens (hashed once: every change-feed request reads it twice).
+    let tokenOwner: UInt64
 
     init(id: ZoneID, incarnation: UInt64, createdAtMs: Int64) {
         self.id = id
         self.incarnation = incarnation
         self.createdAtMs = createdAtMs
+        tokenOwner = FNV1a.hash("zone", id.ownerName, id.zoneName)
     }
-
-    /// Identity folded into this zone's tokens.
-    var tokenOwner: UInt64 { FNV1a.hash("zone", id.ownerName, id.zoneName) }
 }
 
 /// How a zone changed, as a database change feed reports it.

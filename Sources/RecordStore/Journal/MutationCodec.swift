@@ -112,9 +112,10 @@ enum MutationCodec {
         encode(record.created, into: &w)
         encode(record.modified, into: &w)
         w.writeVarint(UInt64(record.fields.count))
-        for key in record.fields.keys.sorted() {
-            w.writeString(key)
-            encode(record.fields[key]!, into: &w)
+        // Names sorted, so a record's bytes never depend on the order its fields were set in.
+        for field in record.fields.sorted(by: { $0.key < $1.key }) {
+            w.writeString(field.key)
+            encode(field.value, into: &w)
         }
     }
 
@@ -126,12 +127,14 @@ enum MutationCodec {
         let modified = try decodeStamp(&r)
         let n = try r.readVarint()
         guard n <= UInt64(r.remaining) else { throw DecodeError(description: "field count \(n) exceeds entry") }
-        var fields: [String: FieldValue] = [:]
-        fields.reserveCapacity(Int(n))
+        var pairs: [(String, FieldValue)] = []
+        pairs.reserveCapacity(Int(n))
         for _ in 0..<n {
             let key = try r.readString()
-            fields[key] = try decodeValue(&r, depth: 0)
+            pairs.append((key, try decodeValue(&r, depth: 0)))
         }
+        // A name written twice keeps its last value, as it did when this read into a dictionary.
+        let fields = RecordFields(pairs)
         return Record(recordType: type, id: id, fields: fields, recordChangeTag: tag.isEmpty ? nil : tag,
                       created: created, modified: modified)
     }

@@ -1,12 +1,15 @@
 /// A typed field value, as CloudKit records hold them.
-public indirect enum FieldValue: Hashable, Sendable {
+///
+/// Only a reference (three strings) is boxed: the other cases fit in two words, so a field
+/// costs no allocation of its own (a list's items live in their array).
+public enum FieldValue: Hashable, Sendable {
     case string(String)
     case int64(Int64)
     case double(Double)
     /// Milliseconds since the Unix epoch.
     case timestamp(Int64)
     case bytes([UInt8])
-    case reference(RecordID)
+    indirect case reference(RecordID)
     /// A list of values (CloudKit lists are homogeneous; the store does not insist).
     case list([FieldValue])
     /// A list with no items that keeps the type it was written with: `elementType` is the item

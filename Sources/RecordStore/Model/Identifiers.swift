@@ -63,7 +63,7 @@ public enum NameRules {
             return "record name is \(utf8.count) characters long; the limit is \(maxRecordNameLength)"
         }
         if utf8.first == UInt8(ascii: "_") { return "record name '\(name)' starts with '_'" }
-        if let bad = utf8.first(where: { $0 < 0x20 || $0 > 0x7E }) {
+        if let bad = firstByte(of: name, outside: 0x20...0x7E) {
             return "record name contains a non-printable or non-ASCII byte 0x\(String(bad, radix: 16))"
         }
         return nil
@@ -76,10 +76,21 @@ public enum NameRules {
         if utf8.count > maxRecordNameLength { return "zone name is longer than \(maxRecordNameLength) characters" }
         if name == ZoneID.defaultZoneName { return nil }
         if utf8.first == UInt8(ascii: "_") { return "zone name '\(name)' starts with '_'" }
-        if let bad = utf8.first(where: { $0 < 0x21 || $0 > 0x7E }) {
+        if let bad = firstByte(of: name, outside: 0x21...0x7E) {
             return "zone name contains a space, non-printable or non-ASCII byte 0x\(String(bad, radix: 16))"
         }
         return nil
+    }
+
+    /// The first byte of `text`'s UTF-8 outside `allowed`, read from its storage in place where it
+    /// is contiguous (every save checks its record's name).
+    private static func firstByte(of text: String, outside allowed: ClosedRange<UInt8>) -> UInt8? {
+        let inPlace = text.utf8.withContiguousStorageIfAvailable { bytes -> UInt8? in
+            for byte in bytes where !allowed.contains(byte) { return byte }
+            return nil
+        }
+        if let inPlace { return inPlace }
+        return text.utf8.first { !allowed.contains($0) }
     }
 
     /// Why `type` is not a valid record type, or nil when it is.

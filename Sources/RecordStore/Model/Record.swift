@@ -15,14 +15,14 @@ public struct RecordStamp: Hashable, Sendable, Codable {
 public struct Record: Hashable, Sendable {
     public var recordType: String
     public var id: RecordID
-    public var fields: [String: FieldValue]
+    public var fields: RecordFields
     /// The server's tag for the version this copy came from; nil for a record never saved.
     public var recordChangeTag: String?
     public var created: RecordStamp?
     public var modified: RecordStamp?
 
     public init(
-        recordType: String, id: RecordID, fields: [String: FieldValue] = [:], recordChangeTag: String? = nil,
+        recordType: String, id: RecordID, fields: RecordFields = [:], recordChangeTag: String? = nil,
         created: RecordStamp? = nil, modified: RecordStamp? = nil
     ) {
         self.recordType = recordType

@@ -62,6 +62,9 @@ public struct ZoneShare: Hashable, Sendable {
 
     /// Users who accepted and so see the zone in their shared database.
     var acceptedUsers: [String] {
-        participants.values.filter { $0.status == .accepted }.map(\.userRecordName).sorted()
+        var users: [String] = []
+        for p in participants.values where p.status == .accepted { users.append(p.userRecordName) }
+        if users.count > 1 { users.sort() }
+        return users
     }
 }

@@ -12,7 +12,10 @@ extension CallNegotiator {
         for problem in output.problems { out.append(.rejected(problem)) }
         collector?.observe(output.observed)
         // Our own answers in the zone: those epochs were answered, whatever this process remembers.
+        // Every answer's name, compacted or not, is `SE_…_answer`: other names are passed over
+        // before the epoch's name is built.
         for summary in output.observed where summary.ownerUserID == myUserID
+            && summary.id.recordName.hasPrefix("SE_") && summary.id.recordName.hasSuffix("_answer")
             && summary.id.recordName == names.envelope(epoch: summary.callEpoch, type: .answer) {
             answeredEpochs.insert(summary.callEpoch)
         }

@@ -297,13 +297,7 @@ public struct CallNegotiator: Sendable {
     }
 
     /// A fresh chunk uuid (lower-case hex, 32 characters, from the seeded generator).
-    mutating func chunkUUID() -> String {
-        let words = [random.next(), random.next()]
-        return words.map { word in
-            let hex = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
-    }
+    mutating func chunkUUID() -> String { random.hex128() }
 
     /// Deletions that are due, each batch a request of its own: nothing waits for them.
     mutating func collectGarbage(now: Instant, _ out: inout OutputQueue<Action>) {

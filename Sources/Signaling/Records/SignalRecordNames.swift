@@ -24,17 +24,19 @@ public struct SignalRecordNames: Hashable, Sendable {
 
     /// `SS_<sessionKey>`.
     public var session: String {
-        Self.fit(sessionKey.rawValue) { key in "SS_\(key)" }
+        Self.fit(sessionKey.rawValue) { key in Self.joined("SS_", key) }
     }
 
     /// `SE_<sessionKey>_<callEpoch>_<offer|answer>`.
     public func envelope(epoch: CallEpoch, type: EnvelopeType) -> String {
-        Self.fit(sessionKey.rawValue) { key in "SE_\(key)_\(epoch)_\(type.rawValue)" }
+        Self.fit(sessionKey.rawValue) { key in Self.joined("SE_", key, "_", epoch.description, "_", type.rawValue) }
     }
 
     /// `IC_<sessionKey>_<callEpoch>_<ownerUserId>_<uuid>`.
     public func iceChunk(epoch: CallEpoch, owner: String, uuid: String) -> String {
-        let name = Self.fit(sessionKey.rawValue) { key in "IC_\(key)_\(epoch)_\(owner)_\(uuid)" }
+        let name = Self.fit(sessionKey.rawValue) { key in
+            Self.joined("IC_", key, "_", epoch.description, "_", owner, "_", uuid)
+        }
         if name.utf8.count <= NameRules.maxRecordNameLength { return name }
         let key = Self.compact(sessionKey.rawValue)
         return "IC_\(key)_\(epoch)_\(Self.compact(owner))_\(uuid)"
@@ -52,6 +54,15 @@ public struct SignalRecordNames: Hashable, Sendable {
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()
+    }
+
+    /// The parts one after another, in a string allocated once at its final size (a name is built
+    /// for every record saved and for every fetched record checked against ours).
+    private static func joined(_ parts: String...) -> String {
+        var name = ""
+        name.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count })
+        for part in parts { name += part }
+        return name
     }
 
     /// Builds a name from `part`, compacting the part when the whole would be too long.

@@ -27,7 +27,7 @@ public struct SignalSession: Hashable, Sendable {
     }
 
     /// The fields of this session, for a new record or over a fetched one.
-    public var fields: [String: FieldValue] {
+    public var fields: RecordFields {
         [
             SignalField.sessionKey: .string(sessionKey), SignalField.roomID: .string(roomID),
             SignalField.userId: .string(userID), SignalField.otherUserId: .string(otherUserID),

@@ -34,14 +34,9 @@ public struct VideoSourceIdentity: Hashable, Sendable {
         var second = ssrc()
         while second == first { second = ssrc() }
         let cname = String(decoding: (0..<16).map { _ in alphabet[Int(random.next() & 63)] }, as: UTF8.self)
-        func hexID() -> String {
-            [random.next(), random.next()].map { word in
-                let hex = String(word, radix: 16)
-                return String(repeating: "0", count: 16 - hex.count) + hex
-            }.joined()
-        }
+        let streamID = random.hex128()
         return VideoSourceIdentity(
-            ssrc: first, retransmissionSSRC: second, cname: cname, streamID: hexID(), trackID: hexID())
+            ssrc: first, retransmissionSSRC: second, cname: cname, streamID: streamID, trackID: random.hex128())
     }
 
     /// `a=msid`, `a=ssrc-group:FID` (when RTX is on) and the `a=ssrc` lines, in Chrome's order.

@@ -47,11 +47,13 @@ public enum WireFormat {
         guard let name = o["recordName"] as? String else { throw ShapeError("a record needs recordName") }
         guard let type = o["recordType"] as? String else { throw ShapeError("record \(name) needs recordType") }
         let zone = o["zoneID"] == nil ? defaultZone : try decodeZoneID(o["zoneID"])
-        var fields: [String: FieldValue] = [:]
+        var pairs: [(String, FieldValue)] = []
         if let f = o["fields"] {
             guard let fo = f as? Object else { throw ShapeError("fields of \(name) must be an object") }
-            for (key, value) in fo { fields[key] = try decodeField(value, name: "\(name).\(key)") }
+            pairs.reserveCapacity(fo.count)
+            for (key, value) in fo { pairs.append((key, try decodeField(value, name: "\(name).\(key)"))) }
         }
+        let fields = RecordFields(pairs)
         func stamp(_ any: Any?) -> RecordStamp? {
             guard let s = any as? Object, let t = int64(s["timestamp"]), let u = s["userRecordName"] as? String else { return nil }
             return RecordStamp(timestamp: t, userRecordName: u)
@@ -61,7 +63,7 @@ public enum WireFormat {
                       modified: stamp(o["modified"]))
     }
 
-    public static func encodeFields(_ fields: [String: FieldValue]) -> Object {
+    public static func encodeFields(_ fields: RecordFields) -> Object {
         var o: Object = [:]
         for (k, v) in fields { o[k] = encodeField(v) }
         return o

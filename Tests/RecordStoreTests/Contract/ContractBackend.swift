@@ -127,7 +127,7 @@ struct ContractStore: Sendable {
 
 /// Builds a record in a zone.
 func record(_ name: String, type: String = "Note", in zone: ZoneID = ZoneID(zoneName: "room_a"),
-            _ fields: [String: FieldValue] = [:]) -> Record {
+            _ fields: RecordFields = [:]) -> Record {
     Record(recordType: type, id: RecordID(recordName: name, zoneID: zone), fields: fields)
 }
 

@@ -204,7 +204,7 @@ struct RecordWriteContractTests {
     @Test("every field type round-trips", arguments: ContractBackend.allCases)
     func fieldTypes(_ backend: ContractBackend) async throws {
         let (_, alice) = try await setUp(backend)
-        let fields: [String: FieldValue] = [
+        let fields: RecordFields = [
             "s": .string("héllo \"quoted\"\n"), "i": .int64(-42), "d": .double(3.25), "t": .timestamp(1_700_000_000_123),
             "b": .bytes([0, 1, 255]), "r": .reference(RecordID(recordName: "other", zoneID: ZoneID(zoneName: "room_a", ownerName: "alice"))),
             "l": .list([.int64(1), .int64(2)]), "ls": .list([.string("a"), .string("b")]),
