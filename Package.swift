@@ -26,7 +26,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CSystem"),
-        .target(name: "ZoneCore"),
+        // SHA-1 and SHA-256 on the x86 SHA extensions, enabled per function (no build flags); ZoneCore's
+        // SHA1/SHA256 call it when the CPU has them and keep their Swift code otherwise.
+        .target(name: "CDigests"),
+        .target(name: "ZoneCore", dependencies: ["CDigests"]),
         .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
         // The call page's web/ files are embedded by CallPage/generate.sh (CallPageFiles.swift), not as resources.
         .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"],

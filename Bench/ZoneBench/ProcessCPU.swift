@@ -9,11 +9,16 @@ struct ProcessCPU {
     var selfNanos: UInt64
     var serverNanos: UInt64
 
-    static func read(serverCommand: String = "postgres") -> ProcessCPU {
+    /// User and system CPU time of this process so far, in nanoseconds (microsecond resolution).
+    static func selfNanoseconds() -> UInt64 {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let mine = UInt64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000_000
+        return UInt64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000_000
             + UInt64(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1_000
+    }
+
+    static func read(serverCommand: String = "postgres") -> ProcessCPU {
+        let mine = selfNanoseconds()
         let tick = UInt64(max(sysconf(Int32(_SC_CLK_TCK)), 1))
         var server: UInt64 = 0
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

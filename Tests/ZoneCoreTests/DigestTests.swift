@@ -7,7 +7,7 @@ import Testing
 
 // MARK: Helpers
 
-private func hex(_ bytes: some Sequence<UInt8>) -> String {
+func hex(_ bytes: some Sequence<UInt8>) -> String {
     let digits = Array("0123456789abcdef")
     var s = ""
     for b in bytes {
@@ -31,9 +31,9 @@ private func bytes(hex: String) -> [UInt8] {
     return stride(from: 0, to: chars.count, by: 2).map { nibble(chars[$0]) << 4 | nibble(chars[$0 + 1]) }
 }
 
-private func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
+func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
 
-private func repeated(_ byte: UInt8, _ count: Int) -> [UInt8] { [UInt8](repeating: byte, count: count) }
+func repeated(_ byte: UInt8, _ count: Int) -> [UInt8] { [UInt8](repeating: byte, count: count) }
 
 /// The test message of length n used for the cross-checks: byte i is (167·i + 13·n + 7) mod 256.
 private func message(_ n: Int) -> [UInt8] {
@@ -60,9 +60,9 @@ private func nonContiguous(_ bytes: [UInt8]) -> LazyMapCollection<Range<Int>, UI
     (0..<bytes.count).lazy.map { bytes[$0] }
 }
 
-private let abc = ascii("abc")
-private let twoBlock448 = ascii("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-private let millionA = repeated(UInt8(ascii: "a"), 1_000_000)
+let abc = ascii("abc")
+let twoBlock448 = ascii("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+let millionA = repeated(UInt8(ascii: "a"), 1_000_000)
 
 // MARK: SHA-1 (FIPS 180-4; example values from NIST's "Examples with Intermediate Values")
 

@@ -36,14 +36,21 @@ public struct HMAC<H: HashFunction>: Sendable {
     /// Prepares to authenticate messages with the key in `key`, which is not retained.
     @inlinable
     public init(key: UnsafeRawBufferPointer) {
-        var inner = H()
-        var outer = H()
+        self.init(key: key, emptyHash: H())
+    }
+
+    /// The same, every hash starting as a copy of `emptyHash`, a value that has absorbed nothing:
+    /// `SHA1(implementation: .portable)` to run HMAC-SHA1 on one chosen compression function.
+    @inlinable
+    public init(key: UnsafeRawBufferPointer, emptyHash: H) {
+        var inner = emptyHash
+        var outer = emptyHash
         withUnsafeTemporaryAllocation(byteCount: H.blockSize, alignment: 16) { block in
             block.initializeMemory(as: UInt8.self, repeating: 0)
             if key.count > H.blockSize {
                 // RFC 2104 §2: "Applications that use keys longer than B bytes will first hash the
                 // key using H and then use the resultant L byte string as the actual key to HMAC."
-                var keyHash = H()
+                var keyHash = emptyHash
                 keyHash.update(key)
                 keyHash.finalize(into: block)
             } else if let keyBase = key.baseAddress, key.count > 0 {

@@ -4,6 +4,10 @@
 // (HMAC-SHA1 for STUN MESSAGE-INTEGRITY, RFC 5389 §15.4), where HMAC's security does not rest on
 // collision resistance.
 
+#if arch(x86_64) || arch(i386)
+import CDigests
+#endif
+
 /// The SHA-1 hash function (FIPS 180-4 §6.1): 64-byte blocks, 20-byte digest.
 public struct SHA1: HashFunction {
     @inlinable public static var blockSize: Int { 64 }
@@ -20,19 +24,29 @@ public struct SHA1: HashFunction {
 
     private var state = State()
     private var buffer = MDBlockBuffer()
+    /// The compression function this value runs (chosen when it is made, kept by its copies).
+    public let implementation: DigestImplementation
 
-    public init() {}
+    /// A fresh computation on `DigestImplementation.preferred` (the SHA extensions where the CPU has them).
+    public init() { implementation = DigestImplementation.preferred }
+
+    /// A fresh computation on `implementation` if this CPU can run it, else on the portable code.
+    public init(implementation: DigestImplementation) {
+        self.implementation = DigestImplementation.runnable(implementation)
+    }
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         var state = self.state
-        buffer.absorb(bytes) { SHA1.compress(&state, $0, $1) }
+        let implementation = self.implementation
+        buffer.absorb(bytes) { SHA1.compress(&state, $0, $1, implementation) }
         self.state = state
     }
 
     public func finalize(into digest: UnsafeMutableRawBufferPointer) {
         precondition(digest.count >= SHA1.digestSize, "SHA1.finalize(into:): buffer smaller than 20 bytes")
         var state = self.state
-        buffer.finish(bigEndianLength: true) { SHA1.compress(&state, $0, $1) }
+        let implementation = self.implementation
+        buffer.finish(bigEndianLength: true) { SHA1.compress(&state, $0, $1, implementation) }
         let out = digest.baseAddress!
         out.storeBytes(of: state.h0.bigEndian, toByteOffset: 0, as: UInt32.self)
         out.storeBytes(of: state.h1.bigEndian, toByteOffset: 4, as: UInt32.self)
@@ -41,13 +55,43 @@ public struct SHA1: HashFunction {
         out.storeBytes(of: state.h4.bigEndian, toByteOffset: 16, as: UInt32.self)
     }
 
-    /// Runs the SHA-1 compression function (FIPS 180-4 §6.1.2 steps 1–4) over `count` consecutive
-    /// 64-byte blocks at `blocks` (any alignment).
+    /// Compresses `count` consecutive 64-byte blocks at `blocks` (any alignment) on `implementation`,
+    /// which the caller has checked this CPU can run.
+    @inline(__always)
+    static func compress(
+        _ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int, _ implementation: DigestImplementation
+    ) {
+        #if arch(x86_64) || arch(i386)
+        if implementation == .shaExtensions {
+            compressWithSHAExtensions(&state, blocks, count)
+            return
+        }
+        #endif
+        compressPortable(&state, blocks, count)
+    }
+
+    #if arch(x86_64) || arch(i386)
+    /// The same on the SHA extensions (CDigests). The shim takes H₀…H₄ as a C array of 5 words, so
+    /// they travel through a homogeneous tuple (contiguous, in order) rather than relying on the
+    /// layout of `State`.
+    static func compressWithSHAExtensions(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
+        var words = (state.h0, state.h1, state.h2, state.h3, state.h4)
+        withUnsafeMutablePointer(to: &words) { tuple in
+            tuple.withMemoryRebound(to: UInt32.self, capacity: 5) { h in
+                zr_sha1_compress_sha_ni(h, blocks.assumingMemoryBound(to: UInt8.self), count)
+            }
+        }
+        state = State(h0: words.0, h1: words.1, h2: words.2, h3: words.3, h4: words.4)
+    }
+    #endif
+
+    /// The portable path: runs the SHA-1 compression function (FIPS 180-4 §6.1.2 steps 1–4) over
+    /// `count` consecutive 64-byte blocks at `blocks` (any alignment).
     ///
     /// The 80 rounds are written out. Instead of shifting a…e after every round, each round
     /// names them in rotated order; the message schedule Wₜ lives in a 16-word window (w0…w15),
     /// Wₜ for t ≥ 16 overwriting Wₜ₋₁₆ — the alternate method of FIPS 180-4 §6.1.3.
-    static func compress(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
+    static func compressPortable(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
         var h0 = state.h0, h1 = state.h1, h2 = state.h2, h3 = state.h3, h4 = state.h4
         var p = blocks
         for _ in 0..<count {

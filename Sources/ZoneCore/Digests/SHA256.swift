@@ -1,5 +1,9 @@
 // SHA-256, as specified in FIPS 180-4 ("Secure Hash Standard", August 2015), §6.2.
 
+#if arch(x86_64) || arch(i386)
+import CDigests
+#endif
+
 /// The SHA-256 hash function (FIPS 180-4 §6.2): 64-byte blocks, 32-byte digest.
 public struct SHA256: HashFunction {
     @inlinable public static var blockSize: Int { 64 }
@@ -20,19 +24,29 @@ public struct SHA256: HashFunction {
 
     private var state = State()
     private var buffer = MDBlockBuffer()
+    /// The compression function this value runs (chosen when it is made, kept by its copies).
+    public let implementation: DigestImplementation
 
-    public init() {}
+    /// A fresh computation on `DigestImplementation.preferred` (the SHA extensions where the CPU has them).
+    public init() { implementation = DigestImplementation.preferred }
+
+    /// A fresh computation on `implementation` if this CPU can run it, else on the portable code.
+    public init(implementation: DigestImplementation) {
+        self.implementation = DigestImplementation.runnable(implementation)
+    }
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         var state = self.state
-        buffer.absorb(bytes) { SHA256.compress(&state, $0, $1) }
+        let implementation = self.implementation
+        buffer.absorb(bytes) { SHA256.compress(&state, $0, $1, implementation) }
         self.state = state
     }
 
     public func finalize(into digest: UnsafeMutableRawBufferPointer) {
         precondition(digest.count >= SHA256.digestSize, "SHA256.finalize(into:): buffer smaller than 32 bytes")
         var state = self.state
-        buffer.finish(bigEndianLength: true) { SHA256.compress(&state, $0, $1) }
+        let implementation = self.implementation
+        buffer.finish(bigEndianLength: true) { SHA256.compress(&state, $0, $1, implementation) }
         let out = digest.baseAddress!
         out.storeBytes(of: state.h0.bigEndian, toByteOffset: 0, as: UInt32.self)
         out.storeBytes(of: state.h1.bigEndian, toByteOffset: 4, as: UInt32.self)
@@ -44,14 +58,45 @@ public struct SHA256: HashFunction {
         out.storeBytes(of: state.h7.bigEndian, toByteOffset: 28, as: UInt32.self)
     }
 
-    /// Runs the SHA-256 compression function (FIPS 180-4 §6.2.2 steps 1–4) over `count`
-    /// consecutive 64-byte blocks at `blocks` (any alignment).
+    /// Compresses `count` consecutive 64-byte blocks at `blocks` (any alignment) on `implementation`,
+    /// which the caller has checked this CPU can run.
+    @inline(__always)
+    static func compress(
+        _ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int, _ implementation: DigestImplementation
+    ) {
+        #if arch(x86_64) || arch(i386)
+        if implementation == .shaExtensions {
+            compressWithSHAExtensions(&state, blocks, count)
+            return
+        }
+        #endif
+        compressPortable(&state, blocks, count)
+    }
+
+    #if arch(x86_64) || arch(i386)
+    /// The same on the SHA extensions (CDigests). The shim takes H₀…H₇ as a C array of 8 words, so
+    /// they travel through a homogeneous tuple (contiguous, in order) rather than relying on the
+    /// layout of `State`.
+    static func compressWithSHAExtensions(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
+        var words = (state.h0, state.h1, state.h2, state.h3, state.h4, state.h5, state.h6, state.h7)
+        withUnsafeMutablePointer(to: &words) { tuple in
+            tuple.withMemoryRebound(to: UInt32.self, capacity: 8) { h in
+                zr_sha256_compress_sha_ni(h, blocks.assumingMemoryBound(to: UInt8.self), count)
+            }
+        }
+        state = State(h0: words.0, h1: words.1, h2: words.2, h3: words.3,
+                      h4: words.4, h5: words.5, h6: words.6, h7: words.7)
+    }
+    #endif
+
+    /// The portable path: runs the SHA-256 compression function (FIPS 180-4 §6.2.2 steps 1–4) over
+    /// `count` consecutive 64-byte blocks at `blocks` (any alignment).
     ///
     /// The 64 rounds are written out, each naming a…h in rotated order instead of shifting
     /// them; the constants Kₜ (§4.2.2, the first 32 bits of the fractional parts of the cube roots
     /// of the first 64 primes) appear inline. The message schedule Wₜ lives in a 16-word window,
     /// Wₜ for t ≥ 16 overwriting Wₜ₋₁₆.
-    static func compress(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
+    static func compressPortable(_ state: inout State, _ blocks: UnsafeRawPointer, _ count: Int) {
         var h0 = state.h0, h1 = state.h1, h2 = state.h2, h3 = state.h3
         var h4 = state.h4, h5 = state.h5, h6 = state.h6, h7 = state.h7
         var p = blocks
