@@ -55,6 +55,12 @@ public struct CandidatePair: Hashable, Sendable, CustomStringConvertible {
     /// The pair foundation: the local and remote foundations joined (RFC 8445 §6.1.2.6).
     public var foundation: String { local.foundation + ":" + remote.foundation }
 
+    /// Whether `other` has the same pair foundation: both candidates' foundations equal, compared
+    /// in place (the checklist compares foundations on every pacing step; `foundation` makes a string).
+    public func sharesFoundation(with other: CandidatePair) -> Bool {
+        local.foundation == other.local.foundation && remote.foundation == other.remote.foundation
+    }
+
     /// The pair priority (RFC 8445 §6.1.2.3) as seen by an agent in `role`.
     public func priority(role: Role) -> UInt64 {
         role == .controlling

@@ -51,11 +51,14 @@ struct Checklist {
         }
         let id = pairs.count
         var pair = CandidatePair(id: id, local: local, remote: remote, state: .frozen, generation: generation)
-        let foundation = pair.foundation
-        let blocked = pairs.contains {
-            $0.foundation == foundation && ($0.state == .waiting || $0.state == .inProgress)
+        var blocked = false, succeeded = false
+        for i in pairs.indices where pairs[i].sharesFoundation(with: pair) {
+            switch pairs[i].state {
+            case .waiting, .inProgress: blocked = true
+            case .succeeded: succeeded = true
+            case .frozen, .failed: break
+            }
         }
-        let succeeded = pairs.contains { $0.foundation == foundation && $0.state == .succeeded }
         pair.state = (succeeded || !blocked) ? .waiting : .frozen
         pairs.append(pair)
         return id
@@ -90,8 +93,7 @@ struct Checklist {
     mutating func nextPairToCheck(role: Role) -> Int? {
         if !triggered.isEmpty { return triggered.removeFirst() }
         if let id = best(role: role, where: { $0.state == .waiting }) { return id }
-        let busy = Set(pairs.lazy.filter { $0.state == .waiting || $0.state == .inProgress }.map(\.foundation))
-        if let id = best(role: role, where: { $0.state == .frozen && !busy.contains($0.foundation) }) {
+        if let id = best(role: role, where: { $0.state == .frozen && !isBusy(foundationOf: $0) }) {
             pairs[id].state = .waiting
             return id
         }
@@ -106,16 +108,8 @@ struct Checklist {
         if !triggered.isEmpty { return true }
         for i in pairs.indices where pairs[i].state == .waiting { return true }
         for i in pairs.indices where pairs[i].state == .frozen {
-            // A frozen pair waits while a pair of its foundation is being checked (the states are
-            // compared first: a foundation is a string made on every read).
-            let foundation = pairs[i].foundation
-            var unblocked = true
-            for j in pairs.indices where (pairs[j].state == .waiting || pairs[j].state == .inProgress)
-                && pairs[j].foundation == foundation {
-                unblocked = false
-                break
-            }
-            if unblocked { return true }
+            // A frozen pair waits while a pair of its foundation is being checked.
+            if !isBusy(foundationOf: pairs[i]) { return true }
         }
         return false
     }
@@ -130,9 +124,19 @@ struct Checklist {
         return false
     }
 
-    /// Unfreezes every frozen pair of `foundation` (RFC 8445 §7.2.5.3.3).
-    mutating func unfreeze(foundation: String) {
-        for i in pairs.indices where pairs[i].state == .frozen && pairs[i].foundation == foundation {
+    /// Whether a pair of `pair`'s foundation is waiting or being checked (a frozen pair of that
+    /// foundation then stays frozen, RFC 8445 §6.1.2.6). States are compared first: they are cheap.
+    func isBusy(foundationOf pair: CandidatePair) -> Bool {
+        for i in pairs.indices where (pairs[i].state == .waiting || pairs[i].state == .inProgress)
+            && pairs[i].sharesFoundation(with: pair) {
+            return true
+        }
+        return false
+    }
+
+    /// Unfreezes every frozen pair of `pair`'s foundation (RFC 8445 §7.2.5.3.3).
+    mutating func unfreeze(foundationOf pair: CandidatePair) {
+        for i in pairs.indices where pairs[i].state == .frozen && pairs[i].sharesFoundation(with: pair) {
             pairs[i].state = .waiting
         }
     }

@@ -595,7 +595,7 @@ public struct ICEAgent {
         checklist[pairID].state = .succeeded
         checklist[pairID].validPairID = validID
         if transaction.isCancelled { checklist.untrigger(pairID) }  // the answer came after all
-        checklist.unfreeze(foundation: pair.foundation)
+        checklist.unfreeze(foundationOf: pair)
         if firstValidAt == nil { firstValidAt = now }
         if selectedPair?.sendFrom == pair.sendFrom, selectedPair?.sendTo == pair.sendTo,
            selectedPair?.generation == generation {

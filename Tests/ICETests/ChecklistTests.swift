@@ -50,7 +50,7 @@ import ZoneCore
         #expect(!list.hasPendingChecks)
         // Success unfreezes the foundation (RFC 8445 §7.2.5.3.3).
         list[0].state = .succeeded
-        list.unfreeze(foundation: list[0].foundation)
+        list.unfreeze(foundationOf: list[0])
         #expect(list[1].state == .waiting)
     }
 
