@@ -173,16 +173,56 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
 
     /// The attribute value: everything after `candidate:`.
     var attributeValue: String {
-        var text = "\(foundation) \(component) \(transport) \(priority) \(address) \(port) typ \(type)"
-        if let relatedAddress { text += " raddr \(relatedAddress)" }
-        if let relatedPort { text += " rport \(relatedPort)" }
-        if let tcpType { text += " tcptype \(tcpType)" }
-        if let generation { text += " generation \(generation)" }
-        if let usernameFragment { text += " ufrag \(usernameFragment)" }
-        if let networkID { text += " network-id \(networkID)" }
-        if let networkCost { text += " network-cost \(networkCost)" }
-        for item in extensions { text += " \(item.name) \(item.value)" }
-        return text
+        // Written as bytes (`SDPTextBuffer`): every candidate batch the peer signals prints each one.
+        var text = SDPTextBuffer(capacity: 128)
+        text.append(foundation)
+        text.ascii(" ")
+        text.decimal(component)
+        text.ascii(" ")
+        text.append(transport.rawValue)
+        text.ascii(" ")
+        text.decimal(priority)
+        text.ascii(" ")
+        text.append(address.description)
+        text.ascii(" ")
+        text.decimal(port)
+        text.ascii(" typ ")
+        text.append(type.rawValue)
+        if let relatedAddress {
+            text.ascii(" raddr ")
+            text.append(relatedAddress.description)
+        }
+        if let relatedPort {
+            text.ascii(" rport ")
+            text.decimal(relatedPort)
+        }
+        if let tcpType {
+            text.ascii(" tcptype ")
+            text.append(tcpType.rawValue)
+        }
+        if let generation {
+            text.ascii(" generation ")
+            text.decimal(generation)
+        }
+        if let usernameFragment {
+            text.ascii(" ufrag ")
+            text.append(usernameFragment)
+        }
+        if let networkID {
+            text.ascii(" network-id ")
+            text.decimal(networkID)
+        }
+        if let networkCost {
+            text.ascii(" network-cost ")
+            text.decimal(networkCost)
+        }
+        for item in extensions {
+            text.ascii(" ")
+            text.append(item.name)
+            text.ascii(" ")
+            text.append(item.value)
+        }
+        return text.string
     }
 
     /// The SDP line, `a=candidate:…`.
