@@ -81,21 +81,10 @@ struct HostilePeerProcessTests {
 struct UnreachablePeerProcessTests {
     @Test("kill -9 one of two connected peers: the other ends with 'remote unreachable' within the bound, exit 1")
     func remoteKilled() async throws {
-        let daemon = try DaemonProcess(arguments: ["--memory"])
-        let aliceToken = try await RemoteStoreClient.register(userName: "alice", at: daemon.endpoint)
-        let bobToken = try await RemoteStoreClient.register(userName: "bob", at: daemon.endpoint)
         // Consent lost after 3 s, 2 s for a new epoch: the bound is 5 s after the last response.
-        func peer(_ me: String, _ remote: String, _ token: String, owner: Bool) throws -> ChildProcess {
-            try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", "room_kill0001", "--me", me,
-                          "--remote", remote, "--token", token, "--connect-timeout", "20s", "--consent-expiry", "3s",
-                          "--reconnect-timeout", "2s", "--json"] + (owner ? ["--owner"] : []))
-        }
-        let a = try peer("alice", "bob", aliceToken, owner: true)
-        let b = try peer("bob", "alice", bobToken, owner: false)
-        let up = try await offPool {
-            a.waitForStderr("selected pair", seconds: 30) && b.waitForStderr("selected pair", seconds: 30)
-        }
-        #expect(up, "alice: \(a.stderr)\nbob: \(b.stderr)")
+        let (daemon, a, b) = try await connectedPeers(room: "room_kill0001",
+                                                      ["--consent-expiry", "3s", "--reconnect-timeout", "2s"])
+        defer { withExtendedLifetime(daemon) {} }
         b.kill()
         let killed = Date()
         let status = try await offPool { a.wait(seconds: 30) }
@@ -117,21 +106,9 @@ struct UnreachablePeerProcessTests {
 struct RemoteHangUpProcessTests {
     @Test("Ctrl-C one of two connected peers: the other reads its goodbye and ends as planned, exit 0")
     func remoteInterrupted() async throws {
-        let daemon = try DaemonProcess(arguments: ["--memory"])
-        let aliceToken = try await RemoteStoreClient.register(userName: "alice", at: daemon.endpoint)
-        let bobToken = try await RemoteStoreClient.register(userName: "bob", at: daemon.endpoint)
         // Consent would take 30 s to expire: ending sooner can only come from the goodbye.
-        func peer(_ me: String, _ remote: String, _ token: String, owner: Bool) throws -> ChildProcess {
-            try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", "room_bye00001", "--me", me,
-                          "--remote", remote, "--token", token, "--connect-timeout", "20s", "--consent-expiry", "30s",
-                          "--json"] + (owner ? ["--owner"] : []))
-        }
-        let a = try peer("alice", "bob", aliceToken, owner: true)
-        let b = try peer("bob", "alice", bobToken, owner: false)
-        let up = try await offPool {
-            a.waitForStderr("selected pair", seconds: 30) && b.waitForStderr("selected pair", seconds: 30)
-        }
-        #expect(up, "alice: \(a.stderr)\nbob: \(b.stderr)")
+        let (daemon, a, b) = try await connectedPeers(room: "room_bye00001", ["--consent-expiry", "30s"])
+        defer { withExtendedLifetime(daemon) {} }
         b.interrupt()
         let stopped = Date()
         let (statusA, statusB) = try await offPool { (a.wait(seconds: 25), b.wait(seconds: 25)) }
@@ -145,4 +122,24 @@ struct RemoteHangUpProcessTests {
         let summary = try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
         #expect(summary.outcome == "completed")
     }
+}
+
+/// A daemon and two `zonertc peer`s (alice owns the room) with `options`, connected (both logged
+/// their selected pair), for the tests that then end one of them.
+private func connectedPeers(room: String, _ options: [String]) async throws
+    -> (DaemonProcess, ChildProcess, ChildProcess) {
+    let daemon = try DaemonProcess(arguments: ["--memory"])
+    let aliceToken = try await RemoteStoreClient.register(userName: "alice", at: daemon.endpoint)
+    let bobToken = try await RemoteStoreClient.register(userName: "bob", at: daemon.endpoint)
+    func peer(_ me: String, _ remote: String, _ token: String, owner: Bool) throws -> ChildProcess {
+        try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", room, "--me", me, "--remote", remote,
+                      "--token", token, "--connect-timeout", "20s", "--json"] + options + (owner ? ["--owner"] : []))
+    }
+    let a = try peer("alice", "bob", aliceToken, owner: true)
+    let b = try peer("bob", "alice", bobToken, owner: false)
+    let up = try await offPool {
+        a.waitForStderr("selected pair", seconds: 30) && b.waitForStderr("selected pair", seconds: 30)
+    }
+    #expect(up, "alice: \(a.stderr)\nbob: \(b.stderr)")
+    return (daemon, a, b)
 }
