@@ -22,7 +22,8 @@ struct PostgresPipelineOutcomeTests {
         #expect(outcome.results.count == 3)
         #expect(outcome.results.count == 3 ? try outcome.results[1].int8(0, 0) == 42 : false)
         #expect(outcome.failure?.kind == .statement)
-        #expect(outcome.failure?.sqlState == "22012", "not the division's error: \(String(describing: outcome.failure))")
+        #expect(outcome.failure?.sqlState == "22012",
+                "not the division's error: \(String(describing: outcome.failure))")
         // Another session sees the committed row.
         #expect(try cluster.sql("SELECT n FROM \(schema).kept") == "42")
         // The session is usable: the failure was outside a transaction block.
