@@ -61,7 +61,7 @@ enum PostgresStoreBench {
     /// Where the batches' time went over the run, per batch (ms), summed over the daemons; and how
     /// many writes a mark other than their daemon's own flush answered.
     static func profile(_ runs: [(after: PostgresStore.Counters, before: PostgresStore.Counters)]) -> String {
-        var batches = 0, flushes = 0, shared = 0, writes = 0, caught = 0
+        var batches = 0, flushes = 0, shared = 0, writes = 0, caught = 0, refused = 0
         var lock: UInt64 = 0, catchUp: UInt64 = 0, execute: UInt64 = 0, append: UInt64 = 0
         var queue: UInt64 = 0, flush: UInt64 = 0, gather: UInt64 = 0, held = 0, gathered = 0
         for (a, b) in runs {
@@ -72,6 +72,7 @@ enum PostgresStoreBench {
             flushes += a.flushes - b.flushes
             writes += a.writes - b.writes
             shared += a.sharedAcknowledgements - b.sharedAcknowledgements
+            refused += a.notifyFailures - b.notifyFailures
             caught += a.timings.entriesCaughtUp - b.timings.entriesCaughtUp
             lock += a.timings.lockNanos - b.timings.lockNanos
             catchUp += a.timings.catchUpNanos - b.timings.catchUpNanos
@@ -87,7 +88,8 @@ enum PostgresStoreBench {
             + "(\(String(format: "%.2f", Double(caught) / Double(max(batches, 1)))) entries), "
             + "execute \(ms(execute, batches)), insert+commit \(ms(append, batches)), "
             + "wait for flusher \(ms(queue, batches)); per flush: \(ms(flush, flushes)) ms; "
-            + "\(shared) of \(writes) writes answered under another mark"
+            + "\(shared) of \(writes) writes answered under another mark; "
+            + "\(refused) durable marks' NOTIFY refused"
     }
 
     static func daemons(_ count: Int, url: String,

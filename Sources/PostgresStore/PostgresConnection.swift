@@ -113,11 +113,29 @@ final class PostgresConnection {
         }
     }
 
-    /// Runs several statements in one round trip (libpq pipeline mode): all are sent, then every
-    /// result is read. The server runs them in order, each with its own snapshot; after one fails
-    /// the rest do not run, and the first failure is thrown. Rows come back in binary format.
+    /// Runs several statements in one round trip (`run(_:)`); throws the first failure. Rows
+    /// come back in binary format.
     @discardableResult
     func pipeline(_ statements: [(sql: String, parameters: [Parameter])]) throws(PostgresError) -> [Rows] {
+        let outcome = try run(statements)
+        if let failure = outcome.failure { throw failure }
+        return outcome.results
+    }
+
+    /// What a pipeline ran: the results of the statements before the first failure, in order,
+    /// and that failure (nil: every statement ran). A statement that committed before the failure
+    /// stays committed, so a caller may need to know it did.
+    struct PipelineOutcome {
+        var results: [Rows]
+        var failure: PostgresError?
+    }
+
+    /// Runs several statements in one round trip (libpq pipeline mode): all are sent, then every
+    /// result is read. The server runs them in order, each with its own snapshot; after one fails
+    /// the rest do not run (and a transaction it was in stays open, aborted: the caller ends it).
+    /// The failure comes back with the results before it; throws only when the connection fails
+    /// before every result is read. Rows come back in binary format.
+    func run(_ statements: [(sql: String, parameters: [Parameter])]) throws(PostgresError) -> PipelineOutcome {
         guard let c = conn else { throw PostgresError(kind: .connection, message: "connection closed") }
         guard PQenterPipelineMode(c) == 1 else {
             throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(c)).trimmed)
@@ -192,8 +210,7 @@ final class PostgresConnection {
             PQclear(result)
             if status == PGRES_PIPELINE_SYNC { break }
         }
-        if let failure { throw failure }
-        return rows
+        return PipelineOutcome(results: rows, failure: failure)
     }
 
     /// Hands `parameters` to `body` as libpq wants them: types, values, lengths, all in binary.

@@ -91,32 +91,45 @@ extension PostgresStore {
     private func raiseDurableMark(_ request: FlushRequest, row: Int64,
                                   _ conn: PostgresConnection) throws -> PostgresConnection.Rows {
         let upTo = PostgresConnection.Parameter.int8(Int64(clamping: request.upTo))
-        do {
-            let results = try conn.pipeline([
-                ("BEGIN", []),
-                ("""
-                 WITH sync AS (SELECT set_config('synchronous_commit', 'on', true))
-                 INSERT INTO zonertc_durable (daemon, seq) SELECT $2, $1 FROM sync
-                 WHERE pg_postmaster_start_time()::text = $3
-                 ON CONFLICT (daemon) DO UPDATE SET seq = GREATEST(zonertc_durable.seq, EXCLUDED.seq)
-                 RETURNING seq
-                 """, [upTo, .int8(row), .text(String(decoding: request.serverStart ?? [], as: UTF8.self))]),
-                ("COMMIT", []),
-                ("BEGIN", []),
-                ("SELECT set_config('synchronous_commit', 'off', true)", []),
-                ("SELECT pg_notify($1, 'd' || $2::text) FROM zonertc_durable WHERE daemon = $3 AND seq >= $2",
-                 [.text(channel), upTo, .int8(row)]),
-                ("COMMIT", []),
-            ])
-            guard results.count == 7 else {
+        let outcome = try conn.run([
+            ("BEGIN", []),
+            ("""
+             WITH sync AS (SELECT set_config('synchronous_commit', 'on', true))
+             INSERT INTO zonertc_durable (daemon, seq) SELECT $2, $1 FROM sync
+             WHERE pg_postmaster_start_time()::text = $3
+             ON CONFLICT (daemon) DO UPDATE SET seq = GREATEST(zonertc_durable.seq, EXCLUDED.seq)
+             RETURNING seq
+             """, [upTo, .int8(row), .text(String(decoding: request.serverStart ?? [], as: UTF8.self))]),
+            ("COMMIT", []),
+            ("BEGIN", []),
+            ("SELECT set_config('synchronous_commit', 'off', true)", []),
+            ("SELECT pg_notify($1, 'd' || $2::text) FROM zonertc_durable WHERE daemon = $3 AND seq >= $2",
+             [.text(channel), upTo, .int8(row)]),
+            ("COMMIT", []),
+        ])
+        guard let failure = outcome.failure else {
+            guard outcome.results.count == 7 else {
                 throw PostgresError(kind: .statement, message: "the durable mark's update gave no result")
             }
-            return results[1]
-        } catch let e as PostgresError where e.kind != .connection {
-            // The pipeline stopped inside an explicit transaction: end it, so the session is usable.
-            _ = try? conn.execute("ROLLBACK")
-            throw e
+            return outcome.results[1]
         }
+        // A lost connection: whether the COMMIT was answered or not, `mark()` runs it all again.
+        guard failure.kind == .statement else { throw failure }
+        // The pipeline stopped inside an explicit transaction: end it, so the session is usable.
+        // If even that fails the session is closed, and the slot opens a new one for the next flush.
+        do { try conn.execute("ROLLBACK") } catch { conn.close() }
+        // BEGIN, the mark's row and COMMIT all answered: the mark is durable, whatever the NOTIFY
+        // after it did (e.g. "too many notifications in the NOTIFY queue"). Failing the writes
+        // would answer saved writes with TRY_AGAIN_LATER, and a retry under
+        // ifServerRecordUnchanged would then conflict with itself. The other daemons still learn
+        // the mark: a later `dN` covers every entry below it (`takeIn` raises to the highest
+        // heard), and every read of the log, the listener's at least every `pollInterval`,
+        // takes `max(seq)` of `zonertc_durable` with it (`LogPage.durableMark`, `absorb`).
+        guard outcome.results.count >= 3, outcome.results[1].count == 1 else { throw failure }
+        core.withLock { $0.counters.notifyFailures += 1 }
+        log.warning("the durable mark committed but its NOTIFY failed; other daemons learn it from the log",
+                    ["upTo": "\(request.upTo)", "error": "\(failure)"])
+        return outcome.results[1]
     }
 
     /// Whether `writes`' entries survive is unknown: they get TRY_AGAIN_LATER (a retry

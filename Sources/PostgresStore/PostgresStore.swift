@@ -62,6 +62,9 @@ public final class PostgresStore: StoreBackend, @unchecked Sendable {
         /// Writes answered under a durable mark read from the log or heard as `dN` (mostly another
         /// daemon's flush) before this daemon's own flush returned: flushes shared across daemons.
         public var sharedAcknowledgements = 0
+        /// Durable marks committed whose `dN` NOTIFY the server refused (e.g. its queue was full):
+        /// their writes were answered all the same; other daemons read the mark from the log.
+        public var notifyFailures = 0
         /// Where write batches' time went (nanoseconds, summed over batches), for profiling.
         public var timings = BatchTimings()
     }
