@@ -62,10 +62,17 @@ build_module() {
     local -a sources csources
     mapfile -t csources < <(find "$root/Sources/$module" -name '*.c' | sort)
     if [ ${#csources[@]} -gt 0 ]; then
-        # A C target (CSystem): one object, and a module map beside the Swift modules.
+        # A C target (CSystem, CDigests): each file compiled, the objects joined into one
+        # (`ld -r`), and a module map beside the Swift modules.
         echo "run-fuzz: compiling C module $module …"
-        clang -fsanitize=fuzzer-no-link,address -O1 -g -c "${csources[@]}" -I "$root/Sources/$module/include" \
-            -o "$modules_dir/$module.o"
+        local -a cobjects=()
+        local csource
+        for csource in "${csources[@]}"; do
+            clang -fsanitize=fuzzer-no-link,address -O1 -g -c "$csource" -I "$root/Sources/$module/include" \
+                -o "$modules_dir/$module-$(basename "$csource" .c).o"
+            cobjects+=("$modules_dir/$module-$(basename "$csource" .c).o")
+        done
+        ld -r -o "$modules_dir/$module.o" "${cobjects[@]}"
         local header
         header="$(find "$root/Sources/$module/include" -name '*.h' | head -1)"
         printf 'module %s {\n    header "%s"\n    export *\n}\n' "$module" "$header" >> "$modules_dir/module.modulemap"
