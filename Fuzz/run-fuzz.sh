@@ -22,6 +22,9 @@
 # Environment: FUZZ_OPT (default -Onone, which keeps the standard library's bounds checks on unsafe
 # buffers; -O runs faster and still has AddressSanitizer); FUZZ_FLAGS, extra libFuzzer flags.
 set -euo pipefail
+# A crash is reported by libFuzzer and AddressSanitizer; Swift's backtracer, started on top of them,
+# trips over ASan (it reads the crashed stack) and can outlive the run.
+export SWIFT_BACKTRACE=enable=no
 
 seconds="${1:?usage: Fuzz/run-fuzz.sh <seconds-per-target> [targets...]}"
 shift

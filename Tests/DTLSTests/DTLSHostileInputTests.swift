@@ -56,6 +56,33 @@ import ZoneCore
         #expect(pair.client.nextDeadline == nil && pair.server.nextDeadline == nil)
     }
 
+    /// A protected record (epoch 1) of any type whose fragment is shorter than AES-GCM's nonce and
+    /// tag: OpenSSL 3.0 ends the association on one (RFC 6347 §4.1.2.7 says discard it). Screened.
+    @Test(arguments: [UInt8(20), 21, 22, 23])
+    func shortProtectedRecordsLeaveItConnected(type: UInt8) throws {
+        let pair = try DTLSPair()
+        pair.start()
+        #expect(pair.bothConnected)
+        var short = 0
+        for epoch: UInt8 in [1, 2] {
+            for length in [0, 1, 8, 12, 23, 24, 40] {
+                let record: [UInt8] = [type, 0xFE, 0xFD, 0, epoch, 0, 0, 0, 0, 0, 9, 0, UInt8(length)]
+                    + [UInt8](repeating: 0xDE, count: length)
+                // Alone, and behind a well-formed epoch-0 record in the same datagram.
+                let behind: [UInt8] = [22, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0] + record
+                for datagram in [record, behind] {
+                    pair.server.handle(.datagram(datagram), now: pair.now)
+                    pair.client.handle(.datagram(datagram), now: pair.now)
+                }
+                if length < 24 { short += 2 }
+            }
+        }
+        pair.settle()
+        #expect(pair.bothConnected)
+        #expect(pair.server.counters.droppedShortRecords == short)
+        #expect(pair.client.counters.droppedShortRecords == short)
+    }
+
     @Test func notDTLSIsDroppedUnreadAndCounted() throws {
         let pair = try DTLSPair()
         for datagram: [UInt8] in [[], [22], [0, 1, 0, 0], [128] + Array(repeating: 0, count: 40),

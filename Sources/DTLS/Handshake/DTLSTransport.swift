@@ -62,6 +62,9 @@ public final class DTLSTransport: SansIOMachine {
         public var droppedAfterEnd = 0
         /// Application-data records after the handshake (DTLS-SRTP carries none; dropped).
         public var droppedApplicationData = 0
+        /// Datagrams dropped unread because a protected record in them was shorter than the
+        /// negotiated cipher allows (`ProtectedRecordScreen`).
+        public var droppedShortRecords = 0
     }
 
     /// DTLS 1.2 record header: type, version, epoch, sequence number, length (RFC 6347 §4.1).
@@ -83,6 +86,7 @@ public final class DTLSTransport: SansIOMachine {
     private var timerStartsSeen = 0
     private var fingerprintFailure: DTLSFailure?
     private var readBuffer = [UInt8](repeating: 0, count: 2_048)
+    private var recordScreen = ProtectedRecordScreen()
 
     /// Sets up OpenSSL for one association; throws only for local faults (no context, no key).
     public init(configuration: DTLSTransportConfiguration) throws(DTLSSetupError) {
@@ -178,6 +182,13 @@ public final class DTLSTransport: SansIOMachine {
               (20...63).contains(datagram[0])
         else {
             counters.droppedInvalid += 1
+            return
+        }
+        if recordScreen.minimumFragment == 0 {
+            recordScreen.minimumFragment = ProtectedRecordScreen.minimumFragment(of: ssl)
+        }
+        guard recordScreen.admits(datagram) else {
+            counters.droppedShortRecords += 1
             return
         }
         if case .idle = state { begin(now) }
