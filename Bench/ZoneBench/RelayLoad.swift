@@ -4,7 +4,9 @@
 // channel each to a UDP socket of its own (the peer), then sends ChannelData at a fixed total
 // rate for a fixed time, round robin over the allocations, and counts what reaches the peer.
 // One direction (client → relay → peer), datagrams of --size bytes of application data, so the
-// figure sits beside `iperf3 -u -l SIZE` on the same loopback. Prints one line (or JSON).
+// figure sits beside `iperf3 -u -l SIZE` on the same loopback. Each datagram carries the
+// monotonic time it was sent at (its first 8 bytes of application data), so the peer also
+// measures how long the relay held it: p50 and p99 of send → arrival. Prints one line (or JSON).
 //
 //   zonertc-bench relay-load --server 127.0.0.1:3478 [--user u --password p --realm r]
 //                            [--allocations 10] [--rate 50000] [--seconds 3] [--size 1200] [--json]
@@ -28,8 +30,8 @@ enum RelayLoad {
             guard let count = Int(value("--allocations", "10")), (1...1000).contains(count),
                   let rate = Double(value("--rate", "50000")), rate > 0,
                   let seconds = Double(value("--seconds", "3")), seconds > 0, seconds <= 60,
-                  let size = Int(value("--size", "1200")), (1...1400).contains(size) else {
-                throw Failure(description: "bad --allocations (1-1000), --rate, --seconds (<= 60) or --size (1-1400)")
+                  let size = Int(value("--size", "1200")), (8...1400).contains(size) else {
+                throw Failure(description: "bad --allocations (1-1000), --rate, --seconds (<= 60) or --size (8-1400)")
             }
             let peer = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"), batch: 64)
             var clients: [(socket: UDPSocket, frame: [UInt8])] = []
@@ -47,13 +49,17 @@ enum RelayLoad {
                                  password: password, realm: realm, nonce: nonces[UInt64(i + 1)], seed: UInt64(1000 + i))
             }
             let lost = result.sent - result.received
+            let p50 = Double(result.latency.percentile(50).nanoseconds) / 1000
+            let p99 = Double(result.latency.percentile(99).nanoseconds) / 1000
             let line = String(format: "relay-load: %d allocations, %d-byte datagrams, target %.0f/s: sent %d in %.2f s "
-                                + "(%.0f/s), received %d, lost %d (%.3f%%)", count, size, rate, result.sent,
-                              result.seconds, Double(result.sent) / result.seconds, result.received, lost,
-                              result.sent > 0 ? 100 * Double(lost) / Double(result.sent) : 0)
+                                + "(%.0f/s), received %d, lost %d (%.3f%%); send → arrival p50 %.0f µs, p99 %.0f µs",
+                              count, size, rate, result.sent, result.seconds, Double(result.sent) / result.seconds,
+                              result.received, lost, result.sent > 0 ? 100 * Double(lost) / Double(result.sent) : 0,
+                              p50, p99)
             if arguments.contains("--json") {
                 print("{\"target\":\(Int(rate)),\"sent\":\(result.sent),\"received\":\(result.received),"
-                      + "\"seconds\":\(result.seconds),\"achieved\":\(Int(Double(result.sent) / result.seconds))}")
+                      + "\"seconds\":\(result.seconds),\"achieved\":\(Int(Double(result.sent) / result.seconds)),"
+                      + "\"latencyP50Us\":\(Int(p50)),\"latencyP99Us\":\(Int(p99))}")
             } else {
                 print(line)
             }
@@ -110,15 +116,22 @@ enum RelayLoad {
 
     /// Sends at `rate` for `seconds` from the clients in turn while a thread counts arrivals at `peer`.
     static func blast(_ clients: [(socket: UDPSocket, frame: [UInt8])], server: Endpoint, peer: UDPSocket,
-                      rate: Double, seconds: Double) -> (sent: Int, received: Int, seconds: Double) {
+                      rate: Double, seconds: Double)
+        -> (sent: Int, received: Int, seconds: Double, latency: LatencyHistogram) {
         let received = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let peerSocket = peer
+        nonisolated(unsafe) var latency = LatencyHistogram()  // the counter thread's until `done`
         let counter = Thread {
             while !stop.load(ordering: .relaxed) {
                 if peerSocket.waitReadable(milliseconds: 20) {
-                    let n = peerSocket.receiveAll { _, _ in }
+                    let now = monotonicNanoseconds()
+                    let n = peerSocket.receiveAll { payload, _ in
+                        guard payload.count >= 8 else { return }
+                        let sentAt = payload.loadUnaligned(as: UInt64.self)
+                        latency.record(now >= sentAt ? now - sentAt : 0)
+                    }
                     received.add(n, ordering: .relaxed)
                 }
             }
@@ -129,6 +142,7 @@ enum RelayLoad {
         let start = clock.now
         var sent = 0
         var next = 0
+        var clients = clients
         let total = Int(rate * seconds)
         while sent < total {
             let elapsed = clock.now - start
@@ -138,6 +152,8 @@ enum RelayLoad {
             while owed > 0 {
                 // Up to 64 datagrams from one client, then the next client.
                 let n = min(owed, 64)
+                // The send time goes in front of the application data (after ChannelData's 4 bytes).
+                withUnsafeBytes(of: monotonicNanoseconds()) { clients[next].frame.replaceSubrange(4..<12, with: $0) }
                 let c = clients[next]
                 sent += c.socket.send(Array(repeating: (payload: c.frame, to: server), count: n))
                 owed -= n
@@ -157,6 +173,13 @@ enum RelayLoad {
         stop.store(true, ordering: .relaxed)
         done.wait()
         let elapsed = Double(sentAt.components.seconds) + Double(sentAt.components.attoseconds) / 1e18
-        return (sent, received.load(ordering: .relaxed), elapsed)
+        return (sent, received.load(ordering: .relaxed), elapsed, latency)
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds: the sender and the peer are threads of this process.
+    static func monotonicNanoseconds() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return UInt64(t.tv_sec) &* 1_000_000_000 &+ UInt64(t.tv_nsec)
     }
 }

@@ -7,7 +7,8 @@
 #
 # Flood: `turnutils_uclient -c -m 10 -n N -l 1000 -z 0` (N = 20000 by default), echo by
 # `turnutils_peer`, both relays with one relay thread, loopback peers allowed, relayed ports
-# 49152–49999. For each relay:
+# 49152–49999; ours twice, as it starts by default (`zonertc`) and with `--batch-wait 0` (`no-wait`:
+# it reads again as soon as anything arrives). For each relay:
 #   CPU      utime + stime of the relay process (/proc/PID/stat fields 14 and 15, read just before
 #            and just after the flood, so start-up is left out), in clock ticks of 1/CLK_TCK s;
 #   packets  what uclient reports: tot_send_msgs (sent to the peer through the relay) plus
@@ -18,14 +19,15 @@
 # Rate: `zonertc-bench relay-load` sends 1200-byte ChannelData at a fixed rate for 3 s through 10
 # allocations to a socket of its own (one way: client → relay → peer) and counts arrivals; the
 # highest rate sent with nothing lost is reported (the sweep stops at the first loss, or when the
-# generator falls below 95% of its target: then the relay was not the limit), beside
+# generator falls below 95% of its target: then the relay was not the limit), with each rate's
+# send → arrival latency (p50, p99; bursts of up to 64 datagrams leave every 200 µs), beside
 # `iperf3 -c 127.0.0.1 -u -b 0 -l 1200 -t 5` (straight to iperf3's server, no relay).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 messages=20000
 rounds=1
-rates="25000 50000 75000 100000 125000 150000 175000 200000 250000"
+rates="1000 25000 50000 75000 100000 125000 150000 175000 200000 250000"
 build=1
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -123,23 +125,31 @@ run_coturn() {
     kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
+# run_ours NAME [ARGS…]: our relay with its defaults plus ARGS (`--batch-wait 0`: read again at once).
 run_ours() {
+    local name=$1; shift
     local port; port=$(free_port)
     "$zonertc" relay serve --listen "127.0.0.1:$port" --relay-ip 127.0.0.1 --realm r --user u:p \
-        --min-port 49152 --max-port 49999 --allow-loopback-peers --stats-interval 0 --log warning \
-        >"$tmp/zonertc.out" 2>"$tmp/zonertc.err" &
+        --min-port 49152 --max-port 49999 --allow-loopback-peers --stats-interval 0 --log warning "$@" \
+        >"$tmp/$name.out" 2>"$tmp/$name.err" &
     local pid=$!
     pids+=("$pid")
     wait_port "$port"
-    flood zonertc "$port" "$pid"
+    flood "$name" "$port" "$pid"
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
-    echo "         (its own count: $(grep -o 'to peers [0-9]* pkts' "$tmp/zonertc.err" | tail -1), \
-$(grep -o 'to clients [0-9]* pkts' "$tmp/zonertc.err" | tail -1))"
+    echo "         (its own count: $(grep -o 'to peers [0-9]* pkts' "$tmp/$name.err" | tail -1), \
+$(grep -o 'to clients [0-9]* pkts' "$tmp/$name.err" | tail -1); \
+$(grep -o 'received [0-9]* datagrams in [0-9]* calls ([0-9.]* per call)' "$tmp/$name.err" | tail -1), \
+$(grep -o '[0-9]* batch waits' "$tmp/$name.err" | tail -1))"
 }
 
 echo "== flood: turnutils_uclient -c -m 10 -n $messages -l 1000 -z 0, echo by turnutils_peer ($(nproc) cores)"
 for round in $(seq "$rounds"); do
-    if [ $((round % 2)) = 1 ]; then run_coturn; run_ours; else run_ours; run_coturn; fi
+    if [ $((round % 2)) = 1 ]; then
+        run_coturn; run_ours zonertc; run_ours no-wait --batch-wait 0
+    else
+        run_ours no-wait --batch-wait 0; run_ours zonertc; run_coturn
+    fi
 done
 
 echo "== loopback ceiling: iperf3 -c 127.0.0.1 -u -b 0 -l 1200 -t 5"
@@ -169,9 +179,12 @@ for rate in $rates; do
     sent=$(echo "$line" | grep -o '"sent":[0-9]*' | cut -d: -f2)
     received=$(echo "$line" | grep -o '"received":[0-9]*' | cut -d: -f2)
     achieved=$(echo "$line" | grep -o '"achieved":[0-9]*' | cut -d: -f2)
+    p50=$(echo "$line" | grep -o '"latencyP50Us":[0-9]*' | cut -d: -f2)
+    p99=$(echo "$line" | grep -o '"latencyP99Us":[0-9]*' | cut -d: -f2)
     awk -v r="$rate" -v a="$achieved" -v s="$sent" -v g="$received" -v t=$((after - before)) -v hz="$tick" \
-        'BEGIN { printf "target %7d/s  sent %7d/s  lost %6d of %7d  relay CPU %5.2f µs/pkt\n",
-                 r, a, s - g, s, t / hz * 1e6 / (g > 0 ? g : 1) }'
+        -v p50="$p50" -v p99="$p99" \
+        'BEGIN { printf "target %7d/s  sent %7d/s  lost %6d of %7d  relay CPU %5.2f µs/pkt  send → arrival p50 %s µs, p99 %s µs\n",
+                 r, a, s - g, s, t / hz * 1e6 / (g > 0 ? g : 1), p50, p99 }'
     if [ "$sent" != "$received" ]; then break; fi
     best=$achieved
     if [ "$achieved" -lt $((rate * 95 / 100)) ]; then echo "(the load generator could not send faster)"; break; fi

@@ -35,6 +35,15 @@ public final class EventLoop: @unchecked Sendable {
     private var timerWork: [UInt64: () -> Void] = [:]
     private var nextTimer: UInt64 = 0
     private var finished: [() -> Void] = []
+    /// What `pauseBeforeNextWait(_:)` asked for in this iteration.
+    private var pauseBeforeWait: Duration = .zero
+    /// Whether the pause this iteration began with found anything ready when it ended: nil when
+    /// the iteration began without one. Read by handlers, which can stop asking for pauses that
+    /// gather nothing (the next datagrams come later than the pause, whatever it waits).
+    public private(set) var pauseGathered: Bool?
+
+    /// The longest pause `pauseBeforeNextWait(_:)` takes.
+    public static let maxPauseBeforeWait: Duration = .milliseconds(10)
 
     public init(name: String, clock: any InstantSource = WallClock()) throws {
         self.name = name
@@ -107,6 +116,15 @@ public final class EventLoop: @unchecked Sendable {
 
     public func cancel(_ timer: Timer) { timerWork[timer.id] = nil }
 
+    /// Asks the loop to rest `pause` (at most `maxPauseBeforeWait`) before it next asks the kernel what
+    /// is ready, once. What arrives meanwhile is then read in one pass, so a busy socket costs fewer
+    /// system calls and wake-ups per datagram than a pass per arrival: interrupt moderation (a NIC's
+    /// rx-usecs), in user space. Posted work and timers wait as long. The longest request of an
+    /// iteration wins. Only from the loop's thread.
+    public func pauseBeforeNextWait(_ pause: Duration) {
+        pauseBeforeWait = max(pauseBeforeWait, min(pause, Self.maxPauseBeforeWait))
+    }
+
     /// Work to run on the loop's thread when it stops (closing sockets, final reports).
     public func onStop(_ work: @escaping () -> Void) { finished.append(work) }
 
@@ -116,8 +134,19 @@ public final class EventLoop: @unchecked Sendable {
         threadID = pthread_self()
         var events = [cs_event](repeating: cs_event(), count: 128)
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            let timeout = nextTimeoutMilliseconds()
-            let n = events.withUnsafeMutableBufferPointer { cs_epoll_wait(epfd, $0.baseAddress, 128, timeout) }
+            var n: Int32 = 0
+            pauseGathered = nil
+            if pauseBeforeWait > .zero {
+                var rest = timespec(tv_sec: 0, tv_nsec: Int(pauseBeforeWait.nanoseconds))
+                pauseBeforeWait = .zero
+                _ = nanosleep(&rest, nil)  // a signal cutting it short only shortens the pause
+                n = events.withUnsafeMutableBufferPointer { cs_epoll_wait(epfd, $0.baseAddress, 128, 0) }
+                pauseGathered = n > 0
+            }
+            if n <= 0 {
+                let timeout = nextTimeoutMilliseconds()
+                n = events.withUnsafeMutableBufferPointer { cs_epoll_wait(epfd, $0.baseAddress, 128, timeout) }
+            }
             if n > 0 {
                 for i in 0..<Int(n) {
                     let fd = Int32(truncatingIfNeeded: events[i].token)

@@ -15,6 +15,12 @@ public final class RelayDaemon: @unchecked Sendable {
         /// Send runs of equal-sized datagrams to one destination as one UDP_SEGMENT message
         /// (Linux 4.18+); turned off by itself if the kernel refuses.
         public var segmentOffload = true
+        /// After a read that found more than one datagram waiting, rest this long before the loop
+        /// reads again, so the next batch is fuller (`BatchWait`); zero reads again at once.
+        /// Adds at most this much delay, and only while the relay is busy.
+        public var batchWait: Duration = Options.defaultBatchWait
+        public static let defaultBatchWait: Duration = .microseconds(100)
+        public static let maxBatchWait = EventLoop.maxPauseBeforeWait
         public var server: TURNServerConfiguration
 
         public init(listen: Endpoint, server: TURNServerConfiguration) {
@@ -85,6 +91,7 @@ public final class RelayDaemon: @unchecked Sendable {
         private var pending = PeerBoundBatch(capacity: 64)
         private var offloadLogged = false
         private let offloadWanted: Bool
+        private var batchWait: BatchWait
 
         init(index: Int, options: Options, reusePort: Bool) throws {
             loop = try EventLoop(name: "zonertc-relay-\(index)")
@@ -92,6 +99,7 @@ public final class RelayDaemon: @unchecked Sendable {
             var seed = SystemRandomNumberGenerator()
             engine = TURNServer(configuration: options.server, seed: seed.next())
             offloadWanted = options.segmentOffload
+            batchWait = BatchWait(pause: options.batchWait)
             toClients = SendBatch(segmentOffload: options.segmentOffload)
             toPeers = SendBatch(segmentOffload: options.segmentOffload)
         }
@@ -127,10 +135,12 @@ public final class RelayDaemon: @unchecked Sendable {
 
         private func readClients() {
             let local = listener.localEndpoint
+            var read = 0
             while true {
                 let n = received.receive(from: listener.fd)
                 batches.receiveCalls += 1
                 batches.datagramsReceived += n
+                read += n
                 guard n > 0 else { break }
                 let now = loop.clock.now()
                 for i in 0..<n {
@@ -152,7 +162,7 @@ public final class RelayDaemon: @unchecked Sendable {
                 sendPending()
                 if n < received.count { break }
             }
-            afterBatch()
+            afterBatch(read: read)
         }
 
         /// Sends the queued client datagrams, one sendmmsg per relayed socket, grouped by peer.
@@ -181,10 +191,12 @@ public final class RelayDaemon: @unchecked Sendable {
         private func readPeers(_ handle: Int) {
             guard let socket = relaySockets[handle] else { return }
             let relayHandle = RelayHandle(index: handle)
+            var read = 0
             while true {
                 let n = received.receive(from: socket.fd)
                 batches.receiveCalls += 1
                 batches.datagramsReceived += n
+                read += n
                 guard n > 0 else { break }
                 let now = loop.clock.now()
                 for i in 0..<n {
@@ -209,7 +221,7 @@ public final class RelayDaemon: @unchecked Sendable {
                 noteOffload(toClients)
                 if n < received.count { break }
             }
-            afterBatch()
+            afterBatch(read: read)
         }
 
         private func noteOffload(_ batch: SendBatch) {
@@ -219,8 +231,13 @@ public final class RelayDaemon: @unchecked Sendable {
             }
         }
 
-        /// Publishes counters, sends what the batch produced for clients in one sendmmsg, re-arms the timer.
-        private func afterBatch() {
+        /// Publishes counters, sends what the batch produced for clients in one sendmmsg, re-arms the
+        /// timer; after a read of `read` datagrams, asks the loop to rest first if the relay is busy.
+        private func afterBatch(read: Int = 0) {
+            if read > 0, let pause = batchWait.pause(afterReading: read, lastRestGathered: loop.pauseGathered) {
+                loop.pauseBeforeNextWait(pause)
+                batches.pauses += 1
+            }
             // Counters first: a client that sees the answer must also see what it did.
             published.withLock { $0 = (engine.counters, batches) }
             flush()

@@ -49,6 +49,8 @@ struct CommandLineTests {
         (["store", "serve", "--postgres", "postgresql:///x", "--group-commit-size", "0"],
          "--group-commit-size 0: give a whole number from 1"),
         (["store", "user", "add", "--data", "x"], "give the user's NAME"),
+        (["relay", "serve", "--user", "u:p", "--batch-wait", "soon"], "--batch-wait: 'soon' is not a duration"),
+        (["relay", "serve", "--user", "u:p", "--batch-wait", "20ms"], "--batch-wait 20ms: at most 10ms"),
         (CommandLineTests.peer + ["--record-frames", "60"], "--record-frames needs --record"),
         (CommandLineTests.peer + ["--record", "x.ivf", "--record-frames", "0"],
          "--record-frames 0: give a whole number from 1"),

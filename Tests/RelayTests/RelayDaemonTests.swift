@@ -9,12 +9,14 @@ import ZoneCore
 /// The relay daemon on real loopback sockets, driven by a raw STUN client and a UDP peer.
 @Suite("Relay daemon on loopback")
 struct RelayDaemonTests {
-    func daemon() throws -> RelayDaemon {
+    func daemon(batchWait: Duration = RelayDaemon.Options.defaultBatchWait) throws -> RelayDaemon {
         var config = TURNServerConfiguration(realm: "r", authentication: .users(["u": "p"]),
                                              relayAddress: .loopbackV4, nonceKey: [4, 2])
         config.relayPorts = 52000...52999
         config.peerPolicy.allowLoopback = true
-        let d = try RelayDaemon(options: .init(listen: try Endpoint(parsing: "127.0.0.1:0"), server: config))
+        var options = RelayDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0"), server: config)
+        options.batchWait = batchWait
+        let d = try RelayDaemon(options: options)
         d.start()
         return d
     }
@@ -29,15 +31,21 @@ struct RelayDaemonTests {
         return nil
     }
 
-    @Test("allocate, permit, relay both ways through real sockets; refresh 0 releases")
-    func roundTrip() throws {
-        let relayd = try daemon()
-        defer { relayd.stop() }
-        let client = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
-        let peer = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
-        var rng = SeededRandom(seed: 1)
-        let server = relayd.endpoint
-        func request(_ method: STUNMethod, _ attrs: [STUNAttribute], nonce: String?) -> STUNMessage? {
+    /// A client's requests as user u: with a nonce they carry the long-term credentials and integrity.
+    final class Requester {
+        let client: UDPSocket
+        let server: Endpoint
+        let exchange: (UDPSocket, Endpoint, STUNMessage, STUNIntegrityKey?) -> STUNMessage?
+        var rng: SeededRandom
+
+        init(_ tests: RelayDaemonTests, _ client: UDPSocket, _ server: Endpoint, seed: UInt64) {
+            self.client = client
+            self.server = server
+            exchange = tests.exchange
+            rng = SeededRandom(seed: seed)
+        }
+
+        func callAsFunction(_ method: STUNMethod, _ attrs: [STUNAttribute], nonce: String?) -> STUNMessage? {
             var all = attrs
             var key: STUNIntegrityKey?
             if let nonce {
@@ -45,8 +53,18 @@ struct RelayDaemonTests {
                 key = try! STUNIntegrityKey.longTerm(username: "u", realm: "r", password: "p")
             }
             return exchange(client, server, STUNMessage(method: method, messageClass: .request,
-                                                        transactionID: .random(using: &rng), attributes: all), key: key)
+                                                        transactionID: .random(using: &rng), attributes: all), key)
         }
+    }
+
+    @Test("allocate, permit, relay both ways through real sockets; refresh 0 releases")
+    func roundTrip() throws {
+        let relayd = try daemon()
+        defer { relayd.stop() }
+        let client = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        let peer = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        let server = relayd.endpoint
+        let request = Requester(self, client, server, seed: 1)
         let binding = request(.binding, [], nonce: nil)
         #expect(binding?.xorMappedAddress == client.localEndpoint)
         let challenge = try #require(request(.allocate, [.requestedTransport(protocolNumber: 17)], nonce: nil))
@@ -56,7 +74,8 @@ struct RelayDaemonTests {
         let relay = try #require(allocated.xorRelayedAddress)
         #expect(request(.createPermission, [.xorPeerAddress(peer.localEndpoint)], nonce: nonce)?.messageClass == .successResponse)
 
-        let send = try STUNMessage(method: .send, messageClass: .indication, transactionID: .random(using: &rng),
+        let send = try STUNMessage(method: .send, messageClass: .indication,
+                                   transactionID: .random(using: &request.rng),
                                    attributes: [.xorPeerAddress(peer.localEndpoint), .data(Array("ping".utf8))]).encode()
         #expect(client.send(send, to: server))
         let atPeer = try #require(peer.receive(timeoutMilliseconds: 2000))
@@ -85,6 +104,41 @@ struct RelayDaemonTests {
         // The relayed port is closed: a peer's datagram now goes nowhere.
         #expect(peer.send([9], to: relay))
         #expect(client.receive(timeoutMilliseconds: 200) == nil)
+    }
+
+    @Test("a burst of ChannelData is relayed whole and in order, resting between reads only when that is on",
+          arguments: [Duration.microseconds(100), .zero])
+    func burst(batchWait: Duration) throws {
+        let relayd = try daemon(batchWait: batchWait)
+        defer { relayd.stop() }
+        let client = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
+        let peer = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"), batch: 64)
+        let server = relayd.endpoint
+        let request = Requester(self, client, server, seed: 2)
+        let nonce = try #require(request(.allocate, [.requestedTransport(protocolNumber: 17)], nonce: nil)).nonce
+        #expect(request(.allocate, [.requestedTransport(protocolNumber: 17)], nonce: nonce)?.xorRelayedAddress != nil)
+        #expect(request(.channelBind, [.channelNumber(0x4000), .xorPeerAddress(peer.localEndpoint)], nonce: nonce)?
+                    .messageClass == .successResponse)
+        // 400 datagrams in bursts of 100: the relay's reads find several waiting.
+        let frames = try (0..<400).map { i in
+            let payload = [UInt8(i >> 8), UInt8(i & 0xFF)] + [UInt8](repeating: 7, count: 98)
+            return try ChannelData(channel: 0x4000, payload: payload).encode(padded: true)
+        }
+        for burst in stride(from: 0, to: 400, by: 100) {
+            #expect(client.send(frames[burst..<burst + 100].map { ($0, server) }) == 100)
+        }
+        var arrived: [Int] = []
+        for _ in 0..<1000 where arrived.count < 400 {
+            guard peer.waitReadable(milliseconds: 2000) else { break }
+            _ = peer.receiveAll { bytes, _ in arrived.append(Int(bytes[0]) << 8 | Int(bytes[1])) }
+        }
+        #expect(arrived == Array(0..<400))
+        let batches = relayd.batchCounters
+        if batchWait > .zero {
+            #expect(batches.pauses >= 1, "\(batches)")
+        } else {
+            #expect(batches.pauses == 0, "\(batches)")
+        }
     }
 
     @Test("a captured Allocate and CreatePermission replayed byte for byte from another port get 438 and nothing")

@@ -1,4 +1,5 @@
 import Foundation
+import RecordStore
 import Relay
 import TURN
 import ZoneCore
@@ -19,6 +20,9 @@ enum RelayServeCommand {
             .value("--threads", "N", "event-loop threads sharing the port (SO_REUSEPORT)", default: "1"),
             .flag("--allow-loopback-peers", "allow relaying to loopback peers (as coturn's flag)"),
             .flag("--no-gso", "send relayed datagrams one by one, not as UDP_SEGMENT runs"),
+            .value("--batch-wait", "DURATION", "when a read finds more than one datagram waiting, rest this long "
+                   + "before reading again, so batches are fuller (fewer system calls per datagram; at most this "
+                   + "much delay, only while busy; 0 turns it off, at most 10ms)", default: "100us"),
             .value("--allow", "CIDR", "peer addresses to allow even if private (repeatable)", repeatable: true),
             .value("--deny", "CIDR", "peer addresses to refuse (repeatable)", repeatable: true),
             .value("--quota-user", "N", "allocations per user", default: "64"),
@@ -96,6 +100,14 @@ enum RelayServeCommand {
         var options = RelayDaemon.Options(listen: listen, server: config)
         options.threads = try args.int("--threads", in: 1...64) ?? 1
         options.segmentOffload = !args.has("--no-gso")
+        if let text = args.string("--batch-wait") {
+            do { options.batchWait = text == "0" ? .zero : try PushProfile.parseDuration(text) } catch {
+                throw UsageError(message: "--batch-wait: \(error)", command: spec)
+            }
+            guard options.batchWait <= RelayDaemon.Options.maxBatchWait else {
+                throw UsageError(message: "--batch-wait \(text): at most 10ms", command: spec)
+            }
+        }
 
         let daemon = try RelayDaemon(options: options)
         daemon.start()
@@ -126,7 +138,7 @@ enum RelayServeCommand {
             + "sent \(b.datagramsSent) in \(b.sendCalls) calls "
             + "(\(ratio(b.datagramsSent, b.sendCalls)) per call) of \(b.messagesSent) messages "
             + "(\(ratio(b.datagramsSent, b.messagesSent)) per message), "
-            + "\(b.datagramsNotSent) not taken by the kernel"
+            + "\(b.datagramsNotSent) not taken by the kernel, \(b.pauses) batch waits"
     }
 
     static func describe(_ c: TURNServer.Counters) -> String {
