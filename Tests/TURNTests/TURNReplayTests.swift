@@ -88,7 +88,10 @@ struct TURNReplayTests {
         #expect(!server.nonceIsFresh(nonce, for: a, now: t0 + .seconds(601)))
         #expect(!server.nonceIsFresh(nonce, for: b, now: t0))
         #expect(!server.nonceIsFresh(nonce, for: c, now: t0))
-        for forged in ["", "-", "ffffffffffffffffff-00", "zz-zz", nonce + "0", "0-" + nonce.split(separator: "-")[1]] {
+        let signature = nonce.split(separator: "-")[1]
+        #expect(signature.count == 16 && signature.utf8.allSatisfy { Array("0123456789abcdef".utf8).contains($0) })
+        for forged in ["", "-", "ffffffffffffffffff-00", "zz-zz", nonce + "0", "0-" + signature, String(nonce.dropLast()),
+                       nonce.uppercased()] where forged != nonce {
             #expect(!server.nonceIsFresh(forged, for: a, now: t0), "\(forged)")
         }
     }

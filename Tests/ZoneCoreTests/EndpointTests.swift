@@ -492,3 +492,15 @@ func cidrInvalid(text: String, kind: EndpointParseError.Kind) {
     #expect(CIDR(address: .v6(1), prefixLength: -1) == nil)
     #expect(CIDR(address: .v6(IPv6Bits(UInt128.max)), prefixLength: 128)?.network == .v6(IPv6Bits(UInt128.max)))
 }
+
+// MARK: - Printing as bytes
+
+@Test(arguments: ["0.0.0.0:0", "1.2.3.4:5", "10.0.0.1:9", "198.51.100.10:50000", "255.255.255.255:65535",
+                  "9.99.100.255:10", "[::1]:3478", "[2001:db8::1]:100", "[::ffff:1.2.3.4]:443"])
+func endpointDescriptionAppendedAsBytes(text: String) throws {
+    let endpoint = try Endpoint(parsing: text)
+    var bytes: [UInt8] = [UInt8(ascii: "|")]
+    endpoint.appendDescription(to: &bytes)
+    #expect(bytes == [UInt8(ascii: "|")] + Array(endpoint.description.utf8))
+    #expect(endpoint.description == text)
+}

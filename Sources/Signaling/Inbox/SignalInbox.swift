@@ -129,7 +129,13 @@ public struct SignalInbox: Sendable {
         self.protections = protections
         self.maxEpochLead = maxEpochLead
         self.payloads = payloads
+        // A call's inbox sees a dozen or so versions: room for them at once, not four regrowths that
+        // hash every name and tag seen so far again.
+        seen.reserveCapacity(Self.expectedVersions)
     }
+
+    /// How many versions `seen` has room for before it first grows.
+    static let expectedVersions = 16
 
     /// Why `epoch` of `record` is refused at `now`: further ahead than `maxEpochLead`; nil when
     /// it is acceptable (or there is no limit, or no clock).

@@ -34,7 +34,9 @@ public struct CallTrial {
     private enum Event {
         case start(Int)
         case wake(Int)
-        case datagram(Datagram)
+        /// A datagram on its way, with the fingerprint its send recorded: the network never changes
+        /// a payload, so its delivery records the same one without a second pass over the bytes.
+        case datagram(Datagram, fingerprint: UInt64)
         indirect case storeArrival(Int, StoreRequest, CallSignaling.Origin, reply: Duration)
         indirect case storeReply(Int, CallSignaling.Origin, StoreOutcome)
         case push
@@ -49,7 +51,7 @@ public struct CallTrial {
         let socket: Endpoint
         var wakeAt: Instant?
 
-        init(user: String, call: PeerCall, host: HostID, socket: Endpoint) {
+        init(user: String, call: consuming PeerCall, host: HostID, socket: Endpoint) {
             self.user = user
             self.call = call
             self.host = host
@@ -141,7 +143,8 @@ public struct CallTrial {
                                                      signaling: signaling, transport: transport,
                                                      seed: random.next()),
                 binding: binding)
-            peers.append(Participant(user: user, call: call, host: host, socket: socket))
+            // Moved into its participant, not copied (9.6 KB and a retain of everything it holds).
+            peers.append(Participant(user: user, call: consume call, host: host, socket: socket))
         }
         scheduler.schedule(.start(0), at: start)
         scheduler.schedule(.start(1), at: start)
@@ -183,14 +186,14 @@ public struct CallTrial {
             guard peers[i].wakeAt == now else { return }  // superseded by an earlier wake
             peers[i].wakeAt = nil
             feed(i, .timer, polling: true)
-        case .datagram(let datagram):
+        case .datagram(let datagram, let fingerprint):
             switch network.arrive(datagram, now: now) {
             case .failure(let reason):
                 trace.record(.datagramDropped, at: now, actor: 5, UInt64(reason.rawValue),
                              EventTrace.pack(datagram.source), EventTrace.pack(datagram.destination),
                              text: "\(reason) \(datagram.source) > \(datagram.destination)")
             case .success(let arrival):
-                deliver(arrival, now: now)
+                deliver(arrival, fingerprint: fingerprint, now: now)
             }
         case .storeArrival(let i, let request, let origin, let reply):
             let outcome = store.execute(request, user: peers[i].user, device: CallTrial.device, now: now)
@@ -216,11 +219,11 @@ public struct CallTrial {
         }
     }
 
-    private mutating func deliver(_ arrival: Arrival, now: Instant) {
+    private mutating func deliver(_ arrival: Arrival, fingerprint: UInt64, now: Instant) {
         if arrival.host == relayHost {
             trace.record(.datagramDelivered, at: now, actor: 4, EventTrace.pack(arrival.from),
                          EventTrace.pack(arrival.to),
-                         EventTrace.fingerprint(arrival.payload), text: "\(arrival.from) > \(arrival.to)")
+                         fingerprint, text: "\(arrival.from) > \(arrival.to)")
             if arrival.to == relayListen {
                 runRelay(.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to), now: now)
             } else if relayEndpoints.contains(arrival.to) {
@@ -235,7 +238,7 @@ public struct CallTrial {
             return
         }
         trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(arrival.from),
-                     EventTrace.pack(arrival.to), EventTrace.fingerprint(arrival.payload),
+                     EventTrace.pack(arrival.to), fingerprint,
                      text: "\(arrival.from) > \(arrival.to) \(arrival.payload.count) bytes")
         feed(i, .datagram(arrival.payload, from: arrival.from, to: arrival.to))
     }
@@ -332,10 +335,13 @@ public struct CallTrial {
             trace.record(.datagramDropped, at: now, actor: actor, UInt64(reason.rawValue), EventTrace.pack(from),
                          EventTrace.pack(to), text: "\(reason) \(from) > \(to)")
         case .success(let copies):
+            let fingerprint = EventTrace.fingerprint(bytes)
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
-                         EventTrace.fingerprint(bytes), text: "\(from) > \(to) \(bytes.count) bytes")
-            scheduler.schedule(.datagram(copies.datagram), at: copies.at)
-            if let at = copies.duplicateAt { scheduler.schedule(.datagram(copies.datagram), at: at) }
+                         fingerprint, text: "\(from) > \(to) \(bytes.count) bytes")
+            scheduler.schedule(.datagram(copies.datagram, fingerprint: fingerprint), at: copies.at)
+            if let at = copies.duplicateAt {
+                scheduler.schedule(.datagram(copies.datagram, fingerprint: fingerprint), at: at)
+            }
         }
     }
 

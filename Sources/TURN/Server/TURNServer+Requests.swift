@@ -96,29 +96,38 @@ extension TURNServer {
     func mintNonce(for tuple: FiveTuple, now: Instant) -> String {
         let expiry = UInt64(max(0, (now + configuration.nonceLifetime).nanosecondsSinceEpoch / 1_000_000_000))
         let stamp = String(expiry, radix: 16)
-        return stamp + "-" + String(decoding: nonceSignature(stamp.utf8, tuple), as: UTF8.self)
+        var signature = nonceSignature(stamp.utf8, tuple)
+        var digits: [UInt8] = []
+        digits.reserveCapacity(16)
+        for _ in 0..<16 {
+            digits.append(Self.lowerHexDigit(signature >> 60))
+            signature <<= 4
+        }
+        return stamp + "-" + String(decoding: digits, as: UTF8.self)
     }
 
     /// The signature part of a nonce: the first 8 bytes of the HMAC of the stamp and the 5-tuple, as
-    /// 16 lower-case hex digits.
-    private func nonceSignature(_ stamp: some Collection<UInt8>, _ tuple: FiveTuple) -> [UInt8] {
+    /// one big-endian number (a nonce carries it as 16 lower-case hex digits). The signed text is
+    /// written as bytes: every request checks a nonce.
+    private func nonceSignature(_ stamp: some Collection<UInt8>, _ tuple: FiveTuple) -> UInt64 {
         var signed: [UInt8] = []
         signed.reserveCapacity(stamp.count + 64)
         signed.append(contentsOf: stamp)
-        signed.append(contentsOf: "|\(tuple.client)|\(tuple.server)".utf8)
-        return Self.lowerHexDigits(nonceMAC.authenticationCode(for: signed).prefix(8))
+        signed.append(UInt8(ascii: "|"))
+        tuple.client.appendDescription(to: &signed)
+        signed.append(UInt8(ascii: "|"))
+        tuple.server.appendDescription(to: &signed)
+        var mac: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for SHA-1's 20
+        withUnsafeMutableBytes(of: &mac) { out in
+            signed.withUnsafeBytes { nonceMAC.authenticationCode(for: $0, into: out) }
+        }
+        return UInt64(bigEndian: mac.0)
     }
 
-    /// Lower-case hex digits of `bytes` (every request checks a nonce: no Foundation formatting here).
-    private static func lowerHexDigits<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] {
-        let digits: StaticString = "0123456789abcdef"
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits.utf8Start[Int(b >> 4)])
-            out.append(digits.utf8Start[Int(b & 15)])
-        }
-        return out
+    /// The lower-case hex digit of the low 4 bits of `nibble`.
+    private static func lowerHexDigit(_ nibble: UInt64) -> UInt8 {
+        let n = UInt8(truncatingIfNeeded: nibble & 15)
+        return n < 10 ? UInt8(ascii: "0") + n : UInt8(ascii: "a") + n - 10
     }
 
     /// Whether `nonce` was minted by this server for `tuple` and has not expired. The nonce is read
@@ -134,7 +143,15 @@ extension TURNServer {
             guard let digit = Self.hexDigitValue(byte) else { return false }
             expiry = expiry << 4 | digit  // at most 16 digits: no bits lost
         }
-        guard text[text.index(after: dash)...].elementsEqual(nonceSignature(stamp, tuple)) else { return false }
+        // The rest must be exactly the 16 lower-case digits of the signature, compared digit by digit.
+        var signature = nonceSignature(stamp, tuple)
+        var digits = 0
+        for byte in text[text.index(after: dash)...] {
+            guard digits < 16, byte == Self.lowerHexDigit(signature >> 60) else { return false }
+            signature <<= 4
+            digits += 1
+        }
+        guard digits == 16 else { return false }
         // Compared unsigned: an expiry beyond Int64 (a forged stamp cannot get here, but no trap either way).
         let nowSeconds = UInt64(clamping: now.nanosecondsSinceEpoch / 1_000_000_000)
         return expiry > nowSeconds
