@@ -81,11 +81,19 @@ public struct CallSignaling: Sendable {
     public init(configuration: SignalingConfiguration = .default, binding: RoomBinding, myUserID: String,
                 remoteUserID: String, epochClock: EpochClock = EpochClock(), seed: UInt64,
                 tokens: [SyncTokens] = []) throws(SignalRecordError) {
-        self.configuration = configuration
-        self.binding = binding
-        negotiator = try CallNegotiator(
+        // What can throw is built first, the machine by an initializer that cannot throw: a throwing
+        // initializer copied the finished machine (1.7 KB) three times on return.
+        let negotiator = try CallNegotiator(
             roomID: binding.roomID, myUserID: myUserID, remoteUserID: remoteUserID, zone: binding.zone,
             epochClock: epochClock, configuration: configuration.negotiator, seed: seed)
+        self.init(configuration: configuration, binding: binding, negotiator: negotiator, tokens: tokens)
+    }
+
+    private init(configuration: SignalingConfiguration, binding: RoomBinding, negotiator: consuming CallNegotiator,
+                 tokens: [SyncTokens]) {
+        self.configuration = configuration
+        self.binding = binding
+        self.negotiator = negotiator
         paths = configuration.ingestion.enumerated().map { index, path in
             let kept = index < tokens.count ? tokens[index] : SyncTokens()
             return ChangeSync(strategy: path.strategy, timing: configuration.timing, zone: binding.zone,

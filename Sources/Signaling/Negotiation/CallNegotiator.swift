@@ -211,7 +211,16 @@ public struct CallNegotiator: Sendable {
     public init(roomID: RoomID, myUserID: String, remoteUserID: String, zone: ZoneID,
                 epochClock: EpochClock = EpochClock(), configuration: Configuration = Configuration(),
                 seed: UInt64) throws(SignalRecordError) {
-        sessionKey = try SessionKey(roomID: roomID, users: myUserID, remoteUserID)
+        // The key (what can throw) first, the negotiator by an initializer that cannot throw: a throwing
+        // initializer copied the finished negotiator (1.3 KB) three times on return.
+        let sessionKey = try SessionKey(roomID: roomID, users: myUserID, remoteUserID)
+        self.init(sessionKey: sessionKey, myUserID: myUserID, remoteUserID: remoteUserID, zone: zone,
+                  epochClock: epochClock, configuration: configuration, seed: seed)
+    }
+
+    private init(sessionKey: SessionKey, myUserID: String, remoteUserID: String, zone: ZoneID,
+                 epochClock: EpochClock, configuration: Configuration, seed: UInt64) {
+        self.sessionKey = sessionKey
         names = SignalRecordNames(sessionKey: sessionKey)
         roles = PeerRoles(myUserID: myUserID, remoteUserID: remoteUserID)
         self.myUserID = myUserID
