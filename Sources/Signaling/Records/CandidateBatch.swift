@@ -22,8 +22,17 @@ public struct CandidateBatch: Hashable, Sendable {
 
     /// The JSON text, keys in the spec's order.
     public var json: String {
-        let list = candidates.map(JSONString.quoted).joined(separator: ",")
-        return "{\"v\":\(Self.version),\"candidates\":[\(list)],\"eoc\":\(endOfCandidates)}"
+        // Written into one string, not a quoted copy of every candidate joined into a second string and
+        // interpolated into a third: a chunk is printed for every batch of candidates a peer sends.
+        var json = "{\"v\":\(Self.version),\"candidates\":["
+        json.reserveCapacity(candidates.reduce(32) { $0 + $1.utf8.count + 3 })
+        for (index, candidate) in candidates.enumerated() {
+            json += index == 0 ? "\"" : ",\""
+            JSONString.appendEscaped(candidate, to: &json, quoting: true)
+            json += "\""
+        }
+        json += endOfCandidates ? "],\"eoc\":true}" : "],\"eoc\":false}"
+        return json
     }
 
     /// Reads the JSON text of a `batch-v1` chunk. `eoc` may be absent (false); unknown keys are
