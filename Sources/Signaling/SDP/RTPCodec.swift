@@ -52,22 +52,26 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
         guard var text = formatParameters else { return nil }
         // Read in place, byte by byte, from the string's own contiguous bytes: answering an offer
         // asks for several parameters of every codec, and splitting and lowercasing copies (then
-        // walking string indices) cost more than the rest of the answer.
-        return text.withUTF8 { bytes -> String? in
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
-                var equals = start
-                while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-                // `key=` with nothing after it is not a parameter, as `key` alone is not.
-                if equals + 1 < end,
-                   Self.trimmed(bytes[start..<equals]).elementsEqual(key.utf8, by: Self.equalIgnoringASCIICase) {
-                    return String(decoding: Self.trimmed(bytes[(equals + 1)..<end]), as: UTF8.self)
+        // walking string indices) cost more than the rest of the answer. The key is compared as
+        // bytes too: through its UTF-8 view each comparison cost several times the scan.
+        var key = key
+        return key.withUTF8 { key in
+            text.withUTF8 { bytes -> String? in
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
+                    var equals = start
+                    while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                    // `key=` with nothing after it is not a parameter, as `key` alone is not.
+                    if equals + 1 < end,
+                       Self.trimmed(bytes[start..<equals]).elementsEqual(key, by: Self.equalIgnoringASCIICase) {
+                        return String(decoding: Self.trimmed(bytes[(equals + 1)..<end]), as: UTF8.self)
+                    }
+                    start = end + 1
                 }
-                start = end + 1
+                return nil
             }
-            return nil
         }
     }
 
