@@ -39,17 +39,22 @@ extension StoreState {
             if let tag = record.recordChangeTag, let n = UInt64(tag, radix: 16) {
                 nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1)
             }
+            // The zone is found once (each lookup hashes its owner and name) and changed at its slot.
             let zoneID = record.id.zoneID
-            if zones[zoneID] == nil, zoneID.isDefaultZone {
+            var slot = zones.index(forKey: zoneID)
+            if slot == nil, zoneID.isDefaultZone {
                 zones[zoneID] = ZoneState(id: zoneID, incarnation: 0, createdAtMs: 0)
+                slot = zones.index(forKey: zoneID)
             }
-            guard zones[zoneID] != nil else { return }
-            zones[zoneID]!.put(record)
-            zoneContentChanged(zoneID)
+            guard let slot else { return }
+            zones.values[slot].put(record)
+            zoneContentChanged(zoneID, at: slot)
         case let .deleteRecord(id, recordType, atMs):
-            guard zones[id.zoneID]?.records[id.recordName] != nil else { return }
-            zones[id.zoneID]!.remove(id.recordName, Tombstone(recordType: recordType, deletedAtMs: atMs))
-            zoneContentChanged(id.zoneID)
+            guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[id.recordName] != nil else {
+                return
+            }
+            zones.values[slot].remove(id.recordName, Tombstone(recordType: recordType, deletedAtMs: atMs))
+            zoneContentChanged(id.zoneID, at: slot)
         case let .putShare(share):
             guard zones[share.zoneID] != nil else { return }
             if let n = UInt64(share.changeTag, radix: 16) {
@@ -72,12 +77,14 @@ extension StoreState {
         }
     }
 
-    /// A record in `zoneID` changed: the owner's private database and every accepted
-    /// participant's shared database report the zone as changed.
-    private mutating func zoneContentChanged(_ zoneID: ZoneID) {
+    /// A record in `zoneID` (at `slot` in `zones`) changed: the owner's private database and every
+    /// accepted participant's shared database report the zone as changed.
+    private mutating func zoneContentChanged(_ zoneID: ZoneID, at slot: [ZoneID: ZoneState].Index) {
         guard !zoneID.isDefaultZone else { return }
         databases[DatabaseKey(user: zoneID.ownerName, scope: .private), default: .init()].zoneChanged(zoneID, .changed)
-        for user in zones[zoneID]?.share?.acceptedUsers ?? [] {
+        // The share read at the zone's slot: neither a second lookup nor a copy of the zone.
+        guard let share = zones.values[slot].share else { return }
+        for user in share.acceptedUsers {
             databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .changed)
         }
     }

@@ -110,8 +110,9 @@ public struct StoreEngine: Sendable {
         }), !hits.isEmpty {
             notify(ownerKey, hits, zoneID, ctx)
         }
-        guard let accepted = state.zones[zoneID]?.share?.acceptedUsers else { return }
-        for user in accepted {
+        // The share read in place (reading the zone out of the dictionary would copy all of it).
+        guard let slot = state.zones.index(forKey: zoneID), let share = state.zones.values[slot].share else { return }
+        for user in share.acceptedUsers {
             let key = DatabaseKey(user: user, scope: .shared)
             guard let hits = state.databases[key]?.subscriptions.values.filter({ $0.kind == .database }),
                   !hits.isEmpty else { continue }
