@@ -94,9 +94,9 @@ public struct StoreEngine: Sendable {
 
     // MARK: Notifications
 
-    /// Generates notifications for a committed change to `zoneID` touching `recordTypes`, for
-    /// every subscribed device that can see the zone, except the author's device.
-    mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: Set<String>, _ ctx: RequestContext) {
+    /// Generates notifications for a committed change to `zoneID` touching `recordTypes` (each
+    /// named once), for every subscribed device that can see the zone, except the author's device.
+    mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: [String], _ ctx: RequestContext) {
         // The owner's private database first, then each accepted participant's shared database in
         // name order; subscriptions read in place (copying a database's state retains all of it).
         let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
