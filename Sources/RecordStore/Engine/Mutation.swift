@@ -82,9 +82,7 @@ extension StoreState {
     private mutating func zoneContentChanged(_ zoneID: ZoneID, at slot: [ZoneID: ZoneState].Index) {
         guard !zoneID.isDefaultZone else { return }
         databases[DatabaseKey(user: zoneID.ownerName, scope: .private), default: .init()].zoneChanged(zoneID, .changed)
-        // The share read at the zone's slot: neither a second lookup nor a copy of the zone.
-        guard let share = zones.values[slot].share else { return }
-        for user in share.acceptedUsers {
+        for user in acceptedUsers(ofZoneAt: slot) {
             databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .changed)
         }
     }
@@ -98,6 +96,20 @@ extension StoreState {
         for user in before.subtracting(after).sorted() {
             databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .deleted)
         }
+    }
+}
+
+extension StoreState {
+    /// Who accepted the share of the zone at `slot` (nobody without a share), read where the zone
+    /// sits: the dictionary's getters copy the whole zone (its records, tombstones, feed and share),
+    /// its values' modify accessor lends it in place. Called after the zone changed, when the
+    /// dictionary is already unique (lending it never copies it).
+    mutating func acceptedUsers(ofZoneAt slot: [ZoneID: ZoneState].Index) -> [String] {
+        Self.acceptedUsers(of: &zones.values[slot])
+    }
+
+    private static func acceptedUsers(of zone: inout ZoneState) -> [String] {
+        zone.share?.acceptedUsers ?? []
     }
 }
 

@@ -110,9 +110,8 @@ public struct StoreEngine: Sendable {
         }), !hits.isEmpty {
             notify(ownerKey, hits, zoneID, ctx)
         }
-        // The share read in place (reading the zone out of the dictionary would copy all of it).
-        guard let slot = state.zones.index(forKey: zoneID), let share = state.zones.values[slot].share else { return }
-        for user in share.acceptedUsers {
+        guard let slot = state.zones.index(forKey: zoneID) else { return }
+        for user in state.acceptedUsers(ofZoneAt: slot) {
             let key = DatabaseKey(user: user, scope: .shared)
             guard let hits = state.databases[key]?.subscriptions.values.filter({ $0.kind == .database }),
                   !hits.isEmpty else { continue }
