@@ -445,14 +445,14 @@ public struct ICEAgent {
         }
         // USERNAME is "local:remote" from our side (RFC 8445 §7.3.1): an unknown ufrag → 401.
         // Up to the first colon, read in place (a split made an array of pieces for every check).
-        let localUfrag = username[..<(username.firstIndex(of: ":") ?? username.endIndex)]
+        let checkUsername = CheckUsername(username)
         let credentials: KeyedCredentials
         let isCurrent: Bool
-        if localUfrag == local.credentials.ufrag {
+        if checkUsername.localPartIs(local.credentials.ufrag) {
             credentials = local
             isCurrent = true
         } else if let old = selectedLocal, selectedPair.map({ $0.generation < generation }) == true,
-                  localUfrag == old.credentials.ufrag {
+                  checkUsername.localPartIs(old.credentials.ufrag) {
             credentials = old
             isCurrent = false
         } else {

@@ -39,17 +39,22 @@ extension StoreState {
             if let tag = record.recordChangeTag, let n = UInt64(tag, radix: 16) {
                 nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1)
             }
+            // The zone is found once (each lookup hashes its owner and name) and changed at its slot.
             let zoneID = record.id.zoneID
-            if zones[zoneID] == nil, zoneID.isDefaultZone {
+            var slot = zones.index(forKey: zoneID)
+            if slot == nil, zoneID.isDefaultZone {
                 zones[zoneID] = ZoneState(id: zoneID, incarnation: 0, createdAtMs: 0)
+                slot = zones.index(forKey: zoneID)
             }
-            guard zones[zoneID] != nil else { return }
-            zones[zoneID]!.put(record)
-            zoneContentChanged(zoneID)
+            guard let slot else { return }
+            zones.values[slot].put(record)
+            zoneContentChanged(zoneID, at: slot)
         case let .deleteRecord(id, recordType, atMs):
-            guard zones[id.zoneID]?.records[id.recordName] != nil else { return }
-            zones[id.zoneID]!.remove(id.recordName, Tombstone(recordType: recordType, deletedAtMs: atMs))
-            zoneContentChanged(id.zoneID)
+            guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[id.recordName] != nil else {
+                return
+            }
+            zones.values[slot].remove(id.recordName, Tombstone(recordType: recordType, deletedAtMs: atMs))
+            zoneContentChanged(id.zoneID, at: slot)
         case let .putShare(share):
             guard zones[share.zoneID] != nil else { return }
             if let n = UInt64(share.changeTag, radix: 16) {
@@ -72,12 +77,12 @@ extension StoreState {
         }
     }
 
-    /// A record in `zoneID` changed: the owner's private database and every accepted
-    /// participant's shared database report the zone as changed.
-    private mutating func zoneContentChanged(_ zoneID: ZoneID) {
+    /// A record in `zoneID` (at `slot` in `zones`) changed: the owner's private database and every
+    /// accepted participant's shared database report the zone as changed.
+    private mutating func zoneContentChanged(_ zoneID: ZoneID, at slot: [ZoneID: ZoneState].Index) {
         guard !zoneID.isDefaultZone else { return }
         databases[DatabaseKey(user: zoneID.ownerName, scope: .private), default: .init()].zoneChanged(zoneID, .changed)
-        for user in zones[zoneID]?.share?.acceptedUsers ?? [] {
+        for user in acceptedUsers(ofZoneAt: slot) {
             databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .changed)
         }
     }
@@ -91,6 +96,20 @@ extension StoreState {
         for user in before.subtracting(after).sorted() {
             databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .deleted)
         }
+    }
+}
+
+extension StoreState {
+    /// Who accepted the share of the zone at `slot` (nobody without a share), read where the zone
+    /// sits: the dictionary's getters copy the whole zone (its records, tombstones, feed and share),
+    /// its values' modify accessor lends it in place. Called after the zone changed, when the
+    /// dictionary is already unique (lending it never copies it).
+    mutating func acceptedUsers(ofZoneAt slot: [ZoneID: ZoneState].Index) -> [String] {
+        Self.acceptedUsers(of: &zones.values[slot])
+    }
+
+    private static func acceptedUsers(of zone: inout ZoneState) -> [String] {
+        zone.share?.acceptedUsers ?? []
     }
 }
 

@@ -41,12 +41,13 @@ extension StoreEngine {
 
         var results: [RecordResult] = []
         results.reserveCapacity(plans.count)
-        // The zones changed, in the order first changed, with the record types changed in each. A
+        // The zones changed, in the order first changed, with the record types changed in each (each
+        // once; a request changes few, so a list searched costs less than a set built and hashed). A
         // request names at most `maxItemsPerRequest` items, so a search through them is bounded.
-        var changed: [(zone: ZoneID, types: Set<String>)] = []
+        var changed: [(zone: ZoneID, types: [String])] = []
         func note(_ zone: ZoneID, _ type: String) {
             if let at = changed.firstIndex(where: { $0.zone == zone }) {
-                changed[at].types.insert(type)
+                if !changed[at].types.contains(type) { changed[at].types.append(type) }
             } else {
                 changed.append((zone, [type]))
             }

@@ -94,9 +94,9 @@ public struct StoreEngine: Sendable {
 
     // MARK: Notifications
 
-    /// Generates notifications for a committed change to `zoneID` touching `recordTypes`, for
-    /// every subscribed device that can see the zone, except the author's device.
-    mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: Set<String>, _ ctx: RequestContext) {
+    /// Generates notifications for a committed change to `zoneID` touching `recordTypes` (each
+    /// named once), for every subscribed device that can see the zone, except the author's device.
+    mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: [String], _ ctx: RequestContext) {
         // The owner's private database first, then each accepted participant's shared database in
         // name order; subscriptions read in place (copying a database's state retains all of it).
         let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
@@ -110,8 +110,8 @@ public struct StoreEngine: Sendable {
         }), !hits.isEmpty {
             notify(ownerKey, hits, zoneID, ctx)
         }
-        guard let accepted = state.zones[zoneID]?.share?.acceptedUsers else { return }
-        for user in accepted {
+        guard let slot = state.zones.index(forKey: zoneID) else { return }
+        for user in state.acceptedUsers(ofZoneAt: slot) {
             let key = DatabaseKey(user: user, scope: .shared)
             guard let hits = state.databases[key]?.subscriptions.values.filter({ $0.kind == .database }),
                   !hits.isEmpty else { continue }

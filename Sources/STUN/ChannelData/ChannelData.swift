@@ -72,12 +72,12 @@ public struct ChannelData: Hashable, Sendable {
             throw STUNError(.valueTooLong, "ChannelData of \(payload.count) bytes exceeds the 16-bit length field")
         }
         let padding = padded ? ChannelData.paddingLength(payload.count) : 0
-        var w = STUNWriter(capacity: ChannelData.headerSize + payload.count + padding)
-        w.u16(channel)
-        w.u16(UInt16(payload.count))
-        w.append(payload)
-        for _ in 0..<padding { w.u8(0) }
-        return w.bytes
+        return STUNWriter.bytes(capacity: ChannelData.headerSize + payload.count + padding) { w in
+            w.u16(channel)
+            w.u16(UInt16(payload.count))
+            w.append(payload)
+            w.zeros(padding)
+        }
     }
 
     /// The padding after `length` bytes of data to reach a multiple of 4.

@@ -5,7 +5,8 @@
 // with the header's length field already counting the attribute being computed — but not what
 // follows it (§14.5). So the encoder writes the attributes, sets the length as if the message
 // ended after MESSAGE-INTEGRITY, computes the HMAC in place, appends it, and repeats for
-// MESSAGE-INTEGRITY-SHA256 and FINGERPRINT. The output buffer is allocated once, at its final size.
+// MESSAGE-INTEGRITY-SHA256 and FINGERPRINT. The output is allocated once, at its final size, and
+// written in place (`STUNWriter`).
 
 import ZoneCore
 
@@ -52,37 +53,37 @@ extension STUNMessage {
             throw STUNError(.messageTooLong, "message of \(size) bytes does not fit the 16-bit length field")
         }
 
-        var w = STUNWriter(capacity: size)
-        w.u16(messageType.rawValue)
-        w.u16(0)  // length, set before each computed attribute and at the end
-        w.u32(STUNMessageHeader.magicCookie)
-        w.u32(transactionID.high)
-        w.u64(transactionID.low)
-        for attribute in attributes where !attribute.isComputedByEncoder {
-            w.u16(attribute.type.rawValue)
-            w.u16(UInt16(try attribute.encodedValueLength()))
-            attribute.writeValue(to: &w, transactionID: transactionID)
-            w.pad(with: padding)
-        }
-        if let key, withSHA1 {
-            STUNMessage.appendMAC(to: &w, type: .messageIntegrity, macSize: 20) { message, mac in
-                key.hmacSHA1.authenticationCode(for: message, into: mac)
+        return try STUNWriter.bytes(capacity: size) { (w) throws(STUNError) in
+            w.u16(messageType.rawValue)
+            w.u16(0)  // length, set before each computed attribute and at the end
+            w.u32(STUNMessageHeader.magicCookie)
+            w.u32(transactionID.high)
+            w.u64(transactionID.low)
+            for attribute in attributes where !attribute.isComputedByEncoder {
+                w.u16(attribute.type.rawValue)
+                w.u16(UInt16(try attribute.encodedValueLength()))
+                attribute.writeValue(to: &w, transactionID: transactionID)
+                w.pad(with: padding)
             }
-        }
-        if let key, withSHA256 {
-            STUNMessage.appendMAC(to: &w, type: .messageIntegritySHA256, macSize: 32) { message, mac in
-                key.hmacSHA256.authenticationCode(for: message, into: mac)
+            if let key, withSHA1 {
+                STUNMessage.appendMAC(to: &w, type: .messageIntegrity, macSize: 20) { message, mac in
+                    key.hmacSHA1.authenticationCode(for: message, into: mac)
+                }
             }
+            if let key, withSHA256 {
+                STUNMessage.appendMAC(to: &w, type: .messageIntegritySHA256, macSize: 32) { message, mac in
+                    key.hmacSHA256.authenticationCode(for: message, into: mac)
+                }
+            }
+            if fingerprint {
+                w.set16(UInt16(w.count + 8 - STUNMessageHeader.size), at: 2)
+                let crc = CRC32.checksum(w.written)
+                w.u16(STUNAttributeType.fingerprint.rawValue)
+                w.u16(4)
+                w.u32(crc ^ STUNAttribute.fingerprintXOR)
+            }
+            w.set16(UInt16(w.count - STUNMessageHeader.size), at: 2)
         }
-        if fingerprint {
-            w.set16(UInt16(w.count + 8 - STUNMessageHeader.size), at: 2)
-            let crc = w.bytes.withUnsafeBytes { CRC32.checksum($0) }
-            w.u16(STUNAttributeType.fingerprint.rawValue)
-            w.u16(4)
-            w.u32(crc ^ STUNAttribute.fingerprintXOR)
-        }
-        w.set16(UInt16(w.count - STUNMessageHeader.size), at: 2)
-        return w.bytes
     }
 
     /// Appends an attribute of `type` holding a `macSize`-byte MAC of everything written so far,
@@ -96,10 +97,9 @@ extension STUNMessage {
         w.set16(UInt16(start + 4 + macSize - STUNMessageHeader.size), at: 2)
         w.u16(type.rawValue)
         w.u16(UInt16(macSize))
-        for _ in 0..<macSize { w.u8(0) }
-        w.bytes.withUnsafeMutableBytes { buffer in
-            mac(UnsafeRawBufferPointer(rebasing: buffer[0..<start]),
-                UnsafeMutableRawBufferPointer(rebasing: buffer[(start + 4)..<(start + 4 + macSize)]))
-        }
+        w.zeros(macSize)
+        let buffer = w.writtenMutable
+        mac(UnsafeRawBufferPointer(rebasing: buffer[0..<start]),
+            UnsafeMutableRawBufferPointer(rebasing: buffer[(start + 4)..<(start + 4 + macSize)]))
     }
 }

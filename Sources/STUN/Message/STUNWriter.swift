@@ -1,46 +1,103 @@
-// A byte writer for the encoders: network-order integers appended to an array whose capacity
-// the encoder reserved up front (RFC 8489 §5: all fields are big-endian).
+// A byte writer for the encoders: network-order fields (RFC 8489 §5: all are big-endian) written
+// into an array's storage that the encoder sized up front. Every encoder computes its output's
+// exact size before writing, so bytes go straight into place: appending to the array one byte at
+// a time checked its uniqueness and capacity at every byte, which was most of an encode's own
+// cost. Each write is still checked against the end of the storage, so a size computed wrong
+// traps instead of writing past it.
 
-/// Appends big-endian fields to a byte array.
+/// Writes big-endian fields into storage sized in advance.
 struct STUNWriter {
-    var bytes: [UInt8]
+    private let storage: UnsafeMutableRawBufferPointer
+    /// Bytes written so far, from the start.
+    private(set) var count = 0
 
-    init(capacity: Int) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+    private init(_ storage: UnsafeMutableRawBufferPointer) {
+        self.storage = storage
     }
 
-    var count: Int { bytes.count }
+    /// An array of what `write` writes, which must be at most `capacity` bytes.
+    static func bytes<E: Error>(capacity: Int, _ write: (inout STUNWriter) throws(E) -> Void) throws(E) -> [UInt8] {
+        var failure: E?
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            var w = STUNWriter(UnsafeMutableRawBufferPointer(buffer))
+            do throws(E) {
+                try write(&w)
+            } catch {
+                failure = error
+            }
+            initialized = w.count
+        }
+        if let failure { throw failure }
+        return bytes
+    }
 
-    @inline(__always) mutating func u8(_ v: UInt8) { bytes.append(v) }
+    /// Room for `n` more bytes, or a trap: past the end lies memory the array does not own.
+    @inline(__always) private func reserve(_ n: Int) {
+        precondition(n <= storage.count - count, "STUN writer: more bytes than the encoder sized")
+    }
+
+    @inline(__always) mutating func u8(_ v: UInt8) {
+        reserve(1)
+        storage.storeBytes(of: v, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
 
     @inline(__always) mutating func u16(_ v: UInt16) {
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: v))
+        reserve(2)
+        storage.storeBytes(of: v.bigEndian, toByteOffset: count, as: UInt16.self)
+        count += 2
     }
 
     @inline(__always) mutating func u32(_ v: UInt32) {
-        u16(UInt16(truncatingIfNeeded: v >> 16))
-        u16(UInt16(truncatingIfNeeded: v))
+        reserve(4)
+        storage.storeBytes(of: v.bigEndian, toByteOffset: count, as: UInt32.self)
+        count += 4
     }
 
     @inline(__always) mutating func u64(_ v: UInt64) {
-        u32(UInt32(truncatingIfNeeded: v >> 32))
-        u32(UInt32(truncatingIfNeeded: v))
+        reserve(8)
+        storage.storeBytes(of: v.bigEndian, toByteOffset: count, as: UInt64.self)
+        count += 8
     }
 
-    @inline(__always) mutating func append(_ b: [UInt8]) { bytes.append(contentsOf: b) }
+    @inline(__always) mutating func append(_ b: [UInt8]) {
+        b.withUnsafeBytes { append(raw: $0) }
+    }
 
-    @inline(__always) mutating func append(utf8 s: String) { bytes.append(contentsOf: s.utf8) }
+    @inline(__always) mutating func append(utf8 s: String) {
+        var s = s
+        s.withUTF8 { append(raw: UnsafeRawBufferPointer($0)) }
+    }
+
+    @inline(__always) private mutating func append(raw bytes: UnsafeRawBufferPointer) {
+        reserve(bytes.count)
+        guard let source = bytes.baseAddress, let target = storage.baseAddress else { return }
+        (target + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
 
     /// Appends `byte` until the count is a multiple of 4.
     @inline(__always) mutating func pad(with byte: UInt8) {
-        while bytes.count & 3 != 0 { bytes.append(byte) }
+        while count & 3 != 0 { u8(byte) }
     }
 
-    /// Overwrites the big-endian 16-bit field at `offset`.
-    @inline(__always) mutating func set16(_ v: UInt16, at offset: Int) {
-        bytes[offset] = UInt8(truncatingIfNeeded: v >> 8)
-        bytes[offset + 1] = UInt8(truncatingIfNeeded: v)
+    /// Appends `n` zero bytes (room for a MAC computed afterwards).
+    @inline(__always) mutating func zeros(_ n: Int) {
+        reserve(n)
+        guard n > 0, let target = storage.baseAddress else { return }
+        (target + count).initializeMemory(as: UInt8.self, repeating: 0, count: n)
+        count += n
     }
+
+    /// Overwrites the big-endian 16-bit field at `offset`, within what was written.
+    @inline(__always) mutating func set16(_ v: UInt16, at offset: Int) {
+        precondition(offset >= 0 && offset <= count - 2, "STUN writer: a field outside what was written")
+        storage.storeBytes(of: v.bigEndian, toByteOffset: offset, as: UInt16.self)
+    }
+
+    /// The bytes written so far.
+    var written: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[..<count]) }
+
+    /// The bytes written so far, writable (to fill in a MAC over what precedes it).
+    var writtenMutable: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: storage[..<count]) }
 }

@@ -81,7 +81,10 @@ public struct VirtualNetwork {
 
     private var hosts: [Host] = []
     private var nats: [NATBox] = []
-    private var routes: [IPAddress: Route] = [:]
+    /// Where each address leads. A network has a handful of hosts, and every datagram is routed
+    /// twice (sent, then arriving): a short list compared address by address costs less than a
+    /// dictionary hashing the address.
+    private var routes: [(address: IPAddress, route: Route)] = []
     private var random: SeededRandom
     public private(set) var counters = Counters()
 
@@ -92,7 +95,7 @@ public struct VirtualNetwork {
     /// Adds a host with a public address.
     public mutating func addHost(_ name: String, address: IPAddress, link: LinkProfile) -> HostID {
         hosts.append(Host(name: name, address: address, link: link))
-        routes[address] = .host(hosts.count - 1)
+        setRoute(address, .host(hosts.count - 1))
         return HostID(index: hosts.count - 1)
     }
 
@@ -101,8 +104,22 @@ public struct VirtualNetwork {
                                  publicAddress: IPAddress) -> HostID {
         nats.append(NATBox(behavior: behavior, publicAddress: publicAddress, random: &random))
         hosts.append(Host(name: name, address: address, link: link, nat: nats.count - 1))
-        routes[publicAddress] = .nat(nats.count - 1, host: hosts.count - 1)
+        setRoute(publicAddress, .nat(nats.count - 1, host: hosts.count - 1))
         return HostID(index: hosts.count - 1)
+    }
+
+    /// Routes `address` to `route`, in place of any route it had.
+    private mutating func setRoute(_ address: IPAddress, _ route: Route) {
+        if let i = routes.firstIndex(where: { $0.address == address }) {
+            routes[i].route = route
+        } else {
+            routes.append((address, route))
+        }
+    }
+
+    private func route(to address: IPAddress) -> Route? {
+        for entry in routes where entry.address == address { return entry.route }
+        return nil
     }
 
     /// The host's own (possibly private) address.
@@ -146,7 +163,7 @@ public struct VirtualNetwork {
             source = nats[n].outbound(from: from, to: to, now: now)
         }
         let receiver: Int
-        switch routes[to.address] {
+        switch route(to: to.address) {
         case .host(let h)?: receiver = h
         case .nat(_, let h)?: receiver = h
         case nil:
@@ -178,7 +195,7 @@ public struct VirtualNetwork {
     /// The datagram reaches its destination now: through the receiving NAT's filter, to the
     /// host's local address.
     public mutating func arrive(_ datagram: Datagram, now: Instant) -> Result<Arrival, DropReason> {
-        switch routes[datagram.destination.address] {
+        switch route(to: datagram.destination.address) {
         case .host(let h)?:
             counters.delivered += 1
             return .success(Arrival(host: HostID(index: h), payload: datagram.payload, from: datagram.source,

@@ -49,14 +49,20 @@ public struct EventScheduler<Event> {
             slot = slots.count
             slots.append(event)
         }
-        heap.append(Entry(due: max(instant, now), sequence: nextSequence, slot: slot))
+        let entry = Entry(due: max(instant, now), sequence: nextSequence, slot: slot)
         nextSequence &+= 1
-        var i = heap.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard Entry.earlier(heap[i], heap[parent]) else { break }
-            heap.swapAt(i, parent)
-            i = parent
+        heap.append(entry)
+        // Sifted up through a hole: parents move down one store each, the entry is written once.
+        // Entries never tie (sequences are unique), so any heap takes them in the same order.
+        heap.withUnsafeMutableBufferPointer { heap in
+            var i = heap.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard Entry.earlier(entry, heap[parent]) else { break }
+                heap[i] = heap[parent]
+                i = parent
+            }
+            heap[i] = entry
         }
     }
 
@@ -85,17 +91,22 @@ public struct EventScheduler<Event> {
         now = max(now, instant)
     }
 
+    /// Sifts the root down through a hole, in the heap's storage (a swap through the array checked
+    /// its uniqueness and bounds at every step of every event taken).
     private mutating func siftDown() {
-        var i = 0
-        let n = heap.count
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var smallest = i
-            if l < n && Entry.earlier(heap[l], heap[smallest]) { smallest = l }
-            if r < n && Entry.earlier(heap[r], heap[smallest]) { smallest = r }
-            if smallest == i { return }
-            heap.swapAt(i, smallest)
-            i = smallest
+        heap.withUnsafeMutableBufferPointer { heap in
+            let n = heap.count
+            let entry = heap[0]
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                guard l < n else { break }
+                let child = r < n && Entry.earlier(heap[r], heap[l]) ? r : l
+                guard Entry.earlier(heap[child], entry) else { break }
+                heap[i] = heap[child]
+                i = child
+            }
+            heap[i] = entry
         }
     }
 }

@@ -31,8 +31,9 @@ public struct SimulatedStore {
     public let origin: Instant
     public private(set) var counters = Counters()
     private var random: SeededRandom
-    /// Per client: when its last request reached the engine (requests arrive in order).
-    private var lastArrival: [String: Instant] = [:]
+    /// Per client: when its last request reached the engine (requests arrive in order). A call
+    /// has a handful of clients: a list compared by name costs less than a dictionary hashing it.
+    private var lastArrival: [(client: String, at: Instant)] = []
     /// When each change token handed out was issued (for token-expiry faults).
     private var tokenIssued: [String: Instant] = [:]
     private var restartsBegun = Set<Int>()
@@ -52,8 +53,13 @@ public struct SimulatedStore {
     public mutating func timing(client: String, now: Instant) -> (arrival: Instant, replyDelay: Duration) {
         let rtt = latency.sample(&random)
         let half = Duration.nanoseconds(rtt.nanoseconds / 2)
-        let arrival = max(now + half, lastArrival[client] ?? now)
-        lastArrival[client] = arrival
+        if let i = lastArrival.firstIndex(where: { $0.client == client }) {
+            let arrival = max(now + half, lastArrival[i].at)
+            lastArrival[i].at = arrival
+            return (arrival, rtt - half)
+        }
+        let arrival = max(now + half, now)
+        lastArrival.append((client, arrival))
         return (arrival, rtt - half)
     }
 

@@ -68,7 +68,9 @@ public struct CallTrial {
     private var relay: TURNServer
     private let relayHost: HostID
     private let relayListen: Endpoint
-    private var relayEndpoints = Set<Endpoint>()
+    /// The relay's open relayed endpoints: one or two per call, so a list searched in place (a set
+    /// hashed the endpoint of every datagram reaching the relay host).
+    private var relayEndpoints: [Endpoint] = []
     private var relayWakeAt: Instant?
     private var pushWakeAt: Instant?
     private var peers: [Participant] = []
@@ -354,10 +356,10 @@ public struct CallTrial {
             case .toPeer(let bytes, let from, let to):
                 send(bytes, from: from, to: to, host: relayHost, actor: 4)
             case .openRelay(let endpoint, let response, let client, let via):
-                relayEndpoints.insert(endpoint)
+                if !relayEndpoints.contains(endpoint) { relayEndpoints.append(endpoint) }
                 send(response, from: via, to: client, host: relayHost, actor: 4)
             case .closeRelay(let endpoint):
-                relayEndpoints.remove(endpoint)
+                relayEndpoints.removeAll { $0 == endpoint }
             case .event:
                 break
             }

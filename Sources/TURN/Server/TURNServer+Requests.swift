@@ -15,8 +15,10 @@ extension TURNServer {
             let answer = respond(m.successResponse(attributes: [.xorMappedAddress(tuple.client)]), key: nil, tuple: tuple)
             return answer.map { [$0, .event(.binding(client: tuple.client))] } ?? []
         }
-        guard [.allocate, .refresh, .createPermission, .channelBind].contains(m.method) else {
-            return fail(m, 400, "Bad Request", key: nil, tuple: tuple)
+        // Matched, not looked up in an array literal (which was allocated for every request).
+        switch m.method {
+        case .allocate, .refresh, .createPermission, .channelBind: break
+        default: return fail(m, 400, "Bad Request", key: nil, tuple: tuple)
         }
         let key: STUNIntegrityKey
         let user: String
