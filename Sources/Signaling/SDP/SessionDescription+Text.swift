@@ -23,10 +23,12 @@ extension SessionDescription {
     public var description: String {
         var text = SDPTextBuffer(capacity: 2048)
         text.ascii("v=0\r\n")
-        text.line("o=", origin.description)
+        text.ascii("o=")
+        origin.write(to: &text)
+        text.ascii("\r\n")
         text.line("s=", sessionName)
         for line in otherLines where line.rank == 0 { text.line("", line.description) }
-        if let connection { text.line("c=", connection.description) }
+        if let connection { connection.writeLine(to: &text) }
         for bandwidth in bandwidths { text.line("b=", bandwidth.description) }
         for t in timing { text.line("t=", t.description) }
         for line in otherLines where line.rank > 0 { text.line("", line.description) }
@@ -70,10 +72,54 @@ extension MediaDescription {
         }
         text.ascii("\r\n")
         for line in otherLines where line.rank == 0 { text.line("", line.description) }
-        if let connection { text.line("c=", connection.description) }
+        if let connection { connection.writeLine(to: &text) }
         for bandwidth in bandwidths { text.line("b=", bandwidth.description) }
         for line in otherLines where line.rank > 0 { text.line("", line.description) }
         for i in attributes.indices { attributes[i].writeLine(to: &text) }
+    }
+}
+
+// The origin, connection and feedback of every description written piece by piece into the buffer,
+// as their `description`s print them: each interpolated string cost a few thousand instructions.
+
+extension SDPOrigin {
+    /// Writes `description`.
+    func write(to text: inout SDPTextBuffer) {
+        text.append(username)
+        text.ascii(" ")
+        text.decimal(sessionID)
+        text.ascii(" ")
+        text.decimal(sessionVersion)
+        text.ascii(" ")
+        text.append(networkType)
+        text.ascii(" ")
+        text.append(addressType)
+        text.ascii(" ")
+        text.append(address)
+    }
+}
+
+extension SDPConnection {
+    /// Writes `c=`, `description`, CRLF.
+    func writeLine(to text: inout SDPTextBuffer) {
+        text.ascii("c=")
+        text.append(networkType)
+        text.ascii(" ")
+        text.append(addressType)
+        text.ascii(" ")
+        text.append(address)
+        text.ascii("\r\n")
+    }
+}
+
+extension RTCPFeedback {
+    /// Writes `description`.
+    func write(to text: inout SDPTextBuffer) {
+        text.append(type)
+        if let parameter {
+            text.ascii(" ")
+            text.append(parameter)
+        }
     }
 }
 
@@ -104,7 +150,7 @@ extension SDPAttribute {
             text.ascii(":")
             if let payloadType { text.decimal(payloadType) } else { text.ascii("*") }
             text.ascii(" ")
-            text.append(feedback.description)
+            feedback.write(to: &text)
         case .iceUsernameFragment(let value), .icePassword(let value), .mid(let value):
             text.ascii(":")
             text.append(value)
