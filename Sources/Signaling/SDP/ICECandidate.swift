@@ -168,13 +168,23 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
     /// The attribute value with its name, `candidate:…`: the form W3C `RTCIceCandidate.candidate`
     /// and our signaling chunks carry.
     public var description: String {
-        "candidate:" + attributeValue
+        // The prefix written into the same buffer: joining it to the value as strings cost a third string.
+        var text = SDPTextBuffer(capacity: 128)
+        text.ascii("candidate:")
+        writeAttributeValue(to: &text)
+        return text.string
     }
 
     /// The attribute value: everything after `candidate:`.
     var attributeValue: String {
         // Written as bytes (`SDPTextBuffer`): every candidate batch the peer signals prints each one.
         var text = SDPTextBuffer(capacity: 128)
+        writeAttributeValue(to: &text)
+        return text.string
+    }
+
+    /// Writes `attributeValue`.
+    private func writeAttributeValue(to text: inout SDPTextBuffer) {
         text.append(foundation)
         text.ascii(" ")
         text.decimal(component)
@@ -222,7 +232,6 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
             text.ascii(" ")
             text.append(item.value)
         }
-        return text.string
     }
 
     /// The SDP line, `a=candidate:…`.

@@ -8,6 +8,8 @@
 // one capacity comparison a handful. The buffer is non-copyable, so the memory has one owner and
 // is freed exactly once, when the buffer ends.
 
+import ZoneCore
+
 struct SDPTextBuffer: ~Copyable {
     private var start: UnsafeMutablePointer<UInt8>
     private var count = 0
@@ -51,6 +53,26 @@ struct SDPTextBuffer: ~Copyable {
             var native = text
             native.withUTF8 { write($0) }
         }
+    }
+
+    /// Appends `text` escaped as `JSONString.appendEscaped(_:to:quoting: true)` escapes it, without the
+    /// quotes. Copied as it is when none of its bytes is one that function looks at (a control byte, DEL,
+    /// the lead byte 0xE2 of U+2028/U+2029, `"` or `\`), which is so for every candidate we print;
+    /// otherwise escaped by that function, so both ways give its text.
+    mutating func appendJSONEscaped(_ text: String) {
+        let before = count
+        append(text)
+        var index = before
+        while index < count {
+            let byte = start[index]
+            if byte < 0x20 || byte == 0x7F || byte == 0xE2 || byte == 0x22 || byte == 0x5C { break }
+            index += 1
+        }
+        if index == count { return }
+        count = before
+        var escaped = ""
+        JSONString.appendEscaped(text, to: &escaped, quoting: true)
+        append(escaped)
     }
 
     /// Appends a literal (ASCII punctuation and prefixes).
