@@ -79,7 +79,10 @@ public struct PeerCall {
     /// The transport of the newest epoch.
     private var current: EpochTransport?
     /// The transport an ICE restart replaced: closed, routed until its last outputs are out.
-    private var retired: EpochTransport?
+    /// Boxed: a call is set up and handed around as a value, and an inline `EpochTransport?` (~2 KB,
+    /// nil but for the moments after an ICE restart) made every copy of it that much longer.
+    /// Mutated only when the box is not shared (`route`), so a copied call still behaves as a value.
+    private var retired: RetiredEpoch?
     /// The last pair selected, kept for summaries after the path failed or the call ended
     /// (whether media may flow on it is `state`'s to say).
     public private(set) var selectedPair: CandidatePair?
@@ -327,8 +330,9 @@ public struct PeerCall {
         mediaBacklog = nil
         while true {
             if retired != nil {
-                if let output = retired?.transport?.pollOutput(), let epoch = retired?.epoch {
-                    transportOutput(output, epoch: epoch, now: now)
+                if !isKnownUniquelyReferenced(&retired) { retired = RetiredEpoch(retired!.transport) }
+                if let output = retired!.transport.transport?.pollOutput() {
+                    transportOutput(output, epoch: retired!.transport.epoch, now: now)
                     continue
                 }
                 retired = nil
@@ -417,7 +421,7 @@ public struct PeerCall {
         switch command {
         case .restartICE(let epoch, let credentials):
             current?.transport?.close()
-            retired = current
+            retired = current.map(RetiredEpoch.init)
             current = EpochTransport(epoch: epoch, credentials: credentials)
             switch state {
             case .joining(let connectBy), .negotiating(_, let connectBy):
@@ -480,7 +484,7 @@ public struct PeerCall {
         case .event(.localCandidate(let candidate)):
             if let batch = gathered, batch.epoch != epoch { signalGathered(now: now) }
             let ufrag = epoch == current?.epoch ? current?.credentials.usernameFragment
-                : retired?.credentials.usernameFragment
+                : retired?.transport.credentials.usernameFragment
             if gathered == nil { gathered = (epoch, []) }
             gathered?.candidates.append(ICECandidate(candidate, usernameFragment: ufrag))
         case .event(.gatheringComplete):
@@ -589,3 +593,12 @@ public struct PeerCall {
 
 /// The one machine contract (`ZoneCore/SansIOMachine.swift`).
 extension PeerCall: SansIOMachine {}
+
+/// The transport an ICE restart replaced, in a box of its own (`PeerCall.retired`).
+private final class RetiredEpoch {
+    var transport: EpochTransport
+
+    init(_ transport: EpochTransport) {
+        self.transport = transport
+    }
+}
