@@ -153,6 +153,37 @@ public struct CallNegotiator: Sendable {
         var record: Record
     }
 
+    /// Saves in flight, found by their record's name: a short list (a call has a few in flight at
+    /// once) searched by comparing names, instead of a dictionary hashing names of 100+ characters
+    /// on every save and every reply (~2.2 k instructions an insert). Only found by name, never
+    /// walked, so the order kept in makes no difference.
+    struct PendingSaves: Sendable {
+        private var entries: [PendingSave] = []
+
+        private func index(of recordName: String) -> Int? {
+            entries.firstIndex { $0.record.id.recordName == recordName }
+        }
+
+        /// The save of the record named `recordName`; setting one replaces the save of that name.
+        subscript(recordName: String) -> PendingSave? {
+            get { index(of: recordName).map { entries[$0] } }
+            set {
+                switch (index(of: recordName), newValue) {
+                case let (index?, save?): entries[index] = save
+                case let (index?, nil): entries.remove(at: index)
+                case let (nil, save?): entries.append(save)
+                case (nil, nil): break
+                }
+            }
+        }
+
+        /// Takes the save of the record named `recordName` out, if there is one.
+        mutating func removeValue(forKey recordName: String) -> PendingSave? {
+            guard let index = index(of: recordName) else { return nil }
+            return entries.remove(at: index)
+        }
+    }
+
     public let configuration: Configuration
     public let roles: PeerRoles
     public let sessionKey: SessionKey
@@ -196,7 +227,7 @@ public struct CallNegotiator: Sendable {
         var candidate: ICECandidate
     }
     /// Saves in flight, by record name.
-    var saves: [String: PendingSave] = [:]
+    var saves = PendingSaves()
     /// Requests to send again once their time has come.
     var retries: [(at: Instant, action: Action)] = []
     var retryAttempt = 0
