@@ -174,12 +174,14 @@ public struct ChangeSync: Sendable {
                 schedulePoll(from: now)
             }
             if let until = blockedUntil, until <= now { blockedUntil = nil }
+        // `out` is still empty here: the arrivals' actions are taken as they are, not appended (an
+        // append to an empty array allocated a buffer of its own and copied every action into it).
         case .databaseChanges(let changes):
-            out += databaseChangesArrived(changes)
+            out = databaseChangesArrived(changes)
         case .zoneChanges(let changes):
-            out += zoneChangesArrived(changes)
+            out = zoneChangesArrived(changes)
         case .failed(let error):
-            out += failed(error, now: now)
+            out = failed(error, now: now)
         }
         if running == nil, blockedUntil.map({ $0 <= now }) ?? true, !pending.isEmpty {
             blockedUntil = nil
