@@ -17,7 +17,6 @@ struct AllocationTable: Sendable {
     var count: Int { slotByTuple.count }
     var isEmpty: Bool { slotByTuple.isEmpty }
     var keys: Dictionary<FiveTuple, Int>.Keys { slotByTuple.keys }
-    var values: some Sequence<Allocation> { slots.lazy.compactMap { $0 } }
 
     func slot(of tuple: FiveTuple) -> Int? { slotByTuple[tuple] }
 
@@ -74,8 +73,8 @@ struct AllocationTable: Sendable {
             if slot >= 0 && slot < slots.count { yield slots[slot] } else { yield nil }
         }
         _modify {
-            // Only the data path writes through here, and only counters and budgets: it never adds
-            // or removes, nor changes permissions or channels (`RouteCache` would not notice).
+            // Only counters, budgets and the expiry bookkeeping are written through here: never an
+            // addition or removal, nor a permission or channel (`RouteCache` would not notice).
             precondition(slot >= 0 && slot < slots.count, "slot \(slot) out of range")
             yield &slots[slot]
         }
