@@ -80,8 +80,8 @@ struct AllocationTable: Sendable {
         }
     }
 
-    // The data path's questions, answered on the slot in place: going through the subscripts
-    // would copy the allocation (and retain each of its tables) for every datagram.
+    // The data path's and the expiry queue's questions, answered on the slot in place: going
+    // through the subscripts would copy the allocation (and retain each of its tables) every time.
 
     /// The peer bound to `channel` in `slot`, when the binding and its permission are current.
     func boundPeer(slot: Int, channel: UInt16, now: Instant) -> Endpoint? {
@@ -106,6 +106,18 @@ struct AllocationTable: Sendable {
         guard slot >= 0 && slot < slots.count, let a = slots[slot], let c = a.channels[channel], c.peer == peer,
               let permission = a.permissions[peer.address.unmapped] else { return nil }
         return min(c.expires, permission)
+    }
+
+    /// The earliest expiry of the allocation in `slot` (`Allocation.earliestExpiry`).
+    func earliestExpiry(slot: Int) -> Instant? {
+        guard slot >= 0 && slot < slots.count else { return nil }
+        return slots[slot]?.earliestExpiry
+    }
+
+    /// The instant the allocation in `slot` is queued for in `ExpiryQueue`.
+    func scheduledExpiry(slot: Int) -> Instant? {
+        guard slot >= 0 && slot < slots.count else { return nil }
+        return slots[slot]?.scheduledExpiry
     }
 
     /// The 5-tuple of the allocation in `slot`.

@@ -15,9 +15,9 @@ extension TURNServer {
     }
 
     private mutating func scheduleExpiry(slot: Int) {
-        guard let a = allocations[slot: slot] else { return }
-        let due = a.earliestExpiry
-        guard a.scheduledExpiry != due else { return }
+        guard let due = allocations.earliestExpiry(slot: slot), allocations.scheduledExpiry(slot: slot) != due else {
+            return
+        }
         // Through the slot: the expiry bookkeeping changes no route, so `RouteCache` stays valid.
         allocations[slot: slot]!.scheduledExpiry = due
         expiryQueue.allocations.push(due: due, id: UInt64(slot))
@@ -43,7 +43,7 @@ extension TURNServer {
     /// Whether an allocation entry is the one queued for its slot (not left by an earlier expiry,
     /// nor by an allocation since released).
     private func isCurrent(_ entry: (due: Instant, id: UInt64)) -> Bool {
-        allocations[slot: Int(entry.id)]?.scheduledExpiry == entry.due
+        allocations.scheduledExpiry(slot: Int(entry.id)) == entry.due
     }
 
     /// Whether a reservation entry is for a reservation still held (not taken by an Allocate).
