@@ -74,4 +74,27 @@ extension TURNServerTests {
         #expect(closedAt == closesAt)
         #expect(turn.activeAllocations == 0)
     }
+
+    @Test("an EVEN-PORT reservation wakes the timer at 30 s and is gone after; a taken one no longer counts")
+    func reservationExpiry() {
+        var turn = TURNServer(configuration: configuration(), seed: 1)
+        var c = Client()
+        let (_, r) = allocate(&turn, &c, extra: [.evenPort(reserveNextPort: true)], now: t0)
+        let token = try! #require(r?.reservationToken)
+        #expect(turn.nextDeadline == t0 + .seconds(30))
+        _ = turn.outputs(after: .timer, now: t0 + .seconds(30))
+        #expect(turn.nextDeadline == t0 + .seconds(600))
+        let other = try! Endpoint(parsing: "127.0.0.1:40002")
+        let (late, answer) = allocate(&turn, &c, from: other, extra: [.reservationToken(token)], now: t0 + .seconds(31))
+        #expect(late == nil && answer?.errorCode?.code == 508)
+
+        // Taken before it expires, the reservation leaves only the allocations' expiries.
+        var turn2 = TURNServer(configuration: configuration(), seed: 1)
+        var c2 = Client()
+        let (_, r2) = allocate(&turn2, &c2, extra: [.evenPort(reserveNextPort: true)], now: t0)
+        let token2 = try! #require(r2?.reservationToken)
+        let (taken, _) = allocate(&turn2, &c2, from: other, extra: [.reservationToken(token2)], now: t0 + .seconds(5))
+        #expect(taken != nil)
+        #expect(turn2.nextDeadline == t0 + .seconds(600))
+    }
 }
