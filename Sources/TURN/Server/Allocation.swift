@@ -45,6 +45,18 @@ struct Allocation: Sendable {
     /// Token bucket for the bandwidth quota, per direction.
     var budgetOut = RateBudget()
     var budgetIn = RateBudget()
+    /// The instant of its current entry in the server's `ExpiryQueue`; entries at any other
+    /// instant are stale.
+    var scheduledExpiry: Instant?
+
+    /// The earliest of its own, its permissions' and its channels' expiries: when the timer next
+    /// has something of it to remove.
+    var earliestExpiry: Instant {
+        var next = expires
+        for e in permissions.values where e < next { next = e }
+        for c in channels.values where c.expires < next { next = c.expires }
+        return next
+    }
 
     func permits(_ peer: Endpoint, now: Instant) -> Bool {
         guard let expiry = permissions[peer.address.unmapped] else { return false }

@@ -17,7 +17,6 @@ struct AllocationTable: Sendable {
     var count: Int { slotByTuple.count }
     var isEmpty: Bool { slotByTuple.isEmpty }
     var keys: Dictionary<FiveTuple, Int>.Keys { slotByTuple.keys }
-    var values: some Sequence<Allocation> { slots.lazy.compactMap { $0 } }
 
     func slot(of tuple: FiveTuple) -> Int? { slotByTuple[tuple] }
 
@@ -74,15 +73,15 @@ struct AllocationTable: Sendable {
             if slot >= 0 && slot < slots.count { yield slots[slot] } else { yield nil }
         }
         _modify {
-            // Only the data path writes through here, and only counters and budgets: it never adds
-            // or removes, nor changes permissions or channels (`RouteCache` would not notice).
+            // Only counters, budgets and the expiry bookkeeping are written through here: never an
+            // addition or removal, nor a permission or channel (`RouteCache` would not notice).
             precondition(slot >= 0 && slot < slots.count, "slot \(slot) out of range")
             yield &slots[slot]
         }
     }
 
-    // The data path's questions, answered on the slot in place: going through the subscripts
-    // would copy the allocation (and retain each of its tables) for every datagram.
+    // The data path's and the expiry queue's questions, answered on the slot in place: going
+    // through the subscripts would copy the allocation (and retain each of its tables) every time.
 
     /// The peer bound to `channel` in `slot`, when the binding and its permission are current.
     func boundPeer(slot: Int, channel: UInt16, now: Instant) -> Endpoint? {
@@ -107,6 +106,18 @@ struct AllocationTable: Sendable {
         guard slot >= 0 && slot < slots.count, let a = slots[slot], let c = a.channels[channel], c.peer == peer,
               let permission = a.permissions[peer.address.unmapped] else { return nil }
         return min(c.expires, permission)
+    }
+
+    /// The earliest expiry of the allocation in `slot` (`Allocation.earliestExpiry`).
+    func earliestExpiry(slot: Int) -> Instant? {
+        guard slot >= 0 && slot < slots.count else { return nil }
+        return slots[slot]?.earliestExpiry
+    }
+
+    /// The instant the allocation in `slot` is queued for in `ExpiryQueue`.
+    func scheduledExpiry(slot: Int) -> Instant? {
+        guard slot >= 0 && slot < slots.count else { return nil }
+        return slots[slot]?.scheduledExpiry
     }
 
     /// The 5-tuple of the allocation in `slot`.

@@ -166,6 +166,8 @@ extension TURNServer {
         case .request:
             counters.requests += 1
             emit(request(message, raw: bytes, tuple: tuple, now: now))
+            // A request sets expiries of its own 5-tuple's allocation only, and a Binding none.
+            if message.method != .binding { scheduleExpiry(of: tuple) }
             refreshDeadline()
         case .indication:
             if message.method == .send { sendIndication(message, tuple: tuple, now: now) }

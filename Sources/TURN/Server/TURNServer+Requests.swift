@@ -214,6 +214,7 @@ extension TURNServer {
             if reserveNext {
                 let t = random.next()
                 reservations[t] = (p + 1, now + configuration.reservationLifetime)
+                scheduleExpiry(reservation: t, at: now + configuration.reservationLifetime)
                 usedPorts.insert(p + 1)
                 reserved = t
             }

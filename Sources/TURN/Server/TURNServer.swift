@@ -99,6 +99,8 @@ public struct TURNServer: Sendable {
     var outputs = OutputQueue<Action>(capacity: 64)
     /// The data path's recent ChannelData routes (`RouteCache`).
     var routeCache = RouteCache()
+    /// Allocations and reservations by the instant they next need the timer (`ExpiryQueue`).
+    var expiryQueue = ExpiryQueue()
 
     public init(configuration: TURNServerConfiguration, seed: UInt64) {
         self.configuration = configuration
@@ -111,21 +113,10 @@ public struct TURNServer: Sendable {
     public var activeAllocations: Int { allocations.count }
 
     /// The earliest expiry among allocations, permissions, channels and reservations. Kept up to
-    /// date by requests and timers (the only things that change expiries), so the data path, which
-    /// asks after every batch, does not walk every allocation.
-    public private(set) var nextDeadline: Instant?
-
-    mutating func refreshDeadline() {
-        var next: Instant?
-        func consider(_ t: Instant) { if next == nil || t < next! { next = t } }
-        for a in allocations.values {
-            consider(a.expires)
-            for e in a.permissions.values { consider(e) }
-            for c in a.channels.values { consider(c.expires) }
-        }
-        for r in reservations.values { consider(r.expires) }
-        nextDeadline = next
-    }
+    /// date by requests and timers (the only things that change expiries) from `expiryQueue`, so
+    /// neither a request nor the data path, which asks after every batch, walks every allocation
+    /// (`TURNServer+Expiry.swift`).
+    public internal(set) var nextDeadline: Instant?
 
     /// Feeds one input at `now`; its outputs wait in `pollOutput()`.
     public mutating func handle(_ input: Input, now: Instant) {
@@ -152,26 +143,6 @@ public struct TURNServer: Sendable {
     /// Queues outputs of the control path (requests build theirs as arrays; they allocate anyway).
     mutating func emit(_ actions: [Action]) {
         for action in actions { outputs.append(action) }
-    }
-
-    /// Removes what has expired.
-    private mutating func expire(now: Instant) {
-        for tuple in Array(allocations.keys) where allocations[tuple]!.expires <= now {
-            release(tuple, reason: "expired")
-        }
-        for tuple in Array(allocations.keys) {
-            allocations[tuple]!.permissions = allocations[tuple]!.permissions.filter { $0.value > now }
-            let expired = allocations[tuple]!.channels.filter { $0.value.expires <= now }
-            for (number, c) in expired {
-                allocations[tuple]!.channels[number] = nil
-                allocations[tuple]!.channelByPeer[c.peer] = nil
-            }
-        }
-        for (token, r) in reservations where r.expires <= now {
-            reservations[token] = nil
-            usedPorts.remove(r.port)
-        }
-        refreshDeadline()
     }
 
     /// How many ports an allocation tries before the client is told 508.
