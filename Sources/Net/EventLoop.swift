@@ -37,10 +37,11 @@ public final class EventLoop: @unchecked Sendable {
     private var finished: [() -> Void] = []
     /// What `pauseBeforeNextWait(_:)` asked for in this iteration.
     private var pauseBeforeWait: Duration = .zero
-    /// Whether the pause this iteration began with found anything ready when it ended: nil when
-    /// the iteration began without one. Read by handlers, which can stop asking for pauses that
-    /// gather nothing (the next datagrams come later than the pause, whatever it waits).
-    public private(set) var pauseGathered: Bool?
+    /// Whether the pause this iteration began with found anything ready, until taken.
+    private var pauseOutcome: Bool?
+    /// Pauses asked for (`pauseBeforeNextWait(_:)`), each counted once, when its iteration first
+    /// asks for it: the loop takes it before its next wait.
+    public private(set) var pausesTaken = 0
 
     /// The longest pause `pauseBeforeNextWait(_:)` takes.
     public static let maxPauseBeforeWait: Duration = .milliseconds(10)
@@ -122,7 +123,18 @@ public final class EventLoop: @unchecked Sendable {
     /// rx-usecs), in user space. Posted work and timers wait as long. The longest request of an
     /// iteration wins. Only from the loop's thread.
     public func pauseBeforeNextWait(_ pause: Duration) {
+        guard pause > .zero else { return }
+        if pauseBeforeWait == .zero { pausesTaken += 1 }
         pauseBeforeWait = max(pauseBeforeWait, min(pause, Self.maxPauseBeforeWait))
+    }
+
+    /// Whether the pause this iteration began with found anything ready when it ended; nil when it
+    /// began without one, or once taken: a pause is judged once, however many handlers then run.
+    /// A handler can stop asking for pauses that gather nothing (the next events come later than
+    /// the pause, whatever it waits).
+    public func takePauseOutcome() -> Bool? {
+        defer { pauseOutcome = nil }
+        return pauseOutcome
     }
 
     /// Work to run on the loop's thread when it stops (closing sockets, final reports).
@@ -135,13 +147,13 @@ public final class EventLoop: @unchecked Sendable {
         var events = [cs_event](repeating: cs_event(), count: 128)
         while !stopping.load(ordering: .sequentiallyConsistent) {
             var n: Int32 = 0
-            pauseGathered = nil
+            pauseOutcome = nil
             if pauseBeforeWait > .zero {
                 var rest = timespec(tv_sec: 0, tv_nsec: Int(pauseBeforeWait.nanoseconds))
                 pauseBeforeWait = .zero
                 _ = nanosleep(&rest, nil)  // a signal cutting it short only shortens the pause
                 n = events.withUnsafeMutableBufferPointer { cs_epoll_wait(epfd, $0.baseAddress, 128, 0) }
-                pauseGathered = n > 0
+                pauseOutcome = n > 0
             }
             if n <= 0 {
                 let timeout = nextTimeoutMilliseconds()

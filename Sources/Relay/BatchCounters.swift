@@ -14,7 +14,7 @@ extension RelayDaemon {
         /// Queued datagrams the kernel did not take (EAGAIN, ENOBUFS: a full send buffer) or whose
         /// relayed socket was gone: forwarded by the engine's counters, lost here.
         public var datagramsNotSent = 0
-        /// Reads after which the loop rested before reading again (`Options.batchWait`).
+        /// Rests the loop took before reading again (`Options.batchWait`).
         public var pauses = 0
 
         public init() {}

@@ -234,10 +234,10 @@ public final class RelayDaemon: @unchecked Sendable {
         /// Publishes counters, sends what the batch produced for clients in one sendmmsg, re-arms the
         /// timer; after a read of `read` datagrams, asks the loop to rest first if the relay is busy.
         private func afterBatch(read: Int = 0) {
-            if read > 0, let pause = batchWait.pause(afterReading: read, lastRestGathered: loop.pauseGathered) {
+            if read > 0, let pause = batchWait.pause(afterReading: read, lastRestGathered: loop.takePauseOutcome()) {
                 loop.pauseBeforeNextWait(pause)
-                batches.pauses += 1
             }
+            batches.pauses = loop.pausesTaken
             // Counters first: a client that sees the answer must also see what it did.
             published.withLock { $0 = (engine.counters, batches) }
             flush()

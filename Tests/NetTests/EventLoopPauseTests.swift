@@ -5,7 +5,7 @@ import Testing
 import ZoneCore
 
 /// `EventLoop.pauseBeforeNextWait`: the loop rests before it next asks what is ready, once and
-/// never longer than its bound.
+/// never longer than its bound; what the rest gathered is told once.
 @Suite("Event loop pause before the next wait")
 struct EventLoopPauseTests {
     @Test("a pause asked for is bounded: after a request for a minute the next datagram is still handled")
@@ -15,6 +15,8 @@ struct EventLoopPauseTests {
         let sender = try UDPSocket(bind: try Endpoint(parsing: "127.0.0.1:0"))
         let handled = DispatchSemaphore(value: 0)
         let reads = Mutex(0)
+        // Per read: the outcome of the pause before it, taken twice (the second take is always nil).
+        let outcomes = Mutex<[(Bool?, Bool?)]>([])
         let registered = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let readSocket = socket
         loop.execute {
@@ -22,6 +24,9 @@ struct EventLoopPauseTests {
                 let n = readSocket.receiveAll { _, _ in }
                 guard n > 0 else { return }
                 reads.withLock { $0 += 1 }
+                let first = loop.takePauseOutcome()
+                let second = loop.takePauseOutcome()
+                outcomes.withLock { $0.append((first, second)) }
                 loop.pauseBeforeNextWait(.seconds(60))
                 handled.signal()
             }
@@ -38,6 +43,9 @@ struct EventLoopPauseTests {
         #expect(handled.wait(timeout: .now() + 5) == .success)
         #expect(ContinuousClock.now - start < .seconds(5))
         #expect(reads.withLock { $0 } == 2)
+        // The first read followed no pause; the second followed one, judged once however often asked.
+        let seen = outcomes.withLock { $0 }
+        #expect(seen.count == 2 && seen[0].0 == nil && seen[1].0 != nil && seen.allSatisfy { $0.1 == nil })
         #expect(EventLoop.maxPauseBeforeWait == .milliseconds(10))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import RecordStore
 import Relay
 import TURN
 import ZoneCore
@@ -101,7 +100,7 @@ enum RelayServeCommand {
         options.threads = try args.int("--threads", in: 1...64) ?? 1
         options.segmentOffload = !args.has("--no-gso")
         if let text = args.string("--batch-wait") {
-            do { options.batchWait = text == "0" ? .zero : try PushProfile.parseDuration(text) } catch {
+            do { options.batchWait = text == "0" ? .zero : try StoreServeCommand.parseLongDuration(text) } catch {
                 throw UsageError(message: "--batch-wait: \(error)", command: spec)
             }
             guard options.batchWait <= RelayDaemon.Options.maxBatchWait else {
