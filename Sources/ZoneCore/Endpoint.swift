@@ -314,10 +314,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
             bytes.append(contentsOf: description.utf8)
             return
         }
-        for shift in stride(from: UInt32(24), through: 0, by: -8) {
-            if shift != 24 { bytes.append(UInt8(ascii: ".")) }
-            appendDecimal(UInt16(truncatingIfNeeded: v >> shift & 0xFF), to: &bytes)
-        }
+        writeIPv4(v) { bytes.append($0) }
         bytes.append(UInt8(ascii: ":"))
         appendDecimal(port, to: &bytes)
     }
@@ -687,24 +684,23 @@ private func formatIPv4(_ v: UInt32) -> String {
     // interpolating four numbers cost several thousand instructions.
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { buffer in
         var count = 0
-        for shift in stride(from: UInt32(24), through: 0, by: -8) {
-            if shift != 24 {
-                buffer[count] = UInt8(ascii: ".")
-                count += 1
-            }
-            let octet = UInt8(truncatingIfNeeded: v >> shift)
-            if octet >= 100 {
-                buffer[count] = UInt8(ascii: "0") + octet / 100
-                count += 1
-            }
-            if octet >= 10 {
-                buffer[count] = UInt8(ascii: "0") + octet / 10 % 10
-                count += 1
-            }
-            buffer[count] = UInt8(ascii: "0") + octet % 10
+        writeIPv4(v) { byte in
+            buffer[count] = byte
             count += 1
         }
         return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+    }
+}
+
+/// The dotted-decimal text of `v`, byte by byte, to `emit` (`formatIPv4`, `Endpoint.appendDescription`).
+@inline(__always)
+private func writeIPv4(_ v: UInt32, _ emit: (UInt8) -> Void) {
+    for shift in stride(from: UInt32(24), through: 0, by: -8) {
+        if shift != 24 { emit(UInt8(ascii: ".")) }
+        let octet = UInt8(truncatingIfNeeded: v >> shift)
+        if octet >= 100 { emit(UInt8(ascii: "0") + octet / 100) }
+        if octet >= 10 { emit(UInt8(ascii: "0") + octet / 10 % 10) }
+        emit(UInt8(ascii: "0") + octet % 10)
     }
 }
 

@@ -9,18 +9,23 @@ public enum JSONString {
         return out
     }
 
+    /// Whether `appendEscaped` may change UTF-8 `bytes`: they hold a control byte, DEL, the lead byte
+    /// 0xE2 of U+2028/U+2029 (and other characters: then the text is read scalar by scalar), or,
+    /// when `quoting`, `"` or `\`. Text without any is written as it is.
+    @inlinable
+    public static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>, quoting: Bool) -> Bool {
+        bytes.contains { byte in
+            byte < 0x20 || byte == 0x7F || byte == 0xE2 || (quoting && (byte == 0x22 || byte == 0x5C))
+        }
+    }
+
     /// Escapes control characters (and, when `quoting`, `"` and `\`) JSON-style. U+2028 and
     /// U+2029 are escaped too: JSON allows them raw, but JavaScript string literals do not.
     public static func appendEscaped(_ text: String, to line: inout String, quoting: Bool) {
         // Scanned over the string's contiguous bytes: through the UTF-8 view the scan cost about 50
         // instructions a byte, more than all the rest of writing a candidate batch.
         var text = text
-        let needsWork = text.withUTF8 { bytes in
-            bytes.contains { byte in
-                byte < 0x20 || byte == 0x7F || byte == 0xE2 || (quoting && (byte == 0x22 || byte == 0x5C))
-            }
-        }
-        guard needsWork else {
+        guard text.withUTF8({ mayNeedEscaping($0, quoting: quoting) }) else {
             line += text
             return
         }

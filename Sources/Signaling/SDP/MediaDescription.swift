@@ -116,16 +116,14 @@ public struct MediaDescription: Hashable, Sendable {
         attributes.compactMap { if case .candidate(let candidate) = $0 { candidate } else { nil } }
     }
 
-    // Flags like this one are matched by case: `contains(.flag)` compared through `==`, copying and
-    // destroying every attribute it passed (a few hundred instructions each, several times per description).
     /// True when the section has `a=end-of-candidates`.
     public var hasEndOfCandidates: Bool {
-        attributes.contains { if case .endOfCandidates = $0 { true } else { false } }
+        attributes.contains(flag: .endOfCandidates)
     }
 
     /// True when the section has `a=rtcp-mux`.
     public var isRTCPMultiplexed: Bool {
-        attributes.contains { if case .rtcpMux = $0 { true } else { false } }
+        attributes.contains(flag: .rtcpMux)
     }
 
     /// The section's own `a=setup`, if any.

@@ -23,6 +23,17 @@ public struct RTCPFeedback: Hashable, Sendable, CustomStringConvertible {
 
     /// `<type>[ <parameter>]`, as after the payload type in `a=rtcp-fb:<pt> `.
     public var description: String {
-        parameter.map { "\(type) \($0)" } ?? type
+        var text = SDPTextBuffer(capacity: 32)
+        write(to: &text)
+        return text.string
+    }
+
+    /// Writes `description` piece by piece (see `SDPOrigin.write(to:)`).
+    func write(to text: inout SDPTextBuffer) {
+        text.append(type)
+        if let parameter {
+            text.ascii(" ")
+            text.append(parameter)
+        }
     }
 }

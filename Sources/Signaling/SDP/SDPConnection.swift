@@ -23,7 +23,27 @@ public struct SDPConnection: Hashable, Sendable, CustomStringConvertible {
     public static let placeholder = SDPConnection(address: "0.0.0.0")
 
     /// The value of the line, without `c=`.
-    public var description: String { "\(networkType) \(addressType) \(address)" }
+    public var description: String {
+        var text = SDPTextBuffer(capacity: 48)
+        write(to: &text)
+        return text.string
+    }
+
+    /// Writes `description` piece by piece (see `SDPOrigin.write(to:)`).
+    func write(to text: inout SDPTextBuffer) {
+        text.append(networkType)
+        text.ascii(" ")
+        text.append(addressType)
+        text.ascii(" ")
+        text.append(address)
+    }
+
+    /// Writes `c=`, `description`, CRLF.
+    func writeLine(to text: inout SDPTextBuffer) {
+        text.ascii("c=")
+        write(to: &text)
+        text.ascii("\r\n")
+    }
 
     static func parse(_ value: ArraySlice<UInt8>) throws(SDPLineFailure) -> SDPConnection {
         let parts = SDPGrammar.fields(value)

@@ -32,7 +32,25 @@ public struct SDPOrigin: Hashable, Sendable, CustomStringConvertible {
 
     /// The value of the line, without `o=`.
     public var description: String {
-        "\(username) \(sessionID) \(sessionVersion) \(networkType) \(addressType) \(address)"
+        var text = SDPTextBuffer(capacity: 64)
+        write(to: &text)
+        return text.string
+    }
+
+    /// Writes `description` piece by piece (every description prints its origin; an interpolated
+    /// string cost a few thousand instructions).
+    func write(to text: inout SDPTextBuffer) {
+        text.append(username)
+        text.ascii(" ")
+        text.decimal(sessionID)
+        text.ascii(" ")
+        text.decimal(sessionVersion)
+        text.ascii(" ")
+        text.append(networkType)
+        text.ascii(" ")
+        text.append(addressType)
+        text.ascii(" ")
+        text.append(address)
     }
 
     static func parse(_ value: ArraySlice<UInt8>) throws(SDPLineFailure) -> SDPOrigin {

@@ -56,19 +56,13 @@ struct SDPTextBuffer: ~Copyable {
     }
 
     /// Appends `text` escaped as `JSONString.appendEscaped(_:to:quoting: true)` escapes it, without the
-    /// quotes. Copied as it is when none of its bytes is one that function looks at (a control byte, DEL,
-    /// the lead byte 0xE2 of U+2028/U+2029, `"` or `\`), which is so for every candidate we print;
-    /// otherwise escaped by that function, so both ways give its text.
+    /// quotes: copied as it is when that function would leave it so (`JSONString.mayNeedEscaping`),
+    /// which is so for every candidate we print; otherwise escaped by that function.
     mutating func appendJSONEscaped(_ text: String) {
         let before = count
         append(text)
-        var index = before
-        while index < count {
-            let byte = start[index]
-            if byte < 0x20 || byte == 0x7F || byte == 0xE2 || byte == 0x22 || byte == 0x5C { break }
-            index += 1
-        }
-        if index == count { return }
+        let written = UnsafeBufferPointer(start: start + before, count: count - before)
+        guard JSONString.mayNeedEscaping(written, quoting: true) else { return }
         count = before
         var escaped = ""
         JSONString.appendEscaped(text, to: &escaped, quoting: true)

@@ -79,50 +79,6 @@ extension MediaDescription {
     }
 }
 
-// The origin, connection and feedback of every description written piece by piece into the buffer,
-// as their `description`s print them: each interpolated string cost a few thousand instructions.
-
-extension SDPOrigin {
-    /// Writes `description`.
-    func write(to text: inout SDPTextBuffer) {
-        text.append(username)
-        text.ascii(" ")
-        text.decimal(sessionID)
-        text.ascii(" ")
-        text.decimal(sessionVersion)
-        text.ascii(" ")
-        text.append(networkType)
-        text.ascii(" ")
-        text.append(addressType)
-        text.ascii(" ")
-        text.append(address)
-    }
-}
-
-extension SDPConnection {
-    /// Writes `c=`, `description`, CRLF.
-    func writeLine(to text: inout SDPTextBuffer) {
-        text.ascii("c=")
-        text.append(networkType)
-        text.ascii(" ")
-        text.append(addressType)
-        text.ascii(" ")
-        text.append(address)
-        text.ascii("\r\n")
-    }
-}
-
-extension RTCPFeedback {
-    /// Writes `description`.
-    func write(to text: inout SDPTextBuffer) {
-        text.append(type)
-        if let parameter {
-            text.ascii(" ")
-            text.append(parameter)
-        }
-    }
-}
-
 extension SDPAttribute {
     /// Writes `a=` and `description`, then CRLF, without making the value a string of its own
     /// for the attributes every description has many of.

@@ -73,11 +73,9 @@ public struct SessionDescription: Hashable, Sendable, CustomStringConvertible {
         return ICECredentials(usernameFragment: ufrag, password: password)
     }
 
-    // Flags like this one are matched by case: `contains(.flag)` compared through `==`, copying and
-    // destroying every attribute it passed (a few hundred instructions each, several times per description).
     /// True when the session has `a=ice-lite`.
     public var isICELite: Bool {
-        attributes.contains { if case .iceLite = $0 { true } else { false } }
+        attributes.contains(flag: .iceLite)
     }
 
     /// The first media section whose `a=mid` is `mid`.
@@ -110,7 +108,7 @@ public struct SessionDescription: Hashable, Sendable, CustomStringConvertible {
 
     /// True when `section` or the session has `a=end-of-candidates`.
     public func endOfCandidates(for section: MediaDescription) -> Bool {
-        section.hasEndOfCandidates || attributes.contains { if case .endOfCandidates = $0 { true } else { false } }
+        section.hasEndOfCandidates || attributes.contains(flag: .endOfCandidates)
     }
 
     /// The direction of `section`: its own attribute, else the session's, else sendrecv

@@ -103,10 +103,8 @@ extension MediaDescription {
         return sourceAttributes.first.map { ($0.ssrc, nil) }
     }
 
-    // Flags like this one are matched by case: `contains(.flag)` compared through `==`, copying and
-    // destroying every attribute it passed (a few hundred instructions each, several times per description).
     /// True when the section has `a=rtcp-rsize`.
     public var allowsReducedSizeRTCP: Bool {
-        attributes.contains { if case .rtcpReducedSize = $0 { true } else { false } }
+        attributes.contains(flag: .rtcpReducedSize)
     }
 }

@@ -81,10 +81,9 @@ public struct VirtualNetwork {
 
     private var hosts: [Host] = []
     private var nats: [NATBox] = []
-    /// Where each address leads. A network has a handful of hosts, and every datagram is routed
-    /// twice (sent, then arriving): a short list compared address by address costs less than a
-    /// dictionary hashing the address.
-    private var routes: [(address: IPAddress, route: Route)] = []
+    /// Where each address leads: a handful of hosts, and every datagram routed twice (sent, then
+    /// arriving), so found by comparing addresses (`ShortMap`).
+    private var routes = ShortMap<IPAddress, Route>()
     private var random: SeededRandom
     public private(set) var counters = Counters()
 
@@ -95,7 +94,7 @@ public struct VirtualNetwork {
     /// Adds a host with a public address.
     public mutating func addHost(_ name: String, address: IPAddress, link: LinkProfile) -> HostID {
         hosts.append(Host(name: name, address: address, link: link))
-        setRoute(address, .host(hosts.count - 1))
+        routes[address] = .host(hosts.count - 1)
         return HostID(index: hosts.count - 1)
     }
 
@@ -104,22 +103,8 @@ public struct VirtualNetwork {
                                  publicAddress: IPAddress) -> HostID {
         nats.append(NATBox(behavior: behavior, publicAddress: publicAddress, random: &random))
         hosts.append(Host(name: name, address: address, link: link, nat: nats.count - 1))
-        setRoute(publicAddress, .nat(nats.count - 1, host: hosts.count - 1))
+        routes[publicAddress] = .nat(nats.count - 1, host: hosts.count - 1)
         return HostID(index: hosts.count - 1)
-    }
-
-    /// Routes `address` to `route`, in place of any route it had.
-    private mutating func setRoute(_ address: IPAddress, _ route: Route) {
-        if let i = routes.firstIndex(where: { $0.address == address }) {
-            routes[i].route = route
-        } else {
-            routes.append((address, route))
-        }
-    }
-
-    private func route(to address: IPAddress) -> Route? {
-        for entry in routes where entry.address == address { return entry.route }
-        return nil
     }
 
     /// The host's own (possibly private) address.
@@ -163,7 +148,7 @@ public struct VirtualNetwork {
             source = nats[n].outbound(from: from, to: to, now: now)
         }
         let receiver: Int
-        switch route(to: to.address) {
+        switch routes[to.address] {
         case .host(let h)?: receiver = h
         case .nat(_, let h)?: receiver = h
         case nil:
@@ -195,7 +180,7 @@ public struct VirtualNetwork {
     /// The datagram reaches its destination now: through the receiving NAT's filter, to the
     /// host's local address.
     public mutating func arrive(_ datagram: Datagram, now: Instant) -> Result<Arrival, DropReason> {
-        switch route(to: datagram.destination.address) {
+        switch routes[datagram.destination.address] {
         case .host(let h)?:
             counters.delivered += 1
             return .success(Arrival(host: HostID(index: h), payload: datagram.payload, from: datagram.source,

@@ -31,9 +31,9 @@ public struct SimulatedStore {
     public let origin: Instant
     public private(set) var counters = Counters()
     private var random: SeededRandom
-    /// Per client: when its last request reached the engine (requests arrive in order). A call
-    /// has a handful of clients: a list compared by name costs less than a dictionary hashing it.
-    private var lastArrival: [(client: String, at: Instant)] = []
+    /// Per client: when its last request reached the engine (requests arrive in order); a call has
+    /// a handful of clients (`ShortMap`).
+    private var lastArrival = ShortMap<String, Instant>()
     /// When each change token handed out was issued (for token-expiry faults).
     private var tokenIssued: [String: Instant] = [:]
     private var restartsBegun = Set<Int>()
@@ -53,13 +53,8 @@ public struct SimulatedStore {
     public mutating func timing(client: String, now: Instant) -> (arrival: Instant, replyDelay: Duration) {
         let rtt = latency.sample(&random)
         let half = Duration.nanoseconds(rtt.nanoseconds / 2)
-        if let i = lastArrival.firstIndex(where: { $0.client == client }) {
-            let arrival = max(now + half, lastArrival[i].at)
-            lastArrival[i].at = arrival
-            return (arrival, rtt - half)
-        }
-        let arrival = max(now + half, now)
-        lastArrival.append((client, arrival))
+        let arrival = max(now + half, lastArrival[client] ?? now)
+        lastArrival[client] = arrival
         return (arrival, rtt - half)
     }
 
