@@ -42,7 +42,8 @@ let usage = """
                 PostgreSQL, push latency across two daemons (lan); --group-commit-delay D (0: off) and
                 --group-commit-size N as `zonertc store serve` takes them; Bench/postgres.sh
       all       every suite above but postgres
-    zonertc-bench relay-load --server HOST:PORT [--rate N] …   paced ChannelData through a TURN relay (RelayLoad.swift)
+    zonertc-bench relay-load --server HOST:PORT [--rate N] …   paced ChannelData through a TURN relay: what was lost,
+                and send → arrival p50/p99 (RelayLoad.swift)
     """
 
 if suites.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
