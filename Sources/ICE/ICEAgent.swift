@@ -409,12 +409,15 @@ public struct ICEAgent {
             push(.event(.data(bytes, from: from)))
             return
         }
-        guard let message = try? STUNMessage(decoding: bytes), message.method == .binding else { return }
+        // The layout is kept: MESSAGE-INTEGRITY is checked without scanning the message again.
+        guard let layout = try? STUNMessageLayout(scanning: bytes),
+              let message = try? STUNMessage(decoding: bytes, layout: layout), message.method == .binding
+        else { return }
         switch message.messageClass {
         case .request:
-            onRequest(message, bytes: bytes, from: from, to: to, now: now)
+            onRequest(message, bytes: bytes, layout: layout, from: from, to: to, now: now)
         case .successResponse, .errorResponse:
-            onResponse(message, bytes: bytes, from: from, to: to, now: now)
+            onResponse(message, bytes: bytes, layout: layout, from: from, to: to, now: now)
         case .indication:
             break  // keepalives (RFC 8445 §11): nothing to do
         }
@@ -426,8 +429,8 @@ public struct ICEAgent {
     }
 
     /// An incoming Binding request (RFC 8445 §7.3, RFC 8489 §9.1.3).
-    private mutating func onRequest(_ message: STUNMessage, bytes: [UInt8], from: Endpoint, to: Endpoint,
-                                    now: Instant) {
+    private mutating func onRequest(_ message: STUNMessage, bytes: [UInt8], layout: STUNMessageLayout, from: Endpoint,
+                                    to: Endpoint, now: Instant) {
         // Only our bases answer (RFC 8445 §7.3): a relay-only agent has no host candidates, and
         // must not reveal a direct path by answering on the sockets its TURN clients use.
         guard isLocalBase(to) else { return }
@@ -459,7 +462,7 @@ public struct ICEAgent {
             reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
             return
         }
-        let authentic = bytes.withUnsafeBytes { raw in (try? STUNIntegrity.verify(raw, key: credentials.key)) != nil }
+        let authentic = (try? STUNIntegrity.verify(bytes, layout: layout, key: credentials.key)) != nil
         guard authentic else {
             reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
             return
@@ -524,11 +527,11 @@ public struct ICEAgent {
     }
 
     /// A response to one of our transactions (RFC 8445 §7.2.5).
-    private mutating func onResponse(_ message: STUNMessage, bytes: [UInt8], from: Endpoint, to: Endpoint,
-                                     now: Instant) {
+    private mutating func onResponse(_ message: STUNMessage, bytes: [UInt8], layout: STUNMessageLayout,
+                                     from: Endpoint, to: Endpoint, now: Instant) {
         guard let index = transactions.firstIndex(where: { $0.transactionID == message.transactionID }) else { return }
         if let key = transactions[index].responseKey {
-            let authentic = bytes.withUnsafeBytes { raw in (try? STUNIntegrity.verify(raw, key: key)) != nil }
+            let authentic = (try? STUNIntegrity.verify(bytes, layout: layout, key: key)) != nil
             guard authentic else { return }  // a forgery or a stray: keep waiting for the real one
         }
         let transaction = transactions.remove(at: index)

@@ -147,8 +147,13 @@ extension TURNServer {
             break
         }
         guard let first = bytes.first, first < 0x04 else { counters.malformed += 1; return }
+        // The layout is kept: a request's MESSAGE-INTEGRITY is checked without scanning it again.
         let message: STUNMessage
-        do { message = try STUNMessage(decoding: bytes) } catch {
+        let layout: STUNMessageLayout
+        do {
+            layout = try STUNMessageLayout(scanning: bytes)
+            message = try STUNMessage(decoding: bytes, layout: layout)
+        } catch {
             counters.malformed += 1
             // A request whose header reads but whose attributes do not gets 400 (RFC 8489 §6.3).
             if let header = try? STUNMessageHeader(parsing: bytes), header.messageType.messageClass == .request {
@@ -165,7 +170,7 @@ extension TURNServer {
         switch message.messageClass {
         case .request:
             counters.requests += 1
-            emit(request(message, raw: bytes, tuple: tuple, now: now))
+            emit(request(message, raw: bytes, layout: layout, tuple: tuple, now: now))
             // A request sets expiries of its own 5-tuple's allocation only, and a Binding none.
             if message.method != .binding { scheduleExpiry(of: tuple) }
             refreshDeadline()

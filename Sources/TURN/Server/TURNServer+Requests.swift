@@ -4,7 +4,8 @@ import ZoneCore
 
 extension TURNServer {
     /// A request from a client: Binding (no authentication), or an authenticated TURN request.
-    mutating func request(_ m: STUNMessage, raw: [UInt8], tuple: FiveTuple, now: Instant) -> [Action] {
+    mutating func request(_ m: STUNMessage, raw: [UInt8], layout: STUNMessageLayout, tuple: FiveTuple,
+                          now: Instant) -> [Action] {
         // RFC 8489 §6.3.1: unknown comprehension-required attributes → 420 listing them.
         let unknown = m.unknownComprehensionRequiredAttributes
         if !unknown.isEmpty {
@@ -23,7 +24,7 @@ extension TURNServer {
         let key: STUNIntegrityKey
         let user: String
         let nonce: String
-        switch authenticate(m, raw: raw, tuple: tuple, now: now) {
+        switch authenticate(m, raw: raw, layout: layout, tuple: tuple, now: now) {
         case .rejected(let actions): return actions(&self, tuple)
         case .accepted(let k, let u, let n): key = k; user = u; nonce = n
         }
@@ -42,7 +43,8 @@ extension TURNServer {
         case rejected((inout TURNServer, FiveTuple) -> [Action])
     }
 
-    private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], tuple: FiveTuple, now: Instant) -> AuthResult {
+    private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], layout: STUNMessageLayout, tuple: FiveTuple,
+                                       now: Instant) -> AuthResult {
         // A request without credentials, or with a nonce that went stale, is the normal first step
         // (a challenge); credentials that do not check out are a failure worth counting apart.
         let challenge: (Int, String, Bool) -> AuthResult = { code, reason, failed in
@@ -76,7 +78,7 @@ extension TURNServer {
             known = longTermKey(username: username, now: now)
         }
         guard let key = known else { return challenge(401, "Unauthorized", true) }
-        guard (try? STUNIntegrity.verify(raw, key: key)) != nil else {
+        guard (try? STUNIntegrity.verify(raw, layout: layout, key: key)) != nil else {
             return challenge(401, "Unauthorized", true)
         }
         // A new nonce (after a 438) is remembered once it has authenticated a request.
