@@ -18,8 +18,10 @@ struct Checklist {
     init(generation: Int) { self.generation = generation }
 
     subscript(id: Int) -> CandidatePair {
-        get { pairs[id] }
-        set { pairs[id] = newValue }
+        // Read and written in place: with get/set, `checklist[id].state = …` copied the whole
+        // pair (and retained its candidates' strings) to change one field.
+        _read { yield pairs[id] }
+        _modify { yield &pairs[id] }
     }
 
     /// The pair whose local base and remote address are these.
@@ -145,10 +147,11 @@ struct Checklist {
     func best(role: Role, where predicate: (CandidatePair) -> Bool) -> Int? {
         var bestID: Int?
         var bestPriority: UInt64 = 0
-        for pair in pairs where predicate(pair) {
-            let p = pair.priority(role: role)
+        // By index, read in place: `for pair in pairs` copied every pair it looked at.
+        for i in pairs.indices where predicate(pairs[i]) {
+            let p = pairs[i].priority(role: role)
             if bestID == nil || p > bestPriority {
-                bestID = pair.id
+                bestID = pairs[i].id
                 bestPriority = p
             }
         }

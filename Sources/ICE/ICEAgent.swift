@@ -325,10 +325,10 @@ public struct ICEAgent {
 
     private mutating func sendCheck(pairID: Int, useCandidate: Bool, now: Instant) {
         guard let remote else { return }
-        let pair = checklist[pairID]
         let id = STUNTransactionID.random(using: &random)
         // PRIORITY: what a peer-reflexive candidate learned from this check would get (§7.1.1).
-        let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
+        // The pair's fields are read in place rather than through a copy of the pair.
+        let localPreference = UInt16(truncatingIfNeeded: checklist[pairID].local.priority >> 8)
         let priority = Priority.candidate(kind: .peerReflexive, localPreference: localPreference)
         let request = ConnectivityCheck.request(
             transactionID: id, local: local.credentials, remote: remote.credentials, priority: priority,
@@ -340,9 +340,9 @@ public struct ICEAgent {
         let check = ConnectivityCheck(
             transactionID: id,
             purpose: .check(pairID: pairID, generation: generation, useCandidate: useCandidate, roleWhenSent: role),
-            bytes: bytes, from: pair.sendFrom, to: pair.sendTo, responseKey: remote.key, now: now,
-            timing: checkTiming())
-        if pair.state != .succeeded { checklist[pairID].state = .inProgress }
+            bytes: bytes, from: checklist[pairID].sendFrom, to: checklist[pairID].sendTo, responseKey: remote.key,
+            now: now, timing: checkTiming())
+        if checklist[pairID].state != .succeeded { checklist[pairID].state = .inProgress }
         start(check)
     }
 
@@ -352,7 +352,11 @@ public struct ICEAgent {
     /// (RFC 8445 recommends 500 ms on the Internet; loopback and the simulator use less).
     private func checkTiming() -> STUNTransactionTiming {
         var timing = configuration.checkTiming
-        let busy = checklist.pairs.count { $0.state == .waiting || $0.state == .inProgress }
+        var busy = 0
+        // By index, read in place: `count(where:)` copied every pair.
+        for i in checklist.pairs.indices where checklist[i].state == .waiting || checklist[i].state == .inProgress {
+            busy += 1
+        }
         let paced = configuration.pacing * busy
         if paced > timing.initialRTO {
             timing.initialRTO = paced
