@@ -658,7 +658,7 @@ public struct ICEAgent {
             newState = .closed
         } else if consentLost {
             newState = .failed
-        } else if selectedPair != nil, let c = consent {
+        } else if case .some = selectedPair, let c = consent {  // a tag test: `!= nil` copied the pair
             switch c.status(now: now) {
             case .expired:
                 consentLost = true

@@ -202,13 +202,15 @@ extension TURNServer {
     }
 
     private mutating func sendIndication(_ m: STUNMessage, tuple: FiveTuple, now: Instant) {
-        guard let slot = allocations.slot(of: tuple), let a = allocations[slot: slot],
-              let peer = m.xorPeerAddresses.first, let data = m.data, a.permits(peer, now: now) else {
+        // The allocation is read in place through its slot, not copied.
+        guard let slot = allocations.slot(of: tuple), let relay = allocations[slot: slot]?.relay,
+              let peer = m.xorPeerAddresses.first, let data = m.data,
+              allocations.permits(slot: slot, peer: peer, now: now) else {
             counters.dropped += 1
             return
         }
         guard relayOut(slot: slot, bytes: data.count, now: now) else { return }
-        outputs.append(.toPeer(data, from: a.relay, to: peer))
+        outputs.append(.toPeer(data, from: relay, to: peer))
     }
 
     /// ChannelData to a client, padded to a multiple of 4 (RFC 8656 §12.5 allows it over UDP).

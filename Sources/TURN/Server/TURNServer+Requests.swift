@@ -291,7 +291,7 @@ extension TURNServer {
 
     private mutating func refresh(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                   now: Instant) -> [Action] {
-        guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
+        guard allocations[tuple]?.user == user else {  // read in place, not copied
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         if m.lifetime == 0 {
@@ -307,7 +307,7 @@ extension TURNServer {
 
     private mutating func createPermission(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                            now: Instant) -> [Action] {
-        guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
+        guard allocations[tuple]?.user == user else {  // read in place, not copied
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         let peers = m.xorPeerAddresses
