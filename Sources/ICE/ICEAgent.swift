@@ -43,6 +43,10 @@ public struct ICEAgent {
     /// the peer's consent checks after a restart.
     private var selectedLocal: KeyedCredentials?
     private var selectedRemote: KeyedCredentials?
+    /// The USERNAME of our checks, "remote:local" (RFC 8445 §7.2.2), under the current credentials
+    /// and under the selected pair's: made when the remote credentials arrive, not for every check.
+    private var checkUsername = ""
+    private var selectedCheckUsername = ""
     private var checklist = Checklist(generation: 0)
     private var transactions: [ConnectivityCheck] = []
     private var nextCheckAt: Instant
@@ -83,6 +87,7 @@ public struct ICEAgent {
     /// The peer's ufrag and password for the current generation (from its offer or answer).
     public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
         remote = try KeyedCredentials(credentials)
+        checkUsername = credentials.ufrag + ":" + local.credentials.ufrag
         nextDeadline = earliestDeadline()
     }
 
@@ -331,8 +336,8 @@ public struct ICEAgent {
         let localPreference = UInt16(truncatingIfNeeded: checklist[pairID].local.priority >> 8)
         let priority = Priority.candidate(kind: .peerReflexive, localPreference: localPreference)
         let request = ConnectivityCheck.request(
-            transactionID: id, local: local.credentials, remote: remote.credentials, priority: priority,
-            role: role, tieBreaker: tieBreaker, useCandidate: useCandidate)
+            transactionID: id, username: checkUsername, priority: priority, role: role, tieBreaker: tieBreaker,
+            useCandidate: useCandidate)
         guard let bytes = try? request.encode(key: remote.key, fingerprint: true) else {
             checklist[pairID].state = .failed
             return
@@ -366,11 +371,11 @@ public struct ICEAgent {
     }
 
     private mutating func sendConsentCheck(on pair: CandidatePair, now: Instant) {
-        guard let localCredentials = selectedLocal, let remoteCredentials = selectedRemote else { return }
+        guard selectedLocal != nil, let remoteCredentials = selectedRemote else { return }
         let id = STUNTransactionID.random(using: &random)
         let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
         let request = ConnectivityCheck.request(
-            transactionID: id, local: localCredentials.credentials, remote: remoteCredentials.credentials,
+            transactionID: id, username: selectedCheckUsername,
             priority: Priority.candidate(kind: .peerReflexive, localPreference: localPreference),
             role: role, tieBreaker: tieBreaker, useCandidate: false)
         guard let bytes = try? request.encode(key: remoteCredentials.key, fingerprint: true) else { return }
@@ -640,6 +645,7 @@ public struct ICEAgent {
         selectedPair = pair
         selectedLocal = local
         selectedRemote = remote
+        selectedCheckUsername = checkUsername
         consent = ConsentFreshness(configuration: configuration.consent, now: now, random: &random)
         consentLost = false
         push(.event(.selectedPair(pair)))
