@@ -23,13 +23,17 @@ extension ICEAgent {
     }
 
     /// What the agent reports.
+    ///
+    /// A pair and a candidate are large (two candidates of two endpoints each, and a foundation
+    /// string) and reported a few times a call, so their cases are `indirect`: held in a box, they
+    /// no longer make every output — every transmit queued, popped and passed on — as large as a pair.
     public enum Event: Hashable, Sendable {
         /// The connection state changed.
         case stateChanged(ConnectionState)
         /// A pair was selected (nominated); application data now travels on it.
-        case selectedPair(CandidatePair)
+        indirect case selectedPair(CandidatePair)
         /// A local candidate to signal to the peer (host and server-reflexive; re-announced after a restart).
-        case localCandidate(Candidate)
+        indirect case localCandidate(Candidate)
         /// No more local candidates will come in this generation (signal end-of-candidates).
         case gatheringComplete
         /// Application data (not STUN) arrived from `from`.

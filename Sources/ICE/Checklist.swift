@@ -18,8 +18,10 @@ struct Checklist {
     init(generation: Int) { self.generation = generation }
 
     subscript(id: Int) -> CandidatePair {
-        get { pairs[id] }
-        set { pairs[id] = newValue }
+        // Read and written in place: with get/set, `checklist[id].state = …` copied the whole
+        // pair (and retained its candidates' strings) to change one field.
+        _read { yield pairs[id] }
+        _modify { yield &pairs[id] }
     }
 
     /// The pair whose local base and remote address are these.
@@ -92,12 +94,27 @@ struct Checklist {
     /// has nothing waiting or in progress (unfrozen now). Nil when there is nothing to check.
     mutating func nextPairToCheck(role: Role) -> Int? {
         if !triggered.isEmpty { return triggered.removeFirst() }
-        if let id = best(role: role, where: { $0.state == .waiting }) { return id }
-        if let id = best(role: role, where: { $0.state == .frozen && !isBusy(foundationOf: $0) }) {
+        if let id = best(role: role, whereAt: { pairs[$0].state == .waiting }) { return id }
+        if let id = best(role: role, whereAt: { pairs[$0].state == .frozen && !isBusy(foundationAt: $0) }) {
             pairs[id].state = .waiting
             return id
         }
         return nil
+    }
+
+    /// `best(role:where:)` with a predicate on the pair's index, which reads the fields it needs in
+    /// place: the pacing timer asks after every check, and handing each pair to a predicate copied it.
+    private func best(role: Role, whereAt predicate: (Int) -> Bool) -> Int? {
+        var bestID: Int?
+        var bestPriority: UInt64 = 0
+        for i in pairs.indices where predicate(i) {
+            let p = pairs[i].priority(role: role)
+            if bestID == nil || p > bestPriority {
+                bestID = pairs[i].id
+                bestPriority = p
+            }
+        }
+        return bestID
     }
 
     /// True when the pacing timer has a check to send: a triggered check, a waiting pair, or a
@@ -109,7 +126,7 @@ struct Checklist {
         for i in pairs.indices where pairs[i].state == .waiting { return true }
         for i in pairs.indices where pairs[i].state == .frozen {
             // A frozen pair waits while a pair of its foundation is being checked.
-            if !isBusy(foundationOf: pairs[i]) { return true }
+            if !isBusy(foundationAt: i) { return true }
         }
         return false
     }
@@ -124,11 +141,13 @@ struct Checklist {
         return false
     }
 
-    /// Whether a pair of `pair`'s foundation is waiting or being checked (a frozen pair of that
-    /// foundation then stays frozen, RFC 8445 §6.1.2.6). States are compared first: they are cheap.
-    func isBusy(foundationOf pair: CandidatePair) -> Bool {
+    /// Whether a pair of the foundation of the pair at `index` is waiting or being checked (a frozen
+    /// pair of that foundation then stays frozen, RFC 8445 §6.1.2.6). States are compared first:
+    /// they are cheap. Foundations are read in place: handing the pair over copied it.
+    func isBusy(foundationAt index: Int) -> Bool {
         for i in pairs.indices where (pairs[i].state == .waiting || pairs[i].state == .inProgress)
-            && pairs[i].sharesFoundation(with: pair) {
+            && pairs[i].local.foundation == pairs[index].local.foundation
+            && pairs[i].remote.foundation == pairs[index].remote.foundation {
             return true
         }
         return false
@@ -145,10 +164,11 @@ struct Checklist {
     func best(role: Role, where predicate: (CandidatePair) -> Bool) -> Int? {
         var bestID: Int?
         var bestPriority: UInt64 = 0
-        for pair in pairs where predicate(pair) {
-            let p = pair.priority(role: role)
+        // By index, read in place: `for pair in pairs` copied every pair it looked at.
+        for i in pairs.indices where predicate(pairs[i]) {
+            let p = pairs[i].priority(role: role)
             if bestID == nil || p > bestPriority {
-                bestID = pair.id
+                bestID = pairs[i].id
                 bestPriority = p
             }
         }

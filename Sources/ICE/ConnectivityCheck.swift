@@ -53,12 +53,13 @@ struct ConnectivityCheck {
     /// PRIORITY (of the peer-reflexive candidate this check could create), ICE-CONTROLLING or
     /// ICE-CONTROLLED with our tie-breaker, USE-CANDIDATE when nominating; MESSAGE-INTEGRITY with
     /// the remote password and FINGERPRINT are added when encoding.
+    /// `username` is "remote ufrag:local ufrag", which the agent makes once per credentials.
     static func request(
-        transactionID: STUNTransactionID, local: Credentials, remote: Credentials, priority: UInt32,
-        role: Role, tieBreaker: UInt64, useCandidate: Bool
+        transactionID: STUNTransactionID, username: String, priority: UInt32, role: Role, tieBreaker: UInt64,
+        useCandidate: Bool
     ) -> STUNMessage {
         var attributes: [STUNAttribute] = [
-            .username(remote.ufrag + ":" + local.ufrag),
+            .username(username),
             .priority(priority),
             role == .controlling ? .iceControlling(tieBreaker: tieBreaker) : .iceControlled(tieBreaker: tieBreaker),
         ]

@@ -17,11 +17,26 @@ public enum CandidateFoundation {
     public static func compute(kind: Candidate.Kind, base: IPAddress, server: IPAddress? = nil) -> String {
         var crc = CRC32()
         crc.update(kind.rawValue.utf8)
-        crc.update([0])
-        crc.update(base.addressBytes)
-        crc.update([0])
-        if let server { crc.update(server.addressBytes) }
+        absorb(0, into: &crc)
+        absorb(base, into: &crc)
+        absorb(0, into: &crc)
+        if let server { absorb(server, into: &crc) }
         crc.update("udp".utf8)
         return String(crc.value)
+    }
+
+    // The inputs are fed from the stack: arrays for a separator byte and an address's bytes were
+    // allocated for every candidate.
+
+    private static func absorb(_ byte: UInt8, into crc: inout CRC32) {
+        withUnsafeBytes(of: byte) { crc.update($0) }
+    }
+
+    /// The address in network byte order, as `IPAddress.addressBytes` gives it.
+    private static func absorb(_ address: IPAddress, into crc: inout CRC32) {
+        switch address {
+        case .v4(let v): withUnsafeBytes(of: v.bigEndian) { crc.update($0) }
+        case .v6(let v): withUnsafeBytes(of: v.value.bigEndian) { crc.update($0) }
+        }
     }
 }

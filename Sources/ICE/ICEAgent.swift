@@ -43,6 +43,10 @@ public struct ICEAgent {
     /// the peer's consent checks after a restart.
     private var selectedLocal: KeyedCredentials?
     private var selectedRemote: KeyedCredentials?
+    /// The USERNAME of our checks, "remote:local" (RFC 8445 §7.2.2), under the current credentials
+    /// and under the selected pair's: made when the remote credentials arrive, not for every check.
+    private var checkUsername = ""
+    private var selectedCheckUsername = ""
     private var checklist = Checklist(generation: 0)
     private var transactions: [ConnectivityCheck] = []
     private var nextCheckAt: Instant
@@ -83,6 +87,7 @@ public struct ICEAgent {
     /// The peer's ufrag and password for the current generation (from its offer or answer).
     public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
         remote = try KeyedCredentials(credentials)
+        checkUsername = credentials.ufrag + ":" + local.credentials.ufrag
         nextDeadline = earliestDeadline()
     }
 
@@ -325,14 +330,14 @@ public struct ICEAgent {
 
     private mutating func sendCheck(pairID: Int, useCandidate: Bool, now: Instant) {
         guard let remote else { return }
-        let pair = checklist[pairID]
         let id = STUNTransactionID.random(using: &random)
         // PRIORITY: what a peer-reflexive candidate learned from this check would get (§7.1.1).
-        let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
+        // The pair's fields are read in place rather than through a copy of the pair.
+        let localPreference = UInt16(truncatingIfNeeded: checklist[pairID].local.priority >> 8)
         let priority = Priority.candidate(kind: .peerReflexive, localPreference: localPreference)
         let request = ConnectivityCheck.request(
-            transactionID: id, local: local.credentials, remote: remote.credentials, priority: priority,
-            role: role, tieBreaker: tieBreaker, useCandidate: useCandidate)
+            transactionID: id, username: checkUsername, priority: priority, role: role, tieBreaker: tieBreaker,
+            useCandidate: useCandidate)
         guard let bytes = try? request.encode(key: remote.key, fingerprint: true) else {
             checklist[pairID].state = .failed
             return
@@ -340,9 +345,9 @@ public struct ICEAgent {
         let check = ConnectivityCheck(
             transactionID: id,
             purpose: .check(pairID: pairID, generation: generation, useCandidate: useCandidate, roleWhenSent: role),
-            bytes: bytes, from: pair.sendFrom, to: pair.sendTo, responseKey: remote.key, now: now,
-            timing: checkTiming())
-        if pair.state != .succeeded { checklist[pairID].state = .inProgress }
+            bytes: bytes, from: checklist[pairID].sendFrom, to: checklist[pairID].sendTo, responseKey: remote.key,
+            now: now, timing: checkTiming())
+        if checklist[pairID].state != .succeeded { checklist[pairID].state = .inProgress }
         start(check)
     }
 
@@ -352,7 +357,11 @@ public struct ICEAgent {
     /// (RFC 8445 recommends 500 ms on the Internet; loopback and the simulator use less).
     private func checkTiming() -> STUNTransactionTiming {
         var timing = configuration.checkTiming
-        let busy = checklist.pairs.count { $0.state == .waiting || $0.state == .inProgress }
+        var busy = 0
+        // By index, read in place: `count(where:)` copied every pair.
+        for i in checklist.pairs.indices where checklist[i].state == .waiting || checklist[i].state == .inProgress {
+            busy += 1
+        }
         let paced = configuration.pacing * busy
         if paced > timing.initialRTO {
             timing.initialRTO = paced
@@ -362,11 +371,11 @@ public struct ICEAgent {
     }
 
     private mutating func sendConsentCheck(on pair: CandidatePair, now: Instant) {
-        guard let localCredentials = selectedLocal, let remoteCredentials = selectedRemote else { return }
+        guard selectedLocal != nil, let remoteCredentials = selectedRemote else { return }
         let id = STUNTransactionID.random(using: &random)
         let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
         let request = ConnectivityCheck.request(
-            transactionID: id, local: localCredentials.credentials, remote: remoteCredentials.credentials,
+            transactionID: id, username: selectedCheckUsername,
             priority: Priority.candidate(kind: .peerReflexive, localPreference: localPreference),
             role: role, tieBreaker: tieBreaker, useCandidate: false)
         guard let bytes = try? request.encode(key: remoteCredentials.key, fingerprint: true) else { return }
@@ -409,12 +418,15 @@ public struct ICEAgent {
             push(.event(.data(bytes, from: from)))
             return
         }
-        guard let message = try? STUNMessage(decoding: bytes), message.method == .binding else { return }
+        // The layout is kept: MESSAGE-INTEGRITY is checked without scanning the message again.
+        guard let layout = try? STUNMessageLayout(scanning: bytes),
+              let message = try? STUNMessage(decoding: bytes, layout: layout), message.method == .binding
+        else { return }
         switch message.messageClass {
         case .request:
-            onRequest(message, bytes: bytes, from: from, to: to, now: now)
+            onRequest(message, bytes: bytes, layout: layout, from: from, to: to, now: now)
         case .successResponse, .errorResponse:
-            onResponse(message, bytes: bytes, from: from, to: to, now: now)
+            onResponse(message, bytes: bytes, layout: layout, from: from, to: to, now: now)
         case .indication:
             break  // keepalives (RFC 8445 §11): nothing to do
         }
@@ -426,8 +438,8 @@ public struct ICEAgent {
     }
 
     /// An incoming Binding request (RFC 8445 §7.3, RFC 8489 §9.1.3).
-    private mutating func onRequest(_ message: STUNMessage, bytes: [UInt8], from: Endpoint, to: Endpoint,
-                                    now: Instant) {
+    private mutating func onRequest(_ message: STUNMessage, bytes: [UInt8], layout: STUNMessageLayout, from: Endpoint,
+                                    to: Endpoint, now: Instant) {
         // Only our bases answer (RFC 8445 §7.3): a relay-only agent has no host candidates, and
         // must not reveal a direct path by answering on the sockets its TURN clients use.
         guard isLocalBase(to) else { return }
@@ -459,7 +471,7 @@ public struct ICEAgent {
             reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
             return
         }
-        let authentic = bytes.withUnsafeBytes { raw in (try? STUNIntegrity.verify(raw, key: credentials.key)) != nil }
+        let authentic = (try? STUNIntegrity.verify(bytes, layout: layout, key: credentials.key)) != nil
         guard authentic else {
             reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
             return
@@ -524,11 +536,11 @@ public struct ICEAgent {
     }
 
     /// A response to one of our transactions (RFC 8445 §7.2.5).
-    private mutating func onResponse(_ message: STUNMessage, bytes: [UInt8], from: Endpoint, to: Endpoint,
-                                     now: Instant) {
+    private mutating func onResponse(_ message: STUNMessage, bytes: [UInt8], layout: STUNMessageLayout,
+                                     from: Endpoint, to: Endpoint, now: Instant) {
         guard let index = transactions.firstIndex(where: { $0.transactionID == message.transactionID }) else { return }
         if let key = transactions[index].responseKey {
-            let authentic = bytes.withUnsafeBytes { raw in (try? STUNIntegrity.verify(raw, key: key)) != nil }
+            let authentic = (try? STUNIntegrity.verify(bytes, layout: layout, key: key)) != nil
             guard authentic else { return }  // a forgery or a stray: keep waiting for the real one
         }
         let transaction = transactions.remove(at: index)
@@ -633,6 +645,7 @@ public struct ICEAgent {
         selectedPair = pair
         selectedLocal = local
         selectedRemote = remote
+        selectedCheckUsername = checkUsername
         consent = ConsentFreshness(configuration: configuration.consent, now: now, random: &random)
         consentLost = false
         push(.event(.selectedPair(pair)))
@@ -651,7 +664,7 @@ public struct ICEAgent {
             newState = .closed
         } else if consentLost {
             newState = .failed
-        } else if selectedPair != nil, let c = consent {
+        } else if case .some = selectedPair, let c = consent {  // a tag test: `!= nil` copied the pair
             switch c.status(now: now) {
             case .expired:
                 consentLost = true

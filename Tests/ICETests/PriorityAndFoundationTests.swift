@@ -64,4 +64,20 @@ import ZoneCore
         let f = CandidateFoundation.compute(kind: .relay, base: .v6(1), server: .v6(2))
         #expect(!f.isEmpty && f.count <= 32 && f.allSatisfy(\.isNumber))
     }
+
+    /// Foundations are signalled, so their digits must not change: the CRC-32 of the kind, a zero
+    /// byte, the base's address bytes, a zero byte, the server's address bytes, and "udp".
+    @Test func foundationsAreTheCRCOfTheirInputs() throws {
+        let v6 = try Endpoint(parsing: "[2001:db8::1:2]:1").address
+        let cases: [(Candidate.Kind, IPAddress, IPAddress?)] = [
+            (.host, .v4(0x0A00_0001), nil), (.serverReflexive, .v4(0xC000_0201), .v4(0xC633_6401)),
+            (.relay, v6, .v4(0x7F00_0001)), (.peerReflexive, v6, nil),
+        ]
+        for (kind, base, server) in cases {
+            let input = Array(kind.rawValue.utf8) + [0] + base.addressBytes + [0] + (server?.addressBytes ?? [])
+                + Array("udp".utf8)
+            #expect(CandidateFoundation.compute(kind: kind, base: base, server: server)
+                == String(CRC32.checksum(input)))
+        }
+    }
 }

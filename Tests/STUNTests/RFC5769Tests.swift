@@ -96,6 +96,27 @@ struct RFC5769Tests {
         }
     }
 
+    @Test("one layout scan serves decoding and the integrity check, with the same results as scanning twice")
+    func layoutScannedOnce() throws {
+        let key = try STUNIntegrityKey.shortTerm(password: rfc5769Password)
+        let wrong = try STUNIntegrityKey.shortTerm(password: "VOkJxbRl1RmTxUk/WvJxBT")
+        for vector in [RFC5769.request, RFC5769.ipv4Response, RFC5769.ipv6Response] {
+            let layout = try STUNMessageLayout(scanning: vector)
+            #expect(try STUNMessage(decoding: vector, layout: layout) == STUNMessage(decoding: vector))
+            #expect(try STUNIntegrity.verify(vector, layout: layout, key: key) == .hmacSHA1)
+            expectError(.badMessageIntegrity) { () throws(STUNError) in
+                try STUNIntegrity.verify(vector, layout: layout, key: wrong)
+            }
+            // A wrong FINGERPRINT is still caught when the layout was scanned apart.
+            var corrupted = vector
+            corrupted[corrupted.count - 1] ^= 1
+            let corruptedLayout = try STUNMessageLayout(scanning: corrupted)
+            expectError(.badFingerprint) { () throws(STUNError) in
+                _ = try STUNMessage(decoding: corrupted, layout: corruptedLayout)
+            }
+        }
+    }
+
     @Test func sampleRequestEncodesByteExact() throws {
         let key = try STUNIntegrityKey.shortTerm(password: rfc5769Password)
         let encoded = try RFC5769.requestMessage.encode(key: key, fingerprint: true, padding: 0x20)

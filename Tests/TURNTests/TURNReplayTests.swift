@@ -95,4 +95,39 @@ struct TURNReplayTests {
             #expect(!server.nonceIsFresh(forged, for: a, now: t0), "\(forged)")
         }
     }
+
+    @Test("on an allocation, a nonce it already verified is still checked for expiry, and any other nonce in full")
+    func allocationRemembersItsNonce() throws {
+        let (loop, _, permission) = captured()
+        let client = loop.clientAddresses[0]
+        let request = try STUNMessage(decoding: permission)
+        let nonce = try #require(request.nonce)
+        // The nonce the allocation verified, in the very bytes that succeeded: accepted again…
+        let again = answer(loop.server.outputs(after: .clientDatagram(permission, from: client, to: loop.serverAddress),
+                                               now: loop.now))
+        #expect(again?.messageClass == .successResponse)
+        // …until it expires.
+        let late = loop.now + loop.server.configuration.nonceLifetime + .seconds(1)
+        let expired = answer(loop.server.outputs(after: .clientDatagram(permission, from: client, to: loop.serverAddress),
+                                                 now: late))
+        #expect(expired?.errorCode?.code == 438)
+        // A nonce of the right form that this server never minted, correctly signed with alice's key: 438.
+        let key = try STUNIntegrityKey.longTerm(username: "alice", realm: "zone", password: "secret")
+        let stamp = try #require(nonce.split(separator: "-").first)
+        for forged in [stamp + "-0123456789abcdef", nonce.dropLast() + (nonce.hasSuffix("0") ? "1" : "0")] {
+            var m = request
+            m.transactionID = STUNTransactionID(high: 7, low: 7)
+            m.attributes = m.attributes.filter {
+                switch $0 {
+                case .nonce, .messageIntegrity, .fingerprint: false
+                default: true
+                }
+            } + [.nonce(String(forged))]
+            let bytes = try m.encode(key: key, fingerprint: true)
+            let reply = answer(loop.server.outputs(after: .clientDatagram(bytes, from: client, to: loop.serverAddress),
+                                                   now: loop.now))
+            #expect(reply?.errorCode?.code == 438, "\(forged)")
+        }
+        #expect(loop.server.activeAllocations == 1)
+    }
 }

@@ -202,7 +202,7 @@ public struct ICETransport {
         updateDeadline()
     }
 
-    private mutating func agentOutput(_ output: ICEAgent.Output, now: Instant) {
+    private mutating func agentOutput(_ output: consuming ICEAgent.Output, now: Instant) {
         switch output {
         case .transmit(let bytes, let from, let to):
             if let i = relays.firstIndex(where: { $0.client.relayedAddress == from }) {
@@ -224,7 +224,7 @@ public struct ICETransport {
         }
     }
 
-    private mutating func relayOutput(_ output: TURNClient.Output, relay i: Int, now: Instant) {
+    private mutating func relayOutput(_ output: consuming TURNClient.Output, relay i: Int, now: Instant) {
         let server = relays[i].server
         switch output {
         case .transmit(let bytes, let to):

@@ -32,6 +32,14 @@ public enum STUNIntegrity {
         try withRawBytes(bytes) { (raw) throws(STUNError) in try verify(raw, key: key) }
     }
 
+    /// `verify(_:layout:key:)` for an array.
+    @discardableResult
+    public static func verify(
+        _ bytes: [UInt8], layout: STUNMessageLayout, key: STUNIntegrityKey
+    ) throws(STUNError) -> STUNIntegrityAlgorithms {
+        try withRawBytes(bytes) { (raw) throws(STUNError) in try verify(raw, layout: layout, key: key) }
+    }
+
     /// `verify(_:key:)` with a layout already scanned from the same bytes (passing another
     /// message's layout is a programmer error and traps).
     @discardableResult

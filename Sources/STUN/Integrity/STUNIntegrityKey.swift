@@ -19,8 +19,20 @@ import ZoneCore
 public struct STUNIntegrityKey: Sendable {
     /// The key bytes (the prepared password, or the MD5/SHA-256 long-term digest).
     public let bytes: [UInt8]
-    /// HMAC-SHA1 keyed with `bytes`, for MESSAGE-INTEGRITY.
-    public let hmacSHA1: HMAC<SHA1>
+    /// HMAC-SHA1 keyed with `bytes`, for MESSAGE-INTEGRITY; read in place.
+    public var hmacSHA1: HMAC<SHA1> {
+        _read { yield keyed.hmacSHA1 }
+    }
+    /// The keyed states, shared by every copy of the key. Inline they made a key over 200 bytes,
+    /// copied with every credential, transaction and allocation that holds one (an ICE agent holds
+    /// four); boxed, a copy of the key is a reference.
+    private let keyed: KeyedStates
+
+    private final class KeyedStates: Sendable {
+        let hmacSHA1: HMAC<SHA1>
+
+        init(key: [UInt8]) { hmacSHA1 = HMAC<SHA1>(key: key) }
+    }
     /// HMAC-SHA256 keyed with `bytes`, for MESSAGE-INTEGRITY-SHA256: keyed when asked, since
     /// ICE and our TURN client sign with HMAC-SHA1 only and most keys never need it.
     public var hmacSHA256: HMAC<SHA256> { HMAC<SHA256>(key: bytes) }
@@ -28,7 +40,7 @@ public struct STUNIntegrityKey: Sendable {
     /// A key from its raw bytes.
     public init(bytes: [UInt8]) {
         self.bytes = bytes
-        hmacSHA1 = HMAC<SHA1>(key: bytes)
+        keyed = KeyedStates(key: bytes)
     }
 
     /// The short-term credential key (ICE's, RFC 8445 §7.2.2): the SASLprep'd password.

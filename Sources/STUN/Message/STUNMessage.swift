@@ -55,7 +55,17 @@ public struct STUNMessage: Hashable, Sendable {
     ///   mismatch means the datagram is not STUN). Default true.
     /// - Throws: `STUNError`; `truncated` for a prefix of a message.
     public init(decoding bytes: UnsafeRawBufferPointer, verifyingFingerprint: Bool = true) throws(STUNError) {
-        let layout = try STUNMessageLayout(scanning: bytes)
+        try self.init(decoding: bytes, layout: try STUNMessageLayout(scanning: bytes),
+                      verifyingFingerprint: verifyingFingerprint)
+    }
+
+    /// Decodes a message whose layout was scanned already from the same bytes, so that a receiver
+    /// that checks MESSAGE-INTEGRITY afterwards (`STUNIntegrity.verify(_:layout:key:)`) scans them
+    /// once. Passing another message's layout is a programmer error and traps.
+    public init(
+        decoding bytes: UnsafeRawBufferPointer, layout: STUNMessageLayout, verifyingFingerprint: Bool = true
+    ) throws(STUNError) {
+        precondition(bytes.count == layout.header.messageSize, "STUNMessage(decoding:layout:): layout of other bytes")
         if verifyingFingerprint, layout.fingerprintOffset != nil {
             try STUNIntegrity.verifyFingerprint(bytes, layout: layout)
         }
@@ -78,6 +88,15 @@ public struct STUNMessage: Hashable, Sendable {
     public init(decoding bytes: [UInt8], verifyingFingerprint: Bool = true) throws(STUNError) {
         self = try withRawBytes(bytes) { (raw) throws(STUNError) in
             try STUNMessage(decoding: raw, verifyingFingerprint: verifyingFingerprint)
+        }
+    }
+
+    /// `init(decoding:layout:verifyingFingerprint:)` for an array.
+    public init(
+        decoding bytes: [UInt8], layout: STUNMessageLayout, verifyingFingerprint: Bool = true
+    ) throws(STUNError) {
+        self = try withRawBytes(bytes) { (raw) throws(STUNError) in
+            try STUNMessage(decoding: raw, layout: layout, verifyingFingerprint: verifyingFingerprint)
         }
     }
 

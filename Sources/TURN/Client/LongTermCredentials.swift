@@ -52,7 +52,9 @@ struct LongTermCredentials {
     /// Whether a response may be believed (RFC 8489 §9.2.5): a response to a signed request must
     /// carry a MESSAGE-INTEGRITY that matches our key, except the 401 and 438 challenges, which
     /// the server cannot sign; an unsigned request's response needs nothing.
-    func isAuthentic(_ response: STUNMessage, bytes: [UInt8], requestWasSigned: Bool) -> Bool {
+    /// `layout` is the one scanned from `bytes` to decode `response`.
+    func isAuthentic(_ response: STUNMessage, bytes: [UInt8], layout: STUNMessageLayout,
+                     requestWasSigned: Bool) -> Bool {
         let hasIntegrity = response.contains(.messageIntegrity) || response.contains(.messageIntegritySHA256)
         if !hasIntegrity {
             guard requestWasSigned else { return true }
@@ -61,6 +63,6 @@ struct LongTermCredentials {
             return response.messageClass == .errorResponse
         }
         guard let key else { return !requestWasSigned }
-        return (try? STUNIntegrity.verify(bytes, key: key)) != nil
+        return (try? STUNIntegrity.verify(bytes, layout: layout, key: key)) != nil
     }
 }

@@ -12,7 +12,9 @@ extension TURNClient {
         case .turnChannel:
             onChannelData(bytes)
         case .stun:
-            guard let message = try? STUNMessage(decoding: bytes) else {
+            // The layout is kept: a response's MESSAGE-INTEGRITY is checked without scanning it again.
+            guard let layout = try? STUNMessageLayout(scanning: bytes),
+                  let message = try? STUNMessage(decoding: bytes, layout: layout) else {
                 counters.malformed += 1
                 return
             }
@@ -20,7 +22,7 @@ extension TURNClient {
             case .indication:
                 onIndication(message)
             case .successResponse, .errorResponse:
-                onResponse(message, bytes: bytes, now: now)
+                onResponse(message, bytes: bytes, layout: layout, now: now)
             case .request:
                 counters.ignored += 1  // servers do not ask clients anything
             }
@@ -59,14 +61,15 @@ extension TURNClient {
 
     // MARK: - Responses
 
-    private mutating func onResponse(_ message: STUNMessage, bytes: [UInt8], now: Instant) {
+    private mutating func onResponse(_ message: STUNMessage, bytes: [UInt8], layout: STUNMessageLayout, now: Instant) {
         guard let index = transactions.firstIndex(where: { $0.transactionID == message.transactionID }),
               transactions[index].kind.method == message.method
         else {
             counters.ignored += 1  // late retransmission, or a stray
             return
         }
-        guard credentials.isAuthentic(message, bytes: bytes, requestWasSigned: transactions[index].signed) else {
+        guard credentials.isAuthentic(message, bytes: bytes, layout: layout,
+                                      requestWasSigned: transactions[index].signed) else {
             counters.ignored += 1  // a forgery: keep waiting for the real answer
             return
         }

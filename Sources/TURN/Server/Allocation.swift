@@ -32,6 +32,10 @@ struct Allocation: Sendable {
     /// The transaction that created it, so a retransmitted Allocate gets the same answer.
     let transactionID: [UInt8]
     let key: STUNIntegrityKey
+    /// The NONCE of the requests authenticated on this 5-tuple. Its signature was checked for
+    /// this 5-tuple when it was accepted, so a later request carrying the same NONCE needs only
+    /// its expiry checked (`TURNServer.nonceIsFresh`), not the HMAC of the nonce again.
+    var verifiedNonce: String
     var expires: Instant
     /// Peer IP → expiry (permissions are per IP address, RFC 8656 §9).
     var permissions: [IPAddress: Instant] = [:]

@@ -1,3 +1,4 @@
+import STUN
 import ZoneCore
 
 /// The server's allocations, by 5-tuple and by slot.
@@ -118,6 +119,15 @@ struct AllocationTable: Sendable {
     func scheduledExpiry(slot: Int) -> Instant? {
         guard slot >= 0 && slot < slots.count else { return nil }
         return slots[slot]?.scheduledExpiry
+    }
+
+    /// The user, key and verified NONCE of the allocation of `tuple`, read in place: what a request
+    /// on an existing allocation has already proved (`TURNServer.authenticate`).
+    func credentials(of tuple: FiveTuple) -> (user: String, key: STUNIntegrityKey, nonce: String)? {
+        // Field by field: binding the whole allocation would copy it and retain each of its tables.
+        guard let i = slotByTuple[tuple], let user = slots[i]?.user, let key = slots[i]?.key,
+              let nonce = slots[i]?.verifiedNonce else { return nil }
+        return (user, key, nonce)
     }
 
     /// The 5-tuple of the allocation in `slot`.

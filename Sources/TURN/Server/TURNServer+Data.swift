@@ -147,8 +147,13 @@ extension TURNServer {
             break
         }
         guard let first = bytes.first, first < 0x04 else { counters.malformed += 1; return }
+        // The layout is kept: a request's MESSAGE-INTEGRITY is checked without scanning it again.
         let message: STUNMessage
-        do { message = try STUNMessage(decoding: bytes) } catch {
+        let layout: STUNMessageLayout
+        do {
+            layout = try STUNMessageLayout(scanning: bytes)
+            message = try STUNMessage(decoding: bytes, layout: layout)
+        } catch {
             counters.malformed += 1
             // A request whose header reads but whose attributes do not gets 400 (RFC 8489 §6.3).
             if let header = try? STUNMessageHeader(parsing: bytes), header.messageType.messageClass == .request {
@@ -165,7 +170,7 @@ extension TURNServer {
         switch message.messageClass {
         case .request:
             counters.requests += 1
-            emit(request(message, raw: bytes, tuple: tuple, now: now))
+            emit(request(message, raw: bytes, layout: layout, tuple: tuple, now: now))
             // A request sets expiries of its own 5-tuple's allocation only, and a Binding none.
             if message.method != .binding { scheduleExpiry(of: tuple) }
             refreshDeadline()
@@ -197,13 +202,15 @@ extension TURNServer {
     }
 
     private mutating func sendIndication(_ m: STUNMessage, tuple: FiveTuple, now: Instant) {
-        guard let slot = allocations.slot(of: tuple), let a = allocations[slot: slot],
-              let peer = m.xorPeerAddresses.first, let data = m.data, a.permits(peer, now: now) else {
+        // The allocation is read in place through its slot, not copied.
+        guard let slot = allocations.slot(of: tuple), let relay = allocations[slot: slot]?.relay,
+              let peer = m.xorPeerAddresses.first, let data = m.data,
+              allocations.permits(slot: slot, peer: peer, now: now) else {
             counters.dropped += 1
             return
         }
         guard relayOut(slot: slot, bytes: data.count, now: now) else { return }
-        outputs.append(.toPeer(data, from: a.relay, to: peer))
+        outputs.append(.toPeer(data, from: relay, to: peer))
     }
 
     /// ChannelData to a client, padded to a multiple of 4 (RFC 8656 §12.5 allows it over UDP).

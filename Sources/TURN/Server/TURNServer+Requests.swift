@@ -4,7 +4,8 @@ import ZoneCore
 
 extension TURNServer {
     /// A request from a client: Binding (no authentication), or an authenticated TURN request.
-    mutating func request(_ m: STUNMessage, raw: [UInt8], tuple: FiveTuple, now: Instant) -> [Action] {
+    mutating func request(_ m: STUNMessage, raw: [UInt8], layout: STUNMessageLayout, tuple: FiveTuple,
+                          now: Instant) -> [Action] {
         // RFC 8489 §6.3.1: unknown comprehension-required attributes → 420 listing them.
         let unknown = m.unknownComprehensionRequiredAttributes
         if !unknown.isEmpty {
@@ -22,12 +23,13 @@ extension TURNServer {
         }
         let key: STUNIntegrityKey
         let user: String
-        switch authenticate(m, raw: raw, tuple: tuple, now: now) {
+        let nonce: String
+        switch authenticate(m, raw: raw, layout: layout, tuple: tuple, now: now) {
         case .rejected(let actions): return actions(&self, tuple)
-        case .accepted(let k, let u): key = k; user = u
+        case .accepted(let k, let u, let n): key = k; user = u; nonce = n
         }
         switch m.method {
-        case .allocate: return allocate(m, key: key, user: user, tuple: tuple, now: now)
+        case .allocate: return allocate(m, key: key, user: user, nonce: nonce, tuple: tuple, now: now)
         case .refresh: return refresh(m, key: key, user: user, tuple: tuple, now: now)
         case .createPermission: return createPermission(m, key: key, user: user, tuple: tuple, now: now)
         default: return channelBind(m, key: key, user: user, tuple: tuple, now: now)
@@ -37,11 +39,12 @@ extension TURNServer {
     // MARK: Long-term credentials (RFC 8489 §9.2)
 
     enum AuthResult {
-        case accepted(key: STUNIntegrityKey, user: String)
+        case accepted(key: STUNIntegrityKey, user: String, nonce: String)
         case rejected((inout TURNServer, FiveTuple) -> [Action])
     }
 
-    private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], tuple: FiveTuple, now: Instant) -> AuthResult {
+    private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], layout: STUNMessageLayout, tuple: FiveTuple,
+                                       now: Instant) -> AuthResult {
         // A request without credentials, or with a nonce that went stale, is the normal first step
         // (a challenge); credentials that do not check out are a failure worth counting apart.
         let challenge: (Int, String, Bool) -> AuthResult = { code, reason, failed in
@@ -60,14 +63,27 @@ extension TURNServer {
             return .rejected { server, tuple in server.fail(m, 400, "Bad Request", key: nil, tuple: tuple) }
         }
         guard realm == configuration.realm else { return challenge(401, "Unauthorized", true) }
+        // What the allocation of this 5-tuple, if any, has proved already: its nonce's signature
+        // for this 5-tuple, and (static users, whose keys never change) its user's key.
+        let proven = allocations.credentials(of: tuple)
         // A nonce minted for another 5-tuple is stale here too: a request captured on the wire and
         // replayed from elsewhere is challenged again (as coturn does) and allocates nothing.
-        guard nonceIsFresh(nonce, for: tuple, now: now) else { return challenge(438, "Stale Nonce", false) }
-        guard let key = longTermKey(username: username, now: now) else { return challenge(401, "Unauthorized", true) }
-        guard (try? STUNIntegrity.verify(raw, key: key)) != nil else {
+        guard nonceIsFresh(nonce, for: tuple, now: now, signatureChecked: proven?.nonce == nonce) else {
+            return challenge(438, "Stale Nonce", false)
+        }
+        let known: STUNIntegrityKey?
+        if case .users = configuration.authentication, let proven, proven.user == username {
+            known = proven.key
+        } else {
+            known = longTermKey(username: username, now: now)
+        }
+        guard let key = known else { return challenge(401, "Unauthorized", true) }
+        guard (try? STUNIntegrity.verify(raw, layout: layout, key: key)) != nil else {
             return challenge(401, "Unauthorized", true)
         }
-        return .accepted(key: key, user: username)
+        // A new nonce (after a 438) is remembered once it has authenticated a request.
+        if let proven, proven.nonce != nonce { allocations[tuple]?.verifiedNonce = nonce }
+        return .accepted(key: key, user: username, nonce: nonce)
     }
 
     /// The key for a user, or nil when unknown or (REST credentials) expired.
@@ -134,8 +150,10 @@ extension TURNServer {
 
     /// Whether `nonce` was minted by this server for `tuple` and has not expired. The nonce is read
     /// in place as minted — a stamp of 1–16 hex digits, `-`, the signature — since every request
-    /// carries one (anything else a client sends is simply not fresh).
-    func nonceIsFresh(_ nonce: String, for tuple: FiveTuple, now: Instant) -> Bool {
+    /// carries one (anything else a client sends is simply not fresh). With `signatureChecked`, the
+    /// caller knows this very nonce passed this check for `tuple` before (`Allocation.verifiedNonce`):
+    /// only its form and expiry are checked, not its HMAC again.
+    func nonceIsFresh(_ nonce: String, for tuple: FiveTuple, now: Instant, signatureChecked: Bool = false) -> Bool {
         let text = nonce.utf8
         guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return false }
         let stamp = text[..<dash]
@@ -145,15 +163,17 @@ extension TURNServer {
             guard let digit = Self.hexDigitValue(byte) else { return false }
             expiry = expiry << 4 | digit  // at most 16 digits: no bits lost
         }
-        // The rest must be exactly the 16 lower-case digits of the signature, compared digit by digit.
-        var signature = nonceSignature(stamp, tuple)
-        var digits = 0
-        for byte in text[text.index(after: dash)...] {
-            guard digits < 16, byte == Self.lowerHexDigit(signature >> 60) else { return false }
-            signature <<= 4
-            digits += 1
+        if !signatureChecked {
+            // The rest must be exactly the 16 lower-case digits of the signature, compared digit by digit.
+            var signature = nonceSignature(stamp, tuple)
+            var digits = 0
+            for byte in text[text.index(after: dash)...] {
+                guard digits < 16, byte == Self.lowerHexDigit(signature >> 60) else { return false }
+                signature <<= 4
+                digits += 1
+            }
+            guard digits == 16 else { return false }
         }
-        guard digits == 16 else { return false }
         // Compared unsigned: an expiry beyond Int64 (a forged stamp cannot get here, but no trap either way).
         let nowSeconds = UInt64(clamping: now.nanosecondsSinceEpoch / 1_000_000_000)
         return expiry > nowSeconds
@@ -170,8 +190,8 @@ extension TURNServer {
 
     // MARK: Allocate (RFC 8656 §7.2)
 
-    private mutating func allocate(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
-                                   now: Instant) -> [Action] {
+    private mutating func allocate(_ m: STUNMessage, key: STUNIntegrityKey, user: String, nonce: String,
+                                   tuple: FiveTuple, now: Instant) -> [Action] {
         if let existing = allocations[tuple] {
             // A retransmission of the Allocate that made it gets the same success; anything else 437.
             if existing.transactionID == m.transactionID.bytes {
@@ -228,7 +248,7 @@ extension TURNServer {
         let lifetime = grantedLifetime(m.lifetime)
         let relay = Endpoint(address: configuration.relayAddress, port: port)
         var allocation = Allocation(tuple: tuple, relay: relay, user: user, transactionID: m.transactionID.bytes,
-                                    key: key, expires: now + lifetime)
+                                    key: key, verifiedNonce: nonce, expires: now + lifetime)
         allocation.grantedSeconds = UInt32(lifetime.seconds)
         allocation.portIsFree = token == nil && m.evenPort == nil
         allocations[tuple] = allocation
@@ -271,7 +291,7 @@ extension TURNServer {
 
     private mutating func refresh(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                   now: Instant) -> [Action] {
-        guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
+        guard allocations[tuple]?.user == user else {  // read in place, not copied
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         if m.lifetime == 0 {
@@ -287,7 +307,7 @@ extension TURNServer {
 
     private mutating func createPermission(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                            now: Instant) -> [Action] {
-        guard allocations[tuple] != nil, allocations[tuple]!.user == user else {
+        guard allocations[tuple]?.user == user else {  // read in place, not copied
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         let peers = m.xorPeerAddresses
