@@ -40,7 +40,7 @@ public struct EventScheduler<Event> {
     public var nextDue: Instant? { heap.first?.due }
 
     /// Queues `event` at `instant`; an instant in the past is taken as now (time never runs back).
-    public mutating func schedule(_ event: Event, at instant: Instant) {
+    public mutating func schedule(_ event: consuming Event, at instant: Instant) {
         let slot: Int
         if let free = freeSlots.popLast() {
             slot = free
@@ -67,7 +67,7 @@ public struct EventScheduler<Event> {
     }
 
     /// Queues `event` `delay` from now.
-    public mutating func schedule(_ event: Event, after delay: Duration) {
+    public mutating func schedule(_ event: consuming Event, after delay: Duration) {
         schedule(event, at: now + delay)
     }
 

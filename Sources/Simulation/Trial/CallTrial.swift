@@ -157,9 +157,12 @@ public struct CallTrial {
     public mutating func run(hold: Duration = .zero) -> TrialOutcome {
         let start = CallTrial.start
         var limit = start + configuration.deadline
-        while let event = scheduler.next(notAfter: limit) {
-            handle(event)
+        while true {
             if let convergedAt, limit > convergedAt + hold { limit = convergedAt + hold }
+            // The event is handed on as the last thing its binding does: with work after it in the loop,
+            // it was copied for `handle` and the original destroyed at the end of the loop.
+            guard let event = scheduler.next(notAfter: limit) else { break }
+            handle(event)
         }
         if convergedAt == nil {
             scheduler.advance(to: limit)
@@ -178,9 +181,12 @@ public struct CallTrial {
 
     // MARK: Events
 
-    private mutating func handle(_ event: Event) {
+    /// Takes the event (`consuming`) from `run`: an `Event?` left there to destroy went through the
+    /// runtime's generic Optional destroy, which finds the payload's layout at run time (so do the
+    /// `Optional`s and `Result`s of other non-trivial values: the outputs and arrivals below).
+    private mutating func handle(_ event: consuming Event) {
         let now = scheduler.now
-        switch event {
+        switch consume event {
         case .start(let i):
             trace.record(.callStart, at: now, actor: UInt8(i + 1))
             feed(i, .start)
@@ -189,13 +195,13 @@ public struct CallTrial {
             peers[i].wakeAt = nil
             feed(i, .timer, polling: true)
         case .datagram(let datagram, let fingerprint):
-            switch network.arrive(datagram, now: now) {
+            switch network.deliver(datagram, now: now) {
             case .failure(let reason):
                 trace.record(.datagramDropped, at: now, actor: 5, UInt64(reason.rawValue),
                              EventTrace.pack(datagram.source), EventTrace.pack(datagram.destination),
                              text: "\(reason) \(datagram.source) > \(datagram.destination)")
-            case .success(let arrival):
-                deliver(arrival, fingerprint: fingerprint, now: now)
+            case .success(let delivery):
+                deliver(datagram.payload, delivery, fingerprint: fingerprint, now: now)
             }
         case .storeArrival(let i, let request, let origin, let reply):
             let outcome = store.execute(request, user: peers[i].user, device: CallTrial.device, now: now)
@@ -221,15 +227,15 @@ public struct CallTrial {
         }
     }
 
-    private mutating func deliver(_ arrival: Arrival, fingerprint: UInt64, now: Instant) {
+    private mutating func deliver(_ payload: [UInt8], _ arrival: Delivery, fingerprint: UInt64, now: Instant) {
         if arrival.host == relayHost {
             trace.record(.datagramDelivered, at: now, actor: 4, EventTrace.pack(arrival.from),
                          EventTrace.pack(arrival.to),
                          fingerprint, text: "\(arrival.from) > \(arrival.to)")
             if arrival.to == relayListen {
-                runRelay(.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to), now: now)
+                runRelay(.clientDatagram(payload, from: arrival.from, to: arrival.to), now: now)
             } else if relayEndpoints.contains(arrival.to) {
-                runRelay(.peerDatagram(arrival.payload, from: arrival.from, relay: arrival.to), now: now)
+                runRelay(.peerDatagram(payload, from: arrival.from, relay: arrival.to), now: now)
             }
             scheduleRelay()
             return
@@ -241,8 +247,8 @@ public struct CallTrial {
         }
         trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(arrival.from),
                      EventTrace.pack(arrival.to), fingerprint,
-                     text: "\(arrival.from) > \(arrival.to) \(arrival.payload.count) bytes")
-        feed(i, .datagram(arrival.payload, from: arrival.from, to: arrival.to))
+                     text: "\(arrival.from) > \(arrival.to) \(payload.count) bytes")
+        feed(i, .datagram(payload, from: arrival.from, to: arrival.to))
     }
 
     // MARK: Peers
@@ -253,43 +259,49 @@ public struct CallTrial {
         let now = scheduler.now
         peers[i].call.handle(input, now: now)
         while let output = peers[i].call.pollOutput() {
-            switch output {
-            case .store(let request, let origin):
-                if polling, firstPoll == nil, case .path = origin, Self.isFetch(request) {
-                    firstPoll = now - CallTrial.start
-                }
-                let (arrival, reply) = store.timing(client: peers[i].user, now: now)
-                trace.record(.storeRequest, at: now, actor: UInt8(i + 1), Self.code(of: request.operation),
-                             Self.size(of: request.operation), text: Self.describe(request.operation))
-                scheduler.schedule(.storeArrival(i, request, origin, reply: reply), at: arrival)
-            case .transmit(let bytes, let from, let to):
-                send(bytes, from: from, to: to, host: peers[i].host, actor: UInt8(i + 1))
-            case .event(let event):
-                switch event {
-                case .callState(let state):
-                    trace.record(.callState, at: now, actor: UInt8(i + 1), Self.code(of: state),
-                                 UInt64(bitPattern: state.epoch?.milliseconds ?? 0), text: "\(state)")
-                    checkConvergence(now: now)
-                case .iceState(let state):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 1, Self.code(of: state),
-                                 text: "ICE \(state)")
-                case .selectedPair(let pair):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 2, EventTrace.pack(pair.local.address),
-                                 EventTrace.pack(pair.remote.address), text: "selected \(pair)")
-                case .relay(let what):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 3, text: "relay \(what)")
-                case .zoneUnavailable(let why):
-                    trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
-                case .rejectedRecord(let why):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 4, text: "rejected \(why)")
-                case .remoteHungUp(let why):
-                    trace.record(.remoteHungUp, at: now, actor: UInt8(i + 1), text: why)
-                case .frame, .mediaFinished, .ended, .sendFailed:
-                    break
-                }
-            }
+            carryOut(output, of: i, polling: polling, now: now)
         }
         scheduleWake(i)
+    }
+
+    /// Carries out one output of peer `i`'s call. Takes the output (`consuming`): an `Output?` left to
+    /// `feed` to destroy went through the runtime's generic Optional destroy (about 260 instructions).
+    private mutating func carryOut(_ output: consuming PeerCall.Output, of i: Int, polling: Bool, now: Instant) {
+        switch output {
+        case .store(let request, let origin):
+            if polling, firstPoll == nil, case .path = origin, Self.isFetch(request) {
+                firstPoll = now - CallTrial.start
+            }
+            let (arrival, reply) = store.timing(client: peers[i].user, now: now)
+            trace.record(.storeRequest, at: now, actor: UInt8(i + 1), Self.code(of: request.operation),
+                         Self.size(of: request.operation), text: Self.describe(request.operation))
+            scheduler.schedule(.storeArrival(i, request, origin, reply: reply), at: arrival)
+        case .transmit(let bytes, let from, let to):
+            send(bytes, from: from, to: to, host: peers[i].host, actor: UInt8(i + 1))
+        case .event(let event):
+            switch event {
+            case .callState(let state):
+                trace.record(.callState, at: now, actor: UInt8(i + 1), Self.code(of: state),
+                             UInt64(bitPattern: state.epoch?.milliseconds ?? 0), text: "\(state)")
+                checkConvergence(now: now)
+            case .iceState(let state):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 1, Self.code(of: state),
+                             text: "ICE \(state)")
+            case .selectedPair(let pair):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 2, EventTrace.pack(pair.local.address),
+                             EventTrace.pack(pair.remote.address), text: "selected \(pair)")
+            case .relay(let what):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 3, text: "relay \(what)")
+            case .zoneUnavailable(let why):
+                trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
+            case .rejectedRecord(let why):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 4, text: "rejected \(why)")
+            case .remoteHungUp(let why):
+                trace.record(.remoteHungUp, at: now, actor: UInt8(i + 1), text: why)
+            case .frame, .mediaFinished, .ended, .sendFailed:
+                break
+            }
+        }
     }
 
     private mutating func checkConvergence(now: Instant) {
@@ -340,9 +352,10 @@ public struct CallTrial {
             let fingerprint = EventTrace.fingerprint(bytes)
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
                          fingerprint, text: "\(from) > \(to) \(bytes.count) bytes")
-            scheduler.schedule(.datagram(copies.datagram, fingerprint: fingerprint), at: copies.at)
+            let datagram = copies.datagram(carrying: bytes)
+            scheduler.schedule(.datagram(datagram, fingerprint: fingerprint), at: copies.at)
             if let at = copies.duplicateAt {
-                scheduler.schedule(.datagram(copies.datagram, fingerprint: fingerprint), at: at)
+                scheduler.schedule(.datagram(datagram, fingerprint: fingerprint), at: at)
             }
         }
     }
@@ -350,19 +363,26 @@ public struct CallTrial {
     private mutating func runRelay(_ input: TURNServer.Input, now: Instant) {
         relay.handle(input, now: now)
         while let action = relay.pollOutput() {
-            switch action {
-            case .toClient(let bytes, let client, let via):
-                send(bytes, from: via, to: client, host: relayHost, actor: 4)
-            case .toPeer(let bytes, let from, let to):
-                send(bytes, from: from, to: to, host: relayHost, actor: 4)
-            case .openRelay(let endpoint, let response, let client, let via):
-                if !relayEndpoints.contains(endpoint) { relayEndpoints.append(endpoint) }
-                send(response, from: via, to: client, host: relayHost, actor: 4)
-            case .closeRelay(let endpoint):
-                relayEndpoints.removeAll { $0 == endpoint }
-            case .event:
-                break
-            }
+            relayAction(action)
+        }
+    }
+
+    /// Carries out one action of the relay, taken as `carryOut` takes a call's output (and kept out of
+    /// line: inlined into `runRelay`, the action was copied and its `Action?` destroyed there).
+    @inline(never)
+    private mutating func relayAction(_ action: consuming TURNServer.Action) {
+        switch action {
+        case .toClient(let bytes, let client, let via):
+            send(bytes, from: via, to: client, host: relayHost, actor: 4)
+        case .toPeer(let bytes, let from, let to):
+            send(bytes, from: from, to: to, host: relayHost, actor: 4)
+        case .openRelay(let endpoint, let response, let client, let via):
+            if !relayEndpoints.contains(endpoint) { relayEndpoints.append(endpoint) }
+            send(response, from: via, to: client, host: relayHost, actor: 4)
+        case .closeRelay(let endpoint):
+            relayEndpoints.removeAll { $0 == endpoint }
+        case .event:
+            break
         }
     }
 
