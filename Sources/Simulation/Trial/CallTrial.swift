@@ -34,13 +34,21 @@ public struct CallTrial {
     private enum Event {
         case start(Int)
         case wake(Int)
-        /// A datagram on its way, with the fingerprint its send recorded: the network never changes
-        /// a payload, so its delivery records the same one without a second pass over the bytes.
-        case datagram(Datagram, fingerprint: UInt64)
+        /// A datagram on its way.
+        case datagram(Flight)
         indirect case storeArrival(Int, StoreRequest, CallSignaling.Origin, reply: Duration)
         indirect case storeReply(Int, CallSignaling.Origin, StoreOutcome)
         case push
         case relayTimer
+    }
+
+    /// A datagram on its way, with the fingerprint its send recorded: the network never changes a
+    /// payload, so its delivery records the same one without a second pass over the bytes. A struct,
+    /// not the two as a case's payload: that tuple was copied on every send, through the runtime's
+    /// generic tuple witnesses.
+    private struct Flight {
+        var datagram: Datagram
+        var fingerprint: UInt64
     }
 
     /// A peer of the call, a value in `peers`: its call machine is fed where it lies in the array. (A
@@ -192,14 +200,15 @@ public struct CallTrial {
             guard peers[i].wakeAt == now else { return }  // superseded by an earlier wake
             peers[i].wakeAt = nil
             feed(i, .timer, polling: true)
-        case .datagram(let datagram, let fingerprint):
+        case .datagram(let flight):
+            let datagram = flight.datagram
             switch network.deliver(datagram, now: now) {
             case .failure(let reason):
                 trace.record(.datagramDropped, at: now, actor: 5, UInt64(reason.rawValue),
                              EventTrace.pack(datagram.source), EventTrace.pack(datagram.destination),
                              text: "\(reason) \(datagram.source) > \(datagram.destination)")
             case .success(let delivery):
-                deliver(datagram.payload, delivery, fingerprint: fingerprint, now: now)
+                deliver(datagram.payload, delivery, fingerprint: flight.fingerprint, now: now)
             }
         case .storeArrival(let i, let request, let origin, let reply):
             let outcome = store.execute(request, user: peers[i].user, device: CallTrial.device, now: now)
@@ -350,10 +359,10 @@ public struct CallTrial {
             let fingerprint = EventTrace.fingerprint(bytes)
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
                          fingerprint, text: "\(from) > \(to) \(bytes.count) bytes")
-            let datagram = copies.datagram(carrying: bytes)
-            scheduler.schedule(.datagram(datagram, fingerprint: fingerprint), at: copies.at)
+            let flight = Flight(datagram: copies.datagram(carrying: bytes), fingerprint: fingerprint)
+            scheduler.schedule(.datagram(flight), at: copies.at)
             if let at = copies.duplicateAt {
-                scheduler.schedule(.datagram(datagram, fingerprint: fingerprint), at: at)
+                scheduler.schedule(.datagram(flight), at: at)
             }
         }
     }
