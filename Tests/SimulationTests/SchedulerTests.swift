@@ -20,6 +20,35 @@ import ZoneCore
         #expect(s.next(notAfter: t0 + .seconds(10)) == nil)
     }
 
+    @Test("events are moved through the heap: each leaves once, in order, and nothing of it stays behind")
+    func eventsAreMovedNotCopied() {
+        final class Token {}
+        let t0 = Instant.seconds(100)
+        var s = EventScheduler<(number: Int, token: Token)>(start: t0)
+        var random = SeededRandom(seed: 7)
+        var tokens: [Token] = []
+        var due: [Instant] = []
+        var taken: [Int] = []
+        for round in 0..<2000 {
+            if random.next() % 3 != 0 || round < 10 {
+                let at = s.now + .milliseconds(Int64(random.next() % 50))
+                tokens.append(Token())
+                due.append(at)
+                s.schedule((tokens.count - 1, tokens[tokens.count - 1]), at: at)
+                #expect(!isKnownUniquelyReferenced(&tokens[tokens.count - 1]))
+            } else if let event = s.next(notAfter: s.now + .milliseconds(Int64(random.next() % 20))) {
+                taken.append(event.number)
+            }
+            // A token waiting is held by the heap once; a token taken (and dropped) by no one but the test.
+            if let last = taken.last { #expect(isKnownUniquelyReferenced(&tokens[last])) }
+        }
+        while let event = s.next(notAfter: .seconds(1_000)) { taken.append(event.number) }
+        #expect(taken.count == tokens.count && Set(taken).count == tokens.count)
+        #expect(zip(taken, taken.dropFirst()).allSatisfy { due[$0] < due[$1] || (due[$0] == due[$1] && $0 < $1) })
+        #expect(s.count == 0 && s.processed == tokens.count)
+        for i in tokens.indices { #expect(isKnownUniquelyReferenced(&tokens[i])) }
+    }
+
     @Test("durations, windows, links and latencies parse; bad text says what to write")
     func parsing() throws {
         #expect(SimulationDuration.parse("1.5s") == .milliseconds(1500))

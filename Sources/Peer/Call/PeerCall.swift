@@ -50,8 +50,9 @@ public struct PeerCall {
         case callState(CallState)
         /// The ICE connection state of the current epoch changed.
         case iceState(ConnectionState)
-        /// A pair was selected: media flows on it.
-        case selectedPair(CandidatePair)
+        /// A pair was selected: media flows on it. Boxed: a pair is some 200 bytes, and every output
+        /// (a datagram to transmit, most of them) was as large, copied into the queue and out of it.
+        indirect case selectedPair(CandidatePair)
         /// A frame was received (in order, with its original timestamp).
         case frame(VideoFrame)
         /// The zone cannot be used (deleted, access lost): the call cannot go on.

@@ -19,8 +19,9 @@ public enum PeerCallState: Sendable, Equatable {
     case negotiating(epoch: CallEpoch, connectBy: Instant?)
     /// `pair` of `epoch` is selected: media flows on it. `holdUntil`: hang up then
     /// (`CallLifetime.holdAfterConnect`). A renegotiation keeps the call here until its own
-    /// epoch selects a pair.
-    case connected(epoch: CallEpoch, pair: CandidatePair, holdUntil: Instant?)
+    /// epoch selects a pair. Boxed: a pair is some 200 bytes, and the state was copied whole each
+    /// time it was matched or asked for its deadline (five or more times an input).
+    indirect case connected(epoch: CallEpoch, pair: CandidatePair, holdUntil: Instant?)
     /// The path of a connected call failed (every pair failed, or consent expired, RFC 7675
     /// §5.1): ICE restart number `attempt` runs in a new epoch, which must select a pair by
     /// `reconnectBy` or the call ends `remote unreachable`.

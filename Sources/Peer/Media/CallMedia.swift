@@ -211,7 +211,9 @@ public struct CallMedia: SansIOMachine {
         case .timer:
             break
         }
-        // Time reaches the parts whose deadline came, whatever the input.
+        // Time reaches the parts whose deadline came, whatever the input (a call without media has
+        // neither part: asking looked at both absent optionals, several hundred bytes each, at every step).
+        guard isActive else { return }
         if let d = sender?.nextDeadline, d <= now { sender!.handle(.timer, now: now) }
         if let d = receiver?.nextDeadline, d <= now { receiver!.handle(.timer, now: now) }
     }
@@ -369,7 +371,8 @@ public struct CallMedia: SansIOMachine {
 
     /// The next packet, frame or `.finished`: the sender's output first, then the receiver's.
     public mutating func pollOutput() -> Output? {
-        guard !isStopped else { return nil }
+        // A call without media has nothing to drain; the call polls at every step.
+        guard isActive, !isStopped else { return nil }
         while sender != nil {
             feedSender()
             guard let output = sender!.pollOutput() else { break }

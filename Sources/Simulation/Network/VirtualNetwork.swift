@@ -30,6 +30,15 @@ public struct Arrival: Sendable {
     public var to: Endpoint
 }
 
+/// An `Arrival` without its payload (the datagram's, unchanged): a plain value, and so is the
+/// `Result` that carries it. The simulator takes one per datagram, and a `Result` holding an array
+/// is destroyed through the runtime's generic value witnesses.
+public struct Delivery: Sendable {
+    public var host: HostID
+    public var from: Endpoint
+    public var to: Endpoint
+}
+
 /// Why a datagram did not arrive.
 public enum DropReason: UInt8, Error, Sendable, CustomStringConvertible {
     /// Lost on a link.
@@ -120,13 +129,23 @@ public struct VirtualNetwork {
     /// Mappings each NAT made (in host order of the NATs).
     public var natMappings: [Int] { nats.map(\.mappingsCreated) }
 
-    /// What a sent datagram became: the copy that will arrive, and when a duplicate of it will.
-    /// A value, not an array: the simulator sends tens of datagrams per call, nearly none duplicated.
+    /// What a sent datagram became: where the copy that will arrive goes and when, and when a
+    /// duplicate of it will. A value, not an array: the simulator sends tens of datagrams per call,
+    /// nearly none duplicated. Without the payload (the sender has it; the network never changes
+    /// it), for the reason `Delivery` has none.
     public struct Copies {
-        public var datagram: Datagram
+        /// The source as the receiver will see it (after the sender's NAT).
+        public var source: Endpoint
+        public var destination: Endpoint
+        public var host: HostID
         public var at: Instant
         /// When the link's duplicate arrives, if it made one.
         public var duplicateAt: Instant?
+
+        /// The datagram that arrives, carrying `payload`.
+        public func datagram(carrying payload: [UInt8]) -> Datagram {
+            Datagram(payload: payload, source: source, destination: destination, host: host)
+        }
     }
 
     /// Sends `payload` from `from` (an address of `host`) to `to`. Returns the copies that will
@@ -135,7 +154,8 @@ public struct VirtualNetwork {
     public mutating func send(_ payload: [UInt8], from: Endpoint, to: Endpoint, host: HostID,
                               now: Instant) -> Result<[(at: Instant, datagram: Datagram)], DropReason> {
         transmit(payload, from: from, to: to, host: host, now: now).map { copies in
-            [(copies.at, copies.datagram)] + (copies.duplicateAt.map { [($0, copies.datagram)] } ?? [])
+            let datagram = copies.datagram(carrying: payload)
+            return [(copies.at, datagram)] + (copies.duplicateAt.map { [($0, datagram)] } ?? [])
         }
     }
 
@@ -167,9 +187,7 @@ public struct VirtualNetwork {
             counters.lost += 1
             return .failure(.lost)
         }
-        var copies = Copies(datagram: Datagram(payload: payload, source: source, destination: to,
-                                               host: HostID(index: receiver)),
-                            at: arrival)
+        var copies = Copies(source: source, destination: to, host: HostID(index: receiver), at: arrival)
         if random.chance(max(hosts[host.index].link.duplicate, hosts[receiver].link.duplicate)) {
             counters.duplicated += 1
             copies.duplicateAt = arrival + .microseconds(Int64(random.next() % 1000) + 1)
@@ -180,11 +198,15 @@ public struct VirtualNetwork {
     /// The datagram reaches its destination now: through the receiving NAT's filter, to the
     /// host's local address.
     public mutating func arrive(_ datagram: Datagram, now: Instant) -> Result<Arrival, DropReason> {
+        deliver(datagram, now: now).map { Arrival(host: $0.host, payload: datagram.payload, from: $0.from, to: $0.to) }
+    }
+
+    /// `arrive`, the payload left in the datagram (the simulator's path).
+    public mutating func deliver(_ datagram: Datagram, now: Instant) -> Result<Delivery, DropReason> {
         switch routes[datagram.destination.address] {
         case .host(let h)?:
             counters.delivered += 1
-            return .success(Arrival(host: HostID(index: h), payload: datagram.payload, from: datagram.source,
-                                    to: datagram.destination))
+            return .success(Delivery(host: HostID(index: h), from: datagram.source, to: datagram.destination))
         case .nat(let n, let h)?:
             guard let inside = nats[n].inbound(from: datagram.source, toPort: datagram.destination.port, now: now)
             else {
@@ -192,8 +214,7 @@ public struct VirtualNetwork {
                 return .failure(.filtered)
             }
             counters.delivered += 1
-            return .success(Arrival(host: HostID(index: h), payload: datagram.payload, from: datagram.source,
-                                    to: inside))
+            return .success(Delivery(host: HostID(index: h), from: datagram.source, to: inside))
         case nil:
             counters.unroutable += 1
             return .failure(.unroutable)

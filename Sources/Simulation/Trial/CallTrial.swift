@@ -34,29 +34,32 @@ public struct CallTrial {
     private enum Event {
         case start(Int)
         case wake(Int)
-        /// A datagram on its way, with the fingerprint its send recorded: the network never changes
-        /// a payload, so its delivery records the same one without a second pass over the bytes.
-        case datagram(Datagram, fingerprint: UInt64)
+        /// A datagram on its way.
+        case datagram(Flight)
         indirect case storeArrival(Int, StoreRequest, CallSignaling.Origin, reply: Duration)
         indirect case storeReply(Int, CallSignaling.Origin, StoreOutcome)
         case push
         case relayTimer
     }
 
-    /// A peer of the call. A class, so the call machine is fed in place wherever it is reached from.
-    private final class Participant {
+    /// A datagram on its way, with the fingerprint its send recorded: the network never changes a
+    /// payload, so its delivery records the same one without a second pass over the bytes. A struct,
+    /// not the two as a case's payload: that tuple was copied on every send, through the runtime's
+    /// generic tuple witnesses.
+    private struct Flight {
+        var datagram: Datagram
+        var fingerprint: UInt64
+    }
+
+    /// A peer of the call, a value in `peers`: its call machine is fed where it lies in the array. (A
+    /// class cost a retain, a release and a dynamic exclusivity check each time the call was reached,
+    /// three times a step.)
+    private struct Participant {
         let user: String
         var call: PeerCall
         let host: HostID
         let socket: Endpoint
         var wakeAt: Instant?
-
-        init(user: String, call: consuming PeerCall, host: HostID, socket: Endpoint) {
-            self.user = user
-            self.call = call
-            self.host = host
-            self.socket = socket
-        }
     }
 
     public let configuration: TrialConfiguration
@@ -120,6 +123,7 @@ public struct CallTrial {
         var signaling = configuration.signaling
         signaling.negotiator.payloads = SignalPayloadCache()
         let stunServers = [relayListen]
+        peers.reserveCapacity(2)
         for (n, (user, binding, remote)) in [(userA, bindingA, userB), (userB, bindingB, userA)].enumerated() {
             let octet = UInt32(n == 0 ? 10 : 20)
             let publicAddress = IPAddress.v4(0xC633_6400 | octet)  // 198.51.100.10 / .20
@@ -146,7 +150,7 @@ public struct CallTrial {
                                                      seed: random.next()),
                 binding: binding)
             // Moved into its participant, not copied (9.6 KB and a retain of everything it holds).
-            peers.append(Participant(user: user, call: consume call, host: host, socket: socket))
+            peers.append(Participant(user: user, call: consume call, host: host, socket: socket, wakeAt: nil))
         }
         scheduler.schedule(.start(0), at: start)
         scheduler.schedule(.start(1), at: start)
@@ -157,9 +161,12 @@ public struct CallTrial {
     public mutating func run(hold: Duration = .zero) -> TrialOutcome {
         let start = CallTrial.start
         var limit = start + configuration.deadline
-        while let event = scheduler.next(notAfter: limit) {
-            handle(event)
+        while true {
             if let convergedAt, limit > convergedAt + hold { limit = convergedAt + hold }
+            // The event is handed on as the last thing its binding does: with work after it in the loop,
+            // it was copied for `handle` and the original destroyed at the end of the loop.
+            guard let event = scheduler.next(notAfter: limit) else { break }
+            handle(event)
         }
         if convergedAt == nil {
             scheduler.advance(to: limit)
@@ -169,18 +176,23 @@ public struct CallTrial {
         let path: PathKind? = convergedAt == nil ? nil : peers[0].call.selectedPair.map {
             $0.local.kind == .relay || $0.remote.kind == .relay ? .relayed : .direct
         }
+        var counters: [SignalingCounters] = []
+        for i in peers.indices { counters.append(peers[i].call.inPlaceCounters()) }
         return TrialOutcome(
             index: index, seed: seed, convergence: convergedAt.map { $0 - start }, epoch: convergedEpoch, path: path,
-            peers: peers.map(\.call.signaling.counters), firstPush: firstPush, firstPoll: firstPoll,
+            peers: counters, firstPush: firstPush, firstPoll: firstPoll,
             network: network.counters, store: store.counters, relay: relay.counters, events: scheduler.processed,
             trace: trace)
     }
 
     // MARK: Events
 
-    private mutating func handle(_ event: Event) {
+    /// Takes the event (`consuming`) from `run`: an `Event?` left there to destroy went through the
+    /// runtime's generic Optional destroy, which finds the payload's layout at run time (so do the
+    /// `Optional`s and `Result`s of other non-trivial values: the outputs and arrivals below).
+    private mutating func handle(_ event: consuming Event) {
         let now = scheduler.now
-        switch event {
+        switch consume event {
         case .start(let i):
             trace.record(.callStart, at: now, actor: UInt8(i + 1))
             feed(i, .start)
@@ -188,14 +200,15 @@ public struct CallTrial {
             guard peers[i].wakeAt == now else { return }  // superseded by an earlier wake
             peers[i].wakeAt = nil
             feed(i, .timer, polling: true)
-        case .datagram(let datagram, let fingerprint):
-            switch network.arrive(datagram, now: now) {
+        case .datagram(let flight):
+            let datagram = flight.datagram
+            switch network.deliver(datagram, now: now) {
             case .failure(let reason):
                 trace.record(.datagramDropped, at: now, actor: 5, UInt64(reason.rawValue),
                              EventTrace.pack(datagram.source), EventTrace.pack(datagram.destination),
                              text: "\(reason) \(datagram.source) > \(datagram.destination)")
-            case .success(let arrival):
-                deliver(arrival, fingerprint: fingerprint, now: now)
+            case .success(let delivery):
+                deliver(datagram.payload, delivery, fingerprint: flight.fingerprint, now: now)
             }
         case .storeArrival(let i, let request, let origin, let reply):
             let outcome = store.execute(request, user: peers[i].user, device: CallTrial.device, now: now)
@@ -221,15 +234,15 @@ public struct CallTrial {
         }
     }
 
-    private mutating func deliver(_ arrival: Arrival, fingerprint: UInt64, now: Instant) {
+    private mutating func deliver(_ payload: [UInt8], _ arrival: Delivery, fingerprint: UInt64, now: Instant) {
         if arrival.host == relayHost {
             trace.record(.datagramDelivered, at: now, actor: 4, EventTrace.pack(arrival.from),
                          EventTrace.pack(arrival.to),
                          fingerprint, text: "\(arrival.from) > \(arrival.to)")
             if arrival.to == relayListen {
-                runRelay(.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to), now: now)
+                runRelay(.clientDatagram(payload, from: arrival.from, to: arrival.to), now: now)
             } else if relayEndpoints.contains(arrival.to) {
-                runRelay(.peerDatagram(arrival.payload, from: arrival.from, relay: arrival.to), now: now)
+                runRelay(.peerDatagram(payload, from: arrival.from, relay: arrival.to), now: now)
             }
             scheduleRelay()
             return
@@ -241,8 +254,8 @@ public struct CallTrial {
         }
         trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(arrival.from),
                      EventTrace.pack(arrival.to), fingerprint,
-                     text: "\(arrival.from) > \(arrival.to) \(arrival.payload.count) bytes")
-        feed(i, .datagram(arrival.payload, from: arrival.from, to: arrival.to))
+                     text: "\(arrival.from) > \(arrival.to) \(payload.count) bytes")
+        feed(i, .datagram(payload, from: arrival.from, to: arrival.to))
     }
 
     // MARK: Peers
@@ -253,43 +266,49 @@ public struct CallTrial {
         let now = scheduler.now
         peers[i].call.handle(input, now: now)
         while let output = peers[i].call.pollOutput() {
-            switch output {
-            case .store(let request, let origin):
-                if polling, firstPoll == nil, case .path = origin, Self.isFetch(request) {
-                    firstPoll = now - CallTrial.start
-                }
-                let (arrival, reply) = store.timing(client: peers[i].user, now: now)
-                trace.record(.storeRequest, at: now, actor: UInt8(i + 1), Self.code(of: request.operation),
-                             Self.size(of: request.operation), text: Self.describe(request.operation))
-                scheduler.schedule(.storeArrival(i, request, origin, reply: reply), at: arrival)
-            case .transmit(let bytes, let from, let to):
-                send(bytes, from: from, to: to, host: peers[i].host, actor: UInt8(i + 1))
-            case .event(let event):
-                switch event {
-                case .callState(let state):
-                    trace.record(.callState, at: now, actor: UInt8(i + 1), Self.code(of: state),
-                                 UInt64(bitPattern: state.epoch?.milliseconds ?? 0), text: "\(state)")
-                    checkConvergence(now: now)
-                case .iceState(let state):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 1, Self.code(of: state),
-                                 text: "ICE \(state)")
-                case .selectedPair(let pair):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 2, EventTrace.pack(pair.local.address),
-                                 EventTrace.pack(pair.remote.address), text: "selected \(pair)")
-                case .relay(let what):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 3, text: "relay \(what)")
-                case .zoneUnavailable(let why):
-                    trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
-                case .rejectedRecord(let why):
-                    trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 4, text: "rejected \(why)")
-                case .remoteHungUp(let why):
-                    trace.record(.remoteHungUp, at: now, actor: UInt8(i + 1), text: why)
-                case .frame, .mediaFinished, .ended, .sendFailed:
-                    break
-                }
-            }
+            carryOut(output, of: i, polling: polling, now: now)
         }
         scheduleWake(i)
+    }
+
+    /// Carries out one output of peer `i`'s call. Takes the output (`consuming`): an `Output?` left to
+    /// `feed` to destroy went through the runtime's generic Optional destroy (about 260 instructions).
+    private mutating func carryOut(_ output: consuming PeerCall.Output, of i: Int, polling: Bool, now: Instant) {
+        switch output {
+        case .store(let request, let origin):
+            if polling, firstPoll == nil, case .path = origin, Self.isFetch(request) {
+                firstPoll = now - CallTrial.start
+            }
+            let (arrival, reply) = store.timing(client: peers[i].user, now: now)
+            trace.record(.storeRequest, at: now, actor: UInt8(i + 1), Self.code(of: request.operation),
+                         Self.size(of: request.operation), text: Self.describe(request.operation))
+            scheduler.schedule(.storeArrival(i, request, origin, reply: reply), at: arrival)
+        case .transmit(let bytes, let from, let to):
+            send(bytes, from: from, to: to, host: peers[i].host, actor: UInt8(i + 1))
+        case .event(let event):
+            switch event {
+            case .callState(let state):
+                trace.record(.callState, at: now, actor: UInt8(i + 1), Self.code(of: state),
+                             UInt64(bitPattern: state.epoch?.milliseconds ?? 0), text: "\(state)")
+                checkConvergence(now: now)
+            case .iceState(let state):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 1, Self.code(of: state),
+                             text: "ICE \(state)")
+            case .selectedPair(let pair):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 2, EventTrace.pack(pair.local.address),
+                             EventTrace.pack(pair.remote.address), text: "selected \(pair)")
+            case .relay(let what):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 3, text: "relay \(what)")
+            case .zoneUnavailable(let why):
+                trace.record(.zoneUnavailable, at: now, actor: UInt8(i + 1), text: why)
+            case .rejectedRecord(let why):
+                trace.record(.iceEvent, at: now, actor: UInt8(i + 1), 4, text: "rejected \(why)")
+            case .remoteHungUp(let why):
+                trace.record(.remoteHungUp, at: now, actor: UInt8(i + 1), text: why)
+            case .frame, .mediaFinished, .ended, .sendFailed:
+                break
+            }
+        }
     }
 
     private mutating func checkConvergence(now: Instant) {
@@ -340,9 +359,10 @@ public struct CallTrial {
             let fingerprint = EventTrace.fingerprint(bytes)
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
                          fingerprint, text: "\(from) > \(to) \(bytes.count) bytes")
-            scheduler.schedule(.datagram(copies.datagram, fingerprint: fingerprint), at: copies.at)
+            let flight = Flight(datagram: copies.datagram(carrying: bytes), fingerprint: fingerprint)
+            scheduler.schedule(.datagram(flight), at: copies.at)
             if let at = copies.duplicateAt {
-                scheduler.schedule(.datagram(copies.datagram, fingerprint: fingerprint), at: at)
+                scheduler.schedule(.datagram(flight), at: at)
             }
         }
     }
@@ -350,19 +370,26 @@ public struct CallTrial {
     private mutating func runRelay(_ input: TURNServer.Input, now: Instant) {
         relay.handle(input, now: now)
         while let action = relay.pollOutput() {
-            switch action {
-            case .toClient(let bytes, let client, let via):
-                send(bytes, from: via, to: client, host: relayHost, actor: 4)
-            case .toPeer(let bytes, let from, let to):
-                send(bytes, from: from, to: to, host: relayHost, actor: 4)
-            case .openRelay(let endpoint, let response, let client, let via):
-                if !relayEndpoints.contains(endpoint) { relayEndpoints.append(endpoint) }
-                send(response, from: via, to: client, host: relayHost, actor: 4)
-            case .closeRelay(let endpoint):
-                relayEndpoints.removeAll { $0 == endpoint }
-            case .event:
-                break
-            }
+            relayAction(action)
+        }
+    }
+
+    /// Carries out one action of the relay, taken as `carryOut` takes a call's output (and kept out of
+    /// line: inlined into `runRelay`, the action was copied and its `Action?` destroyed there).
+    @inline(never)
+    private mutating func relayAction(_ action: consuming TURNServer.Action) {
+        switch action {
+        case .toClient(let bytes, let client, let via):
+            send(bytes, from: via, to: client, host: relayHost, actor: 4)
+        case .toPeer(let bytes, let from, let to):
+            send(bytes, from: from, to: to, host: relayHost, actor: 4)
+        case .openRelay(let endpoint, let response, let client, let via):
+            if !relayEndpoints.contains(endpoint) { relayEndpoints.append(endpoint) }
+            send(response, from: via, to: client, host: relayHost, actor: 4)
+        case .closeRelay(let endpoint):
+            relayEndpoints.removeAll { $0 == endpoint }
+        case .event:
+            break
         }
     }
 
@@ -479,4 +506,8 @@ extension PeerCall {
 
     /// The negotiator's state, read in place.
     mutating func inPlaceState() -> CallState { signaling.negotiator.state }
+
+    /// The signaling counters, read in place (`peers.map(\.call.signaling.counters)` copied each
+    /// participant whole, call and all).
+    mutating func inPlaceCounters() -> SignalingCounters { signaling.counters }
 }
