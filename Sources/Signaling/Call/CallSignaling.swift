@@ -46,10 +46,11 @@ public struct CallSignaling: Sendable {
         case ice(ICECommand)
         /// The call's state changed.
         case report(CallState)
-        /// An ingestion path stopped: the zone is gone or access was lost.
-        case zoneUnavailable(path: String, StoreError)
+        /// An ingestion path stopped: the zone is gone or access was lost. Boxed, as the next: rare
+        /// and large (an error, a problem), while every action is moved through queues.
+        indirect case zoneUnavailable(path: String, StoreError)
         /// A record the remote peer wrote was dropped (malformed or refused): log it.
-        case rejected(SignalInbox.Problem)
+        indirect case rejected(SignalInbox.Problem)
         /// The remote peer hung up: its description of the active epoch left the zone.
         case remoteHungUp(epoch: CallEpoch, EnvelopeType)
     }

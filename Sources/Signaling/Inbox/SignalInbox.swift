@@ -51,9 +51,10 @@ public struct SignalInbox: Sendable {
     /// Something for the negotiator.
     public enum Delivery: Hashable, Sendable {
         /// The remote peer's version of the session record.
-        case session(SignalSession, Record)
-        /// A remote offer or answer.
-        case envelope(SignalEnvelope, Record)
+        indirect case session(SignalSession, Record)
+        /// A remote offer or answer. Boxed, as the session is: a few a call, each 400 bytes, which
+        /// every delivery of candidates would otherwise be too.
+        indirect case envelope(SignalEnvelope, Record)
         /// Remote candidates of one epoch, in order; `endOfCandidates` ends them.
         case candidates(epoch: CallEpoch, owner: String, [ICECandidate], endOfCandidates: Bool)
 
