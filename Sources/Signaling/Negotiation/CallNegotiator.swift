@@ -293,8 +293,8 @@ public struct CallNegotiator: Sendable {
     /// The oldest action not yet taken, or nil until the next event.
     public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
 
-    /// Appends one event's actions to `out`, in order.
-    private mutating func step(_ event: Event, now: Instant, _ out: inout OutputQueue<Action>) {
+    /// Appends one event's actions to `out`, in order (`CallSignaling` steps its negotiator this way).
+    mutating func step(_ event: Event, now: Instant, _ out: inout OutputQueue<Action>) {
         let before = state
         switch event {
         case .startCall: startCall(now: now, &out)

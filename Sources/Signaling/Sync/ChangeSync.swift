@@ -149,8 +149,8 @@ public struct ChangeSync: Sendable {
     /// The oldest action not yet taken, or nil until the next event.
     public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
 
-    /// One event's actions, in order.
-    private mutating func step(_ event: Event, now: Instant) -> [Action] {
+    /// One event's actions, in order (`CallSignaling` steps its paths this way).
+    mutating func step(_ event: Event, now: Instant) -> [Action] {
         guard !stopped else { return [] }
         var out: [Action] = []
         switch event {
