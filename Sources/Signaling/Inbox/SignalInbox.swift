@@ -296,10 +296,9 @@ public struct SignalInbox: Sendable {
     /// the candidates held for it, in order.
     public mutating func remoteDescriptionApplied(epoch: CallEpoch, ufrag: String) -> [Delivery] {
         guard !isStale(epoch) else { return [] }
-        var q = queues[epoch] ?? CandidateQueue(epoch: epoch)
-        let out = q.release(ufrag: ufrag, protections, &counters)
-        queues[epoch] = q
-        return out
+        // Changed where it lies: a copy taken out shared its tables with the one left in the
+        // dictionary, so its first change copied them.
+        return queues[epoch, default: CandidateQueue(epoch: epoch)].release(ufrag: ufrag, protections, &counters)
     }
 
     /// Records below `epoch` are stale from now on; chunks held for them are dropped.

@@ -223,7 +223,9 @@ public struct CallNegotiator: Sendable {
     var answeredEpochs: Set<CallEpoch> = []
     /// Remote candidates applied, by epoch (to count duplicate applies). Kept as values, not as
     /// printed text: printing every candidate again only to hash the text cost more than applying it.
-    var appliedCandidates: Set<AppliedCandidate> = []
+    /// Room for a call's candidates from the start: grown from empty, the set was rehashed (every
+    /// candidate in it hashed again, each hash a few hundred instructions) as the first ones came.
+    var appliedCandidates = Set<AppliedCandidate>(minimumCapacity: 16)
     struct AppliedCandidate: Hashable {
         var epoch: CallEpoch
         var candidate: ICECandidate
