@@ -62,8 +62,8 @@ extension CallNegotiator {
         case .answer:
             break
         }
-        collector?.observe([SignalRecordSummary(id: record.id, recordType: record.recordType, callEpoch: epoch,
-                                                ownerUserID: myUserID, modifiedMs: record.modified?.timestamp)])
+        collector?.observe(SignalRecordSummary(id: record.id, recordType: record.recordType, callEpoch: epoch,
+                                               ownerUserID: myUserID, modifiedMs: record.modified?.timestamp))
     }
 
     private mutating func handleFailures(_ failures: [(PendingSave, StoreError)], now: Instant,
