@@ -197,6 +197,8 @@ public struct SignalInbox: Sendable {
     /// `now` bounds how far ahead a remote epoch may be (`maxEpochLead`).
     public mutating func ingest(_ records: [Record], now: Instant? = nil) -> Output {
         var output = Output()
+        // At most one summary per record: room for them at once, not a regrowth as they come.
+        output.observed.reserveCapacity(records.count)
         var sessions: [(SignalSession, Record)] = []
         var envelopes: [(SignalEnvelope, Record)] = []
         var chunks: [(chunk: SignalIceChunk, recordName: String)] = []
@@ -258,15 +260,18 @@ public struct SignalInbox: Sendable {
             case .room, .member: break
             }
         }
-        for (session, record) in sessions.sorted(by: { $0.0.callEpoch < $1.0.callEpoch }) {
+        // Sorted only when there is an order to make: a fetch brings one of each at most, mostly, and
+        // sorting copied even a single record (with its payload) into a new array.
+        if sessions.count > 1 { sessions.sort { $0.0.callEpoch < $1.0.callEpoch } }
+        for (session, record) in sessions {
             output.deliveries.append(.session(session, record))
         }
         func rank(_ e: SignalEnvelope) -> (CallEpoch, Int) { (e.callEpoch, e.envelopeType == .offer ? 0 : 1) }
-        let ordered = envelopes.sorted { rank($0.0) < rank($1.0) }
-        for (envelope, record) in ordered { output.deliveries.append(.envelope(envelope, record)) }
+        if envelopes.count > 1 { envelopes.sort { rank($0.0) < rank($1.0) } }
+        for (envelope, record) in envelopes { output.deliveries.append(.envelope(envelope, record)) }
         counters.delivered += sessions.count + envelopes.count
-        let sortedChunks = chunks.sorted { ($0.chunk.callEpoch, $0.chunk.seq) < ($1.chunk.callEpoch, $1.chunk.seq) }
-        for (chunk, recordName) in sortedChunks {
+        if chunks.count > 1 { chunks.sort { ($0.chunk.callEpoch, $0.chunk.seq) < ($1.chunk.callEpoch, $1.chunk.seq) } }
+        for (chunk, recordName) in chunks {
             var q = queues[chunk.callEpoch] ?? CandidateQueue(epoch: chunk.callEpoch)
             if q.heldCount >= Self.maxHeldChunks {
                 counters.malformed += 1
