@@ -23,6 +23,19 @@ import ZoneCore
         }
     }
 
+    @Test func candidatesPrintedIntoTheBatchAreTheirDescriptionsEscaped() {
+        var quoted = SignalFixtures.candidate(octet: 2, ufrag: "uf\\1")
+        quoted.extensions = [ICECandidate.Extension(name: "x-note", value: "\"é€\"")]
+        let plain = SignalFixtures.candidate(octet: 1, ufrag: "uf1")
+        let sets: [[ICECandidate]] = [[], [plain], [SignalFixtures.candidate(octet: 1, ufrag: nil), quoted, plain]]
+        for candidates in sets {
+            for eoc in [false, true] {
+                let printed = CandidateBatch.json(printing: candidates, endOfCandidates: eoc)
+                #expect(printed == CandidateBatch(candidates: candidates.map(\.description), endOfCandidates: eoc).json)
+            }
+        }
+    }
+
     @Test func leavesAnythingElseToTheDecoder() throws {
         for text in [#"{"v":1,"candidates":["a\"b"],"eoc":true}"#, #"{"v":1,"candidates":["a"]}"#,
                      #"{"v":1,"candidates":["a"],"eoc":true,"x":1}"#, #"{"v":1,"candidates":["a",],"eoc":true}"#,

@@ -87,6 +87,34 @@ struct SignalInboxTests {
         #expect(output.observed.map(\.ownerUserID) == ["_b0b"])  // sessions are never collected
     }
 
+    @Test func ownChunkVersionsTheStoreSavedAreNotedUnreadOthersNamingUsAreChecked() {
+        // A's inbox: chunks owned by _a11ce are its own.
+        var inbox = SignalInbox(myUserID: "_a11ce", remoteUserID: "_b0b", sessionKey: Pair.key.rawValue)
+        // A version the store saved for A is taken from its fields: even a payload that could not be
+        // read (never the case for a save of ours) is not looked at.
+        var saved = Pair.chunk(epoch: 10, seq: 0)
+        saved.fields[SignalField.candidate] = .string("{not a batch")
+        inbox.ownChunkSaved(saved, epoch: e(10))
+        // A record that only names A as its owner is read, and refused when it cannot be.
+        var claimed = Pair.chunk(epoch: 10, seq: 1)
+        claimed.fields[SignalField.candidate] = .string("{not a batch")
+        let output = inbox.ingest([saved, claimed])
+        #expect(inbox.counters.ownRecords == 1 && inbox.counters.malformed == 1)
+        #expect(output.observed.map(\.id.recordName) == [saved.id.recordName])
+        // A later version of the saved record (someone saved over it) is read again, and refused.
+        var over = saved
+        over.recordChangeTag = "written-by-someone-else"
+        _ = inbox.ingest([over])
+        #expect(inbox.counters.ownRecords == 1 && inbox.counters.malformed == 2)
+        // Saved versions of epochs that fall below the floor are forgotten: read like any other.
+        var old = Pair.chunk(epoch: 10, seq: 2)
+        old.fields[SignalField.candidate] = .string("{not a batch")
+        inbox.ownChunkSaved(old, epoch: e(10))
+        inbox.raiseFloor(to: e(20))
+        _ = inbox.ingest([old])
+        #expect(inbox.counters.ownRecords == 1 && inbox.counters.malformed == 3)
+    }
+
     @Test func othersSessionsAndUnknownTypesAreIgnored() {
         var inbox = Pair.inbox()
         var foreign = Pair.envelope(.offer, epoch: 10)

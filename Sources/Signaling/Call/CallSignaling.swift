@@ -8,6 +8,9 @@ import ZoneCore
 public struct CallSignaling: Sendable {
     /// Actions handled but not yet polled.
     private var pendingOutputs = OutputQueue<Action>()
+    /// The negotiator's queue of actions, kept from event to event so that stepping it allocates
+    /// nothing; nil while an event's actions are being taken (see `negotiate`).
+    private var negotiatorActions: OutputQueue<CallNegotiator.Action>? = OutputQueue()
 
     /// Which machine a store request belongs to; the driver hands it back with the outcome.
     public enum Origin: Hashable, Sendable {
@@ -46,10 +49,11 @@ public struct CallSignaling: Sendable {
         case ice(ICECommand)
         /// The call's state changed.
         case report(CallState)
-        /// An ingestion path stopped: the zone is gone or access was lost.
-        case zoneUnavailable(path: String, StoreError)
+        /// An ingestion path stopped: the zone is gone or access was lost. Boxed, as the next: rare
+        /// and large (an error, a problem), while every action is moved through queues.
+        indirect case zoneUnavailable(path: String, StoreError)
         /// A record the remote peer wrote was dropped (malformed or refused): log it.
-        case rejected(SignalInbox.Problem)
+        indirect case rejected(SignalInbox.Problem)
         /// The remote peer hung up: its description of the active epoch left the zone.
         case remoteHungUp(epoch: CallEpoch, EnvelopeType)
     }
@@ -188,8 +192,14 @@ public struct CallSignaling: Sendable {
         }
     }
 
+    /// Steps the negotiator and passes its actions on, in order. Its step appends to a queue of
+    /// ours, taken one by one here: through its own queue they were drained into an array made for
+    /// every event. An event handled while the actions are taken (changes a fetch delivered) finds
+    /// no queue kept and makes its own, so each event's actions stay together and in order.
     private mutating func negotiate(_ event: CallNegotiator.Event, _ now: Instant, _ out: inout OutputQueue<Action>) {
-        for action in negotiator.outputs(after: event, now: now) {
+        var actions = negotiatorActions.take() ?? OutputQueue()
+        negotiator.step(event, now: now, &actions)
+        while let action = actions.pop() {
             switch action {
             case .modify(let saves, let deletes, let policy, let atomic):
                 if !saves.isEmpty { requests.saves += 1 } else { requests.deletes += 1 }
@@ -212,11 +222,14 @@ public struct CallSignaling: Sendable {
                 out.append(.remoteHungUp(epoch: epoch, type))
             }
         }
+        negotiatorActions = actions
     }
 
+    /// Steps path `index` and passes its actions on, in order (taken as its step returns them, not
+    /// queued in the path and drained into a second array).
     private mutating func sync(_ index: Int, _ event: ChangeSync.Event, _ now: Instant,
                                _ out: inout OutputQueue<Action>) {
-        for action in paths[index].outputs(after: event, now: now) {
+        for action in paths[index].step(event, now: now) {
             switch action {
             case .fetchZoneChanges(let since):
                 requests.fetches += 1

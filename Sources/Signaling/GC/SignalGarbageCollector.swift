@@ -72,6 +72,11 @@ public struct SignalGarbageCollector: Sendable {
         for s in summaries { catalogue[s.id.recordName] = s }
     }
 
+    /// Notes one record that exists (one of our saves: no array is made for it).
+    public mutating func observe(_ summary: SignalRecordSummary) {
+        catalogue[summary.id.recordName] = summary
+    }
+
     /// Forgets records the change feed reported deleted.
     public mutating func forget(_ ids: [RecordID]) {
         for id in ids { catalogue[id.recordName] = nil }

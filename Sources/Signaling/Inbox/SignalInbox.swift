@@ -51,9 +51,10 @@ public struct SignalInbox: Sendable {
     /// Something for the negotiator.
     public enum Delivery: Hashable, Sendable {
         /// The remote peer's version of the session record.
-        case session(SignalSession, Record)
-        /// A remote offer or answer.
-        case envelope(SignalEnvelope, Record)
+        indirect case session(SignalSession, Record)
+        /// A remote offer or answer. Boxed, as the session is: a few a call, each 400 bytes, which
+        /// every delivery of candidates would otherwise be too.
+        indirect case envelope(SignalEnvelope, Record)
         /// Remote candidates of one epoch, in order; `endOfCandidates` ends them.
         case candidates(epoch: CallEpoch, owner: String, [ICECandidate], endOfCandidates: Bool)
 
@@ -116,9 +117,15 @@ public struct SignalInbox: Sendable {
     /// Records of epochs below this are stale.
     public private(set) var floor: CallEpoch?
     private var seen: Set<VersionKey> = []
-    /// Without deduplication a version comes again and again: it is read once all the same.
+    /// Versions read, kept only without deduplication (see `read`).
     private var decodedVersions: [VersionKey: Result<SignalRecord?, SignalRecordError>] = [:]
     private var queues: [CallEpoch: CandidateQueue] = [:]
+    /// Versions of our own chunks the store reported saved, with their epochs: fetched, such a
+    /// version is ours for certain (a change tag names what the store holds, and anyone else's
+    /// save would have made a new one), so it is noted from its fields, not decoded. A chunk that
+    /// only names us as its owner is decoded and checked as any other. A handful at a time: each
+    /// leaves when it is fetched, or when its epoch falls below the floor.
+    private var savedChunks: [(version: VersionKey, epoch: CallEpoch)] = []
 
     public init(myUserID: String, remoteUserID: String, sessionKey: String,
                 protections: SignalingProtections = .all, maxEpochLead: Duration? = nil,
@@ -158,10 +165,25 @@ public struct SignalInbox: Sendable {
         return .record(error)
     }
 
-    /// Ingests fetched records, in any order.
-    /// The summary of one of our own envelopes of this session, from its fields alone; nil for
-    /// anything else (which is decoded in full).
-    private func ownEnvelope(_ record: Record) -> SignalRecordSummary? {
+    /// Notes that the store saved `record`, a chunk of ours of `epoch`, as the version it returned.
+    public mutating func ownChunkSaved(_ record: Record, epoch: CallEpoch) {
+        guard !isStale(epoch) else { return }
+        savedChunks.append((VersionKey(name: record.id.recordName, tag: record.recordChangeTag ?? ""), epoch))
+    }
+
+    /// The summary of one of our own records, read from its fields alone: any envelope of ours of
+    /// this session (its SDP is never needed), or a chunk version the store saved for us (see
+    /// `savedChunks`). nil for anything else, which is decoded in full.
+    private mutating func ownRecord(_ record: Record, version: VersionKey) -> SignalRecordSummary? {
+        switch record.recordType {
+        case SignalRecordType.envelope:
+            break
+        case SignalRecordType.iceChunk:
+            guard let saved = savedChunks.firstIndex(where: { $0.version == version }) else { return nil }
+            savedChunks.remove(at: saved)
+        default:
+            return nil
+        }
         guard record.fields[SignalField.ownerUserId]?.stringValue == myUserID,
               record.fields[SignalField.sessionKey]?.stringValue == sessionKey,
               let epoch = record.fields[SignalField.callEpoch]?.int64Value, epoch >= 0
@@ -171,9 +193,12 @@ public struct SignalInbox: Sendable {
                                    modifiedMs: record.modified?.timestamp)
     }
 
+    /// Ingests fetched records, in any order.
     /// `now` bounds how far ahead a remote epoch may be (`maxEpochLead`).
     public mutating func ingest(_ records: [Record], now: Instant? = nil) -> Output {
         var output = Output()
+        // At most one summary per record: room for them at once, not a regrowth as they come.
+        output.observed.reserveCapacity(records.count)
         var sessions: [(SignalSession, Record)] = []
         var envelopes: [(SignalEnvelope, Record)] = []
         var chunks: [(chunk: SignalIceChunk, recordName: String)] = []
@@ -184,22 +209,17 @@ public struct SignalInbox: Sendable {
                 counters.duplicates += 1
                 if protections.deduplicate { continue }
             }
-            // Our own envelopes are only noted (for GC and answered epochs): read what that needs
-            // from their fields and leave their SDP unparsed — half of every fetch is our own.
-            if record.recordType == SignalRecordType.envelope, let summary = ownEnvelope(record) {
+            // Our own records are only noted (for GC and answered epochs): read what that needs
+            // from their fields and leave their payloads unparsed — half of every fetch is our own.
+            if let summary = ownRecord(record, version: key) {
                 output.observed.append(summary)
                 counters.ownRecords += 1
                 continue
             }
-            let decoded = decodedVersions[key] ?? Result { () throws(SignalRecordError) in
-                try SignalRecord.decode(record, payloads: payloads)
-            }
-            if !protections.deduplicate { decodedVersions[key] = decoded }
             let content: SignalRecord?
-            switch decoded {
-            case .success(let value):
-                content = value
-            case .failure(let error):
+            do {
+                content = try read(record, version: key)
+            } catch {
                 counters.malformed += 1
                 output.problems.append(.record(error))
                 continue
@@ -240,15 +260,18 @@ public struct SignalInbox: Sendable {
             case .room, .member: break
             }
         }
-        for (session, record) in sessions.sorted(by: { $0.0.callEpoch < $1.0.callEpoch }) {
+        // Sorted only when there is an order to make: a fetch brings one of each at most, mostly, and
+        // sorting copied even a single record (with its payload) into a new array.
+        if sessions.count > 1 { sessions.sort { $0.0.callEpoch < $1.0.callEpoch } }
+        for (session, record) in sessions {
             output.deliveries.append(.session(session, record))
         }
         func rank(_ e: SignalEnvelope) -> (CallEpoch, Int) { (e.callEpoch, e.envelopeType == .offer ? 0 : 1) }
-        let ordered = envelopes.sorted { rank($0.0) < rank($1.0) }
-        for (envelope, record) in ordered { output.deliveries.append(.envelope(envelope, record)) }
+        if envelopes.count > 1 { envelopes.sort { rank($0.0) < rank($1.0) } }
+        for (envelope, record) in envelopes { output.deliveries.append(.envelope(envelope, record)) }
         counters.delivered += sessions.count + envelopes.count
-        let sortedChunks = chunks.sorted { ($0.chunk.callEpoch, $0.chunk.seq) < ($1.chunk.callEpoch, $1.chunk.seq) }
-        for (chunk, recordName) in sortedChunks {
+        if chunks.count > 1 { chunks.sort { ($0.chunk.callEpoch, $0.chunk.seq) < ($1.chunk.callEpoch, $1.chunk.seq) } }
+        for (chunk, recordName) in chunks {
             var q = queues[chunk.callEpoch] ?? CandidateQueue(epoch: chunk.callEpoch)
             if q.heldCount >= Self.maxHeldChunks {
                 counters.malformed += 1
@@ -264,20 +287,30 @@ public struct SignalInbox: Sendable {
         return output
     }
 
+    /// Reads a fetched record as signaling. Without deduplication a version comes again and again:
+    /// it is read once all the same. With it, nothing is kept (nor wrapped in a `Result` to keep).
+    private mutating func read(_ record: Record, version: VersionKey) throws(SignalRecordError) -> SignalRecord? {
+        guard !protections.deduplicate else { return try SignalRecord.decode(record, payloads: payloads) }
+        if let known = decodedVersions[version] { return try known.get() }
+        let decoded = Result { () throws(SignalRecordError) in try SignalRecord.decode(record, payloads: payloads) }
+        decodedVersions[version] = decoded
+        return try decoded.get()
+    }
+
     /// The negotiator applied the remote description of `epoch`, whose ICE ufrag is `ufrag`:
     /// the candidates held for it, in order.
     public mutating func remoteDescriptionApplied(epoch: CallEpoch, ufrag: String) -> [Delivery] {
         guard !isStale(epoch) else { return [] }
-        var q = queues[epoch] ?? CandidateQueue(epoch: epoch)
-        let out = q.release(ufrag: ufrag, protections, &counters)
-        queues[epoch] = q
-        return out
+        // Changed where it lies: a copy taken out shared its tables with the one left in the
+        // dictionary, so its first change copied them.
+        return queues[epoch, default: CandidateQueue(epoch: epoch)].release(ufrag: ufrag, protections, &counters)
     }
 
     /// Records below `epoch` are stale from now on; chunks held for them are dropped.
     public mutating func raiseFloor(to epoch: CallEpoch) {
         guard floor.map({ epoch > $0 }) ?? true else { return }
         floor = epoch
+        savedChunks.removeAll { $0.epoch < epoch }
         guard protections.dropStaleEpochs else { return }
         for (held, q) in queues where held < epoch {
             counters.staleDrops += q.heldCount

@@ -10,7 +10,7 @@ extension CallNegotiator {
         for item in result.results {
             switch item {
             case .saved(let record):
-                saved(record)
+                saved(record, reportedByStore: true)
             case .deleted(let id):
                 collector?.deleted(id)
             case .failed(let id, let error):
@@ -43,7 +43,9 @@ extension CallNegotiator {
         }
     }
 
-    private mutating func saved(_ record: Record) {
+    /// One of our saves landed: `record` is the version the store holds. `reportedByStore` when the
+    /// store's result says so, not when a conflict's server record only names us as its owner.
+    private mutating func saved(_ record: Record, reportedByStore: Bool = false) {
         guard let pending = saves.removeValue(forKey: record.id.recordName) else { return }
         retryAttempt = 0
         let epoch = pending.kind.epoch
@@ -54,11 +56,14 @@ extension CallNegotiator {
             sessionRecord = record
             sessionSaveAttempts = 0
             return
-        case .answer, .chunk:
+        case .chunk:
+            // The store's word that this version is ours: fetched, it need not be decoded.
+            if reportedByStore { inbox.ownChunkSaved(record, epoch: epoch) }
+        case .answer:
             break
         }
-        collector?.observe([SignalRecordSummary(id: record.id, recordType: record.recordType, callEpoch: epoch,
-                                                ownerUserID: myUserID, modifiedMs: record.modified?.timestamp)])
+        collector?.observe(SignalRecordSummary(id: record.id, recordType: record.recordType, callEpoch: epoch,
+                                               ownerUserID: myUserID, modifiedMs: record.modified?.timestamp))
     }
 
     private mutating func handleFailures(_ failures: [(PendingSave, StoreError)], now: Instant,

@@ -102,8 +102,9 @@ public struct CallNegotiator: Sendable {
         case lookedUp([LookupResult])
         /// The per-item outcome of a `modify` action (`serverRecordChanged` among them).
         case modified(ModifyRecordsResult)
-        /// A `modify` or `lookup` action failed as a whole.
-        case requestFailed(Action, StoreError)
+        /// A `modify` or `lookup` action failed as a whole. Boxed: an action and an error are a few
+        /// hundred bytes, and every event is copied on its way in.
+        indirect case requestFailed(Action, StoreError)
         /// The ICE agent reports.
         case ice(ICEEvent)
         /// Time passed: retries and garbage collection may be due.
@@ -122,8 +123,9 @@ public struct CallNegotiator: Sendable {
         case ice(ICECommand)
         /// The call's state changed.
         case report(CallState)
-        /// A record the remote peer wrote was dropped (malformed or refused): log it.
-        case rejected(SignalInbox.Problem)
+        /// A record the remote peer wrote was dropped (malformed or refused): log it. Boxed: a
+        /// problem is 160 bytes, and rare; every action is moved through queues.
+        indirect case rejected(SignalInbox.Problem)
         /// The remote peer hung up: its description of the active epoch (of this type) left the
         /// zone, which only its goodbye does (docs/PROTOCOL.md §7).
         case remoteHungUp(epoch: CallEpoch, EnvelopeType)
@@ -221,7 +223,9 @@ public struct CallNegotiator: Sendable {
     var answeredEpochs: Set<CallEpoch> = []
     /// Remote candidates applied, by epoch (to count duplicate applies). Kept as values, not as
     /// printed text: printing every candidate again only to hash the text cost more than applying it.
-    var appliedCandidates: Set<AppliedCandidate> = []
+    /// Room for a call's candidates from the start: grown from empty, the set was rehashed (every
+    /// candidate in it hashed again, each hash a few hundred instructions) as the first ones came.
+    var appliedCandidates = Set<AppliedCandidate>(minimumCapacity: 16)
     struct AppliedCandidate: Hashable {
         var epoch: CallEpoch
         var candidate: ICECandidate
@@ -291,8 +295,8 @@ public struct CallNegotiator: Sendable {
     /// The oldest action not yet taken, or nil until the next event.
     public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
 
-    /// Appends one event's actions to `out`, in order.
-    private mutating func step(_ event: Event, now: Instant, _ out: inout OutputQueue<Action>) {
+    /// Appends one event's actions to `out`, in order (`CallSignaling` steps its negotiator this way).
+    mutating func step(_ event: Event, now: Instant, _ out: inout OutputQueue<Action>) {
         let before = state
         switch event {
         case .startCall: startCall(now: now, &out)

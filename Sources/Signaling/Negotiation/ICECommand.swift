@@ -7,10 +7,12 @@ public enum ICECommand: Hashable, Sendable {
     /// Begin a new ICE generation for `epoch` with fresh credentials: an ICE restart
     /// (RFC 8445 §9), or the start of ICE for a call's first epoch. Gathering begins.
     case restartICE(epoch: CallEpoch, credentials: ICECredentials)
-    /// Our description of `epoch` (offer or answer) is set.
-    case setLocalDescription(epoch: CallEpoch, SessionDescription)
+    /// Our description of `epoch` (offer or answer) is set. Boxed, as is the remote one: a
+    /// description is 192 bytes, and every action of the call's machines (most of them small) was
+    /// that large and moved that much on each queue push and pop.
+    indirect case setLocalDescription(epoch: CallEpoch, SessionDescription)
     /// Apply the remote peer's description of `epoch`.
-    case applyRemoteDescription(epoch: CallEpoch, SessionDescription)
+    indirect case applyRemoteDescription(epoch: CallEpoch, SessionDescription)
     /// Add the remote peer's trickled candidates of `epoch` (RFC 8838 §11); `endOfCandidates`
     /// says no more will come for it (§13).
     case addRemoteCandidates(epoch: CallEpoch, [ICECandidate], endOfCandidates: Bool)

@@ -22,15 +22,35 @@ public struct CandidateBatch: Hashable, Sendable {
 
     /// The JSON text, keys in the spec's order.
     public var json: String {
-        // Written as bytes into one buffer (`SDPTextBuffer`), made a string once: a chunk is printed for
-        // every batch of candidates a peer sends, and each `String` append cost several hundred instructions.
-        var text = SDPTextBuffer(capacity: candidates.reduce(40) { $0 + $1.utf8.count + 3 })
+        Self.json(count: candidates.count, endOfCandidates: endOfCandidates,
+                  capacity: candidates.reduce(40) { $0 + $1.utf8.count + 3 }) { index, text in
+            text.appendJSONEscaped(candidates[index])
+        }
+    }
+
+    /// The JSON text of a batch of `candidates`, as `json` of their descriptions is, each printed
+    /// straight into it: a chunk is printed for every batch a peer sends, and a string made for
+    /// each candidate (and an array of them) cost more than printing it.
+    static func json(printing candidates: [ICECandidate], endOfCandidates: Bool) -> String {
+        json(count: candidates.count, endOfCandidates: endOfCandidates, capacity: 40 + 128 * candidates.count) {
+            index, text in
+            text.appendJSONEscaped { candidates[index].write(to: &$0) }
+        }
+    }
+
+    /// The JSON text of a batch of `count` candidates, `writeCandidate` writing each (escaped,
+    /// without its quotes) at its place.
+    private static func json(count: Int, endOfCandidates: Bool, capacity: Int,
+                             writeCandidate: (Int, inout SDPTextBuffer) -> Void) -> String {
+        // Written as bytes into one buffer (`SDPTextBuffer`), made a string once: each `String` append
+        // cost several hundred instructions.
+        var text = SDPTextBuffer(capacity: capacity)
         text.ascii("{\"v\":")
         text.decimal(UInt(Self.version))
         text.ascii(",\"candidates\":[")
-        for (index, candidate) in candidates.enumerated() {
+        for index in 0..<count {
             text.ascii(index == 0 ? "\"" : ",\"")
-            text.appendJSONEscaped(candidate)
+            writeCandidate(index, &text)
             text.ascii("\"")
         }
         text.ascii(endOfCandidates ? "],\"eoc\":true}" : "],\"eoc\":false}")

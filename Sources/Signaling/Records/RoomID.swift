@@ -12,17 +12,23 @@ public struct RoomID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static let suffixLength = 8
     private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    /// Checks `text` against the shape spec §1 gives.
+    /// Checks `text` against the shape spec §1 gives. Read in place, a byte at a time: every room
+    /// record fetched is checked, and copying the text and the prefix into arrays (and looking each
+    /// letter up in the alphabet) cost more than the rest of reading the record.
     public init(_ text: String) throws(SignalRecordError) {
-        let bytes = Array(text.utf8)
-        let prefix = Array(Self.prefix.utf8)
-        guard bytes.count == prefix.count + Self.suffixLength, bytes.starts(with: prefix),
-            bytes.dropFirst(prefix.count).allSatisfy(Self.alphabet.contains)
+        guard text.utf8.count == Self.prefix.utf8.count + Self.suffixLength,
+              text.utf8.starts(with: Self.prefix.utf8),
+              text.utf8.dropFirst(Self.prefix.utf8.count).allSatisfy(Self.isSuffixCharacter)
         else {
             throw SignalRecordError(
                 .invalidRoomID, detail: "room ID \(SDPGrammar.quoted(text, limit: 40)) is not room_ and 8 of [a-z0-9]")
         }
         rawValue = text
+    }
+
+    /// `[a-z0-9]`.
+    private static func isSuffixCharacter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     /// A fresh room ID drawn from `generator` (a seed reproduces it).

@@ -9,6 +9,9 @@ public struct SessionKey: Hashable, Sendable, CustomStringConvertible {
     public let lowerUserID: String
     /// The user ID that sorts last.
     public let higherUserID: String
+    /// `<roomID>#<lo>#<hi>`: made once, as every record name and every record this peer writes
+    /// carries it (printed on each use, it was a string built for every record name).
+    public let rawValue: String
 
     /// The key for `first` and `second` in `roomID`, whichever order they come in.
     ///
@@ -26,10 +29,8 @@ public struct SessionKey: Hashable, Sendable, CustomStringConvertible {
         } else {
             (lowerUserID, higherUserID) = (second, first)
         }
+        rawValue = "\(roomID)#\(lowerUserID)#\(higherUserID)"
     }
-
-    /// `<roomID>#<lo>#<hi>`.
-    public var rawValue: String { "\(roomID)#\(lowerUserID)#\(higherUserID)" }
 
     public var description: String { rawValue }
 

@@ -54,7 +54,7 @@ public struct SignalIceChunk: Hashable, Sendable {
     public var candidateField: String {
         switch encoding {
         case .batch:
-            return CandidateBatch(candidates: candidates.map(\.description), endOfCandidates: endOfCandidates).json
+            return CandidateBatch.json(printing: candidates, endOfCandidates: endOfCandidates)
         case .single:
             return endOfCandidates ? "" : candidates.first?.description ?? ""
         }

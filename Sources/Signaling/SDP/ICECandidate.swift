@@ -170,9 +170,14 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         // The prefix written into the same buffer: joining it to the value as strings cost a third string.
         var text = SDPTextBuffer(capacity: 128)
+        write(to: &text)
+        return text.string
+    }
+
+    /// Writes `description`.
+    func write(to text: inout SDPTextBuffer) {
         text.ascii("candidate:")
         writeAttributeValue(to: &text)
-        return text.string
     }
 
     /// The attribute value: everything after `candidate:`.

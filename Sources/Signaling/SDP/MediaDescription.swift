@@ -188,15 +188,27 @@ public struct MediaDescription: Hashable, Sendable {
     /// The attributes that describe `codec`: its rtpmap, its fmtp if it has parameters, and one
     /// rtcp-fb per feedback type, in the order Chrome writes them.
     public static func attributes(describing codec: RTPCodec) -> [SDPAttribute] {
-        var lines: [SDPAttribute] = [
-            .rtpMap(
-                payloadType: codec.payloadType, encodingName: codec.name, clockRate: codec.clockRate,
-                channels: codec.channels)
-        ]
-        lines += codec.feedback.map { .rtcpFeedback(payloadType: codec.payloadType, feedback: $0) }
+        var lines: [SDPAttribute] = []
+        lines.reserveCapacity(attributeCount(describing: codec))
+        appendAttributes(describing: codec, to: &lines)
+        return lines
+    }
+
+    /// Appends `attributes(describing: codec)` to `lines`: a section's lines are written into one
+    /// array, not gathered from an array per codec.
+    static func appendAttributes(describing codec: RTPCodec, to lines: inout [SDPAttribute]) {
+        lines.append(.rtpMap(payloadType: codec.payloadType, encodingName: codec.name, clockRate: codec.clockRate,
+                             channels: codec.channels))
+        for feedback in codec.feedback {
+            lines.append(.rtcpFeedback(payloadType: codec.payloadType, feedback: feedback))
+        }
         if let parameters = codec.formatParameters {
             lines.append(.formatParameters(format: String(codec.payloadType), parameters: parameters))
         }
-        return lines
+    }
+
+    /// How many lines `appendAttributes(describing:to:)` writes for `codec` (to reserve room).
+    static func attributeCount(describing codec: RTPCodec) -> Int {
+        1 + codec.feedback.count + (codec.formatParameters == nil ? 0 : 1)
     }
 }

@@ -63,9 +63,11 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
                     while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
                     var equals = start
                     while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-                    // `key=` with nothing after it is not a parameter, as `key` alone is not.
-                    if equals + 1 < end,
-                       Self.trimmed(bytes[start..<equals]).elementsEqual(key, by: Self.equalIgnoringASCIICase) {
+                    // `key=` with nothing after it is not a parameter, as `key` alone is not. Lengths
+                    // first: they tell most names apart without comparing a letter.
+                    let name = Self.trimmed(bytes[start..<equals])
+                    if equals + 1 < end, name.count == key.count,
+                       name.elementsEqual(key, by: Self.equalIgnoringASCIICase) {
                         return String(decoding: Self.trimmed(bytes[(equals + 1)..<end]), as: UTF8.self)
                     }
                     start = end + 1
@@ -91,7 +93,13 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the codec is named `name` (a lowercase name), in any ASCII case.
     func isNamed(_ name: String) -> Bool {
-        self.name.utf8.elementsEqual(name.utf8, by: Self.equalIgnoringASCIICase)
+        Self.sameIgnoringASCIICase(self.name, name)
+    }
+
+    /// Whether `a` and `b` are the same name in any ASCII case. Lengths first: they tell most
+    /// codec names apart (`VP8`, `H264`, `rtx`) without comparing a letter.
+    private static func sameIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8, by: equalIgnoringASCIICase)
     }
 
     /// True when an offer of `self` and an answer of `other` describe the same format, so the
@@ -101,7 +109,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// Baseline); for VP9 the same profile-id. A profile-level-id that is not six hex digits
     /// or names no known profile matches nothing.
     public func isCompatible(with other: RTPCodec) -> Bool {
-        guard self.name.utf8.elementsEqual(other.name.utf8, by: Self.equalIgnoringASCIICase),
+        guard Self.sameIgnoringASCIICase(name, other.name),
             clockRate == other.clockRate, (channels ?? 1) == (other.channels ?? 1)
         else { return false }
         if isNamed("h264") {

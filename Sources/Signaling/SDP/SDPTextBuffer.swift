@@ -59,10 +59,17 @@ struct SDPTextBuffer: ~Copyable {
     /// quotes: copied as it is when that function would leave it so (`JSONString.mayNeedEscaping`),
     /// which is so for every candidate we print; otherwise escaped by that function.
     mutating func appendJSONEscaped(_ text: String) {
+        appendJSONEscaped { $0.append(text) }
+    }
+
+    /// Appends what `write` writes, escaped as `appendJSONEscaped(_:)` escapes a string: left as
+    /// written when it needs no escape, else taken back and escaped.
+    mutating func appendJSONEscaped(writing write: (inout SDPTextBuffer) -> Void) {
         let before = count
-        append(text)
+        write(&self)
         let written = UnsafeBufferPointer(start: start + before, count: count - before)
         guard JSONString.mayNeedEscaping(written, quoting: true) else { return }
+        let text = String(decoding: written, as: UTF8.self)
         count = before
         var escaped = ""
         JSONString.appendEscaped(text, to: &escaped, quoting: true)

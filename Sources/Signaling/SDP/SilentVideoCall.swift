@@ -81,18 +81,40 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
         dialect == .webRTC ? codecs.withRetransmission() : codecs
     }
 
-    /// The ICE, DTLS and direction attributes of our video section, in Chrome's order.
-    func transportAttributes(mid: String, setup: DTLSSetupRole?, direction: MediaDirection) -> [SDPAttribute] {
-        var attributes: [SDPAttribute] = [
-            .iceUsernameFragment(iceCredentials.usernameFragment),
-            .icePassword(iceCredentials.password),
-        ]
+    /// The ICE, DTLS and direction attributes of our video section, in Chrome's order, in an array
+    /// with room for `more` lines after them: the section's other lines are appended to it, and
+    /// grown a piece at a time it was reallocated and copied several times per description.
+    func transportAttributes(mid: String, setup: DTLSSetupRole?, direction: MediaDirection,
+                             reserving more: Int) -> [SDPAttribute] {
+        var attributes: [SDPAttribute] = []
+        attributes.reserveCapacity(8 + more)
+        attributes.append(.iceUsernameFragment(iceCredentials.usernameFragment))
+        attributes.append(.icePassword(iceCredentials.password))
         if trickle { attributes.append(.iceOptions(["trickle"])) }
         if let dtls, let setup {
-            attributes += [.fingerprint(dtls.fingerprint), .setup(setup)]
+            attributes.append(.fingerprint(dtls.fingerprint))
+            attributes.append(.setup(setup))
         }
-        attributes += [.mid(mid), .direction(direction), .rtcpMux]
+        attributes.append(.mid(mid))
+        attributes.append(.direction(direction))
+        attributes.append(.rtcpMux)
         return attributes
+    }
+
+    /// The lines of a section after its transport attributes: `codecs`' lines, our extra attributes,
+    /// `source` (see `sourceAttributes`) and the candidate lines, appended to `attributes` in that order.
+    func appendMediaAttributes(codecs: [RTPCodec], source: [SDPAttribute], to attributes: inout [SDPAttribute]) {
+        for codec in codecs { MediaDescription.appendAttributes(describing: codec, to: &attributes) }
+        attributes += extraAttributes
+        attributes += source
+        for candidate in candidates { attributes.append(.candidate(candidate)) }
+        if endOfCandidates { attributes.append(.endOfCandidates) }
+    }
+
+    /// How many lines `appendMediaAttributes` writes, and one for `a=rtcp-rsize`: the room to reserve.
+    func mediaAttributeCount(codecs: [RTPCodec], source: [SDPAttribute]) -> Int {
+        codecs.reduce(0) { $0 + MediaDescription.attributeCount(describing: $1) } + extraAttributes.count
+            + source.count + candidates.count + (endOfCandidates ? 1 : 0) + 1
     }
 
     /// In the browsers' dialect, `a=msid` and the `a=ssrc` lines of the stream we send, when
@@ -100,11 +122,6 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
     func sourceAttributes(direction: MediaDirection, retransmission: Bool) -> [SDPAttribute] {
         guard dialect == .webRTC, direction.sends, let source else { return [] }
         return source.attributes(retransmission: retransmission)
-    }
-
-    /// The candidate lines and, when gathering is complete, end-of-candidates.
-    var candidateAttributes: [SDPAttribute] {
-        candidates.map(SDPAttribute.candidate) + (endOfCandidates ? [.endOfCandidates] : [])
     }
 }
 
@@ -116,14 +133,13 @@ extension SessionDescription {
     /// In the browsers' dialect (`config.dialect == .webRTC`) also `a=rtcp-rsize`, an RTX format
     /// after each codec, and when we send, `a=msid`, `a=ssrc-group:FID` and `a=ssrc` lines.
     public static func silentVideoOffer(_ config: SilentVideoConfiguration) -> SessionDescription {
-        var attributes = config.transportAttributes(
-            mid: config.mid, setup: config.dtls == nil ? nil : .activePassive, direction: config.direction)
         let codecs = config.offeredCodecs
+        let source = config.sourceAttributes(direction: config.direction, retransmission: codecs != config.codecs)
+        var attributes = config.transportAttributes(
+            mid: config.mid, setup: config.dtls == nil ? nil : .activePassive, direction: config.direction,
+            reserving: config.mediaAttributeCount(codecs: codecs, source: source))
         if config.dialect == .webRTC { attributes.append(.rtcpReducedSize) }
-        attributes += codecs.flatMap(MediaDescription.attributes(describing:))
-        attributes += config.extraAttributes
-        attributes += config.sourceAttributes(direction: config.direction, retransmission: codecs != config.codecs)
-        attributes += config.candidateAttributes
+        config.appendMediaAttributes(codecs: codecs, source: source, to: &attributes)
         let video = MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,
             formats: codecs.map { String($0.payloadType) }, attributes: attributes)
@@ -220,15 +236,15 @@ extension SessionDescription {
 
         let mid = offered.mid ?? config.mid
         let direction = config.direction.answering(offer.direction(for: offered))
-        var attributes = config.transportAttributes(mid: mid, setup: setup, direction: direction)
+        let source = config.sourceAttributes(
+            direction: direction, retransmission: codecs.contains { $0.isRetransmission })
+        var attributes = config.transportAttributes(
+            mid: mid, setup: setup, direction: direction,
+            reserving: config.mediaAttributeCount(codecs: codecs, source: source))
         if offered.mid == nil { attributes.removeAll { $0 == .mid(mid) } }
         if !offered.isRTCPMultiplexed { attributes.removeAll { $0 == .rtcpMux } }
         if config.dialect == .webRTC && offered.allowsReducedSizeRTCP { attributes.append(.rtcpReducedSize) }
-        attributes += codecs.flatMap(MediaDescription.attributes(describing:))
-        attributes += config.extraAttributes
-        attributes += config.sourceAttributes(
-            direction: direction, retransmission: codecs.contains { $0.isRetransmission })
-        attributes += config.candidateAttributes
+        config.appendMediaAttributes(codecs: codecs, source: source, to: &attributes)
         return MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,
             formats: codecs.map { String($0.payloadType) }, attributes: attributes)

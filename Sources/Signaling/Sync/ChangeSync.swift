@@ -67,8 +67,8 @@ public struct ChangeSync: Sendable {
         case databaseChanges(DatabaseChanges)
         /// The answer to `fetchZoneChanges`.
         case zoneChanges(ZoneChanges)
-        /// The last fetch failed.
-        case failed(StoreError)
+        /// The last fetch failed. Boxed: an error is 176 bytes, and every event is copied in.
+        indirect case failed(StoreError)
     }
 
     /// What the path asks of its driver.
@@ -79,8 +79,9 @@ public struct ChangeSync: Sendable {
         case fetchZoneChanges(since: ChangeToken?)
         /// Hand these changes to the inbox.
         case deliver(ZoneChanges)
-        /// The zone was deleted or access to it lost: the path has stopped.
-        case zoneUnavailable(StoreError)
+        /// The zone was deleted or access to it lost: the path has stopped. Boxed: rare, and an
+        /// error is 176 bytes, which every action would otherwise be.
+        indirect case zoneUnavailable(StoreError)
     }
 
     /// The kinds of work a path does.
@@ -148,8 +149,8 @@ public struct ChangeSync: Sendable {
     /// The oldest action not yet taken, or nil until the next event.
     public mutating func pollOutput() -> Action? { pendingOutputs.pop() }
 
-    /// One event's actions, in order.
-    private mutating func step(_ event: Event, now: Instant) -> [Action] {
+    /// One event's actions, in order (`CallSignaling` steps its paths this way).
+    mutating func step(_ event: Event, now: Instant) -> [Action] {
         guard !stopped else { return [] }
         var out: [Action] = []
         switch event {
