@@ -3,45 +3,176 @@
 // a busy machine allocates no new storage per input.
 //
 // It is generic and on every machine's hot path, so it is `@inlinable` (specialized in the
-// module that uses it, rather than called through generic metadata), and `pop` moves an output
-// out of its slot instead of copying it and releasing the original later.
+// module that uses it, rather than called through generic metadata). Outputs are moved in
+// (`append` consumes) and moved out (`pop`), and only the outputs still queued are ever
+// destroyed: slots of optionals, as this queue had before, left a nil behind every output taken,
+// and emptying the queue destroyed each nil through the runtime's generic Optional witness
+// (about 100–260 instructions a slot, some 25 k per simulated call).
+//
+// A machine is a value and is copied (a call into its trial, a driver's snapshot), so the storage
+// is copied on write: a copy's queue is its own.
 
 /// A first-in first-out queue of a machine's outputs.
 @frozen
 public struct OutputQueue<Element> {
-    /// The outputs; a slot is nil once its output was taken.
-    @usableFromInline var items: [Element?] = []
-    /// The first slot not yet taken.
-    @usableFromInline var head = 0
+    /// The outputs, nil until the first is queued (many machines never queue some kinds).
+    @usableFromInline var storage: OutputQueueStorage<Element>?
+    /// How many outputs the storage first holds.
+    @usableFromInline let initialCapacity: Int
 
     @inlinable
     public init(capacity: Int = 16) {
-        items.reserveCapacity(capacity)
+        initialCapacity = Swift.max(capacity, 4)
     }
 
     /// Queues an output.
     @inlinable
-    public mutating func append(_ element: Element) {
-        items.append(element)
+    public mutating func append(_ element: consuming Element) {
+        guard storage != nil else {
+            let fresh = OutputQueueStorage<Element>.make(capacity: initialCapacity)
+            fresh.initializeNext(element)
+            storage = fresh
+            return
+        }
+        if !isKnownUniquelyReferenced(&storage!) {
+            storage = storage!.copy(capacity: storage!.slots)
+        }
+        if storage!.isFull {
+            storage = storage!.makeRoom()
+        }
+        storage!.initializeNext(element)
     }
 
     /// The oldest output not yet taken, or nil.
     @inlinable
     public mutating func pop() -> Element? {
-        guard head < items.count else {
-            if head > 0 {
-                items.removeAll(keepingCapacity: true)
-                head = 0
-            }
-            return nil
+        // Not `guard let`: a second reference to the storage would make it look shared.
+        guard storage != nil, !storage!.isEmpty else { return nil }
+        if !isKnownUniquelyReferenced(&storage!) {
+            storage = storage!.copy(capacity: storage!.slots)
         }
-        defer { head += 1 }
-        return items[head].take()
+        return storage!.takeFirst()
     }
 
     /// Whether every output has been taken.
     @inlinable
-    public var isEmpty: Bool { head >= items.count }
+    public var isEmpty: Bool { storage?.isEmpty ?? true }
 }
 
-extension OutputQueue: Sendable where Element: Sendable {}
+extension OutputQueue: @unchecked Sendable where Element: Sendable {}
+
+/// Where the outputs `head ..< end` of the storage are.
+@usableFromInline
+struct OutputQueueHeader {
+    @usableFromInline var head: Int
+    @usableFromInline var end: Int
+    /// Kept here: `ManagedBuffer.capacity` asks the allocator (`malloc_usable_size`) every time.
+    @usableFromInline let capacity: Int
+
+    @inlinable
+    init(capacity: Int) {
+        head = 0
+        end = 0
+        self.capacity = capacity
+    }
+}
+
+/// An `OutputQueue`'s storage: initialized elements in `head ..< end`, nothing elsewhere.
+@usableFromInline
+final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Element> {
+    @inlinable
+    static func make(capacity: Int) -> OutputQueueStorage<Element> {
+        let buffer = create(minimumCapacity: capacity) { _ in OutputQueueHeader(capacity: capacity) }
+        // `create` is declared on ManagedBuffer; the object it makes is of the class it was called on.
+        return unsafeDowncast(buffer, to: OutputQueueStorage<Element>.self)
+    }
+
+    // Every access to the header goes through its pointer: reading `header`, a class's stored
+    // property, costs a dynamic exclusivity check (`swift_beginAccess`) each time.
+
+    @inlinable
+    var isEmpty: Bool { withUnsafeMutablePointerToHeader { $0.pointee.head == $0.pointee.end } }
+
+    @inlinable
+    var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.end == $0.pointee.capacity } }
+
+    @inlinable
+    var slots: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
+
+    @inlinable
+    func initializeNext(_ element: consuming Element) {
+        // The slot's address is taken out of the closure so that the element is moved into it, not
+        // captured and copied; the elements stay where they are while `self` lives.
+        let slot = withUnsafeMutablePointers { header, elements in
+            header.pointee.end += 1
+            return elements + (header.pointee.end - 1)
+        }
+        slot.initialize(to: element)
+    }
+
+    /// Moves the oldest element out; once the last is taken, the storage starts again at slot 0.
+    @inlinable
+    func takeFirst() -> Element {
+        withUnsafeMutablePointers { header, elements in
+            let element = (elements + header.pointee.head).move()
+            header.pointee.head += 1
+            if header.pointee.head == header.pointee.end {
+                header.pointee.head = 0
+                header.pointee.end = 0
+            }
+            return element
+        }
+    }
+
+    /// A full storage with room at the front is compacted in place; otherwise the outputs move to
+    /// storage twice as large.
+    @inlinable
+    func makeRoom() -> OutputQueueStorage<Element> {
+        let (head, count, capacity) = withUnsafeMutablePointerToHeader {
+            ($0.pointee.head, $0.pointee.end - $0.pointee.head, $0.pointee.capacity)
+        }
+        guard head > 0 else { return moved(capacity: capacity * 2) }
+        withUnsafeMutablePointers { header, elements in
+            elements.moveInitialize(from: elements + head, count: count)
+            header.pointee.head = 0
+            header.pointee.end = count
+        }
+        return self
+    }
+
+    /// A storage of `capacity` holding copies of the queued elements (this one is shared).
+    @inlinable
+    func copy(capacity: Int) -> OutputQueueStorage<Element> {
+        let fresh = Self.make(capacity: capacity)
+        withUnsafeMutablePointers { header, elements in
+            let count = header.pointee.end - header.pointee.head
+            fresh.withUnsafeMutablePointers { freshHeader, freshElements in
+                freshElements.initialize(from: elements + header.pointee.head, count: count)
+                freshHeader.pointee.end = count
+            }
+        }
+        return fresh
+    }
+
+    /// A storage of `capacity` the queued elements are moved into; this one is left empty.
+    @inlinable
+    func moved(capacity: Int) -> OutputQueueStorage<Element> {
+        let fresh = Self.make(capacity: capacity)
+        withUnsafeMutablePointers { header, elements in
+            let count = header.pointee.end - header.pointee.head
+            fresh.withUnsafeMutablePointers { freshHeader, freshElements in
+                freshElements.moveInitialize(from: elements + header.pointee.head, count: count)
+                freshHeader.pointee.end = count
+            }
+            header.pointee.head = 0
+            header.pointee.end = 0
+        }
+        return fresh
+    }
+
+    deinit {
+        withUnsafeMutablePointers { header, elements in
+            _ = (elements + header.pointee.head).deinitialize(count: header.pointee.end - header.pointee.head)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Testing
+import ZoneCore
+
+@Suite("Output queue")
+struct OutputQueueTests {
+    /// Counts the instances alive, to see that every queued output is destroyed exactly once.
+    final class Tracked {
+        let value: Int
+        let alive: Counter
+        init(_ value: Int, _ alive: Counter) {
+            self.value = value
+            self.alive = alive
+            alive.count += 1
+        }
+        deinit { alive.count -= 1 }
+    }
+
+    final class Counter { var count = 0 }
+
+    @Test("hands outputs out first in, first out, through growth and reuse of its storage")
+    func order() {
+        var random = SeededRandom(seed: 12)
+        for capacity in [0, 1, 4, 16] {
+            var queue = OutputQueue<Int>(capacity: capacity)
+            var model: [Int] = []
+            var next = 0
+            for _ in 0..<5000 {
+                // Bursts of appends between partial drains: the storage grows, is compacted with
+                // room at the front, and starts over once read through.
+                if random.next() % 3 != 0 {
+                    for _ in 0..<Int(random.next() % 7) { queue.append(next); model.append(next); next += 1 }
+                } else {
+                    for _ in 0..<Int(random.next() % 9) {
+                        let popped = queue.pop()
+                        #expect(popped == (model.isEmpty ? nil : model.removeFirst()))
+                    }
+                }
+                #expect(queue.isEmpty == model.isEmpty)
+            }
+            while let value = queue.pop() { #expect(value == model.removeFirst()) }
+            #expect(model.isEmpty)
+            #expect(queue.pop() == nil)
+        }
+    }
+
+    @Test("a copy is a queue of its own")
+    func valueSemantics() {
+        var original = OutputQueue<Int>(capacity: 4)
+        for i in 0..<6 { original.append(i) }
+        _ = original.pop()
+        var copy = original
+        copy.append(100)
+        #expect(original.pop() == 1)
+        var rest: [Int] = []
+        while let value = copy.pop() { rest.append(value) }
+        #expect(rest == [1, 2, 3, 4, 5, 100])
+        rest.removeAll()
+        while let value = original.pop() { rest.append(value) }
+        #expect(rest == [2, 3, 4, 5])
+    }
+
+    @Test("every output is destroyed once: taken, or with the queue")
+    func lifetimes() {
+        let alive = Counter()
+        do {
+            var queue = OutputQueue<Tracked>(capacity: 2)
+            for i in 0..<10 { queue.append(Tracked(i, alive)) }
+            #expect(alive.count == 10)
+            for i in 0..<4 {
+                let taken = queue.pop()
+                #expect(taken?.value == i)
+            }
+            #expect(alive.count == 6)
+            var copy = queue
+            #expect(copy.pop()?.value == 4)
+            #expect(alive.count == 6, "the original still holds what the copy took")
+            for i in 10..<13 { queue.append(Tracked(i, alive)) }
+            #expect(alive.count == 9)
+        }
+        #expect(alive.count == 0)
+    }
+}
