@@ -36,8 +36,10 @@ struct ChangeLog<Key: Hashable & Sendable>: Sendable {
 
     /// Live keys changed after `seq`, oldest first, at most `limit`; and whether more remain.
     func changes(after seq: UInt64, limit: Int) -> (keys: [(seq: UInt64, key: Key)], moreComing: Bool) {
-        var out: [(seq: UInt64, key: Key)] = []
         var i = firstIndex(after: seq)
+        var out: [(seq: UInt64, key: Key)] = []
+        // Room for every entry left (superseded ones are few after compaction): one allocation.
+        out.reserveCapacity(min(limit, entries.count - i))
         while i < entries.count {
             let e = entries[i]
             i += 1

@@ -121,7 +121,8 @@ extension ZoneState {
     mutating func put(_ record: Record) {
         sequence += 1
         records[record.id.recordName] = record
-        tombstones[record.id.recordName] = nil
+        // Most zones hold no tombstones; looking one up would hash the name all the same.
+        if !tombstones.isEmpty { tombstones[record.id.recordName] = nil }
         log.record(record.id.recordName, at: sequence)
     }
 

@@ -26,6 +26,7 @@ extension StoreEngine {
         let limit = pageSize(resultsLimit)
         let page = zone.log.changes(after: since, limit: limit)
         var changed: [Record] = []
+        changed.reserveCapacity(page.keys.count)
         var deleted: [DeletedRecord] = []
         for entry in page.keys {
             if let record = zone.records[entry.key] {

@@ -36,13 +36,16 @@ public struct StoreEngine: Sendable {
 
     /// Notifications generated since the last drain, for the push delivery model.
     public mutating func drainNotifications() -> [DeviceNotification] {
-        defer { notifications.removeAll(keepingCapacity: true) }
+        // Handed over whole: the caller holds the buffer, so keeping its capacity here would
+        // allocate a new one on every drain, most of which find nothing.
+        guard !notifications.isEmpty else { return [] }
+        defer { notifications = [] }
         return notifications
     }
 
     /// Checks the throttling policy for this request.
     mutating func admit(_ ctx: RequestContext, touchesZone: Bool) throws(StoreError) {
-        if let error = throttle.admit(client: ctx.clientKey, touchesZone: touchesZone, now: ctx.now) { throw error }
+        if let error = throttle.admit(ctx, touchesZone: touchesZone) { throw error }
     }
 
     mutating func newChangeTag() -> String {
