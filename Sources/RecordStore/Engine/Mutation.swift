@@ -109,7 +109,7 @@ extension StoreState {
     }
 
     private static func acceptedUsers(of zone: inout ZoneState) -> [String] {
-        zone.share?.acceptedUsers ?? []
+        zone.acceptedUsers
     }
 }
 

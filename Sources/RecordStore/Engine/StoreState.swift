@@ -16,7 +16,9 @@ struct ZoneState: Sendable {
     var records: [String: Record] = [:]
     var tombstones: [String: Tombstone] = [:]
     var log = ChangeLog<String>()
-    var share: ZoneShare?
+    var share: ZoneShare? { didSet { acceptedUsers = share?.acceptedUsers ?? [] } }
+    /// Who accepted the share, in name order: kept with it, as every change in the zone reads it.
+    private(set) var acceptedUsers: [String] = []
     /// Identity folded into this zone's tokens (hashed once: every change-feed request reads it twice).
     let tokenOwner: UInt64
 
