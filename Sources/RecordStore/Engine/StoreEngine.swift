@@ -34,6 +34,13 @@ public struct StoreEngine: Sendable {
         return committed
     }
 
+    /// Forgets the mutations committed since the last drain: for a store that keeps its state in
+    /// memory alone and journals nothing, whose mutations would otherwise pile up, each holding
+    /// its record.
+    public mutating func discardMutations() {
+        committed.removeAll(keepingCapacity: true)
+    }
+
     /// Notifications generated since the last drain, for the push delivery model.
     public mutating func drainNotifications() -> [DeviceNotification] {
         // Handed over whole: the caller holds the buffer, so keeping its capacity here would
