@@ -24,7 +24,15 @@ struct ChangeLog<Key: Hashable & Sendable>: Sendable {
 
     /// Records that `key` changed at `seq` (sequences only grow).
     mutating func record(_ key: Key, at seq: UInt64) {
-        if let previous = latest.updateValue(seq, forKey: key) { retire(key, at: previous) }
+        let previous = latest.updateValue(seq, forKey: key)
+        // The newest entry changing again (a zone written to over and over, in its database's
+        // feed) moves on in place: entries stay in sequence order and nothing needs retiring.
+        if let previous, let last = entries.indices.last, entries[last].seq == previous,
+           entries[last].live, entries[last].key == key {
+            entries[last].seq = seq
+            return
+        }
+        if let previous { retire(key, at: previous) }
         entries.append(Entry(seq: seq, key: key, live: true))
         if entries.count > 64 && entries.count > 2 * latest.count { compact() }
     }
