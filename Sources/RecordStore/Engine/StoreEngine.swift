@@ -38,7 +38,7 @@ public struct StoreEngine: Sendable {
     /// memory alone and journals nothing, whose mutations would otherwise pile up, each holding
     /// its record.
     public mutating func discardMutations() {
-        committed.removeAll(keepingCapacity: true)
+        if !committed.isEmpty { committed.removeAll(keepingCapacity: true) }
     }
 
     /// Notifications generated since the last drain, for the push delivery model.
@@ -58,7 +58,22 @@ public struct StoreEngine: Sendable {
     mutating func newChangeTag() -> String {
         // The counter is read back from disk on recovery: a damaged maximum wraps instead of trapping.
         defer { state.nextChangeTag &+= 1 }
-        return String(state.nextChangeTag, radix: 16)
+        return Self.changeTag(state.nextChangeTag)
+    }
+
+    /// `n` in lowercase hexadecimal without leading zeros, as `String(n, radix: 16)` writes it,
+    /// digit by digit into the string (the generic formatter costs more than the rest of a save's tag).
+    static func changeTag(_ n: UInt64) -> String {
+        let digits = max(1, (64 - n.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: digits) { out in
+            var rest = n
+            for i in stride(from: digits - 1, through: 0, by: -1) {
+                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
+                out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                rest >>= 4
+            }
+            return digits
+        }
     }
 
     // MARK: Access

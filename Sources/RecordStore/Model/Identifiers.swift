@@ -131,9 +131,14 @@ public enum NameRules {
         let utf8 = type.utf8
         if utf8.isEmpty { return "record type is empty" }
         if utf8.count > 255 { return "record type is longer than 255 characters" }
-        let ok = utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2E
-        }
+        // Read from its storage in place where it is contiguous (every save checks its record's type).
+        let ok = utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isRecordTypeByte) }
+            ?? utf8.allSatisfy(isRecordTypeByte)
         return ok ? nil : "record type '\(type)' may hold only letters, digits, '_' and '.'"
+    }
+
+    /// A letter, a digit, '_' or '.'.
+    private static func isRecordTypeByte(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2E
     }
 }
