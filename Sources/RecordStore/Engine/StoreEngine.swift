@@ -125,7 +125,7 @@ public struct StoreEngine: Sendable {
         // The owner's private database first, then each accepted participant's shared database in
         // name order.
         let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
-        if let subscriptions = state.databases[ownerKey]?.subscriptions {
+        if let subscriptions = state.subscriptions(of: ownerKey) {
             notify(ownerKey, subscriptions, zoneID, ctx) { sub in
                 switch sub.kind {
                 case .database: return !zoneID.isDefaultZone
@@ -138,7 +138,7 @@ public struct StoreEngine: Sendable {
         guard let slot = state.zones.index(forKey: zoneID) else { return }
         for user in state.acceptedUsers(ofZoneAt: slot) {
             let key = DatabaseKey(user: user, scope: .shared)
-            guard let subscriptions = state.databases[key]?.subscriptions else { continue }
+            guard let subscriptions = state.subscriptions(of: key) else { continue }
             notify(key, subscriptions, zoneID, ctx) { $0.kind == .database }
         }
     }

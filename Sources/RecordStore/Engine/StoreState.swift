@@ -66,4 +66,11 @@ struct StoreState: Sendable {
     var nextIncarnation: UInt64 = 1
 
     func defaultZoneID(of user: String) -> ZoneID { ZoneID(zoneName: ZoneID.defaultZoneName, ownerName: user) }
+
+    /// The subscriptions of the database `key`, read where the database sits (reading it through
+    /// the dictionary's subscript copies its feed and zone statuses along).
+    func subscriptions(of key: DatabaseKey) -> [String: Subscription]? {
+        guard let slot = databases.index(forKey: key) else { return nil }
+        return databases.values[slot].subscriptions
+    }
 }
