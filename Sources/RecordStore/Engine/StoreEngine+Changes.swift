@@ -32,7 +32,8 @@ extension StoreEngine {
             if let record = zone.records[entry.key] {
                 changed.append(record)
             } else if token != nil, let tomb = zone.tombstones[entry.key] {
-                deleted.append(DeletedRecord(id: RecordID(recordName: entry.key, zoneID: id), recordType: tomb.recordType))
+                deleted.append(DeletedRecord(id: RecordID(recordName: entry.key.name, zoneID: id),
+                                             recordType: tomb.recordType))
             }
         }
         let reached = page.moreComing ? (page.keys.last?.seq ?? since) : zone.sequence

@@ -114,7 +114,7 @@ extension StoreEngine {
         return ids.map { id in
             do throws(StoreError) {
                 let zone = try resolveZone(id.zoneID, scope: scope, access: .read, ctx)
-                guard let record = state.zones[zone]?.records[id.recordName] else {
+                guard let record = state.zones[zone]?.records[RecordKey(id.recordName)] else {
                     return .failed(id, StoreError(.unknownItem, "record \(id.recordName) does not exist in \(zone)"))
                 }
                 return .found(record)
@@ -178,7 +178,7 @@ extension StoreEngine {
                                  + "the limit is \(configuration.maxRecordBytes)")
             }
             let stamp = RecordStamp(timestamp: ctx.now.millisecondsSinceEpoch, userRecordName: ctx.user)
-            let existing = state.zones[resolved]?.records[record.id.recordName]
+            let existing = state.zones[resolved]?.records[RecordKey(record.id.recordName)]
             var saved = record
             saved.id = id
             saved.modified = stamp
@@ -223,7 +223,7 @@ extension StoreEngine {
             let resolved = try resolveZone(given.zoneID, scope: scope, access: .write, ctx)
             zone = resolved
             id = RecordID(recordName: given.recordName, zoneID: resolved)
-            guard let existing = state.zones[resolved]?.records[given.recordName] else {
+            guard let existing = state.zones[resolved]?.records[RecordKey(given.recordName)] else {
                 throw StoreError(.unknownItem, "record \(given.recordName) does not exist in \(resolved)")
             }
             return ItemPlan(id: id, zone: zone, outcome: .delete(id, recordType: existing.recordType))

@@ -13,9 +13,9 @@ struct ZoneState: Sendable {
     let createdAtMs: Int64
     /// The last change sequence in this zone.
     var sequence: UInt64 = 0
-    var records: [String: Record] = [:]
-    var tombstones: [String: Tombstone] = [:]
-    var log = ChangeLog<String>()
+    var records: [RecordKey: Record] = [:]
+    var tombstones: [RecordKey: Tombstone] = [:]
+    var log = ChangeLog<RecordKey>()
     var share: ZoneShare? { didSet { acceptedUsers = share?.acceptedUsers ?? [] } }
     /// Who accepted the share, in name order: kept with it, as every change in the zone reads it.
     private(set) var acceptedUsers: [String] = []
