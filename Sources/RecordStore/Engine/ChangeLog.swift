@@ -24,7 +24,15 @@ struct ChangeLog<Key: Hashable & Sendable>: Sendable {
 
     /// Records that `key` changed at `seq` (sequences only grow).
     mutating func record(_ key: Key, at seq: UInt64) {
-        if let previous = latest.updateValue(seq, forKey: key) { retire(key, at: previous) }
+        let previous = latest.updateValue(seq, forKey: key)
+        // The newest entry changing again (a zone written to over and over, in its database's
+        // feed) moves on in place: entries stay in sequence order and nothing needs retiring.
+        if let previous, let last = entries.indices.last, entries[last].seq == previous,
+           entries[last].live, entries[last].key == key {
+            entries[last].seq = seq
+            return
+        }
+        if let previous { retire(key, at: previous) }
         entries.append(Entry(seq: seq, key: key, live: true))
         if entries.count > 64 && entries.count > 2 * latest.count { compact() }
     }
@@ -36,8 +44,10 @@ struct ChangeLog<Key: Hashable & Sendable>: Sendable {
 
     /// Live keys changed after `seq`, oldest first, at most `limit`; and whether more remain.
     func changes(after seq: UInt64, limit: Int) -> (keys: [(seq: UInt64, key: Key)], moreComing: Bool) {
-        var out: [(seq: UInt64, key: Key)] = []
         var i = firstIndex(after: seq)
+        var out: [(seq: UInt64, key: Key)] = []
+        // Room for every entry left (superseded ones are few after compaction): one allocation.
+        out.reserveCapacity(min(limit, entries.count - i))
         while i < entries.count {
             let e = entries[i]
             i += 1

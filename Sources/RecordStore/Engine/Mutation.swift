@@ -50,10 +50,9 @@ extension StoreState {
             zones.values[slot].put(record)
             zoneContentChanged(zoneID, at: slot)
         case let .deleteRecord(id, recordType, atMs):
-            guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[id.recordName] != nil else {
-                return
-            }
-            zones.values[slot].remove(id.recordName, Tombstone(recordType: recordType, deletedAtMs: atMs))
+            let key = RecordKey(id.recordName)
+            guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[key] != nil else { return }
+            zones.values[slot].remove(key, Tombstone(recordType: recordType, deletedAtMs: atMs))
             zoneContentChanged(id.zoneID, at: slot)
         case let .putShare(share):
             guard zones[share.zoneID] != nil else { return }
@@ -109,7 +108,7 @@ extension StoreState {
     }
 
     private static func acceptedUsers(of zone: inout ZoneState) -> [String] {
-        zone.share?.acceptedUsers ?? []
+        zone.acceptedUsers
     }
 }
 
@@ -120,16 +119,18 @@ extension ZoneState {
     /// Saves `record` as the zone's next change.
     mutating func put(_ record: Record) {
         sequence += 1
-        records[record.id.recordName] = record
-        tombstones[record.id.recordName] = nil
-        log.record(record.id.recordName, at: sequence)
+        let key = RecordKey(record.id.recordName)
+        records[key] = record
+        // Most zones hold no tombstones; looking one up would cost a lookup all the same.
+        if !tombstones.isEmpty { tombstones[key] = nil }
+        log.record(key, at: sequence)
     }
 
-    /// Deletes the record named `name`, leaving `tombstone`, as the zone's next change.
-    mutating func remove(_ name: String, _ tombstone: Tombstone) {
+    /// Deletes the record `key` names, leaving `tombstone`, as the zone's next change.
+    mutating func remove(_ key: RecordKey, _ tombstone: Tombstone) {
         sequence += 1
-        records[name] = nil
-        tombstones[name] = tombstone
-        log.record(name, at: sequence)
+        records[key] = nil
+        tombstones[key] = tombstone
+        log.record(key, at: sequence)
     }
 }

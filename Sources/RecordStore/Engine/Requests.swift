@@ -45,8 +45,13 @@ public struct ModifyRecordsRequest: Sendable, Hashable {
 
     /// Bytes the request counts for against the 2 MB request limit.
     var dataSize: Int {
-        saves.reduce(0) { $0 + $1.fieldDataSize + $1.id.recordName.utf8.count + $1.recordType.utf8.count }
-            + deletes.reduce(0) { $0 + $1.recordName.utf8.count }
+        // Records read where they sit: iterating would copy each one.
+        var size = 0
+        for i in saves.indices {
+            size += saves[i].fieldDataSize + saves[i].id.recordName.utf8.count + saves[i].recordType.utf8.count
+        }
+        for i in deletes.indices { size += deletes[i].recordName.utf8.count }
+        return size
     }
 }
 

@@ -26,12 +26,14 @@ extension StoreEngine {
         let limit = pageSize(resultsLimit)
         let page = zone.log.changes(after: since, limit: limit)
         var changed: [Record] = []
+        changed.reserveCapacity(page.keys.count)
         var deleted: [DeletedRecord] = []
         for entry in page.keys {
             if let record = zone.records[entry.key] {
                 changed.append(record)
             } else if token != nil, let tomb = zone.tombstones[entry.key] {
-                deleted.append(DeletedRecord(id: RecordID(recordName: entry.key, zoneID: id), recordType: tomb.recordType))
+                deleted.append(DeletedRecord(id: RecordID(recordName: entry.key.name, zoneID: id),
+                                             recordType: tomb.recordType))
             }
         }
         let reached = page.moreComing ? (page.keys.last?.seq ?? since) : zone.sequence

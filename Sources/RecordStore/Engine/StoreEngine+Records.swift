@@ -20,10 +20,14 @@ extension StoreEngine {
         }
         try checkNamedOnce(request, scope: scope, ctx)
 
-        // Plan every item against the current state; nothing is applied yet.
+        // Plan every item against the current state; nothing is applied yet. Items are read where
+        // they sit in the request (iterating would copy each record).
         var plans: [ItemPlan] = []
-        for record in request.saves { plans.append(planSave(record, policy: request.savePolicy, scope: scope, ctx)) }
-        for id in request.deletes { plans.append(planDelete(id, scope: scope, ctx)) }
+        plans.reserveCapacity(items)
+        for i in request.saves.indices {
+            plans.append(planSave(request.saves[i], policy: request.savePolicy, scope: scope, ctx))
+        }
+        for i in request.deletes.indices { plans.append(planDelete(request.deletes[i], scope: scope, ctx)) }
 
         // Atomic batches fail whole per custom zone.
         if request.atomic {
@@ -52,10 +56,10 @@ extension StoreEngine {
                 changed.append((zone, [type]))
             }
         }
-        for plan in plans {
-            switch plan.outcome {
+        for i in plans.indices {
+            switch plans[i].outcome {
             case .failed(let error):
-                results.append(.failed(plan.id, error))
+                results.append(.failed(plans[i].id, error))
             case .save(var record):
                 record.recordChangeTag = newChangeTag()
                 commit(.putRecord(record))
@@ -110,7 +114,7 @@ extension StoreEngine {
         return ids.map { id in
             do throws(StoreError) {
                 let zone = try resolveZone(id.zoneID, scope: scope, access: .read, ctx)
-                guard let record = state.zones[zone]?.records[id.recordName] else {
+                guard let record = state.zones[zone]?.records[RecordKey(id.recordName)] else {
                     return .failed(id, StoreError(.unknownItem, "record \(id.recordName) does not exist in \(zone)"))
                 }
                 return .found(record)
@@ -154,7 +158,9 @@ extension StoreEngine {
 
     private func planSave(_ record: Record, policy: SavePolicy, scope: DatabaseScope,
                           _ ctx: RequestContext) -> ItemPlan {
-        var plan = ItemPlan(id: record.id, zone: nil, outcome: .failed(StoreError(.internalError, "unplanned")))
+        // A failed item reports its ID as given, with its zone once that has resolved.
+        var id = record.id
+        var zone: ZoneID?
         do throws(StoreError) {
             if let problem = NameRules.recordNameProblem(record.id.recordName) {
                 throw StoreError(.invalidArguments, problem)
@@ -162,9 +168,9 @@ extension StoreEngine {
             if let problem = NameRules.recordTypeProblem(record.recordType) {
                 throw StoreError(.invalidArguments, problem)
             }
-            let zone = try resolveZone(record.id.zoneID, scope: scope, access: .write, ctx)
-            plan.zone = zone
-            plan.id = RecordID(recordName: record.id.recordName, zoneID: zone)
+            let resolved = try resolveZone(record.id.zoneID, scope: scope, access: .write, ctx)
+            zone = resolved
+            id = RecordID(recordName: record.id.recordName, zoneID: resolved)
             let size = record.fieldDataSize
             if size > configuration.maxRecordBytes {
                 throw StoreError(.limitExceeded,
@@ -172,9 +178,9 @@ extension StoreEngine {
                                  + "the limit is \(configuration.maxRecordBytes)")
             }
             let stamp = RecordStamp(timestamp: ctx.now.millisecondsSinceEpoch, userRecordName: ctx.user)
-            let existing = state.zones[zone]?.records[record.id.recordName]
+            let existing = state.zones[resolved]?.records[RecordKey(record.id.recordName)]
             var saved = record
-            saved.id = plan.id
+            saved.id = id
             saved.modified = stamp
             if let existing {
                 if existing.recordType != record.recordType {
@@ -204,26 +210,25 @@ extension StoreEngine {
                 }
                 saved.created = stamp
             }
-            plan.outcome = .save(saved)
+            return ItemPlan(id: id, zone: zone, outcome: .save(saved))
         } catch {
-            plan.outcome = .failed(error)
+            return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }
-        return plan
     }
 
-    private func planDelete(_ id: RecordID, scope: DatabaseScope, _ ctx: RequestContext) -> ItemPlan {
-        var plan = ItemPlan(id: id, zone: nil, outcome: .failed(StoreError(.internalError, "unplanned")))
+    private func planDelete(_ given: RecordID, scope: DatabaseScope, _ ctx: RequestContext) -> ItemPlan {
+        var id = given
+        var zone: ZoneID?
         do throws(StoreError) {
-            let zone = try resolveZone(id.zoneID, scope: scope, access: .write, ctx)
-            plan.zone = zone
-            plan.id = RecordID(recordName: id.recordName, zoneID: zone)
-            guard let existing = state.zones[zone]?.records[id.recordName] else {
-                throw StoreError(.unknownItem, "record \(id.recordName) does not exist in \(zone)")
+            let resolved = try resolveZone(given.zoneID, scope: scope, access: .write, ctx)
+            zone = resolved
+            id = RecordID(recordName: given.recordName, zoneID: resolved)
+            guard let existing = state.zones[resolved]?.records[RecordKey(given.recordName)] else {
+                throw StoreError(.unknownItem, "record \(given.recordName) does not exist in \(resolved)")
             }
-            plan.outcome = .delete(plan.id, recordType: existing.recordType)
+            return ItemPlan(id: id, zone: zone, outcome: .delete(id, recordType: existing.recordType))
         } catch {
-            plan.outcome = .failed(error)
+            return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }
-        return plan
     }
 }

@@ -34,21 +34,46 @@ public struct StoreEngine: Sendable {
         return committed
     }
 
+    /// Forgets the mutations committed since the last drain: for a store that keeps its state in
+    /// memory alone and journals nothing, whose mutations would otherwise pile up, each holding
+    /// its record.
+    public mutating func discardMutations() {
+        if !committed.isEmpty { committed.removeAll(keepingCapacity: true) }
+    }
+
     /// Notifications generated since the last drain, for the push delivery model.
     public mutating func drainNotifications() -> [DeviceNotification] {
-        defer { notifications.removeAll(keepingCapacity: true) }
+        // Handed over whole: the caller holds the buffer, so keeping its capacity here would
+        // allocate a new one on every drain, most of which find nothing.
+        guard !notifications.isEmpty else { return [] }
+        defer { notifications = [] }
         return notifications
     }
 
     /// Checks the throttling policy for this request.
     mutating func admit(_ ctx: RequestContext, touchesZone: Bool) throws(StoreError) {
-        if let error = throttle.admit(client: ctx.clientKey, touchesZone: touchesZone, now: ctx.now) { throw error }
+        if let error = throttle.admit(ctx, touchesZone: touchesZone) { throw error }
     }
 
     mutating func newChangeTag() -> String {
         // The counter is read back from disk on recovery: a damaged maximum wraps instead of trapping.
         defer { state.nextChangeTag &+= 1 }
-        return String(state.nextChangeTag, radix: 16)
+        return Self.changeTag(state.nextChangeTag)
+    }
+
+    /// `n` in lowercase hexadecimal without leading zeros, as `String(n, radix: 16)` writes it,
+    /// digit by digit into the string (the generic formatter costs more than the rest of a save's tag).
+    static func changeTag(_ n: UInt64) -> String {
+        let digits = max(1, (64 - n.leadingZeroBitCount + 3) / 4)
+        return String(unsafeUninitializedCapacity: digits) { out in
+            var rest = n
+            for i in stride(from: digits - 1, through: 0, by: -1) {
+                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
+                out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                rest >>= 4
+            }
+            return digits
+        }
     }
 
     // MARK: Access
@@ -98,47 +123,61 @@ public struct StoreEngine: Sendable {
     /// named once), for every subscribed device that can see the zone, except the author's device.
     mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: [String], _ ctx: RequestContext) {
         // The owner's private database first, then each accepted participant's shared database in
-        // name order; subscriptions read in place (copying a database's state retains all of it).
+        // name order.
         let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
-        if let hits = state.databases[ownerKey]?.subscriptions.values.filter({ sub in
-            switch sub.kind {
-            case .database: return !zoneID.isDefaultZone
-            case .zone(let z): return z.resolvingOwner(zoneID.ownerName) == zoneID
-            case .query(let type, let z):
-                return recordTypes.contains(type) && (z == nil || z!.resolvingOwner(zoneID.ownerName) == zoneID)
+        if let subscriptions = state.subscriptions(of: ownerKey) {
+            notify(ownerKey, subscriptions, zoneID, ctx) { sub in
+                switch sub.kind {
+                case .database: return !zoneID.isDefaultZone
+                case .zone(let z): return z.resolvingOwner(zoneID.ownerName) == zoneID
+                case .query(let type, let z):
+                    return recordTypes.contains(type) && (z == nil || z!.resolvingOwner(zoneID.ownerName) == zoneID)
+                }
             }
-        }), !hits.isEmpty {
-            notify(ownerKey, hits, zoneID, ctx)
         }
         guard let slot = state.zones.index(forKey: zoneID) else { return }
         for user in state.acceptedUsers(ofZoneAt: slot) {
             let key = DatabaseKey(user: user, scope: .shared)
-            guard let hits = state.databases[key]?.subscriptions.values.filter({ $0.kind == .database }),
-                  !hits.isEmpty else { continue }
-            notify(key, hits, zoneID, ctx)
+            guard let subscriptions = state.subscriptions(of: key) else { continue }
+            notify(key, subscriptions, zoneID, ctx) { $0.kind == .database }
         }
     }
 
-    /// One notification per subscription of `key`'s database (by ID) and registered device of its
-    /// user (sorted), except the author's device.
-    private mutating func notify(_ key: DatabaseKey, _ subscriptions: [Subscription], _ zoneID: ZoneID,
-                                 _ ctx: RequestContext) {
-        guard let registered = state.devices[key.user], !registered.isEmpty else { return }
-        let devices = registered.count == 1 ? Array(registered) : registered.sorted()
-        let ordered = subscriptions.count == 1 ? subscriptions
-            : subscriptions.sorted(by: { $0.subscriptionID < $1.subscriptionID })
-        for sub in ordered {
+    /// One notification per subscription of `key`'s database that `fires` (by ID) and registered
+    /// device of its user (sorted), except the author's device.
+    private mutating func notify(_ key: DatabaseKey, _ subscriptions: [String: Subscription], _ zoneID: ZoneID,
+                                 _ ctx: RequestContext, where fires: (Subscription) -> Bool) {
+        // Usually one subscription fires, for one device: only several are gathered and sorted.
+        var first: Subscription?
+        var others: [Subscription] = []
+        for sub in subscriptions.values where fires(sub) {
+            if first == nil { first = sub } else { others.append(sub) }
+        }
+        guard let first, let registered = state.devices[key.user], !registered.isEmpty else { return }
+        func send(_ sub: Subscription) {
             let hint: ZoneID?
             switch sub.kind {
             case .database: hint = nil
             case .zone, .query: hint = zoneID
             }
-            for device in devices where !(key.user == ctx.user && device == ctx.deviceID) {
+            func send(to device: String) {
+                guard !(key.user == ctx.user && device == ctx.deviceID) else { return }
                 let n = PushNotification(notificationID: nextNotificationID, subscriptionID: sub.subscriptionID,
                                          databaseScope: key.scope, zoneID: hint)
                 nextNotificationID += 1
                 notifications.append(DeviceNotification(userRecordName: key.user, deviceID: device, notification: n))
             }
+            if registered.count == 1 {
+                for device in registered { send(to: device) }
+            } else {
+                for device in registered.sorted() { send(to: device) }
+            }
+        }
+        if others.isEmpty {
+            send(first)
+        } else {
+            others.append(first)
+            for sub in others.sorted(by: { $0.subscriptionID < $1.subscriptionID }) { send(sub) }
         }
     }
 

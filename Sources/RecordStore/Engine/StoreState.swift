@@ -13,10 +13,12 @@ struct ZoneState: Sendable {
     let createdAtMs: Int64
     /// The last change sequence in this zone.
     var sequence: UInt64 = 0
-    var records: [String: Record] = [:]
-    var tombstones: [String: Tombstone] = [:]
-    var log = ChangeLog<String>()
-    var share: ZoneShare?
+    var records: [RecordKey: Record] = [:]
+    var tombstones: [RecordKey: Tombstone] = [:]
+    var log = ChangeLog<RecordKey>()
+    var share: ZoneShare? { didSet { acceptedUsers = share?.acceptedUsers ?? [] } }
+    /// Who accepted the share, in name order: kept with it, as every change in the zone reads it.
+    private(set) var acceptedUsers: [String] = []
     /// Identity folded into this zone's tokens (hashed once: every change-feed request reads it twice).
     let tokenOwner: UInt64
 
@@ -64,4 +66,11 @@ struct StoreState: Sendable {
     var nextIncarnation: UInt64 = 1
 
     func defaultZoneID(of user: String) -> ZoneID { ZoneID(zoneName: ZoneID.defaultZoneName, ownerName: user) }
+
+    /// The subscriptions of the database `key`, read where the database sits (reading it through
+    /// the dictionary's subscript copies its feed and zone statuses along).
+    func subscriptions(of key: DatabaseKey) -> [String: Subscription]? {
+        guard let slot = databases.index(forKey: key) else { return nil }
+        return databases.values[slot].subscriptions
+    }
 }

@@ -51,8 +51,11 @@ struct Throttle: Sendable {
     }
 
     /// The error refusing this request, or nil to let it through.
-    mutating func admit(client: String, touchesZone: Bool, now: Instant) -> StoreError? {
+    mutating func admit(_ ctx: RequestContext, touchesZone: Bool) -> StoreError? {
+        // Checked before the client's key is built: most stores run unthrottled.
         if policy.isOff { return nil }
+        let client = ctx.clientKey
+        let now = ctx.now
         if let until = blockedUntil[client], now < until {
             return StoreError(.requestRateLimited, "client is rate limited",
                               retryAfter: max(0.001, (until - now).seconds))

@@ -60,7 +60,7 @@ enum SnapshotCodec {
             w.writeVarint(UInt64(tombs.count))
             for (name, seq) in tombs {
                 let t = zone.tombstones[name]!
-                w.writeVarint(seq); w.writeString(name); w.writeString(t.recordType); w.writeInt64(t.deletedAtMs)
+                w.writeVarint(seq); w.writeString(name.name); w.writeString(t.recordType); w.writeInt64(t.deletedAtMs)
             }
         }
         return w.bytes
@@ -104,18 +104,19 @@ enum SnapshotCodec {
             var zone = ZoneState(id: id, incarnation: try r.readVarint(), createdAtMs: try r.readInt64())
             zone.sequence = try r.readVarint()
             if try r.readUInt8() == 1 { zone.share = try MutationCodec.decodeShare(&r) }
-            var pairs: [(key: String, seq: UInt64)] = []
+            var pairs: [(key: RecordKey, seq: UInt64)] = []
             for _ in 0..<(try count(&r)) {
                 let seq = try r.readVarint()
                 let record = try MutationCodec.decodeRecord(&r)
-                zone.records[record.id.recordName] = record
-                pairs.append((record.id.recordName, seq))
+                let key = RecordKey(record.id.recordName)
+                zone.records[key] = record
+                pairs.append((key, seq))
             }
             for _ in 0..<(try count(&r)) {
                 let seq = try r.readVarint()
-                let name = try r.readString()
-                zone.tombstones[name] = Tombstone(recordType: try r.readString(), deletedAtMs: try r.readInt64())
-                pairs.append((name, seq))
+                let key = RecordKey(try r.readString())
+                zone.tombstones[key] = Tombstone(recordType: try r.readString(), deletedAtMs: try r.readInt64())
+                pairs.append((key, seq))
             }
             zone.log = ChangeLog(restoring: pairs)
             state.zones[id] = zone

@@ -11,12 +11,45 @@ public enum DatabaseScope: String, Hashable, Sendable, CaseIterable, Codable {
 /// An empty `ownerName` in the private database means "the current user", as
 /// `CKCurrentUserDefaultName` does on CloudKit.
 public struct ZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var zoneName: String
-    public var ownerName: String
+    public var zoneName: String { didSet { identity = Self.identity(zoneName, ownerName) } }
+    public var ownerName: String { didSet { identity = Self.identity(zoneName, ownerName) } }
+    /// Both names hashed once, when they are set: the store looks zones up by ID several times
+    /// per request (zones, change feeds, databases), each time hashing this alone instead of
+    /// both strings again. Seeded as every `Hasher` in this process is, so names chosen to
+    /// collide cannot be made to; never written anywhere.
+    private var identity: Int
 
     public init(zoneName: String, ownerName: String = "") {
         self.zoneName = zoneName
         self.ownerName = ownerName
+        identity = Self.identity(zoneName, ownerName)
+    }
+
+    private static func identity(_ zoneName: String, _ ownerName: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(zoneName)
+        hasher.combine(ownerName)
+        return hasher.finalize()
+    }
+
+    public static func == (a: ZoneID, b: ZoneID) -> Bool {
+        a.identity == b.identity && a.zoneName == b.zoneName && a.ownerName == b.ownerName
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+
+    private enum CodingKeys: String, CodingKey { case zoneName, ownerName }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(zoneName: try container.decode(String.self, forKey: .zoneName),
+                  ownerName: try container.decode(String.self, forKey: .ownerName))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(zoneName, forKey: .zoneName)
+        try container.encode(ownerName, forKey: .ownerName)
     }
 
     /// The name of every private database's default zone.
@@ -98,9 +131,14 @@ public enum NameRules {
         let utf8 = type.utf8
         if utf8.isEmpty { return "record type is empty" }
         if utf8.count > 255 { return "record type is longer than 255 characters" }
-        let ok = utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2E
-        }
+        // Read from its storage in place where it is contiguous (every save checks its record's type).
+        let ok = utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isRecordTypeByte) }
+            ?? utf8.allSatisfy(isRecordTypeByte)
         return ok ? nil : "record type '\(type)' may hold only letters, digits, '_' and '.'"
+    }
+
+    /// A letter, a digit, '_' or '.'.
+    private static func isRecordTypeByte(_ c: UInt8) -> Bool {
+        (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2E
     }
 }

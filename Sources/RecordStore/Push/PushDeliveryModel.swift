@@ -69,8 +69,9 @@ public struct PushDeliveryModel: Sendable {
         }
         if profile.coalescing, let newest = pendingByDevice[device]?.last {
             // A newer notification replaces the pending one; it keeps the pending one's time,
-            // so a stream of changes cannot postpone delivery for ever.
-            entries[newest]!.note = note
+            // so a stream of changes cannot postpone delivery for ever. Replaced where it sits
+            // (through the subscript, the pending entry would be copied out and back).
+            entries.values[entries.index(forKey: newest)!].note = note
             counters.coalesced += 1
             return
         }
