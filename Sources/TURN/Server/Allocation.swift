@@ -53,9 +53,12 @@ struct Allocation: Sendable {
     /// instant are stale.
     var scheduledExpiry: Instant?
 
-    /// The earliest of its own, its permissions' and its channels' expiries: when the timer next
-    /// has something of it to remove.
-    var earliestExpiry: Instant {
+    /// The earliest of an allocation's own expiry (`expires`), its permissions' and its channels':
+    /// when the timer next has something of it to remove. Given the fields, not the allocation:
+    /// `AllocationTable` reads them where the allocation lies (a getter on the allocation in its
+    /// slot was handed a copy of all of it).
+    static func earliestExpiry(expires: Instant, permissions: [IPAddress: Instant],
+                               channels: [UInt16: (peer: Endpoint, expires: Instant)]) -> Instant {
         var next = expires
         for e in permissions.values where e < next { next = e }
         for c in channels.values where c.expires < next { next = c.expires }
