@@ -91,4 +91,22 @@ import ZoneCore
         #expect(transaction.phase == .responded && transaction.nextDeadline == nil)
         #expect(transaction.outputs(after: .timer, now: start + .seconds(60)) == [])
     }
+
+    @Test("outputs not polled wait, in order: every send due, then the timeout, each polled once")
+    func unpolledOutputsKeepTheirOrder() {
+        let timing = STUNTransactionTiming(initialRTO: .milliseconds(100), maxRetransmits: 2, finalWait: 2)
+        var transaction = STUNClientTransaction(request: request, timing: timing, now: start)
+        while let deadline = transaction.nextDeadline { transaction.handle(.timer, now: deadline) }
+        #expect(transaction.drainOutputs() == [.transmit(request), .transmit(request), .transmit(request), .timedOut])
+        #expect(transaction.pollOutput() == nil)
+    }
+
+    @Test("a copy polls its own outputs: draining one leaves the other's due")
+    func copiesPollSeparately() {
+        let original = STUNClientTransaction(request: request, timing: STUNTransactionTiming(), now: start)
+        var drained = original
+        var kept = original
+        #expect(drained.drainOutputs() == [.transmit(request)])
+        #expect(kept.drainOutputs() == [.transmit(request)])
+    }
 }

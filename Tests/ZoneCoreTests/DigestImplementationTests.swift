@@ -184,3 +184,39 @@ func hmacVectorsOnEachImplementation(_ implementation: DigestImplementation) {
     #expect(mac(sha1, key: repeated(0xAA, 80), ascii("Test Using Larger Than Block-Size Key - Hash Key First"))
             == "aa4ae5e15272d00e95705637ce8a3b55ed402112")
 }
+
+// CRC-32 folded by carry-less multiplication (CDigests) against the tables alone: every length
+// around the folding's thresholds (16 and 64 bytes, multiples of 16, the 64-byte loop), at every
+// alignment of the first byte, continuing from several registers.
+@Test func crc32FoldingMatchesTables() throws {
+    #if arch(x86_64) || arch(i386)
+    if let flags = cpuinfoFlags() {
+        #expect(CRC32.cpuHasCarrylessMultiply == (flags.contains("pclmulqdq") && flags.contains("sse4_1")),
+                "CPUID and /proc/cpuinfo disagree about PCLMULQDQ")
+    }
+    #endif
+    #expect(CRC32.foldsWithCarrylessMultiply
+            == (CRC32.cpuHasCarrylessMultiply && !DigestImplementation.portableForced))
+    try #require(CRC32.cpuHasCarrylessMultiply, "this CPU cannot fold: only the tables to test")
+    var random = SeededRandom(seed: 32)
+    let buffer = (0..<(300 + 16)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    buffer.withUnsafeBytes { all in
+        for offset in 0..<16 {
+            for length in 0...300 {
+                let bytes = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)])
+                for initial: UInt32 in [0, 0xFFFF_FFFF, UInt32(truncatingIfNeeded: random.next())] {
+                    let folded = CRC32.checksum(bytes, initial: initial, folding: true)
+                    let tables = CRC32.checksum(bytes, initial: initial, folding: false)
+                    if folded != tables {
+                        Issue.record("offset \(offset), length \(length), initial \(initial): \(folded) != \(tables)")
+                        return
+                    }
+                }
+            }
+        }
+    }
+    // And the check value through the folding path: "123456789" repeated to 72 bytes, per zlib.
+    let repeated = Array(String(repeating: "123456789", count: 8).utf8)
+    #expect(repeated.withUnsafeBytes { CRC32.checksum($0, initial: 0, folding: true) } == 0x8811_A440)
+}
+

@@ -48,7 +48,11 @@ public struct STUNClientTransaction: SansIOMachine {
     public private(set) var isCancelled = false
     /// The interval before the next retransmission.
     private var rto: Duration
-    private var outputs = OutputQueue<Output>()
+    /// The outputs not yet polled, as counts rather than a queue: every send carries the same
+    /// `request`, and the timeout comes last and once (no send follows it), so sends due and
+    /// whether the timeout is due say the whole queue, in order, and need no storage of their own.
+    private var sendsDue = 0
+    private var timeoutDue = false
 
     /// Starts the transaction at `now`: the first send is the first output.
     public init(request: [UInt8], timing: STUNTransactionTiming, now: Instant) {
@@ -56,7 +60,7 @@ public struct STUNClientTransaction: SansIOMachine {
         self.timing = timing
         rto = timing.initialRTO
         phase = .waiting(deadline: now)
-        outputs.append(.transmit(request))
+        sendsDue = 1
         phase = .waiting(deadline: now + interval(afterSend: 1))
     }
 
@@ -71,16 +75,26 @@ public struct STUNClientTransaction: SansIOMachine {
             guard now >= deadline else { return }
             guard transmissions < timing.transmissions else {
                 phase = .timedOut
-                outputs.append(.timedOut)
+                timeoutDue = true
                 return
             }
             transmissions += 1
-            if !isCancelled { outputs.append(.transmit(request)) }
+            if !isCancelled { sendsDue += 1 }
             phase = .waiting(deadline: now + interval(afterSend: transmissions))
         }
     }
 
-    public mutating func pollOutput() -> Output? { outputs.pop() }
+    public mutating func pollOutput() -> Output? {
+        if sendsDue > 0 {
+            sendsDue -= 1
+            return .transmit(request)
+        }
+        if timeoutDue {
+            timeoutDue = false
+            return .timedOut
+        }
+        return nil
+    }
 
     public var nextDeadline: Instant? {
         if case .waiting(let deadline) = phase { deadline } else { nil }

@@ -53,8 +53,14 @@ public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
 public struct EventTrace: Sendable {
     /// The records, in order: each is the time (ns since the trial's start, 8 bytes big-endian),
     /// the kind, the actor (0 none, 1 peer A, 2 peer B, 3 store, 4 relay, 5 network), then the
-    /// kind's numbers, 8 bytes each.
-    public private(set) var bytes: [UInt8] = []
+    /// kind's numbers, 8 bytes each. A copy; `withUnsafeBytes` reads them in place.
+    public var bytes: [UInt8] { Array(storage[..<count]) }
+    /// The records in their first `count` bytes, zeros after: the array grows by zeros ahead of
+    /// the records, so a record is written in place rather than appended (the array's generic
+    /// `append(contentsOf:)` cost several times the record's own stores).
+    private var storage: [UInt8]
+    /// How many bytes of `storage` hold records.
+    private var count = 0
     /// Readable lines, when captured.
     public private(set) var lines: [String] = []
     public let capturesText: Bool
@@ -63,7 +69,12 @@ public struct EventTrace: Sendable {
     public init(origin: Instant, capturesText: Bool) {
         self.origin = origin
         self.capturesText = capturesText
-        bytes.reserveCapacity(4096)
+        storage = [UInt8](repeating: 0, count: 4096)
+    }
+
+    /// Calls `body` with the records' bytes, read in place.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
     /// Appends a record; `text` is evaluated only when text is captured.
@@ -79,21 +90,27 @@ public struct EventTrace: Sendable {
         }
     }
 
-    /// The record's 34 bytes laid out on the stack and appended at once: every event writes one,
-    /// and each append to the array costs far more than the bytes it moves.
+    /// The size of one record.
+    private static let recordSize = 34
+
+    /// Writes the record's 34 bytes in place after the last one, first doubling the zeros ahead
+    /// when fewer than a record's worth are left: every event writes one.
     @inline(__always)
     private mutating func appendRecord(_ time: UInt64, _ kind: UInt8, _ actor: UInt8, _ a: UInt64, _ b: UInt64,
                                        _ c: UInt64) {
-        var record: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &record) { out in
-            out.storeBytes(of: time.bigEndian, toByteOffset: 0, as: UInt64.self)
-            out.storeBytes(of: kind, toByteOffset: 8, as: UInt8.self)
-            out.storeBytes(of: actor, toByteOffset: 9, as: UInt8.self)
-            out.storeBytes(of: a.bigEndian, toByteOffset: 10, as: UInt64.self)
-            out.storeBytes(of: b.bigEndian, toByteOffset: 18, as: UInt64.self)
-            out.storeBytes(of: c.bigEndian, toByteOffset: 26, as: UInt64.self)
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[..<34]))
+        if storage.count - count < Self.recordSize {
+            storage.append(contentsOf: repeatElement(0, count: Swift.max(storage.count, Self.recordSize)))
         }
+        let at = count
+        storage.withUnsafeMutableBytes { out in
+            out.storeBytes(of: time.bigEndian, toByteOffset: at, as: UInt64.self)
+            out.storeBytes(of: kind, toByteOffset: at + 8, as: UInt8.self)
+            out.storeBytes(of: actor, toByteOffset: at + 9, as: UInt8.self)
+            out.storeBytes(of: a.bigEndian, toByteOffset: at + 10, as: UInt64.self)
+            out.storeBytes(of: b.bigEndian, toByteOffset: at + 18, as: UInt64.self)
+            out.storeBytes(of: c.bigEndian, toByteOffset: at + 26, as: UInt64.self)
+        }
+        count += Self.recordSize
     }
 
     /// FNV-1a (32-bit) of a datagram: its content, in the trace, at a cost of one pass.
@@ -122,7 +139,7 @@ public struct RunTraceHash: Sendable {
     public init() {}
 
     public mutating func absorb(_ trace: EventTrace) {
-        hash.update(trace.bytes)
+        trace.withUnsafeBytes { hash.update($0) }
         trials += 1
     }
 

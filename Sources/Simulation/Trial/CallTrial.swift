@@ -360,10 +360,13 @@ public struct CallTrial {
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
                          fingerprint, text: "\(from) > \(to) \(bytes.count) bytes")
             let flight = Flight(datagram: copies.datagram(carrying: bytes), fingerprint: fingerprint)
-            scheduler.schedule(.datagram(flight), at: copies.at)
-            if let at = copies.duplicateAt {
-                scheduler.schedule(.datagram(flight), at: at)
+            // Moved into its event unless the network duplicated it (then copied for the first).
+            guard let duplicateAt = copies.duplicateAt else {
+                scheduler.schedule(.datagram(consume flight), at: copies.at)
+                return
             }
+            scheduler.schedule(.datagram(flight), at: copies.at)
+            scheduler.schedule(.datagram(flight), at: duplicateAt)
         }
     }
 

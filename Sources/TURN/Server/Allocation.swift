@@ -12,6 +12,23 @@ public struct FiveTuple: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(client)→\(server)" }
+
+    /// Hashes two words, one per endpoint, rather than each address's case and bits and each port:
+    /// every request on an allocation looks its 5-tuple up, several times. Equal tuples give equal
+    /// words; IPv6 addresses are folded into theirs, so unequal ones may collide, which `==` settles.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(Self.word(client))
+        hasher.combine(Self.word(server))
+    }
+
+    /// An endpoint as one number: the IPv4 address above the port, or the IPv6 address's halves
+    /// folded there with the top bit set.
+    private static func word(_ endpoint: Endpoint) -> UInt64 {
+        switch endpoint.address {
+        case .v4(let a): UInt64(a) << 16 | UInt64(endpoint.port)
+        case .v6(let bits): 1 << 63 | (bits.high ^ bits.low) << 16 | UInt64(endpoint.port)
+        }
+    }
 }
 
 /// One allocation (RFC 8656 §2.2): a relayed transport address for one client 5-tuple, with its
@@ -53,9 +70,12 @@ struct Allocation: Sendable {
     /// instant are stale.
     var scheduledExpiry: Instant?
 
-    /// The earliest of its own, its permissions' and its channels' expiries: when the timer next
-    /// has something of it to remove.
-    var earliestExpiry: Instant {
+    /// The earliest of an allocation's own expiry (`expires`), its permissions' and its channels':
+    /// when the timer next has something of it to remove. Given the fields, not the allocation:
+    /// `AllocationTable` reads them where the allocation lies (a getter on the allocation in its
+    /// slot was handed a copy of all of it).
+    static func earliestExpiry(expires: Instant, permissions: [IPAddress: Instant],
+                               channels: [UInt16: (peer: Endpoint, expires: Instant)]) -> Instant {
         var next = expires
         for e in permissions.values where e < next { next = e }
         for c in channels.values where c.expires < next { next = c.expires }

@@ -109,10 +109,11 @@ struct AllocationTable: Sendable {
         return min(c.expires, permission)
     }
 
-    /// The earliest expiry of the allocation in `slot` (`Allocation.earliestExpiry`).
+    /// The earliest expiry of the allocation in `slot` (`Allocation.earliestExpiry`), read field by field.
     func earliestExpiry(slot: Int) -> Instant? {
-        guard slot >= 0 && slot < slots.count else { return nil }
-        return slots[slot]?.earliestExpiry
+        guard slot >= 0 && slot < slots.count, let expires = slots[slot]?.expires else { return nil }
+        return Allocation.earliestExpiry(expires: expires, permissions: slots[slot]!.permissions,
+                                         channels: slots[slot]!.channels)
     }
 
     /// The instant the allocation in `slot` is queued for in `ExpiryQueue`.

@@ -8,7 +8,13 @@
 // Check value: CRC-32("123456789") = 0xCBF43926.
 //
 // The implementation is table-driven "slicing-by-16": sixteen 256-entry tables let each step
-// fold 16 input bytes into the register with sixteen independent lookups.
+// fold 16 input bytes into the register with sixteen independent lookups. Where the CPU has
+// carry-less multiplication (PCLMULQDQ), inputs of 16 bytes or more are folded 16 bytes at a time
+// by it instead (CDigests), the last few bytes by the tables; both give the same CRC.
+
+#if arch(x86_64) || arch(i386)
+import CDigests
+#endif
 
 /// A CRC-32 (IEEE 802.3) computation. Start with `CRC32()`, `update` with pieces of the input in
 /// order, read `value`; or call `CRC32.checksum(_:)` once.
@@ -36,11 +42,41 @@ public struct CRC32: Sendable, Hashable {
     /// The CRC-32 of `bytes` continued from `initial`, the CRC-32 of whatever preceded them
     /// (0 — the default — for none).
     public static func checksum(_ bytes: UnsafeRawBufferPointer, initial: UInt32 = 0) -> UInt32 {
+        checksum(bytes, initial: initial, folding: foldsWithCarrylessMultiply)
+    }
+
+    /// The same, folding with carry-less multiplication where `folding` says so (the caller having
+    /// checked that this CPU can), else by the tables alone.
+    static func checksum(_ bytes: UnsafeRawBufferPointer, initial: UInt32, folding: Bool) -> UInt32 {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return initial }
+        var register = ~initial
+        var start = 0
+        #if arch(x86_64) || arch(i386)
+        if folding, bytes.count >= 16 {
+            // The shim takes whole 16-byte blocks; the tables take the rest.
+            start = bytes.count & ~15
+            register = zr_crc32_fold_pclmul(register, base.assumingMemoryBound(to: UInt8.self), start)
+        }
+        #endif
+        guard start < bytes.count else { return ~register }
         return tables.withUnsafeBufferPointer { table in
-            ~slicingBy16(~initial, base, bytes.count, table.baseAddress!)
+            ~slicingBy16(register, base + start, bytes.count - start, table.baseAddress!)
         }
     }
+
+    /// Whether this CPU has carry-less multiplication (and SSE4.1), asked of CPUID once per process;
+    /// always false off x86.
+    static let cpuHasCarrylessMultiply: Bool = {
+        #if arch(x86_64) || arch(i386)
+        return zr_cpu_has_carryless_multiply() != 0
+        #else
+        return false
+        #endif
+    }()
+
+    /// What `checksum` uses: folding where the CPU can, unless `ZONERTC_PORTABLE_DIGESTS=1` turned
+    /// the digests' CPU extensions off (`DigestImplementation.portableForced`).
+    static let foldsWithCarrylessMultiply = cpuHasCarrylessMultiply && !DigestImplementation.portableForced
 
     /// The CRC-32 of a collection of bytes continued from `initial`; contiguous collections are
     /// read in place, others through a small stack buffer.
@@ -115,6 +151,13 @@ public struct CRC32: Sendable, Hashable {
             crc = x0 ^ x1 ^ x2 ^ x3
             p += 16
             remaining &-= 16
+        }
+        // Four bytes per step the same way, on tables 3…0 (a STUN message's tail is a multiple of four).
+        while remaining >= 4 {
+            let w = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 0, as: UInt32.self)) ^ crc
+            crc = lookup(3, w) ^ lookup(2, w &>> 8) ^ lookup(1, w &>> 16) ^ lookup(0, w &>> 24)
+            p += 4
+            remaining &-= 4
         }
         // The tail, a byte at a time.
         while remaining > 0 {
