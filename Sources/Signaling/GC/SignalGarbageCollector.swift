@@ -69,7 +69,9 @@ public struct SignalGarbageCollector: Sendable {
 
     /// Notes records that exist (fetched, or saved by us).
     public mutating func observe(_ summaries: [SignalRecordSummary]) {
-        for s in summaries { catalogue[s.id.recordName] = s }
+        // Each read where it lies and copied once, into the catalogue: a loop over the elements
+        // copied each before it was copied in.
+        for i in summaries.indices { catalogue[summaries[i].id.recordName] = summaries[i] }
     }
 
     /// Notes one record that exists (one of our saves: no array is made for it).
