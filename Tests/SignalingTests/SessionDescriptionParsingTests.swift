@@ -227,3 +227,13 @@ func rtpProfilesAreRecognized(text: String, isRTP: Bool) {
             == "sha-256 BA:78:16:BF:8F:01:CF:EA:41:41:40:DE:5D:AE:22:23:B0:03:61:A3:96:17:7A:9C:B4:10:FF:61:F2:00:15:AD"
     )
 }
+
+/// A payload type listed twice on the `m=` line is one codec, at its first place; one with neither
+/// rtpmap nor static type stays out however often it is listed.
+@Test func payloadTypesListedTwiceCountOnce() {
+    let video = MediaDescription(
+        kind: .video, transportProtocol: "UDP/TLS/RTP/SAVPF", formats: ["100", "96", "100", "0", "96", "0"],
+        attributes: [.rtpMap(payloadType: 96, encodingName: "VP8", clockRate: 90_000, channels: nil)])
+    #expect(video.codecs.map(\.payloadType) == [96, 0])
+    #expect(video.codecs.map(\.name) == ["VP8", "PCMU"])
+}

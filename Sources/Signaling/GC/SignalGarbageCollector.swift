@@ -69,7 +69,9 @@ public struct SignalGarbageCollector: Sendable {
 
     /// Notes records that exist (fetched, or saved by us).
     public mutating func observe(_ summaries: [SignalRecordSummary]) {
-        for s in summaries { catalogue[s.id.recordName] = s }
+        // Each read where it lies and copied once, into the catalogue: a loop over the elements
+        // copied each before it was copied in.
+        for i in summaries.indices { catalogue[summaries[i].id.recordName] = summaries[i] }
     }
 
     /// Notes one record that exists (one of our saves: no array is made for it).
@@ -96,7 +98,9 @@ public struct SignalGarbageCollector: Sendable {
         let nowMs = now.millisecondsSinceEpoch
         let ttlMs = policy.ttl.nanoseconds / 1_000_000
         var doomed: [RecordID] = []
-        for (name, record) in catalogue where !deleting.contains(name) {
+        // Each summary read where it lies: a loop over the catalogue's entries copied every one.
+        for i in catalogue.indices where !deleting.contains(catalogue.keys[i]) {
+            let record = catalogue.values[i]
             // Never the active epoch, nor one newer (a remote restart not adopted yet).
             if let activeEpoch, record.callEpoch >= activeEpoch { continue }
             let ownOlderThanConnected = record.ownerUserID == myUserID

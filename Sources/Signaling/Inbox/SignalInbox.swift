@@ -111,6 +111,9 @@ public struct SignalInbox: Sendable {
     /// How far ahead of `now` a remote record's epoch may be; further is refused as malformed.
     /// nil: no limit (only for tests that feed records without a clock).
     public let maxEpochLead: Duration?
+    /// The whole seconds of `maxEpochLead`, taken apart once: a duration's components are worked out
+    /// by 128-bit division, and every remote record's epoch is checked against them.
+    private let maxEpochLeadSeconds: Int64?
     /// Payloads printed in this process, taken instead of parsing their text again.
     public let payloads: SignalPayloadCache?
     public private(set) var counters = Counters()
@@ -135,6 +138,7 @@ public struct SignalInbox: Sendable {
         self.sessionKey = sessionKey
         self.protections = protections
         self.maxEpochLead = maxEpochLead
+        maxEpochLeadSeconds = maxEpochLead?.components.seconds
         self.payloads = payloads
         // A call's inbox sees a dozen or so versions: room for them at once, not four regrowths that
         // hash every name and tag seen so far again.
@@ -147,9 +151,9 @@ public struct SignalInbox: Sendable {
     /// Why `epoch` of `record` is refused at `now`: further ahead than `maxEpochLead`; nil when
     /// it is acceptable (or there is no limit, or no clock).
     public func refusal(of epoch: CallEpoch, in record: Record, now: Instant?) -> SignalRecordError? {
-        guard let lead = maxEpochLead, let now else { return nil }
+        guard let lead = maxEpochLead, let leadSeconds = maxEpochLeadSeconds, let now else { return nil }
         // Saturating: a lead of years or a clock near the end of time must not trap.
-        let leadMs = lead.components.seconds.multipliedReportingOverflow(by: 1000)
+        let leadMs = leadSeconds.multipliedReportingOverflow(by: 1000)
         let nowMs = now.millisecondsSinceEpoch
         let latest = nowMs.addingReportingOverflow(leadMs.overflow ? .max : leadMs.partialValue)
         let bound = latest.overflow || leadMs.overflow ? Int64.max : latest.partialValue

@@ -10,7 +10,10 @@ extension CallNegotiator {
         guard state == .idle else { return }
         state = .preparing
         collector?.start(now: now)
-        out.append(.lookup([recordID(names.session)]))
+        // The name first, from the stored part alone: built inside the call of a method on the
+        // whole negotiator, it was built on a copy of the negotiator (1.3 KB) made for the call.
+        let session = names.session
+        out.append(.lookup([RecordID(recordName: session, zoneID: zone)]))
     }
 
     /// The session record was looked up (or could not be): the offer creator makes the first

@@ -336,8 +336,11 @@ public struct CallNegotiator: Sendable {
 
     /// The first usable video section's ICE ufrag of a description.
     static func ufrag(of description: SessionDescription) -> String? {
-        description.media.lazy.filter { $0.kind == .video && !$0.isRejected }
-            .compactMap { description.iceCredentials(for: $0)?.usernameFragment }.first
+        // A plain loop: a lazy filter and map copied the description and its sections into closures.
+        for section in description.media where section.kind == .video && !section.isRejected {
+            if let ufrag = description.iceCredentials(for: section)?.usernameFragment { return ufrag }
+        }
+        return nil
     }
 
     /// A fresh chunk uuid (lower-case hex, 32 characters, from the seeded generator).

@@ -20,7 +20,7 @@ public struct Room: Hashable, Sendable {
     }
 
     /// Reads a fetched `Room` record.
-    public init(decoding record: Record) throws(SignalRecordError) {
+    public init(decoding record: borrowing Record) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.room)
         roomID = try RoomID(r.string(SignalField.roomID))
         name = try r.string(SignalField.name)
@@ -47,7 +47,7 @@ public struct RoomMember: Hashable, Sendable {
     }
 
     /// Reads a fetched `RoomMember` record.
-    public init(decoding record: Record) throws(SignalRecordError) {
+    public init(decoding record: borrowing Record) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.roomMember)
         userID = try r.nonEmptyString(SignalField.userId)
         displayName = try r.string(SignalField.displayName)

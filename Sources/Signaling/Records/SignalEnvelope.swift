@@ -53,11 +53,13 @@ public struct SignalEnvelope: Hashable, Sendable {
     }
 
     /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer.
-    public init(decoding record: Record) throws(SignalRecordError) { try self.init(decoding: record, payloads: nil) }
+    public init(decoding record: borrowing Record) throws(SignalRecordError) {
+        try self.init(decoding: record, payloads: nil)
+    }
 
     /// Reads a fetched `SignalEnvelope` record, parsing its payload as an offer or an answer —
     /// unless `payloads` holds the description it was printed from.
-    public init(decoding record: Record, payloads: SignalPayloadCache?) throws(SignalRecordError) {
+    public init(decoding record: borrowing Record, payloads: SignalPayloadCache?) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.envelope)
         sessionKey = try r.nonEmptyString(SignalField.sessionKey)
         roomID = try r.nonEmptyString(SignalField.roomID)

@@ -79,11 +79,13 @@ public struct SignalIceChunk: Hashable, Sendable {
     /// Reads a fetched `SignalIceChunk` record. A candidate string that does not parse is kept
     /// in `rejectedCandidates` and the rest of the chunk still counts (its `seq` included); a
     /// chunk whose structure is wrong throws.
-    public init(decoding record: Record) throws(SignalRecordError) { try self.init(decoding: record, payloads: nil) }
+    public init(decoding record: borrowing Record) throws(SignalRecordError) {
+        try self.init(decoding: record, payloads: nil)
+    }
 
     /// Reads a fetched `SignalIceChunk` record as `init(decoding:)` does; a batch `payloads` holds
     /// is taken as remembered.
-    public init(decoding record: Record, payloads: SignalPayloadCache?) throws(SignalRecordError) {
+    public init(decoding record: borrowing Record, payloads: SignalPayloadCache?) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.iceChunk)
         sessionKey = try r.nonEmptyString(SignalField.sessionKey)
         roomID = try r.nonEmptyString(SignalField.roomID)

@@ -41,25 +41,31 @@ public enum SignalField {
 
 /// Reads typed fields of a fetched record, turning every problem into a `SignalRecordError`.
 struct FieldReader {
-    let record: Record
+    /// The record's fields and name, all a reader looks at: a copy of the whole record (its type,
+    /// zone, change tag and stamps retained one by one) was made for every record read.
+    let fields: RecordFields
+    let recordName: String
 
-    init(_ record: Record, type: String) throws(SignalRecordError) {
+    /// Borrows the record, as the decoders that make one do: an initializer otherwise takes its
+    /// argument as a copy of its own.
+    init(_ record: borrowing Record, type: String) throws(SignalRecordError) {
         guard record.recordType == type else {
             throw SignalRecordError(.wrongRecordType, recordName: record.id.recordName,
                                     detail: "is a \(record.recordType), not a \(type)")
         }
-        self.record = record
+        fields = record.fields
+        recordName = record.id.recordName
     }
 
     private func value(_ key: String) throws(SignalRecordError) -> FieldValue {
-        guard let value = record.fields[key] else {
-            throw SignalRecordError(.missingField, recordName: record.id.recordName, field: key, detail: "missing")
+        guard let value = fields[key] else {
+            throw SignalRecordError(.missingField, recordName: recordName, field: key, detail: "missing")
         }
         return value
     }
 
     private func wrongType(_ key: String, _ value: FieldValue, _ expected: String) -> SignalRecordError {
-        SignalRecordError(.wrongFieldType, recordName: record.id.recordName, field: key,
+        SignalRecordError(.wrongFieldType, recordName: recordName, field: key,
                           detail: "holds a \(value.typeName), expected \(expected)")
     }
 
@@ -98,6 +104,6 @@ struct FieldReader {
     }
 
     func invalid(_ key: String, _ detail: String) -> SignalRecordError {
-        SignalRecordError(.invalidFieldValue, recordName: record.id.recordName, field: key, detail: detail)
+        SignalRecordError(.invalidFieldValue, recordName: recordName, field: key, detail: detail)
     }
 }

@@ -44,7 +44,7 @@ public struct SignalSession: Hashable, Sendable {
     }
 
     /// Reads a fetched `SignalSession` record.
-    public init(decoding record: Record) throws(SignalRecordError) {
+    public init(decoding record: borrowing Record) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.session)
         sessionKey = try r.nonEmptyString(SignalField.sessionKey)
         roomID = try r.nonEmptyString(SignalField.roomID)

@@ -27,16 +27,16 @@ public struct H264ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads six hex digits; nil for anything else (the value comes from the remote).
     public init?(_ text: some StringProtocol) {
-        let digits = Array(text.utf8)
+        // Read into one number, not copied into arrays: answering an offer reads four of these.
+        let digits = text.utf8
         guard digits.count == 6 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: 6, by: 2) {
-            guard let high = Self.hexValue(digits[index]), let low = Self.hexValue(digits[index + 1]) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
+        var value: UInt32 = 0
+        for digit in digits {
+            guard let nibble = Self.hexValue(digit) else { return nil }
+            value = value << 4 | UInt32(nibble)
         }
-        self.init(profileIDC: bytes[0], profileIOP: bytes[1], levelIDC: bytes[2])
+        self.init(profileIDC: UInt8(truncatingIfNeeded: value >> 16), profileIOP: UInt8(truncatingIfNeeded: value >> 8),
+                  levelIDC: UInt8(truncatingIfNeeded: value))
     }
 
     /// RFC 6184 §8.1: when absent, profile-level-id is `42000A` (Baseline, level 1).

@@ -145,9 +145,14 @@ public struct MediaDescription: Hashable, Sendable {
         // One pass into small arrays, searched in order: a section lists a handful of payload
         // types, and hashing their formats and names cost more than these scans (answering and
         // applying a description asks for the codecs several times).
+        // Each gets room for every attribute at once: grown from empty, they were reallocated
+        // fifteen times an answer.
         var maps: [(payloadType: UInt8, name: String, clockRate: UInt32, channels: UInt16?)] = []
+        maps.reserveCapacity(attributes.count)
         var parameters: [(format: String, text: String)] = []
+        parameters.reserveCapacity(attributes.count)
         var feedback: [(payloadType: UInt8?, feedback: RTCPFeedback)] = []
+        feedback.reserveCapacity(attributes.count)
         for attribute in attributes {
             switch attribute {
             case .rtpMap(let payloadType, let name, let clockRate, let channels):
@@ -162,9 +167,9 @@ public struct MediaDescription: Hashable, Sendable {
         }
         var codecs: [RTPCodec] = []
         codecs.reserveCapacity(formats.count)
-        var seen: [UInt8] = []
-        for payloadType in payloadTypes where !seen.contains(payloadType) {
-            seen.append(payloadType)
+        // A payload type listed twice counts once. The codecs made so far tell which were seen: one
+        // left out (no rtpmap, no static type) would be left out again.
+        for payloadType in payloadTypes where !codecs.contains(where: { $0.payloadType == payloadType }) {
             // The first rtpmap and the first fmtp of a payload type count.
             let map = maps.first { $0.payloadType == payloadType }.map { ($0.name, $0.clockRate, $0.channels) }
                 ?? RTPCodec.staticType(payloadType).map { ($0.name, $0.clockRate, nil) }

@@ -49,30 +49,44 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// The value of one `a=fmtp` parameter (`key=value` pairs separated by `;`, keys compared
     /// without case); nil when absent or the parameters are not in that form.
     public func formatParameter(_ key: String) -> String? {
-        guard var text = formatParameters else { return nil }
-        // Read in place, byte by byte, from the string's own contiguous bytes: answering an offer
-        // asks for several parameters of every codec, and splitting and lowercasing copies (then
-        // walking string indices) cost more than the rest of the answer. The key is compared as
-        // bytes too: through its UTF-8 view each comparison cost several times the scan.
+        // The key is compared as bytes: through its UTF-8 view each comparison cost several times
+        // the scan.
         var key = key
         return key.withUTF8 { key in
-            text.withUTF8 { bytes -> String? in
-                var start = 0
-                while start < bytes.count {
-                    var end = start
-                    while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
-                    var equals = start
-                    while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-                    // `key=` with nothing after it is not a parameter, as `key` alone is not. Lengths
-                    // first: they tell most names apart without comparing a letter.
-                    let name = Self.trimmed(bytes[start..<equals])
-                    if equals + 1 < end, name.count == key.count,
-                       name.elementsEqual(key, by: Self.equalIgnoringASCIICase) {
-                        return String(decoding: Self.trimmed(bytes[(equals + 1)..<end]), as: UTF8.self)
-                    }
-                    start = end + 1
+            var value: String?
+            forEachFormatParameter { name, text in
+                // Lengths first: they tell most names apart without comparing a letter.
+                guard name.count == key.count, name.elementsEqual(key, by: Self.equalIgnoringASCIICase) else {
+                    return false
                 }
-                return nil
+                value = String(decoding: text, as: UTF8.self)
+                return true
+            }
+            return value
+        }
+    }
+
+    /// Calls `body` with the name and value of each `a=fmtp` parameter in order (spaces and tabs
+    /// around both trimmed) until it returns true. `key=` with nothing after it is not a parameter,
+    /// as `key` alone is not.
+    func forEachFormatParameter(
+        _ body: (_ name: Slice<UnsafeBufferPointer<UInt8>>, _ value: Slice<UnsafeBufferPointer<UInt8>>) -> Bool
+    ) {
+        guard var text = formatParameters else { return }
+        // Read in place, byte by byte, from the string's own contiguous bytes: splitting and
+        // lowercasing copies (then walking string indices) cost more than the rest of an answer.
+        text.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
+                var equals = start
+                while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                if equals + 1 < end,
+                   body(Self.trimmed(bytes[start..<equals]), Self.trimmed(bytes[(equals + 1)..<end])) {
+                    return
+                }
+                start = end + 1
             }
         }
     }
@@ -87,7 +101,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Codec names and parameter names compare without ASCII case (RFC 4855 §3, RFC 8866 §5.14).
-    private static func equalIgnoringASCIICase(_ a: UInt8, _ b: UInt8) -> Bool {
+    static func equalIgnoringASCIICase(_ a: UInt8, _ b: UInt8) -> Bool {
         SDPGrammar.lowercased(a) == SDPGrammar.lowercased(b)
     }
 
@@ -113,12 +127,11 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
             clockRate == other.clockRate, (channels ?? 1) == (other.channels ?? 1)
         else { return false }
         if isNamed("h264") {
-            guard let mine = h264ProfileLevelID?.profile, let theirs = other.h264ProfileLevelID?.profile else {
+            let mine = H264FormatParameters(self), theirs = H264FormatParameters(other)
+            guard let myProfile = mine.profileLevelID?.profile, let theirProfile = theirs.profileLevelID?.profile else {
                 return false
             }
-            return (formatParameter("packetization-mode") ?? "0")
-                == (other.formatParameter("packetization-mode") ?? "0")
-                && mine == theirs
+            return (mine.packetizationMode ?? "0") == (theirs.packetizationMode ?? "0") && myProfile == theirProfile
         }
         if isNamed("vp9") {
             return (formatParameter("profile-id") ?? "0") == (other.formatParameter("profile-id") ?? "0")
@@ -141,11 +154,12 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
         var codec = self
         codec.payloadType = theirs.payloadType
         codec.feedback = feedback.filter(theirs.feedback.contains)
-        if isNamed("h264"), let mine = h264ProfileLevelID, let offered = theirs.h264ProfileLevelID {
-            let asymmetry = formatParameter("level-asymmetry-allowed") == "1"
-                && theirs.formatParameter("level-asymmetry-allowed") == "1"
+        guard isNamed("h264") else { return codec }
+        let ours = H264FormatParameters(self), offeredParameters = H264FormatParameters(theirs)
+        if let mine = ours.profileLevelID, let offered = offeredParameters.profileLevelID {
+            let asymmetry = ours.levelAsymmetryAllowed == "1" && offeredParameters.levelAsymmetryAllowed == "1"
             if let answered = mine.answering(offered, levelAsymmetryAllowed: asymmetry),
-                answered.description != formatParameter("profile-level-id")?.lowercased()
+                answered.description != ours.profileLevelIDText?.lowercased()
             {
                 codec = codec.settingFormatParameter("profile-level-id", to: answered.description)
             }
