@@ -86,9 +86,7 @@ public struct Record: Hashable {
     }
 
     /// Bytes of field data, keys included, as counted against the 1 MB limit.
-    public var fieldDataSize: Int {
-        fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.dataSize }
-    }
+    public var fieldDataSize: Int { storage.parts.pointee.fields.dataSize }
 }
 
 // The box is changed only through a record that holds it alone: `uniqueParts` copies it first otherwise.
