@@ -62,6 +62,15 @@ public struct ZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String { ownerName.isEmpty ? zoneName : "\(zoneName)@\(ownerName)" }
 
+    /// Appends `description` to `text` (a message sized beforehand is written in one piece).
+    func append(to text: inout String) {
+        text += zoneName
+        if !ownerName.isEmpty {
+            text += "@"
+            text += ownerName
+        }
+    }
+
     /// This ID with the owner filled in where it was left to mean the current user.
     func resolvingOwner(_ user: String) -> ZoneID {
         ownerName.isEmpty ? ZoneID(zoneName: zoneName, ownerName: user) : self
