@@ -20,6 +20,22 @@ import ZoneCore
         #expect(twice.count == 1 && twice["k"] == .int64(2), "the last value of a repeated name")
     }
 
+    @Test func aLiteralsPairsIterateLabelledInOrderAndCountTheirBytes() {
+        let literal: RecordFields = ["kind": .string("offer"), "seq": .int64(3), "ids": .list([.string("ab")])]
+        var names: [String] = []
+        for field in literal { names.append(field.key); #expect(literal[field.key] == field.value) }
+        #expect(names == ["kind", "seq", "ids"])
+        #expect(literal.map(\.value) == [.string("offer"), .int64(3), .list([.string("ab")])])
+        let record = Record(recordType: "T", id: RecordID(recordName: "r"), fields: literal)
+        #expect(record.fieldDataSize == 4 + 5 + 3 + 8 + 3 + 2)
+        // The literal's pairs are kept as they are: changing a copy leaves the literal's alone.
+        var changed = literal
+        changed["seq"] = .int64(4)
+        changed["new"] = .int64(0)
+        #expect(literal["seq"] == .int64(3) && literal.count == 3)
+        #expect(changed["seq"] == .int64(4) && changed.count == 4)
+    }
+
     @Test func equalityAndHashIgnoreOrder() {
         let one: RecordFields = ["a": .int64(1), "b": .string("x"), "c": .list([.int64(1)])]
         let other: RecordFields = ["c": .list([.int64(1)]), "a": .int64(1), "b": .string("x")]

@@ -57,7 +57,9 @@ extension StoreEngine {
             }
         }
         for i in plans.indices {
-            switch plans[i].outcome {
+            // Taken out of its plan, the record is held alone: setting its tag changes it in place
+            // instead of copying it.
+            switch plans[i].takeOutcome() {
             case .failed(let error):
                 results.append(.failed(plans[i].id, error))
             case .save(var record):
@@ -69,6 +71,8 @@ extension StoreEngine {
                 commit(.deleteRecord(id, recordType: type, atMs: ctx.now.millisecondsSinceEpoch))
                 results.append(.deleted(id))
                 note(id.zoneID, type)
+            case .taken:
+                preconditionFailure("a plan's outcome is taken once")
             }
         }
         for (zone, types) in changed { notifyZoneChanged(zone, recordTypes: types, ctx) }
@@ -114,8 +118,10 @@ extension StoreEngine {
         return ids.map { id in
             do throws(StoreError) {
                 let zone = try resolveZone(id.zoneID, scope: scope, access: .read, ctx)
-                guard let record = state.zones[zone]?.records[RecordKey(id.recordName)] else {
-                    return .failed(id, StoreError(.unknownItem, "record \(id.recordName) does not exist in \(zone)"))
+                // Read where the zone sits: the dictionary's getter would copy the whole zone.
+                guard let slot = state.zones.index(forKey: zone),
+                      let record = state.zones.values[slot].records[RecordKey(id.recordName)] else {
+                    return .failed(id, Self.missing(id.recordName, in: zone))
                 }
                 return .found(record)
             } catch {
@@ -147,6 +153,8 @@ extension StoreEngine {
             case save(Record)
             case delete(RecordID, recordType: String)
             case failed(StoreError)
+            /// Handed to the commit loop (`takeOutcome`).
+            case taken
         }
 
         var id: RecordID
@@ -154,6 +162,13 @@ extension StoreEngine {
         var outcome: Outcome
 
         var error: StoreError? { if case .failed(let e) = outcome { return e } else { return nil } }
+
+        /// The outcome, leaving `.taken` in its place so that the caller holds it alone.
+        mutating func takeOutcome() -> Outcome {
+            let taken = outcome
+            outcome = .taken
+            return taken
+        }
     }
 
     private func planSave(_ record: Record, policy: SavePolicy, scope: DatabaseScope,
@@ -224,11 +239,24 @@ extension StoreEngine {
             zone = resolved
             id = RecordID(recordName: given.recordName, zoneID: resolved)
             guard let existing = state.zones[resolved]?.records[RecordKey(given.recordName)] else {
-                throw StoreError(.unknownItem, "record \(given.recordName) does not exist in \(resolved)")
+                throw Self.missing(given.recordName, in: resolved)
             }
             return ItemPlan(id: id, zone: zone, outcome: .delete(id, recordType: existing.recordType))
         } catch {
             return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }
+    }
+
+    /// `unknownItem` for the record `name` missing from `zone`: "record NAME does not exist in ZONE".
+    /// Written into one string sized for it (a lookup of a record not yet written is routine,
+    /// and interpolation grows its string piece by piece).
+    private static func missing(_ name: String, in zone: ZoneID) -> StoreError {
+        var message = ""
+        message.reserveCapacity(32 + name.utf8.count + zone.zoneName.utf8.count + zone.ownerName.utf8.count)
+        message += "record "
+        message += name
+        message += " does not exist in "
+        zone.append(to: &message)
+        return StoreError(.unknownItem, message)
     }
 }

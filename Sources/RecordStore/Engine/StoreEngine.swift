@@ -148,12 +148,19 @@ public struct StoreEngine: Sendable {
     private mutating func notify(_ key: DatabaseKey, _ subscriptions: [String: Subscription], _ zoneID: ZoneID,
                                  _ ctx: RequestContext, where fires: (Subscription) -> Bool) {
         // Usually one subscription fires, for one device: only several are gathered and sorted.
-        var first: Subscription?
+        // Subscriptions are read where they sit, by position: an iterator's or a variable's
+        // optional subscription is destroyed through the runtime's generic Optional witness.
+        var firstAt: [String: Subscription].Index?
         var others: [Subscription] = []
-        for sub in subscriptions.values where fires(sub) {
-            if first == nil { first = sub } else { others.append(sub) }
+        var at = subscriptions.startIndex
+        while at != subscriptions.endIndex {
+            if fires(subscriptions.values[at]) {
+                if firstAt == nil { firstAt = at } else { others.append(subscriptions.values[at]) }
+            }
+            subscriptions.formIndex(after: &at)
         }
-        guard let first, let registered = state.devices[key.user], !registered.isEmpty else { return }
+        guard let firstAt, let registered = state.devices[key.user], !registered.isEmpty else { return }
+        let first = subscriptions.values[firstAt]
         func send(_ sub: Subscription) {
             let hint: ZoneID?
             switch sub.kind {

@@ -62,6 +62,15 @@ public struct ZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String { ownerName.isEmpty ? zoneName : "\(zoneName)@\(ownerName)" }
 
+    /// Appends `description` to `text` (a message sized beforehand is written in one piece).
+    func append(to text: inout String) {
+        text += zoneName
+        if !ownerName.isEmpty {
+            text += "@"
+            text += ownerName
+        }
+    }
+
     /// This ID with the owner filled in where it was left to mean the current user.
     func resolvingOwner(_ user: String) -> ZoneID {
         ownerName.isEmpty ? ZoneID(zoneName: zoneName, ownerName: user) : self
@@ -118,12 +127,33 @@ public enum NameRules {
     /// The first byte of `text`'s UTF-8 outside `allowed`, read from its storage in place where it
     /// is contiguous (every save checks its record's name).
     private static func firstByte(of text: String, outside allowed: ClosedRange<UInt8>) -> UInt8? {
-        let inPlace = text.utf8.withContiguousStorageIfAvailable { bytes -> UInt8? in
-            for byte in bytes where !allowed.contains(byte) { return byte }
-            return nil
+        let inPlace = text.utf8.withContiguousStorageIfAvailable {
+            firstByte(of: UnsafeRawBufferPointer($0), outside: allowed)
         }
         if let inPlace { return inPlace }
         return text.utf8.first { !allowed.contains($0) }
+    }
+
+    /// The first of `bytes` outside `allowed` (an ASCII range, its upper bound below 0x7F), tested
+    /// eight at a time: a word has a byte below the range exactly when subtracting the lower bound
+    /// from every byte borrows into a byte whose top bit was clear, and a byte above it exactly when
+    /// adding the distance to 0x7F sets some byte's top bit (or it was set). Only a word that has
+    /// one is searched byte by byte; a record name runs to dozens of bytes.
+    static func firstByte(of bytes: UnsafeRawBufferPointer, outside allowed: ClosedRange<UInt8>) -> UInt8? {
+        precondition(allowed.upperBound < 0x7F && allowed.lowerBound > 0, "an ASCII range inside 0x01...0x7E")
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let tops: UInt64 = 0x8080_8080_8080_8080
+        let below = ones &* UInt64(allowed.lowerBound)
+        let toTop = ones &* UInt64(0x7F - allowed.upperBound)
+        var at = 0
+        while at + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            let outside = ((word &- below) & ~word & tops) | (((word &+ toTop) | word) & tops)
+            if outside != 0 { break }
+            at += 8
+        }
+        for byte in bytes[at...] where !allowed.contains(byte) { return byte }
+        return nil
     }
 
     /// Why `type` is not a valid record type, or nil when it is.

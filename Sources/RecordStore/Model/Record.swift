@@ -12,35 +12,93 @@ public struct RecordStamp: Hashable, Sendable, Codable {
 }
 
 /// A record: a type, a name in a zone, typed fields, and the server's change tag.
-public struct Record: Hashable, Sendable {
-    public var recordType: String
-    public var id: RecordID
-    public var fields: RecordFields
-    /// The server's tag for the version this copy came from; nil for a record never saved.
-    public var recordChangeTag: String?
-    public var created: RecordStamp?
-    public var modified: RecordStamp?
+///
+/// Its contents live in one shared box (`RecordStorage`), copied when a shared record is changed:
+/// copying a record costs one retain.
+public struct Record: Hashable {
+    @usableFromInline var storage: RecordStorage
 
     public init(
         recordType: String, id: RecordID, fields: RecordFields = [:], recordChangeTag: String? = nil,
         created: RecordStamp? = nil, modified: RecordStamp? = nil
     ) {
-        self.recordType = recordType
-        self.id = id
-        self.fields = fields
-        self.recordChangeTag = recordChangeTag
-        self.created = created
-        self.modified = modified
+        storage = .make(RecordParts(recordType: recordType, id: id, fields: fields, recordChangeTag: recordChangeTag,
+                                    created: created, modified: modified))
     }
 
+    /// The parts, to be changed: the box is first copied when another record shares it.
+    @inlinable
+    var uniqueParts: UnsafeMutablePointer<RecordParts> {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage.parts
+        }
+    }
+
+    @inlinable
+    public var recordType: String {
+        get { storage.parts.pointee.recordType }
+        _modify { yield &uniqueParts.pointee.recordType }
+    }
+
+    @inlinable
+    public var id: RecordID {
+        get { storage.parts.pointee.id }
+        _modify { yield &uniqueParts.pointee.id }
+    }
+
+    @inlinable
+    public var fields: RecordFields {
+        get { storage.parts.pointee.fields }
+        _modify { yield &uniqueParts.pointee.fields }
+    }
+
+    /// The server's tag for the version this copy came from; nil for a record never saved.
+    @inlinable
+    public var recordChangeTag: String? {
+        get { storage.parts.pointee.recordChangeTag }
+        _modify { yield &uniqueParts.pointee.recordChangeTag }
+    }
+
+    @inlinable
+    public var created: RecordStamp? {
+        get { storage.parts.pointee.created }
+        _modify { yield &uniqueParts.pointee.created }
+    }
+
+    @inlinable
+    public var modified: RecordStamp? {
+        get { storage.parts.pointee.modified }
+        _modify { yield &uniqueParts.pointee.modified }
+    }
+
+    /// Equal parts; two records sharing a box are still compared part by part (a field holding a
+    /// NaN is unequal to itself, as it was before records shared boxes).
+    public static func == (a: Record, b: Record) -> Bool { a.storage.parts.pointee == b.storage.parts.pointee }
+
+    /// The parts in order, as the record hashed when it held them itself.
+    public func hash(into hasher: inout Hasher) { storage.parts.pointee.hash(into: &hasher) }
+
+    @inlinable
     public subscript(key: String) -> FieldValue? {
-        get { fields[key] }
+        get { storage.parts.pointee.fields[key] }
         set { fields[key] = newValue }
     }
 
     /// Bytes of field data, keys included, as counted against the 1 MB limit.
-    public var fieldDataSize: Int {
-        fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.dataSize }
+    public var fieldDataSize: Int { storage.parts.pointee.fields.dataSize }
+}
+
+// The box is changed only through a record that holds it alone: `uniqueParts` copies it first otherwise.
+extension Record: @unchecked Sendable {}
+
+extension Record: CustomReflectable {
+    /// The parts, as a struct holding them would show them (printing a record reads its mirror).
+    public var customMirror: Mirror {
+        Mirror(self, children: ["recordType": recordType, "id": id, "fields": fields,
+                                "recordChangeTag": recordChangeTag as Any, "created": created as Any,
+                                "modified": modified as Any],
+               displayStyle: .struct)
     }
 }
 

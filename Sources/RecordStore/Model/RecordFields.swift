@@ -10,7 +10,10 @@
 public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: FieldValue)
 
-    private var entries: [Element]
+    /// Name-value pairs, unlabelled as a dictionary literal hands them over, so that a literal's
+    /// array is kept as it is: pairs labelled as `Element` cost a second array and a copy of every
+    /// field for each record built from a literal.
+    @usableFromInline var entries: [(String, FieldValue)]
 
     /// Past this many fields, bulk operations index the names instead of scanning for each one.
     static let indexThreshold = 16
@@ -22,10 +25,8 @@ public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// (comparing every name with every other cost more than the rest of building a record).
     public init(dictionaryLiteral elements: (String, FieldValue)...) {
         assert(Set(elements.map(\.0)).count == elements.count, "a field named twice in a literal")
-        self.init(unique: elements.map { (key: $0.0, value: $0.1) })
+        entries = elements
     }
-
-    private init(unique entries: [Element]) { self.entries = entries }
 
     /// Fields from name-value pairs in order; a name given twice keeps its last value.
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, FieldValue) {
@@ -34,11 +35,11 @@ public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         var index: [String: Int]?
         for (name, value) in pairs {
             if index == nil, entries.count >= Self.indexThreshold {
-                index = Dictionary(entries.indices.map { (entries[$0].key, $0) }, uniquingKeysWith: { a, _ in a })
+                index = Dictionary(entries.indices.map { (entries[$0].0, $0) }, uniquingKeysWith: { a, _ in a })
             }
             if index != nil {
                 if let at = index![name] {
-                    entries[at].value = value
+                    entries[at].1 = value
                 } else {
                     index![name] = entries.count
                     entries.append((name, value))
@@ -57,24 +58,39 @@ public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public var count: Int { entries.count }
     public var isEmpty: Bool { entries.isEmpty }
     /// The field names, in the order they were first set.
-    public var keys: [String] { entries.map(\.key) }
+    public var keys: [String] { entries.map(\.0) }
 
     /// The value named `name`; setting nil removes the field, setting a new name appends it.
     public subscript(name: String) -> FieldValue? {
         get {
-            for entry in entries where entry.key == name { return entry.value }
+            for (key, value) in entries where key == name { return value }
             return nil
         }
         set {
-            if let at = entries.firstIndex(where: { $0.key == name }) {
-                if let newValue { entries[at].value = newValue } else { entries.remove(at: at) }
+            if let at = entries.firstIndex(where: { $0.0 == name }) {
+                if let newValue { entries[at].1 = newValue } else { entries.remove(at: at) }
             } else if let newValue {
                 entries.append((name, newValue))
             }
         }
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> { entries.makeIterator() }
+    /// Bytes of field data, names included, as counted against the 1 MB record limit.
+    var dataSize: Int { entries.reduce(0) { $0 + $1.0.utf8.count + $1.1.dataSize } }
+
+    /// The fields in order, each as a labelled pair.
+    public struct Iterator: IteratorProtocol {
+        @usableFromInline var pairs: IndexingIterator<[(String, FieldValue)]>
+
+        @inlinable
+        init(_ pairs: IndexingIterator<[(String, FieldValue)]>) { self.pairs = pairs }
+
+        @inlinable
+        public mutating func next() -> Element? { pairs.next().map { (key: $0.0, value: $0.1) } }
+    }
+
+    @inlinable
+    public func makeIterator() -> Iterator { Iterator(entries.makeIterator()) }
     public var underestimatedCount: Int { entries.count }
 
     /// These fields with `other`'s set over them: `other`'s value wins where both hold a name.
@@ -87,7 +103,7 @@ public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         var index = merged.nameIndex()
         for (name, value) in other.entries {
             if let at = index[name] {
-                merged.entries[at].value = value
+                merged.entries[at].1 = value
             } else {
                 index[name] = merged.entries.count
                 merged.entries.append((name, value))
@@ -100,7 +116,7 @@ public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public func holds(_ filters: [String: FieldValue]) -> Bool {
         if filters.count > Self.indexThreshold, entries.count > Self.indexThreshold {
             let index = nameIndex()
-            return filters.allSatisfy { filter in index[filter.key].map { entries[$0].value == filter.value } == true }
+            return filters.allSatisfy { filter in index[filter.key].map { entries[$0].1 == filter.value } == true }
         }
         return filters.allSatisfy { self[$0.key] == $0.value }
     }
@@ -109,7 +125,7 @@ public struct RecordFields: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     private func nameIndex() -> [String: Int] {
         var index: [String: Int] = [:]
         index.reserveCapacity(entries.count)
-        for (at, entry) in entries.enumerated() { index[entry.key] = at }
+        for (at, entry) in entries.enumerated() { index[entry.0] = at }
         return index
     }
 }
@@ -120,9 +136,9 @@ extension RecordFields: Equatable {
         guard a.entries.count == b.entries.count else { return false }
         if a.entries.count > indexThreshold {
             let index = b.nameIndex()
-            return a.entries.allSatisfy { entry in index[entry.key].map { b.entries[$0].value == entry.value } == true }
+            return a.entries.allSatisfy { name, value in index[name].map { b.entries[$0].1 == value } == true }
         }
-        return a.entries.allSatisfy { entry in b[entry.key] == entry.value }
+        return a.entries.allSatisfy { name, value in b[name] == value }
     }
 }
 
@@ -131,10 +147,10 @@ extension RecordFields: Hashable {
     /// as `Dictionary` does (a shared order would cost a sort of the names).
     public func hash(into hasher: inout Hasher) {
         var combined = 0
-        for entry in entries {
+        for (name, value) in entries {
             var one = Hasher()
-            one.combine(entry.key)
-            one.combine(entry.value)
+            one.combine(name)
+            one.combine(value)
             combined ^= one.finalize()
         }
         hasher.combine(entries.count)
@@ -145,7 +161,7 @@ extension RecordFields: Hashable {
 extension RecordFields: CustomStringConvertible {
     /// As a dictionary prints, names in the order they were set.
     public var description: String {
-        entries.isEmpty ? "[:]" : "[" + entries.map { "\($0.key.debugDescription): \($0.value)" }
+        entries.isEmpty ? "[:]" : "[" + entries.map { "\($0.0.debugDescription): \($0.1)" }
             .joined(separator: ", ") + "]"
     }
 }
