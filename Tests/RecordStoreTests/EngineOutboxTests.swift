@@ -3,23 +3,13 @@ import ZoneCore
 @testable import RecordStore
 
 /// The engine's two outboxes: mutations for the journal, notifications for push. A drain hands
-/// over everything since the last one; a store that journals nothing discards its mutations,
-/// which changes neither the state nor the notifications.
+/// over everything since the last one; a store that journals nothing keeps no mutations, which
+/// changes neither the state nor the notifications.
 @Suite struct EngineOutboxTests {
-    let room = ZoneID(zoneName: "room_a", ownerName: "alice")
-    let author = RequestContext(user: "alice", deviceID: "w", now: Instant(nanosecondsSinceEpoch: 1_000_000_000))
+    let room = EngineFixture.room
+    let author = EngineFixture.author
 
-    /// A zone with a database subscription and a second device to notify.
-    func roomWithListener() throws -> StoreEngine {
-        var engine = StoreEngine()
-        _ = try engine.modifyZones(save: [room], delete: [], scope: .private, author)
-        _ = try engine.modifySubscriptions(save: [Subscription(subscriptionID: "db", kind: .database)], delete: [],
-                                           scope: .private, author)
-        var listener = author
-        listener.deviceID = "l"
-        try engine.registerDevice(listener)
-        return engine
-    }
+    func roomWithListener() throws -> StoreEngine { try EngineFixture.roomWithListener() }
 
     func save(_ name: String, in engine: inout StoreEngine) throws {
         let note = Record(recordType: "Note", id: RecordID(recordName: name, zoneID: room), fields: ["n": .int64(1)])
@@ -40,15 +30,14 @@ import ZoneCore
         #expect(engine.drainNotifications().count == 1)
     }
 
-    @Test func discardedMutationsLeaveStateAndNotificationsAlone() throws {
+    @Test func unkeptMutationsLeaveStateAndNotificationsAlone() throws {
         var kept = try roomWithListener()
         var discarding = kept
-        discarding.discardMutations()
+        discarding.keepsMutations = false
         #expect(discarding.drainMutations().isEmpty && kept.drainMutations().count == 3)
         for name in ["n1", "n2", "n3"] {
             try save(name, in: &kept)
             try save(name, in: &discarding)
-            discarding.discardMutations()
             #expect(discarding.drainMutations().isEmpty)
             #expect(kept.drainNotifications() == discarding.drainNotifications())
         }

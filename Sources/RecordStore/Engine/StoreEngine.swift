@@ -11,6 +11,12 @@ public struct StoreEngine: Sendable {
     var state = StoreState()
     private var throttle: Throttle
     private var committed: [Mutation] = []
+    /// Whether committed mutations are kept for `drainMutations()`. A store that journals nothing
+    /// (the simulator's, whose state lives in memory alone) turns this off, and what was kept is let
+    /// go: otherwise the mutations pile up, each holding its record.
+    public var keepsMutations = true {
+        didSet { if !keepsMutations { committed.removeAll() } }
+    }
     private var notifications: [DeviceNotification] = []
     private var nextNotificationID: UInt64 = 1
 
@@ -25,20 +31,13 @@ public struct StoreEngine: Sendable {
     /// Applies and records a mutation made by an operation.
     mutating func commit(_ m: Mutation) {
         state.apply(m)
-        committed.append(m)
+        if keepsMutations { committed.append(m) }
     }
 
     /// Mutations committed since the last drain, in order: one journal entry's worth.
     mutating func drainMutations() -> [Mutation] {
         defer { committed.removeAll(keepingCapacity: true) }
         return committed
-    }
-
-    /// Forgets the mutations committed since the last drain: for a store that keeps its state in
-    /// memory alone and journals nothing, whose mutations would otherwise pile up, each holding
-    /// its record.
-    public mutating func discardMutations() {
-        if !committed.isEmpty { committed.removeAll(keepingCapacity: true) }
     }
 
     /// Notifications generated since the last drain, for the push delivery model.

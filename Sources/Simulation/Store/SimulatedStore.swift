@@ -41,8 +41,8 @@ public struct SimulatedStore {
     public init(engine: StoreEngine, pushProfile: PushProfile, latency: LatencyDistribution, faults: StoreFaults,
                 origin: Instant, seed: UInt64) {
         self.engine = engine
-        // Nothing here is journalled: the scene's mutations and each request's are let go.
-        self.engine.discardMutations()
+        // Nothing here is journalled: the scene's mutations are let go and no request's are kept.
+        self.engine.keepsMutations = false
         var random = SeededRandom(seed: seed)
         push = PushDeliveryModel(profile: pushProfile, seed: random.next())
         self.latency = latency
@@ -80,7 +80,6 @@ public struct SimulatedStore {
         }
         let ctx = RequestContext(user: user, deviceID: device, now: now)
         let outcome = engine.perform(request, ctx)
-        engine.discardMutations()
         if case .failed = outcome { counters.failures += 1 }
         if !faults.tokenExpiries.isEmpty {
             switch outcome {
