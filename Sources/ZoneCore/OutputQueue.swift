@@ -142,30 +142,29 @@ final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Elemen
 
     /// A storage of `capacity` holding copies of the queued elements (this one is shared).
     @inlinable
-    func copy(capacity: Int) -> OutputQueueStorage<Element> {
-        let fresh = Self.make(capacity: capacity)
-        withUnsafeMutablePointers { header, elements in
-            let count = header.pointee.end - header.pointee.head
-            fresh.withUnsafeMutablePointers { freshHeader, freshElements in
-                freshElements.initialize(from: elements + header.pointee.head, count: count)
-                freshHeader.pointee.end = count
-            }
-        }
-        return fresh
-    }
+    func copy(capacity: Int) -> OutputQueueStorage<Element> { transferred(capacity: capacity, moving: false) }
 
     /// A storage of `capacity` the queued elements are moved into; this one is left empty.
     @inlinable
-    func moved(capacity: Int) -> OutputQueueStorage<Element> {
+    func moved(capacity: Int) -> OutputQueueStorage<Element> { transferred(capacity: capacity, moving: true) }
+
+    @inlinable
+    func transferred(capacity: Int, moving: Bool) -> OutputQueueStorage<Element> {
         let fresh = Self.make(capacity: capacity)
         withUnsafeMutablePointers { header, elements in
-            let count = header.pointee.end - header.pointee.head
+            let (first, count) = (elements + header.pointee.head, header.pointee.end - header.pointee.head)
             fresh.withUnsafeMutablePointers { freshHeader, freshElements in
-                freshElements.moveInitialize(from: elements + header.pointee.head, count: count)
+                if moving {
+                    freshElements.moveInitialize(from: first, count: count)
+                } else {
+                    freshElements.initialize(from: first, count: count)
+                }
                 freshHeader.pointee.end = count
             }
-            header.pointee.head = 0
-            header.pointee.end = 0
+            if moving {
+                header.pointee.head = 0
+                header.pointee.end = 0
+            }
         }
         return fresh
     }

@@ -40,14 +40,8 @@ import ZoneCore
     }
 
     @Test func oneSubscriptionForOneOtherDevice() throws {
-        var engine = StoreEngine()
-        let author = RequestContext(user: "alice", deviceID: "w", now: Instant(nanosecondsSinceEpoch: 1_000_000_000))
-        _ = try engine.modifyZones(save: [room], delete: [], scope: .private, author)
-        _ = try engine.modifySubscriptions(save: [Subscription(subscriptionID: "db", kind: .database)], delete: [],
-                                           scope: .private, author)
-        var listener = author
-        listener.deviceID = "l"
-        try engine.registerDevice(listener)
+        var engine = try EngineFixture.roomWithListener()
+        let (author, listener) = (EngineFixture.author, EngineFixture.listener)
         let note = Record(recordType: "Note", id: RecordID(recordName: "n1", zoneID: room))
         _ = try engine.modifyRecords(ModifyRecordsRequest(saves: [note]), scope: .private, author)
         let sent = engine.drainNotifications()
