@@ -83,6 +83,28 @@ import ZoneCore
         #expect(pair.client.counters.droppedShortRecords == short)
     }
 
+    /// A short protected record behind a header OpenSSL drops alone (a version it refuses), where
+    /// it reads the next header: the datagram Fuzz/DTLSDemuxFuzz found ended both ends of a
+    /// connected association before the screen followed OpenSSL's reading. Screened.
+    @Test func shortRecordsBehindARefusedHeaderLeaveItConnected() throws {
+        let pair = try DTLSPair()
+        pair.start()
+        #expect(pair.bothConnected)
+        let found: [UInt8] = [0x17, 0x00, 0x19, 0xFD, 0x01, 0x08, 0x00, 0x19, 0x80, 0x21, 0xFD, 0x00, 0xFE,
+                              0x01, 0xFE, 0xFD, 0x00, 0x01, 0x00, 0x00, 0xFE, 0x00, 0x00, 0x16, 0x00, 0x08,
+                              0x00, 0x02, 0x00, 0x08, 0x00, 0xC9, 0x23, 0x01, 0x00, 0x00]
+        let short: [UInt8] = [21, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 7, 0, 2, 1, 0]
+        let behindDTLS10: [UInt8] = [22, 0xFE, 0xFF, 0, 0, 0, 0, 0, 0, 0, 8, 0, UInt8(short.count)] + short
+        for datagram in [found, behindDTLS10] {
+            pair.server.handle(.datagram(datagram), now: pair.now)
+            pair.client.handle(.datagram(datagram), now: pair.now)
+        }
+        pair.settle()
+        #expect(pair.bothConnected)
+        #expect(pair.server.counters.droppedShortRecords == 2)
+        #expect(pair.client.counters.droppedShortRecords == 2)
+    }
+
     @Test func notDTLSIsDroppedUnreadAndCounted() throws {
         let pair = try DTLSPair()
         for datagram: [UInt8] in [[], [22], [0, 1, 0, 0], [128] + Array(repeating: 0, count: 40),
