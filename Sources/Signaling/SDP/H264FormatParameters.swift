@@ -11,34 +11,50 @@ struct H264FormatParameters {
     var packetizationMode: String?
     /// `level-asymmetry-allowed` as written; nil when absent.
     var levelAsymmetryAllowed: String?
+    /// The profile-level-id (`42000a` when absent, RFC 6184 §8.1); nil when it is malformed. Read
+    /// once here: matching a codec and then answering it ask for it twice each side.
+    private(set) var profileLevelID: H264ProfileLevelID?
 
     /// The parameters of `codec`: the first value of each, as `RTPCodec.formatParameter` gives it.
     init(_ codec: RTPCodec) {
         codec.forEachFormatParameter { name, value in
-            // The three names differ in length: one comparison of letters at most per parameter.
-            if Self.matches(name, "profile-level-id") {
-                if profileLevelIDText == nil { profileLevelIDText = String(decoding: value, as: UTF8.self) }
-            } else if Self.matches(name, "packetization-mode") {
-                if packetizationMode == nil { packetizationMode = String(decoding: value, as: UTF8.self) }
-            } else if Self.matches(name, "level-asymmetry-allowed") {
-                if levelAsymmetryAllowed == nil { levelAsymmetryAllowed = String(decoding: value, as: UTF8.self) }
+            // The three names differ in length: the length picks the one name worth comparing.
+            switch name.count {
+            case 16:
+                if profileLevelIDText == nil, Self.matches(name, "profile-level-id") {
+                    profileLevelIDText = String(decoding: value, as: UTF8.self)
+                }
+            case 18:
+                if packetizationMode == nil, Self.matches(name, "packetization-mode") {
+                    packetizationMode = String(decoding: value, as: UTF8.self)
+                }
+            case 23:
+                if levelAsymmetryAllowed == nil, Self.matches(name, "level-asymmetry-allowed") {
+                    levelAsymmetryAllowed = String(decoding: value, as: UTF8.self)
+                }
+            default:
+                break
             }
             return profileLevelIDText != nil && packetizationMode != nil && levelAsymmetryAllowed != nil
         }
+        if let text = profileLevelIDText {
+            profileLevelID = H264ProfileLevelID(text)
+        } else {
+            profileLevelID = .absentDefault
+        }
     }
 
-    /// The profile-level-id (`42000a` when absent, RFC 6184 §8.1); nil when it is malformed.
-    var profileLevelID: H264ProfileLevelID? {
-        guard let text = profileLevelIDText else { return .absentDefault }
-        return H264ProfileLevelID(text)
-    }
-
-    /// Whether a parameter's `name` is `key` (lowercase) in any ASCII case.
-    /// Byte by byte, lengths first: a generic comparison of the two sequences cost ten times this.
+    /// Whether a parameter's `name` is `key` (lowercase, of the same length) in any ASCII case.
+    /// Byte by byte on the two buffers: a generic comparison of the two sequences cost ten times this.
     private static func matches(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ key: StaticString) -> Bool {
-        guard name.count == key.utf8CodeUnitCount else { return false }
-        let name = UnsafeBufferPointer(rebasing: name)
-        for i in name.indices where SDPGrammar.lowercased(name[i]) != key.utf8Start[i] { return false }
-        return true
+        key.withUTF8Buffer { key in
+            guard name.count == key.count else { return false }
+            var index = name.startIndex
+            for byte in key {
+                guard SDPGrammar.lowercased(name[index]) == byte else { return false }
+                index += 1
+            }
+            return true
+        }
     }
 }

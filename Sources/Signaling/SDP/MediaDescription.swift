@@ -80,7 +80,7 @@ public struct MediaDescription: Hashable, Sendable {
 
     /// The payload types of the `m=` line (RTP sections; non-numeric formats are left out).
     public var payloadTypes: [UInt8] {
-        formats.compactMap { SDPGrammar.decimal(Array($0.utf8)[...], as: UInt8.self) }
+        formats.compactMap { SDPGrammar.decimal($0, as: UInt8.self) }
     }
 
     /// `a=mid`.
@@ -149,7 +149,9 @@ public struct MediaDescription: Hashable, Sendable {
         // fifteen times an answer.
         var maps: [(payloadType: UInt8, name: String, clockRate: UInt32, channels: UInt16?)] = []
         maps.reserveCapacity(attributes.count)
-        var parameters: [(format: String, text: String)] = []
+        // An fmtp belongs to a payload type when its format is that type's decimal text exactly
+        // (`096` names no payload type): read once here, not printed for each codec to compare.
+        var parameters: [(payloadType: UInt8, text: String)] = []
         parameters.reserveCapacity(attributes.count)
         var feedback: [(payloadType: UInt8?, feedback: RTCPFeedback)] = []
         feedback.reserveCapacity(attributes.count)
@@ -158,7 +160,7 @@ public struct MediaDescription: Hashable, Sendable {
             case .rtpMap(let payloadType, let name, let clockRate, let channels):
                 maps.append((payloadType, name, clockRate, channels))
             case .formatParameters(let format, let text):
-                parameters.append((format, text))
+                if let payloadType = Self.payloadType(writtenAs: format) { parameters.append((payloadType, text)) }
             case .rtcpFeedback(let payloadType, let item):
                 feedback.append((payloadType, item))
             default:
@@ -169,20 +171,46 @@ public struct MediaDescription: Hashable, Sendable {
         codecs.reserveCapacity(formats.count)
         // A payload type listed twice counts once. The codecs made so far tell which were seen: one
         // left out (no rtpmap, no static type) would be left out again.
-        for payloadType in payloadTypes where !codecs.contains(where: { $0.payloadType == payloadType }) {
+        for format in formats {
+            guard let payloadType = SDPGrammar.decimal(format, as: UInt8.self),
+                !codecs.contains(where: { $0.payloadType == payloadType })
+            else { continue }
             // The first rtpmap and the first fmtp of a payload type count.
             let map = maps.first { $0.payloadType == payloadType }.map { ($0.name, $0.clockRate, $0.channels) }
                 ?? RTPCodec.staticType(payloadType).map { ($0.name, $0.clockRate, nil) }
             guard let map else { continue }
-            let format = String(payloadType)
             codecs.append(RTPCodec(
                 payloadType: payloadType, name: map.0, clockRate: map.1, channels: map.2,
-                formatParameters: parameters.first { $0.format == format }?.text,
-                feedback: feedback.compactMap {
-                    $0.payloadType == nil || $0.payloadType == payloadType ? $0.feedback : nil
-                }))
+                formatParameters: parameters.first { $0.payloadType == payloadType }?.text,
+                feedback: Self.feedback(for: payloadType, in: feedback)))
         }
         return codecs
+    }
+
+    /// The feedback of `lines` for `payloadType` or for `*`, in order, in an array of exactly that
+    /// size: grown one item at a time it was reallocated three times a codec.
+    private static func feedback(
+        for payloadType: UInt8, in lines: [(payloadType: UInt8?, feedback: RTCPFeedback)]
+    ) -> [RTCPFeedback] {
+        func applies(_ linePayloadType: UInt8?) -> Bool {
+            linePayloadType == nil || linePayloadType == payloadType
+        }
+        var count = 0
+        for index in lines.indices where applies(lines[index].payloadType) { count += 1 }
+        guard count > 0 else { return [] }
+        var result: [RTCPFeedback] = []
+        result.reserveCapacity(count)
+        for index in lines.indices where applies(lines[index].payloadType) { result.append(lines[index].feedback) }
+        return result
+    }
+
+    /// The payload type whose decimal text is exactly `format` (what `String(payloadType)`
+    /// prints: no sign, no leading zero), or nil.
+    static func payloadType(writtenAs format: String) -> UInt8? {
+        guard let value = SDPGrammar.decimal(format, as: UInt8.self),
+            format.utf8.count == (value >= 100 ? 3 : value >= 10 ? 2 : 1)
+        else { return nil }
+        return value
     }
 
     /// The codec at `payloadType`, if the section lists it (see `codecs`).

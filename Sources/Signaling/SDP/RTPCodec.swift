@@ -111,9 +111,20 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether `a` and `b` are the same name in any ASCII case. Lengths first: they tell most
-    /// codec names apart (`VP8`, `H264`, `rtx`) without comparing a letter.
+    /// codec names apart (`VP8`, `H264`, `rtx`) without comparing a letter. Then the strings' own
+    /// bytes: every codec of an answer is named several times, and walking two UTF-8 views
+    /// cost several times the comparison.
     private static func sameIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8, by: equalIgnoringASCIICase)
+        guard a.utf8.count == b.utf8.count else { return false }
+        let same = a.utf8.withContiguousStorageIfAvailable { a in
+            b.utf8.withContiguousStorageIfAvailable { b in
+                for index in a.indices where SDPGrammar.lowercased(a[index]) != SDPGrammar.lowercased(b[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        return (same ?? nil) ?? a.utf8.elementsEqual(b.utf8, by: equalIgnoringASCIICase)
     }
 
     /// True when an offer of `self` and an answer of `other` describe the same format, so the
@@ -123,20 +134,33 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// Baseline); for VP9 the same profile-id. A profile-level-id that is not six hex digits
     /// or names no known profile matches nothing.
     public func isCompatible(with other: RTPCodec) -> Bool {
-        guard Self.sameIgnoringASCIICase(name, other.name),
-            clockRate == other.clockRate, (channels ?? 1) == (other.channels ?? 1)
-        else { return false }
+        guard sharesEncoding(with: other) else { return false }
         if isNamed("h264") {
-            let mine = H264FormatParameters(self), theirs = H264FormatParameters(other)
-            guard let myProfile = mine.profileLevelID?.profile, let theirProfile = theirs.profileLevelID?.profile else {
-                return false
-            }
-            return (mine.packetizationMode ?? "0") == (theirs.packetizationMode ?? "0") && myProfile == theirProfile
+            return Self.sameH264Format(H264FormatParameters(self), H264FormatParameters(other))
         }
         if isNamed("vp9") {
-            return (formatParameter("profile-id") ?? "0") == (other.formatParameter("profile-id") ?? "0")
+            return sameVP9Profile(as: other)
         }
         return true
+    }
+
+    /// Same name (any case), clock rate and channel count (absent is one, RFC 8866 §6.6).
+    private func sharesEncoding(with other: RTPCodec) -> Bool {
+        Self.sameIgnoringASCIICase(name, other.name) && clockRate == other.clockRate
+            && (channels ?? 1) == (other.channels ?? 1)
+    }
+
+    /// The H.264 half of `isCompatible`, on parameters already read (it is symmetric).
+    private static func sameH264Format(_ mine: H264FormatParameters, _ theirs: H264FormatParameters) -> Bool {
+        guard let myProfile = mine.profileLevelID?.profile, let theirProfile = theirs.profileLevelID?.profile else {
+            return false
+        }
+        return (mine.packetizationMode ?? "0") == (theirs.packetizationMode ?? "0") && myProfile == theirProfile
+    }
+
+    /// The VP9 half of `isCompatible`: the same profile-id, 0 when absent.
+    private func sameVP9Profile(as other: RTPCodec) -> Bool {
+        (formatParameter("profile-id") ?? "0") == (other.formatParameter("profile-id") ?? "0")
     }
 
     /// The H.264 profile-level-id (RFC 6184 §8.1, `42000a` when absent); nil when it is
@@ -151,15 +175,42 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// list, and for H.264 the profile-level-id RFC 6184 §8.2.2 gives the answer (the level is
     /// ours when both allow level asymmetry, else the lower one).
     public func answering(_ theirs: RTPCodec) -> RTPCodec {
+        guard isNamed("h264") else { return answering(theirs, h264: nil) }
+        return answering(theirs, h264: (H264FormatParameters(self), H264FormatParameters(theirs)))
+    }
+
+    /// `answering(theirs)` when `theirs.isCompatible(with: self)`, else nil: one step for an
+    /// answerer, which reads each side's H.264 parameters once for both questions (reading them
+    /// apart read each fmtp twice an answer).
+    func answer(to theirs: RTPCodec) -> RTPCodec? {
+        guard sharesEncoding(with: theirs) else { return nil }
+        if isNamed("h264") {
+            let ours = H264FormatParameters(self), offered = H264FormatParameters(theirs)
+            guard Self.sameH264Format(offered, ours) else { return nil }
+            return answering(theirs, h264: (ours, offered))
+        }
+        if isNamed("vp9"), !theirs.sameVP9Profile(as: self) { return nil }
+        return answering(theirs, h264: nil)
+    }
+
+    /// `answering(theirs)` with, for H.264, both sides' parameters already read.
+    private func answering(
+        _ theirs: RTPCodec, h264: (ours: H264FormatParameters, offered: H264FormatParameters)?
+    ) -> RTPCodec {
         var codec = self
         codec.payloadType = theirs.payloadType
-        codec.feedback = feedback.filter(theirs.feedback.contains)
-        guard isNamed("h264") else { return codec }
-        let ours = H264FormatParameters(self), offeredParameters = H264FormatParameters(theirs)
+        // Usually both list the same feedback: then ours is kept as it is, not copied item by item.
+        if !feedback.allSatisfy(theirs.feedback.contains) {
+            codec.feedback = feedback.filter(theirs.feedback.contains)
+        }
+        guard let (ours, offeredParameters) = h264 else { return codec }
         if let mine = ours.profileLevelID, let offered = offeredParameters.profileLevelID {
             let asymmetry = ours.levelAsymmetryAllowed == "1" && offeredParameters.levelAsymmetryAllowed == "1"
+            // Ours is rewritten when absent or naming another profile-level-id. Compared parsed, not
+            // printed: a written value that parses is six hex digits, so it prints as written up to
+            // case, and this is the comparison of the printed value with the lowercased text.
             if let answered = mine.answering(offered, levelAsymmetryAllowed: asymmetry),
-                answered.description != ours.profileLevelIDText?.lowercased()
+                ours.profileLevelIDText == nil || answered != mine
             {
                 codec = codec.settingFormatParameter("profile-level-id", to: answered.description)
             }

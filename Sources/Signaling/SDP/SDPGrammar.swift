@@ -89,6 +89,21 @@ enum SDPGrammar {
         return value
     }
 
+    /// `decimal(_:as:)` read from a string's own bytes: a format on an `m=` line is kept as text,
+    /// and copying it into an array to read it cost more than the reading.
+    static func decimal<T: FixedWidthInteger & UnsignedInteger>(_ text: String, as type: T.Type) -> T? {
+        guard !text.isEmpty else { return nil }
+        var value: T = 0
+        for c in text.utf8 {
+            guard isDigit(c) else { return nil }
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(T(c - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
     /// The pieces of `bytes` between runs of spaces, without empty pieces.
     ///
     /// RFC 8866 separates fields with exactly one space; accepting runs costs nothing and

@@ -218,9 +218,14 @@ extension SessionDescription {
         let offeredCodecs = offered.codecs
         var codecs: [RTPCodec] = []
         for theirs in offeredCodecs where !theirs.isRetransmission {
-            guard let ours = config.codecs.first(where: { !$0.isRetransmission && theirs.isCompatible(with: $0) })
-            else { continue }
-            codecs.append(ours.answering(theirs))
+            // Our first compatible codec answers it (`isCompatible`, then `answering`, in one step).
+            var answered: RTPCodec?
+            for ours in config.codecs where !ours.isRetransmission {
+                answered = ours.answer(to: theirs)
+                if answered != nil { break }
+            }
+            guard let answered else { continue }
+            codecs.append(answered)
             // RFC 4588 §8.6: the offer's RTX format for this codec, at the offer's payload type.
             if config.dialect == .webRTC, let rtx = offeredCodecs.first(where: {
                 $0.associatedPayloadType == theirs.payloadType && $0.clockRate == theirs.clockRate
