@@ -142,27 +142,24 @@ public struct MediaDescription: Hashable, Sendable {
     /// out; so is everything when the section is not RTP.
     public var codecs: [RTPCodec] {
         guard isRTP else { return [] }
-        // One pass into small arrays, searched in order: a section lists a handful of payload
-        // types, and hashing their formats and names cost more than these scans (answering and
-        // applying a description asks for the codecs several times).
-        // Each gets room for every attribute at once: grown from empty, they were reallocated
-        // fifteen times an answer.
-        var maps: [(payloadType: UInt8, name: String, clockRate: UInt32, channels: UInt16?)] = []
-        maps.reserveCapacity(attributes.count)
-        // An fmtp belongs to a payload type when its format is that type's decimal text exactly
-        // (`096` names no payload type): read once here, not printed for each codec to compare.
-        var parameters: [(payloadType: UInt8, text: String)] = []
-        parameters.reserveCapacity(attributes.count)
-        var feedback: [(payloadType: UInt8?, feedback: RTCPFeedback)] = []
-        feedback.reserveCapacity(attributes.count)
-        for attribute in attributes {
-            switch attribute {
-            case .rtpMap(let payloadType, let name, let clockRate, let channels):
-                maps.append((payloadType, name, clockRate, channels))
-            case .formatParameters(let format, let text):
-                if let payloadType = Self.payloadType(writtenAs: format) { parameters.append((payloadType, text)) }
-            case .rtcpFeedback(let payloadType, let item):
-                feedback.append((payloadType, item))
+        // One pass noting where the codec lines are, then searched in order: a section lists a
+        // handful of payload types, and hashing their formats and names cost more than these scans.
+        // The notes are plain numbers, in one array with room for every attribute: copies of the
+        // lines' strings in three arrays cost more to make and free than the rest of the reading.
+        var lines: [CodecLine] = []
+        lines.reserveCapacity(attributes.count)
+        for index in attributes.indices {
+            switch attributes[index] {
+            case .rtpMap(let payloadType, _, _, _):
+                lines.append(CodecLine(kind: .rtpMap, payloadType: payloadType, index: index))
+            case .formatParameters(let format, _):
+                // An fmtp belongs to a payload type when its format is that type's decimal text
+                // exactly (`096` names none): read once here, not printed for each codec to compare.
+                if let payloadType = Self.payloadType(writtenAs: format) {
+                    lines.append(CodecLine(kind: .formatParameters, payloadType: payloadType, index: index))
+                }
+            case .rtcpFeedback(let payloadType, _):
+                lines.append(CodecLine(kind: .feedback, payloadType: payloadType, index: index))
             default:
                 break
             }
@@ -173,35 +170,57 @@ public struct MediaDescription: Hashable, Sendable {
         // left out (no rtpmap, no static type) would be left out again.
         for format in formats {
             guard let payloadType = SDPGrammar.decimal(format, as: UInt8.self),
-                !codecs.contains(where: { $0.payloadType == payloadType })
+                !codecs.contains(where: { $0.payloadType == payloadType }),
+                let codec = codec(payloadType, lines: lines)
             else { continue }
-            // The first rtpmap and the first fmtp of a payload type count.
-            let map = maps.first { $0.payloadType == payloadType }.map { ($0.name, $0.clockRate, $0.channels) }
-                ?? RTPCodec.staticType(payloadType).map { ($0.name, $0.clockRate, nil) }
-            guard let map else { continue }
-            codecs.append(RTPCodec(
-                payloadType: payloadType, name: map.0, clockRate: map.1, channels: map.2,
-                formatParameters: parameters.first { $0.payloadType == payloadType }?.text,
-                feedback: Self.feedback(for: payloadType, in: feedback)))
+            codecs.append(codec)
         }
         return codecs
     }
 
-    /// The feedback of `lines` for `payloadType` or for `*`, in order, in an array of exactly that
-    /// size: grown one item at a time it was reallocated three times a codec.
-    private static func feedback(
-        for payloadType: UInt8, in lines: [(payloadType: UInt8?, feedback: RTCPFeedback)]
-    ) -> [RTCPFeedback] {
-        func applies(_ linePayloadType: UInt8?) -> Bool {
-            linePayloadType == nil || linePayloadType == payloadType
+    /// Where `codecs` found a codec line: its kind, the payload type it is for (nil: `*`) and its
+    /// index in `attributes`.
+    private struct CodecLine {
+        enum Kind { case rtpMap, formatParameters, feedback }
+        var kind: Kind
+        var payloadType: UInt8?
+        var index: Int
+    }
+
+    /// The codec at `payloadType` from the noted `lines`: the first rtpmap (or the static type) and
+    /// the first fmtp count, and every rtcp-fb for it or `*`, in order, in an array of exactly that
+    /// size (grown one at a time it was reallocated three times a codec). Nil without rtpmap or
+    /// static type.
+    private func codec(_ payloadType: UInt8, lines: [CodecLine]) -> RTPCodec? {
+        var map: Int?, parameters: Int?, feedbackCount = 0
+        for line in lines {
+            switch line.kind {
+            case .rtpMap: if map == nil, line.payloadType == payloadType { map = line.index }
+            case .formatParameters: if parameters == nil, line.payloadType == payloadType { parameters = line.index }
+            case .feedback: if line.payloadType == nil || line.payloadType == payloadType { feedbackCount += 1 }
+            }
         }
-        var count = 0
-        for index in lines.indices where applies(lines[index].payloadType) { count += 1 }
-        guard count > 0 else { return [] }
-        var result: [RTCPFeedback] = []
-        result.reserveCapacity(count)
-        for index in lines.indices where applies(lines[index].payloadType) { result.append(lines[index].feedback) }
-        return result
+        var codec: RTPCodec
+        if let map, case .rtpMap(_, let name, let clockRate, let channels) = attributes[map] {
+            codec = RTPCodec(payloadType: payloadType, name: name, clockRate: clockRate, channels: channels)
+        } else if let known = RTPCodec.staticType(payloadType) {
+            codec = RTPCodec(payloadType: payloadType, name: known.name, clockRate: known.clockRate)
+        } else {
+            return nil
+        }
+        if let parameters, case .formatParameters(_, let text) = attributes[parameters] {
+            codec.formatParameters = text
+        }
+        if feedbackCount > 0 {
+            codec.feedback.reserveCapacity(feedbackCount)
+            for line in lines where line.kind == .feedback {
+                guard line.payloadType == nil || line.payloadType == payloadType,
+                    case .rtcpFeedback(_, let item) = attributes[line.index]
+                else { continue }
+                codec.feedback.append(item)
+            }
+        }
+        return codec
     }
 
     /// The payload type whose decimal text is exactly `format` (what `String(payloadType)`
