@@ -58,10 +58,15 @@ struct FieldReader {
     }
 
     private func value(_ key: String) throws(SignalRecordError) -> FieldValue {
-        guard let value = fields[key] else {
-            throw SignalRecordError(.missingField, recordName: recordName, field: key, detail: "missing")
+        // The first field so named, as `fields[key]` gives it, found by length first: names of
+        // another length (most of a record's) are passed over without a string comparison, which
+        // for two different short names cost a call into the runtime each (a decoder reads every
+        // field of every record fetched this way).
+        let length = key.utf8.count
+        for (name, value) in fields where name.utf8.count == length && name == key {
+            return value
         }
-        return value
+        throw SignalRecordError(.missingField, recordName: recordName, field: key, detail: "missing")
     }
 
     private func wrongType(_ key: String, _ value: FieldValue, _ expected: String) -> SignalRecordError {
