@@ -76,7 +76,7 @@ public enum SDPAttribute: Hashable, Sendable, CustomStringConvertible {
         case .endOfCandidates, .iceLite, .rtcpMux, .rtcpReducedSize, .direction: nil
         case .iceUsernameFragment(let text), .icePassword(let text), .mid(let text): text
         case .iceOptions(let options): options.joined(separator: " ")
-        case .group(let semantics, let identifiers): ([semantics] + identifiers).joined(separator: " ")
+        case .group(let semantics, let identifiers): Self.groupValue(semantics, identifiers)
         case .rtpMap(let payloadType, let encodingName, let clockRate, let channels):
             "\(payloadType) \(encodingName)/\(clockRate)" + (channels.map { "/\($0)" } ?? "")
         case .formatParameters(let format, let parameters): "\(format) \(parameters)"
@@ -85,6 +85,18 @@ public enum SDPAttribute: Hashable, Sendable, CustomStringConvertible {
         case .fingerprint(let fingerprint): fingerprint.description
         case .other(_, let value): value
         }
+    }
+
+    /// `<semantics> <id>…`: appended word by word, as every description prints its BUNDLE group
+    /// (joining an array made of the words cost two arrays and a join for a value as short as
+    /// `BUNDLE 0`).
+    private static func groupValue(_ semantics: String, _ identifiers: [String]) -> String {
+        var value = semantics
+        for identifier in identifiers {
+            value += " "
+            value += identifier
+        }
+        return value
     }
 
     /// The line without `a=`: `name` or `name:value`.
