@@ -79,6 +79,26 @@ struct SignalInboxTests {
         #expect(inbox.ingest([again]).deliveries.count == 1)
     }
 
+    /// A version is its record's whole name and tag, though only the tag and the name's length are
+    /// hashed (the whole name too when there is no tag): same tag and same-length names are still
+    /// two versions, and without tags, names alone tell them apart.
+    @Test func versionsWithOneTagOrNoneAreToldApartByName() {
+        var inbox = Pair.inbox()
+        var first = Pair.chunk(epoch: 10, seq: 1, octet: 1), second = Pair.chunk(epoch: 10, seq: 2, octet: 2)
+        #expect(first.id.recordName.utf8.count == second.id.recordName.utf8.count)
+        #expect(first.id.recordName != second.id.recordName)
+        first.recordChangeTag = "same"
+        second.recordChangeTag = "same"
+        _ = inbox.ingest([first, second, first])
+        #expect(inbox.counters.received == 3 && inbox.counters.duplicates == 1)
+
+        var untagged = Pair.inbox()
+        first.recordChangeTag = nil
+        second.recordChangeTag = nil
+        _ = untagged.ingest([first, second, second])
+        #expect(untagged.counters.received == 3 && untagged.counters.duplicates == 1)
+    }
+
     @Test func ownRecordsAreObservedNeverDelivered() {
         var inbox = Pair.inbox()
         let output = inbox.ingest([Pair.envelope(.answer, epoch: 10, owner: "_b0b"),

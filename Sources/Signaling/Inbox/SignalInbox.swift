@@ -99,9 +99,25 @@ public struct SignalInbox: Sendable {
         public var problems: [Problem] = []
     }
 
+    /// One version of one record: its name and the change tag the store gave that version.
     private struct VersionKey: Hashable {
         var name: String
         var tag: String
+
+        /// Hashes the tag and the name's length, and the whole name only when there is no tag.
+        /// Every record fetched is looked up by its version, and its name (the session key,
+        /// epoch, owner and UUID: ~80 bytes) cost three quarters of the hashing. The store, not a
+        /// peer, writes a version's tag, and it tells versions apart (a counter in ours, as in
+        /// CloudKit's `recordChangeTag`), so keys spread as well; a peer choosing names cannot
+        /// pile keys into one bucket. Equal keys still hash equally (`==` compares both whole).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(tag)
+            if tag.isEmpty {
+                hasher.combine(name)
+            } else {
+                hasher.combine(name.utf8.count)
+            }
+        }
     }
 
     public let myUserID: String
