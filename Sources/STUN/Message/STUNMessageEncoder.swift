@@ -31,6 +31,9 @@ extension STUNMessage {
     ///   - fingerprint: append FINGERPRINT (always last).
     ///   - padding: the byte that pads attribute values to 4 bytes. Receivers ignore it; it is a
     ///     parameter only so RFC 5769's samples, padded with 0x20, can be reproduced byte for byte.
+    ///   - trailing: attributes written after `attributes`, exactly as if appended to them, without
+    ///     copying the message to append them: a client's USERNAME, REALM and NONCE (RFC 8489
+    ///     §9.2.3), a server's SOFTWARE (§14.14), kept in an array of their own and reused.
     /// - Throws: `STUNError` when a value breaks its attribute's limits or the message would not
     ///   fit the 16-bit length field.
     ///
@@ -38,10 +41,13 @@ extension STUNMessage {
     /// written: they belong to the bytes they were computed over.
     public func encode(
         key: STUNIntegrityKey? = nil, integrity: STUNIntegrityAlgorithms = .hmacSHA1,
-        fingerprint: Bool = false, padding: UInt8 = 0
+        fingerprint: Bool = false, padding: UInt8 = 0, appending trailing: [STUNAttribute] = []
     ) throws(STUNError) -> [UInt8] {
         var size = STUNMessageHeader.size
         for attribute in attributes where !attribute.isComputedByEncoder {
+            size += 4 + (try attribute.encodedValueLength() + 3) & ~3
+        }
+        for attribute in trailing where !attribute.isComputedByEncoder {
             size += 4 + (try attribute.encodedValueLength() + 3) & ~3
         }
         let withSHA1 = key != nil && integrity.contains(.hmacSHA1)
@@ -60,6 +66,12 @@ extension STUNMessage {
             w.u32(transactionID.high)
             w.u64(transactionID.low)
             for attribute in attributes where !attribute.isComputedByEncoder {
+                w.u16(attribute.type.rawValue)
+                w.u16(UInt16(try attribute.encodedValueLength()))
+                attribute.writeValue(to: &w, transactionID: transactionID)
+                w.pad(with: padding)
+            }
+            for attribute in trailing where !attribute.isComputedByEncoder {
                 w.u16(attribute.type.rawValue)
                 w.u16(UInt16(try attribute.encodedValueLength()))
                 attribute.writeValue(to: &w, transactionID: transactionID)
