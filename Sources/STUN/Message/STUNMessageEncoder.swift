@@ -66,16 +66,10 @@ extension STUNMessage {
             w.u32(transactionID.high)
             w.u64(transactionID.low)
             for attribute in attributes where !attribute.isComputedByEncoder {
-                w.u16(attribute.type.rawValue)
-                w.u16(UInt16(try attribute.encodedValueLength()))
-                attribute.writeValue(to: &w, transactionID: transactionID)
-                w.pad(with: padding)
+                STUNMessage.write(attribute, to: &w, transactionID: transactionID, padding: padding)
             }
             for attribute in trailing where !attribute.isComputedByEncoder {
-                w.u16(attribute.type.rawValue)
-                w.u16(UInt16(try attribute.encodedValueLength()))
-                attribute.writeValue(to: &w, transactionID: transactionID)
-                w.pad(with: padding)
+                STUNMessage.write(attribute, to: &w, transactionID: transactionID, padding: padding)
             }
             if let key, withSHA1 {
                 STUNMessage.appendMAC(to: &w, type: .messageIntegrity, macSize: 20) { message, mac in
@@ -96,6 +90,21 @@ extension STUNMessage {
             }
             w.set16(UInt16(w.count - STUNMessageHeader.size), at: 2)
         }
+    }
+
+    /// Appends one attribute (RFC 8489 §14): type, length, value, padding. The sizing pass has
+    /// computed every value's length and checked it against its attribute's limits; the length
+    /// field is filled in from the bytes the value took, rather than computed a second time.
+    @inline(__always)
+    private static func write(
+        _ attribute: STUNAttribute, to w: inout STUNWriter, transactionID: STUNTransactionID, padding: UInt8
+    ) {
+        let start = w.count
+        w.u16(attribute.type.rawValue)
+        w.u16(0)
+        attribute.writeValue(to: &w, transactionID: transactionID)
+        w.set16(UInt16(w.count - start - 4), at: start + 2)
+        w.pad(with: padding)
     }
 
     /// Appends an attribute of `type` holding a `macSize`-byte MAC of everything written so far,
