@@ -43,6 +43,23 @@ struct LongTermKeyCacheTests {
         #expect(cache.count == 7)  // …but each identity has its own entry
     }
 
+    @Test func canonicallyEquivalentTextsAreDifferentIdentities() throws {
+        // Equal as Swift strings, different as bytes: the username goes into the digest as bytes,
+        // so each spelling has its own key, and the cache must not hand one the other's.
+        let precomposed = "jos\u{E9}", decomposed = "jose\u{301}"
+        #expect(precomposed == decomposed)
+        let cache = LongTermKeyCache(capacity: 8)
+        let first = try cache.key(username: precomposed, realm: "r", password: "p", algorithm: .md5)
+        let second = try cache.key(username: decomposed, realm: "r", password: "p", algorithm: .md5)
+        #expect(first.bytes == MD5.hash(Array("\(precomposed):r:p".utf8)))
+        #expect(second.bytes == MD5.hash(Array("\(decomposed):r:p".utf8)))
+        #expect(first.bytes != second.bytes)
+        let realmFirst = try cache.key(username: "u", realm: precomposed, password: "p", algorithm: .md5)
+        let realmSecond = try cache.key(username: "u", realm: decomposed, password: "p", algorithm: .md5)
+        #expect(realmFirst.bytes != realmSecond.bytes)
+        #expect(cache.count == 4)
+    }
+
     @Test func errorsAreNotCached() {
         let cache = LongTermKeyCache(capacity: 8)
         for _ in 0..<2 {

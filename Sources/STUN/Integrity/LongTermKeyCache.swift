@@ -22,11 +22,50 @@ import Synchronization
 /// every thread.
 public final class LongTermKeyCache: Sendable {
     /// Everything a long-term key depends on (RFC 8489 §9.2.2), and so everything it is found by.
+    ///
+    /// Compared and hashed by UTF-8 bytes, not as `String`s: `String` equality is canonical
+    /// equivalence, so "é" and "e" + U+0301 are equal strings, yet the username and realm go into
+    /// the digest as the bytes they are, and make different keys.
     struct Identity: Hashable, Sendable {
         let username: String
         let realm: String
         let password: String
         let algorithm: UInt16
+
+        static func == (a: Identity, b: Identity) -> Bool {
+            a.algorithm == b.algorithm && sameBytes(a.username, b.username) && sameBytes(a.realm, b.realm)
+                && sameBytes(a.password, b.password)
+        }
+
+        /// Whether two texts are the same UTF-8 bytes, read in place (a native string's
+        /// `withUTF8` copies nothing; walking `utf8` views index by index cost thousands).
+        private static func sameBytes(_ a: String, _ b: String) -> Bool {
+            var a = a
+            var b = b
+            return a.withUTF8 { x in
+                b.withUTF8 { y in
+                    guard x.count == y.count else { return false }
+                    for i in 0..<x.count where x[i] != y[i] { return false }
+                    return true
+                }
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(algorithm)
+            Identity.combine(username, into: &hasher)
+            Identity.combine(realm, into: &hasher)
+            Identity.combine(password, into: &hasher)
+        }
+
+        /// The length, so that where one text ends and the next begins is hashed too, then the bytes.
+        private static func combine(_ text: String, into hasher: inout Hasher) {
+            var text = text
+            text.withUTF8 { bytes in  // in place for a native string
+                hasher.combine(bytes.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            }
+        }
     }
 
     /// The cache `STUNIntegrityKey.longTerm` uses.
