@@ -504,3 +504,16 @@ func endpointDescriptionAppendedAsBytes(text: String) throws {
     #expect(bytes == [UInt8(ascii: "|")] + Array(endpoint.description.utf8))
     #expect(endpoint.description == text)
 }
+
+/// `Endpoint.description` is written digit by digit for IPv4: it must print what interpolating the
+/// address and the port prints, for every octet width and port width.
+@Test func ipv4EndpointDescriptionMatchesInterpolation() {
+    var random = SeededRandom(seed: 7)
+    let ports: [UInt16] = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 65535]
+    for i in 0..<2000 {
+        let address = IPAddress.v4(UInt32(truncatingIfNeeded: random.next()))
+        let port = i < ports.count ? ports[i] : UInt16(truncatingIfNeeded: random.next())
+        let endpoint = Endpoint(address: address, port: port)
+        #expect(endpoint.description == "\(address):\(port)")
+    }
+}

@@ -500,12 +500,24 @@ public struct PeerCall {
         case .event(.data(let bytes, _)):
             protection.handle(.received(bytes), now: now)
         case .event(.relayAllocated(let relayed, let server)):
-            outputs.append(.event(.relay("allocated \(relayed) on \(server)")))
+            outputs.append(.event(.relay(Self.allocationText(relayed, on: server))))
         case .event(.relayFailed(let server, let code, let reason)):
             let failure = "TURN server \(server): \(code) \(reason)"
             relayFailure = failure
             outputs.append(.event(.relay("failed: \(failure)")))
         }
+    }
+
+    /// "allocated RELAYED on SERVER", for the log: the endpoints written as bytes into one buffer,
+    /// since interpolating them cost several thousand instructions in every call that relays.
+    private static func allocationText(_ relayed: Endpoint, on server: Endpoint) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        text.append(contentsOf: "allocated ".utf8)
+        relayed.appendDescription(to: &text)
+        text.append(contentsOf: " on ".utf8)
+        server.appendDescription(to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Signals the local candidates gathered so far as one batch (one SignalIceChunk).

@@ -49,14 +49,30 @@ public struct STUNIntegrityKey: Sendable {
     }
 
     /// The long-term credential key (TURN's): a digest of username, realm and SASLprep'd password
-    /// with the password algorithm's hash (MD5 unless PASSWORD-ALGORITHM chose SHA-256).
+    /// with the password algorithm's hash (MD5 unless PASSWORD-ALGORITHM chose SHA-256). Kept in
+    /// `LongTermKeyCache.shared` by the whole identity, so the same credentials derive it once.
     ///
     /// - Throws: `prohibitedCharacter` from SASLprep, or `invalidAttributeValue` for an
     ///   algorithm other than MD5 and SHA-256.
     public static func longTerm(
         username: String, realm: String, password: String, algorithm: STUNPasswordAlgorithm = .md5
     ) throws(STUNError) -> STUNIntegrityKey {
-        let input = Array("\(username):\(realm):\(try SASLprep.prepare(password))".utf8)
+        try LongTermKeyCache.shared.key(username: username, realm: realm, password: password, algorithm: algorithm)
+    }
+
+    /// `longTerm`, derived now and not kept (RFC 8489 §9.2.2).
+    public static func derivingLongTerm(
+        username: String, realm: String, password: String, algorithm: STUNPasswordAlgorithm = .md5
+    ) throws(STUNError) -> STUNIntegrityKey {
+        let prepared = try SASLprep.prepare(password)
+        // username ":" realm ":" password as bytes, written once into an array of the right size.
+        var input: [UInt8] = []
+        input.reserveCapacity(username.utf8.count + realm.utf8.count + prepared.utf8.count + 2)
+        input.append(contentsOf: username.utf8)
+        input.append(UInt8(ascii: ":"))
+        input.append(contentsOf: realm.utf8)
+        input.append(UInt8(ascii: ":"))
+        input.append(contentsOf: prepared.utf8)
         switch algorithm.number {
         case STUNPasswordAlgorithm.md5.number:
             return STUNIntegrityKey(bytes: MD5.hash(input))

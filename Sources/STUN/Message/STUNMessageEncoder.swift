@@ -31,6 +31,9 @@ extension STUNMessage {
     ///   - fingerprint: append FINGERPRINT (always last).
     ///   - padding: the byte that pads attribute values to 4 bytes. Receivers ignore it; it is a
     ///     parameter only so RFC 5769's samples, padded with 0x20, can be reproduced byte for byte.
+    ///   - trailing: attributes written after `attributes`, exactly as if appended to them, without
+    ///     copying the message to append them: a client's USERNAME, REALM and NONCE (RFC 8489
+    ///     §9.2.3), a server's SOFTWARE (§14.14), kept in an array of their own and reused.
     /// - Throws: `STUNError` when a value breaks its attribute's limits or the message would not
     ///   fit the 16-bit length field.
     ///
@@ -38,10 +41,13 @@ extension STUNMessage {
     /// written: they belong to the bytes they were computed over.
     public func encode(
         key: STUNIntegrityKey? = nil, integrity: STUNIntegrityAlgorithms = .hmacSHA1,
-        fingerprint: Bool = false, padding: UInt8 = 0
+        fingerprint: Bool = false, padding: UInt8 = 0, appending trailing: [STUNAttribute] = []
     ) throws(STUNError) -> [UInt8] {
         var size = STUNMessageHeader.size
         for attribute in attributes where !attribute.isComputedByEncoder {
+            size += 4 + (try attribute.encodedValueLength() + 3) & ~3
+        }
+        for attribute in trailing where !attribute.isComputedByEncoder {
             size += 4 + (try attribute.encodedValueLength() + 3) & ~3
         }
         let withSHA1 = key != nil && integrity.contains(.hmacSHA1)
@@ -60,10 +66,10 @@ extension STUNMessage {
             w.u32(transactionID.high)
             w.u64(transactionID.low)
             for attribute in attributes where !attribute.isComputedByEncoder {
-                w.u16(attribute.type.rawValue)
-                w.u16(UInt16(try attribute.encodedValueLength()))
-                attribute.writeValue(to: &w, transactionID: transactionID)
-                w.pad(with: padding)
+                STUNMessage.write(attribute, to: &w, transactionID: transactionID, padding: padding)
+            }
+            for attribute in trailing where !attribute.isComputedByEncoder {
+                STUNMessage.write(attribute, to: &w, transactionID: transactionID, padding: padding)
             }
             if let key, withSHA1 {
                 STUNMessage.appendMAC(to: &w, type: .messageIntegrity, macSize: 20) { message, mac in
@@ -84,6 +90,21 @@ extension STUNMessage {
             }
             w.set16(UInt16(w.count - STUNMessageHeader.size), at: 2)
         }
+    }
+
+    /// Appends one attribute (RFC 8489 §14): type, length, value, padding. The sizing pass has
+    /// computed every value's length and checked it against its attribute's limits; the length
+    /// field is filled in from the bytes the value took, rather than computed a second time.
+    @inline(__always)
+    private static func write(
+        _ attribute: STUNAttribute, to w: inout STUNWriter, transactionID: STUNTransactionID, padding: UInt8
+    ) {
+        let start = w.count
+        w.u16(attribute.type.rawValue)
+        w.u16(0)
+        attribute.writeValue(to: &w, transactionID: transactionID)
+        w.set16(UInt16(w.count - start - 4), at: start + 2)
+        w.pad(with: padding)
     }
 
     /// Appends an attribute of `type` holding a `macSize`-byte MAC of everything written so far,

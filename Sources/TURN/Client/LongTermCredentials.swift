@@ -17,6 +17,9 @@ struct LongTermCredentials {
     private(set) var realm: String?
     private(set) var nonce: String?
     private(set) var key: STUNIntegrityKey?
+    /// USERNAME, REALM and NONCE as every signed request carries them (RFC 8489 §9.2.3), made
+    /// when a challenge changes them, not for every request.
+    private var credentialAttributes: [STUNAttribute] = []
 
     init(username: String, password: String) {
         self.username = username
@@ -36,17 +39,16 @@ struct LongTermCredentials {
             realm = newRealm
         }
         nonce = newNonce
+        credentialAttributes = [.username(username), .realm(newRealm), .nonce(newNonce)]
     }
 
     /// The request on the wire: with USERNAME, REALM, NONCE and MESSAGE-INTEGRITY once challenged,
     /// bare before; FINGERPRINT always. The second value tells whether it was signed.
     func encode(_ request: STUNMessage) throws(STUNError) -> (bytes: [UInt8], signed: Bool) {
-        guard let key, let realm, let nonce else {
+        guard let key, nonce != nil else {
             return (try request.encode(fingerprint: true), false)
         }
-        var signed = request
-        signed.attributes += [.username(username), .realm(realm), .nonce(nonce)]
-        return (try signed.encode(key: key, fingerprint: true), true)
+        return (try request.encode(key: key, fingerprint: true, appending: credentialAttributes), true)
     }
 
     /// Whether a response may be believed (RFC 8489 §9.2.5): a response to a signed request must

@@ -94,6 +94,8 @@ public struct TURNServer: Sendable {
     var nextPortCursor: UInt16
     var keyCache: [String: STUNIntegrityKey] = [:]
     let nonceMAC: HMAC<SHA1>
+    /// SOFTWARE (RFC 8489 §14.14) with the configured name, as `respond` adds it to every answer.
+    let softwareAttribute: [STUNAttribute]
     /// What `handle` produced and `pollOutput` has not handed out yet; its storage is kept, so the
     /// data path allocates no queue per datagram.
     var outputs = OutputQueue<Action>(capacity: 64)
@@ -108,6 +110,7 @@ public struct TURNServer: Sendable {
         let span = UInt64(configuration.relayPorts.count)
         nextPortCursor = configuration.relayPorts.lowerBound &+ UInt16(truncatingIfNeeded: random.next() % max(span, 1))
         nonceMAC = HMAC<SHA1>(key: configuration.nonceKey)
+        softwareAttribute = [.software(configuration.software)]
     }
 
     public var activeAllocations: Int { allocations.count }
@@ -208,11 +211,10 @@ public struct TURNServer: Sendable {
 
     /// Encodes a response, with MESSAGE-INTEGRITY when a key is known, and FINGERPRINT.
     func respond(_ message: STUNMessage, key: STUNIntegrityKey?, tuple: FiveTuple) -> Action? {
-        var m = message
-        if !m.attributes.contains(where: { if case .software = $0 { return true } else { return false } }) {
-            m.attributes.append(.software(configuration.software))
-        }
-        guard let bytes = try? m.encode(key: key, fingerprint: true) else { return nil }
+        let hasSoftware = message.attributes.contains { if case .software = $0 { true } else { false } }
+        // SOFTWARE goes last, from an array made once, not appended to a copy of every answer.
+        guard let bytes = try? message.encode(key: key, fingerprint: true,
+                                              appending: hasSoftware ? [] : softwareAttribute) else { return nil }
         return .toClient(bytes, client: tuple.client, via: tuple.server)
     }
 }
