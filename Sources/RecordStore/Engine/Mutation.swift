@@ -80,9 +80,10 @@ extension StoreState {
     /// accepted participant's shared database report the zone as changed.
     private mutating func zoneContentChanged(_ zoneID: ZoneID, at slot: [ZoneID: ZoneState].Index) {
         guard !zoneID.isDefaultZone else { return }
-        databases[DatabaseKey(user: zoneID.ownerName, scope: .private), default: .init()].zoneChanged(zoneID, .changed)
-        for user in acceptedUsers(ofZoneAt: slot) {
-            databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .changed)
+        let reached = databases(ofZoneAt: slot)
+        databases[reached.owner, default: .init()].zoneChanged(zoneID, .changed)
+        for key in reached.shared {
+            databases[key, default: .init()].zoneChanged(zoneID, .changed)
         }
     }
 
@@ -99,16 +100,17 @@ extension StoreState {
 }
 
 extension StoreState {
-    /// Who accepted the share of the zone at `slot` (nobody without a share), read where the zone
-    /// sits: the dictionary's getters copy the whole zone (its records, tombstones, feed and share),
-    /// its values' modify accessor lends it in place. Called after the zone changed, when the
-    /// dictionary is already unique (lending it never copies it).
-    mutating func acceptedUsers(ofZoneAt slot: [ZoneID: ZoneState].Index) -> [String] {
-        Self.acceptedUsers(of: &zones.values[slot])
+    /// The databases a change in the zone at `slot` reaches: its owner's private database and the
+    /// shared database of each user who accepted its share (none without a share), read where the
+    /// zone sits: the dictionary's getters copy the whole zone (its records, tombstones, feed and
+    /// share), its values' modify accessor lends it in place. Called after the zone changed, when
+    /// the dictionary is already unique (lending it never copies it).
+    mutating func databases(ofZoneAt slot: [ZoneID: ZoneState].Index) -> (owner: DatabaseKey, shared: [DatabaseKey]) {
+        Self.databases(of: &zones.values[slot])
     }
 
-    private static func acceptedUsers(of zone: inout ZoneState) -> [String] {
-        zone.acceptedUsers
+    private static func databases(of zone: inout ZoneState) -> (owner: DatabaseKey, shared: [DatabaseKey]) {
+        (zone.ownerDatabase, zone.sharedDatabases)
     }
 }
 

@@ -123,7 +123,10 @@ public struct StoreEngine: Sendable {
     mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: [String], _ ctx: RequestContext) {
         // The owner's private database first, then each accepted participant's shared database in
         // name order.
-        let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
+        // The zone's own keys where it exists (their names hashed once, when it was made).
+        let slot = state.zones.index(forKey: zoneID)
+        let reached = slot.map { state.databases(ofZoneAt: $0) }
+        let ownerKey = reached?.owner ?? DatabaseKey(user: zoneID.ownerName, scope: .private)
         if let subscriptions = state.subscriptions(of: ownerKey) {
             notify(ownerKey, subscriptions, zoneID, ctx) { sub in
                 switch sub.kind {
@@ -134,9 +137,8 @@ public struct StoreEngine: Sendable {
                 }
             }
         }
-        guard let slot = state.zones.index(forKey: zoneID) else { return }
-        for user in state.acceptedUsers(ofZoneAt: slot) {
-            let key = DatabaseKey(user: user, scope: .shared)
+        guard let reached else { return }
+        for key in reached.shared {
             guard let subscriptions = state.subscriptions(of: key) else { continue }
             notify(key, subscriptions, zoneID, ctx) { $0.kind == .database }
         }

@@ -16,9 +16,14 @@ struct ZoneState: Sendable {
     var records: [RecordKey: Record] = [:]
     var tombstones: [RecordKey: Tombstone] = [:]
     var log = ChangeLog<RecordKey>()
-    var share: ZoneShare? { didSet { acceptedUsers = share?.acceptedUsers ?? [] } }
-    /// Who accepted the share, in name order: kept with it, as every change in the zone reads it.
-    private(set) var acceptedUsers: [String] = []
+    var share: ZoneShare? {
+        didSet { sharedDatabases = (share?.acceptedUsers ?? []).map { DatabaseKey(user: $0, scope: .shared) } }
+    }
+    /// The shared database of each user who accepted the share, in name order: kept with it, as
+    /// every change in the zone reaches them (keys made once, their names hashed once).
+    private(set) var sharedDatabases: [DatabaseKey] = []
+    /// The owner's private database, which every change in the zone reaches.
+    let ownerDatabase: DatabaseKey
     /// Identity folded into this zone's tokens (hashed once: every change-feed request reads it twice).
     let tokenOwner: UInt64
 
@@ -27,20 +32,13 @@ struct ZoneState: Sendable {
         self.incarnation = incarnation
         self.createdAtMs = createdAtMs
         tokenOwner = FNV1a.hash("zone", id.ownerName, id.zoneName)
+        ownerDatabase = DatabaseKey(user: id.ownerName, scope: .private)
     }
 }
 
 /// How a zone changed, as a database change feed reports it.
 enum ZoneChangeKind: UInt8, Sendable {
     case changed = 0, deleted = 1, purged = 2
-}
-
-/// The database of one user in one scope: its zone change feed and subscriptions.
-struct DatabaseKey: Hashable, Sendable {
-    var user: String
-    var scope: DatabaseScope
-
-    var tokenOwner: UInt64 { FNV1a.hash("db", user, scope.rawValue) }
 }
 
 struct DatabaseState: Sendable {
