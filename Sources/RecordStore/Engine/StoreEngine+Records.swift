@@ -248,15 +248,43 @@ extension StoreEngine {
     }
 
     /// `unknownItem` for the record `name` missing from `zone`: "record NAME does not exist in ZONE".
-    /// Written into one string sized for it (a lookup of a record not yet written is routine,
-    /// and interpolation grows its string piece by piece).
+    /// Copied piece by piece into one string made to its length (a lookup of a record not yet
+    /// written is routine: interpolation grew its string piece by piece, and even appending to a
+    /// string sized beforehand checked and re-measured it at each of the six pieces).
     private static func missing(_ name: String, in zone: ZoneID) -> StoreError {
-        var message = ""
-        message.reserveCapacity(32 + name.utf8.count + zone.zoneName.utf8.count + zone.ownerName.utf8.count)
-        message += "record "
-        message += name
-        message += " does not exist in "
-        zone.append(to: &message)
+        let head = "record ", middle = " does not exist in ", at = "@"
+        let owner = zone.ownerName
+        var length = head.utf8.count + name.utf8.count + middle.utf8.count + zone.zoneName.utf8.count
+        if !owner.isEmpty { length += at.utf8.count + owner.utf8.count }
+        let message = String(unsafeUninitializedCapacity: length) { out in
+            var written = 0
+            // Copied from where each piece's bytes lie; byte by byte only if they lie nowhere contiguous.
+            func put(_ text: String) {
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    if let from = bytes.baseAddress, let to = out.baseAddress {
+                        (to + written).initialize(from: from, count: bytes.count)
+                    }
+                    return bytes.count
+                }
+                if let copied {
+                    written += copied
+                    return
+                }
+                for byte in text.utf8 {
+                    out[written] = byte
+                    written += 1
+                }
+            }
+            put(head)
+            put(name)
+            put(middle)
+            put(zone.zoneName)
+            if !owner.isEmpty {
+                put(at)
+                put(owner)
+            }
+            return written
+        }
         return StoreError(.unknownItem, message)
     }
 }
