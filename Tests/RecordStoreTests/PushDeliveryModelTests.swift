@@ -102,6 +102,31 @@ struct PushDeliveryModelTests {
         #expect(a != latencies(.cloudkit, count: 50, seed: 8))
     }
 
+    @Test("a model made with room for its devices delivers exactly as one grown from empty")
+    func roomForDevices() {
+        var profile = PushProfile.cloudkit
+        profile.budget = 2
+        profile.dropProbability = 0.1
+        func run(devices: Int) -> [String] {
+            var model = PushDeliveryModel(profile: profile, seed: 5, devices: devices)
+            var out: [String] = []
+            for i in 0..<60 {
+                let now = Instant.seconds(1000 + Int64(i))
+                model.handle(.submit(note(UInt64(i), device: "d\(i % 3)")), now: now)
+                for n in model.outputs(after: .timer, now: now) {
+                    out.append("\(n.deviceID) \(n.notification.notificationID) \(now)")
+                }
+            }
+            while let t = model.nextDeadline {
+                out += model.outputs(after: .timer, now: t).map { "\($0.deviceID) \($0.notification.notificationID) \(t)" }
+            }
+            return out + ["\(model.counters)"]
+        }
+        let grown = run(devices: 0)
+        #expect(grown.count > 10)
+        #expect(run(devices: 2) == grown && run(devices: 3) == grown && run(devices: 50) == grown)
+    }
+
     @Test("profiles parse from flags, with clear errors")
     func parsing() throws {
         #expect(try PushProfile.parse("lan") == .lan)

@@ -191,6 +191,13 @@ public struct StoreEngine: Sendable {
 
     // MARK: Devices
 
+    /// Devices registered for push, over all users.
+    public var registeredDeviceCount: Int {
+        var count = 0
+        for devices in state.devices.values { count += devices.count }
+        return count
+    }
+
     /// Registers `ctx.deviceID` of `ctx.user` for push (idempotent).
     public mutating func registerDevice(_ ctx: RequestContext) throws(StoreError) {
         guard let device = ctx.deviceID, !device.isEmpty else {

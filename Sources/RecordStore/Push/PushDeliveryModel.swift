@@ -41,9 +41,17 @@ public struct PushDeliveryModel: Sendable {
     /// Deliveries due and not yet handed out.
     private var outputs = OutputQueue<DeviceNotification>()
 
-    public init(profile: PushProfile, seed: UInt64) {
+    /// `devices`: how many devices the model will reach, when that is known. A model reaching a
+    /// known few (the simulator's: one device per peer, a new model every call) then makes its
+    /// tables once at that size instead of growing them from empty, one device at a time.
+    public init(profile: PushProfile, seed: UInt64, devices: Int = 0) {
         self.profile = profile
         random = SeededRandom(seed: seed)
+        if devices > 0 {
+            entries = Dictionary(minimumCapacity: devices)
+            pendingByDevice = Dictionary(minimumCapacity: devices)
+            windows = Dictionary(minimumCapacity: devices)
+        }
     }
 
     /// Feeds one input at `now`; deliveries wait in `pollOutput()`.
