@@ -107,7 +107,8 @@ struct PushDeliveryModelTests {
         var profile = PushProfile.cloudkit
         profile.budget = 2
         profile.dropProbability = 0.1
-        func run(devices: Int) -> [String] {
+        func run(devices: Int, coalescing: Bool) -> [String] {
+            profile.coalescing = coalescing
             var model = PushDeliveryModel(profile: profile, seed: 5, devices: devices)
             var out: [String] = []
             for i in 0..<60 {
@@ -122,9 +123,12 @@ struct PushDeliveryModelTests {
             }
             return out + ["\(model.counters)"]
         }
-        let grown = run(devices: 0)
-        #expect(grown.count > 10)
-        #expect(run(devices: 2) == grown && run(devices: 3) == grown && run(devices: 50) == grown)
+        for coalescing in [true, false] {
+            let grown = run(devices: 0, coalescing: coalescing)
+            // Coalesced, a few are delivered; not, most of the 60 (more pending than devices).
+            #expect(grown.count > (coalescing ? 5 : 40))
+            for devices in [2, 3, 50] { #expect(run(devices: devices, coalescing: coalescing) == grown) }
+        }
     }
 
     @Test("profiles parse from flags, with clear errors")
