@@ -24,8 +24,12 @@ extension StoreEngine {
         // they sit in the request (iterating would copy each record).
         var plans: [ItemPlan] = []
         plans.reserveCapacity(items)
+        // A request whose data fits in one record's limit cannot hold a record past it: its records'
+        // sizes, counted in the request's, need not be counted again one by one.
+        let recordsFit = size <= configuration.maxRecordBytes
         for i in request.saves.indices {
-            plans.append(planSave(request.saves[i], policy: request.savePolicy, scope: scope, ctx))
+            plans.append(planSave(request.saves[i], policy: request.savePolicy, scope: scope,
+                                  recordsFit: recordsFit, ctx))
         }
         for i in request.deletes.indices { plans.append(planDelete(request.deletes[i], scope: scope, ctx)) }
 
@@ -171,7 +175,8 @@ extension StoreEngine {
         }
     }
 
-    private func planSave(_ record: Record, policy: SavePolicy, scope: DatabaseScope,
+    /// `recordsFit`: the request's whole data fits in one record's limit (so this record does).
+    private func planSave(_ record: Record, policy: SavePolicy, scope: DatabaseScope, recordsFit: Bool,
                           _ ctx: RequestContext) -> ItemPlan {
         // A failed item reports its ID as given, with its zone once that has resolved.
         var id = record.id
@@ -186,11 +191,13 @@ extension StoreEngine {
             let resolved = try resolveZone(record.id.zoneID, scope: scope, access: .write, ctx)
             zone = resolved
             id = RecordID(recordName: record.id.recordName, zoneID: resolved)
-            let size = record.fieldDataSize
-            if size > configuration.maxRecordBytes {
-                throw StoreError(.limitExceeded,
-                                 "record \(record.id.recordName) holds \(size) bytes of fields; "
-                                 + "the limit is \(configuration.maxRecordBytes)")
+            if !recordsFit {
+                let size = record.fieldDataSize
+                if size > configuration.maxRecordBytes {
+                    throw StoreError(.limitExceeded,
+                                     "record \(record.id.recordName) holds \(size) bytes of fields; "
+                                     + "the limit is \(configuration.maxRecordBytes)")
+                }
             }
             let stamp = RecordStamp(timestamp: ctx.now.millisecondsSinceEpoch, userRecordName: ctx.user)
             let existing = state.zones[resolved]?.records[RecordKey(record.id.recordName)]
