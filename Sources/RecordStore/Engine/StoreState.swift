@@ -65,10 +65,17 @@ struct StoreState: Sendable {
 
     func defaultZoneID(of user: String) -> ZoneID { ZoneID(zoneName: ZoneID.defaultZoneName, ownerName: user) }
 
-    /// The subscriptions of the database `key`, read where the database sits (reading it through
-    /// the dictionary's subscript copies its feed and zone statuses along).
-    func subscriptions(of key: DatabaseKey) -> [String: Subscription]? {
+    /// The subscriptions of the database `key`, read where the database sits: the dictionary's
+    /// getters (its subscript, and its values' by position) copy the whole database out, feed and
+    /// zone statuses along, and destroy it again; its values' modify accessor lends it in place.
+    /// Called after a change was applied, when the databases are unique already (lending them
+    /// then never copies them).
+    mutating func subscriptions(of key: DatabaseKey) -> [String: Subscription]? {
         guard let slot = databases.index(forKey: key) else { return nil }
-        return databases.values[slot].subscriptions
+        return Self.subscriptions(in: &databases.values[slot])
+    }
+
+    private static func subscriptions(in database: inout DatabaseState) -> [String: Subscription] {
+        database.subscriptions
     }
 }
