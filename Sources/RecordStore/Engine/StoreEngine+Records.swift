@@ -66,13 +66,13 @@ extension StoreEngine {
             switch plans[i].takeOutcome() {
             case .failed(let error):
                 results.append(.failed(plans[i].id, error))
-            case .save(var record):
+            case .save(var record, let key):
                 record.recordChangeTag = newChangeTag()
-                commit(.putRecord(record))
+                commit(.putRecord(record), recordKey: key)
                 note(record.id.zoneID, record.recordType)
                 results.append(.saved(record))
-            case .delete(let id, let type):
-                commit(.deleteRecord(id, recordType: type, atMs: ctx.now.millisecondsSinceEpoch))
+            case .delete(let id, let type, let key):
+                commit(.deleteRecord(id, recordType: type, atMs: ctx.now.millisecondsSinceEpoch), recordKey: key)
                 results.append(.deleted(id))
                 note(id.zoneID, type)
             case .taken:
@@ -153,9 +153,11 @@ extension StoreEngine {
     // MARK: Planning
 
     struct ItemPlan {
+        /// A save or delete carries its record's key as planning made it, for applying the change
+        /// (hashing a record's name costs as much as the rest of finding it).
         enum Outcome {
-            case save(Record)
-            case delete(RecordID, recordType: String)
+            case save(Record, RecordKey)
+            case delete(RecordID, recordType: String, RecordKey)
             case failed(StoreError)
             /// Handed to the commit loop (`takeOutcome`).
             case taken
@@ -200,7 +202,8 @@ extension StoreEngine {
                 }
             }
             let stamp = RecordStamp(timestamp: ctx.now.millisecondsSinceEpoch, userRecordName: ctx.user)
-            let existing = state.zones[resolved]?.records[RecordKey(record.id.recordName)]
+            let key = RecordKey(record.id.recordName)
+            let existing = state.zones[resolved]?.records[key]
             var saved = record
             saved.id = id
             saved.modified = stamp
@@ -232,7 +235,7 @@ extension StoreEngine {
                 }
                 saved.created = stamp
             }
-            return ItemPlan(id: id, zone: zone, outcome: .save(saved))
+            return ItemPlan(id: id, zone: zone, outcome: .save(saved, key))
         } catch {
             return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }
@@ -245,10 +248,11 @@ extension StoreEngine {
             let resolved = try resolveZone(given.zoneID, scope: scope, access: .write, ctx)
             zone = resolved
             id = RecordID(recordName: given.recordName, zoneID: resolved)
-            guard let existing = state.zones[resolved]?.records[RecordKey(given.recordName)] else {
+            let key = RecordKey(given.recordName)
+            guard let existing = state.zones[resolved]?.records[key] else {
                 throw Self.missing(given.recordName, in: resolved)
             }
-            return ItemPlan(id: id, zone: zone, outcome: .delete(id, recordType: existing.recordType))
+            return ItemPlan(id: id, zone: zone, outcome: .delete(id, recordType: existing.recordType, key))
         } catch {
             return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }

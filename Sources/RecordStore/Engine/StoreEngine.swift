@@ -28,9 +28,10 @@ public struct StoreEngine: Sendable {
     /// Applies a journalled mutation during recovery (no validation, no notifications).
     mutating func replay(_ m: Mutation) { state.apply(m) }
 
-    /// Applies and records a mutation made by an operation.
-    mutating func commit(_ m: Mutation) {
-        state.apply(m)
+    /// Applies and records a mutation made by an operation; `recordKey` is the key of the record
+    /// a record's mutation names, when the operation has made it already.
+    mutating func commit(_ m: Mutation, recordKey: RecordKey? = nil) {
+        state.apply(m, recordKey: recordKey)
         if keepsMutations { committed.append(m) }
     }
 
