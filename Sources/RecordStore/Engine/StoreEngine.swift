@@ -107,7 +107,7 @@ public struct StoreEngine: Sendable {
             guard let zone = state.zones[zoneID] else {
                 throw StoreError(.zoneNotFound, "zone \(zoneID) does not exist")
             }
-            guard let permission = zone.share?.effectivePermission(for: ctx.user) else {
+            guard let permission = zone.acceptedPermissions[ctx.user] else {
                 throw StoreError(.permissionFailure, "zone \(zoneID) is not shared with \(ctx.user) (or not accepted)")
             }
             if access == .write && !permission.allowsWrite {

@@ -17,8 +17,15 @@ struct ZoneState: Sendable {
     var tombstones: [RecordKey: Tombstone] = [:]
     var log = ChangeLog<RecordKey>()
     var share: ZoneShare? {
-        didSet { sharedDatabases = (share?.acceptedUsers ?? []).map { DatabaseKey(user: $0, scope: .shared) } }
+        didSet {
+            sharedDatabases = (share?.acceptedUsers ?? []).map { DatabaseKey(user: $0, scope: .shared) }
+            acceptedPermissions = share.map(Self.acceptedPermissions) ?? [:]
+        }
     }
+    /// What each user who accepted the share may do, by name: the share's `effectivePermission`,
+    /// kept with it, as every request through the shared database checks it (and reading the
+    /// share for that copied all of it out of the zone and destroyed it again).
+    private(set) var acceptedPermissions: [String: SharePermission] = [:]
     /// The shared database of each user who accepted the share, in name order: kept with it, as
     /// every change in the zone reaches them (keys made once, their names hashed once).
     private(set) var sharedDatabases: [DatabaseKey] = []
@@ -26,6 +33,15 @@ struct ZoneState: Sendable {
     let ownerDatabase: DatabaseKey
     /// Identity folded into this zone's tokens (hashed once: every change-feed request reads it twice).
     let tokenOwner: UInt64
+
+    /// `share.effectivePermission(for:)` for every user it is not nil for.
+    private static func acceptedPermissions(_ share: ZoneShare) -> [String: SharePermission] {
+        var permissions: [String: SharePermission] = [:]
+        for (user, participant) in share.participants where participant.status == .accepted {
+            permissions[user] = participant.permission
+        }
+        return permissions
+    }
 
     init(id: ZoneID, incarnation: UInt64, createdAtMs: Int64) {
         self.id = id
