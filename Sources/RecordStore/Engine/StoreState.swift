@@ -59,14 +59,26 @@ enum ZoneChangeKind: UInt8, Sendable {
 
 struct DatabaseState: Sendable {
     var sequence: UInt64 = 0
-    var zoneStatus: [ZoneID: ZoneChangeKind] = [:]
+    private(set) var zoneStatus: [ZoneID: ZoneChangeKind] = [:]
     var log = ChangeLog<ZoneID>()
     var subscriptions: [String: Subscription] = [:]
+    /// The zone last reported `.changed` here, when that was the last report: its status is
+    /// `.changed` already. Every record saved reports its zone changed to the owner's and each
+    /// participant's database, one zone over and over, and each report wrote the same status
+    /// again (a lookup as dear as the feed's own).
+    private var lastChanged: ZoneID?
 
     mutating func zoneChanged(_ zone: ZoneID, _ kind: ZoneChangeKind) {
         sequence += 1
-        zoneStatus[zone] = kind
+        if kind != .changed || lastChanged != zone { zoneStatus[zone] = kind }
+        lastChanged = kind == .changed ? zone : nil
         log.record(zone, at: sequence)
+    }
+
+    /// Sets a zone's status as a snapshot recorded it (its feed is restored apart).
+    mutating func restoreStatus(_ kind: ZoneChangeKind, of zone: ZoneID) {
+        zoneStatus[zone] = kind
+        lastChanged = nil
     }
 }
 
