@@ -102,6 +102,35 @@ struct PushDeliveryModelTests {
         #expect(a != latencies(.cloudkit, count: 50, seed: 8))
     }
 
+    @Test("a model made with room for its devices delivers exactly as one grown from empty")
+    func roomForDevices() {
+        var profile = PushProfile.cloudkit
+        profile.budget = 2
+        profile.dropProbability = 0.1
+        func run(devices: Int, coalescing: Bool) -> [String] {
+            profile.coalescing = coalescing
+            var model = PushDeliveryModel(profile: profile, seed: 5, devices: devices)
+            var out: [String] = []
+            for i in 0..<60 {
+                let now = Instant.seconds(1000 + Int64(i))
+                model.handle(.submit(note(UInt64(i), device: "d\(i % 3)")), now: now)
+                for n in model.outputs(after: .timer, now: now) {
+                    out.append("\(n.deviceID) \(n.notification.notificationID) \(now)")
+                }
+            }
+            while let t = model.nextDeadline {
+                out += model.outputs(after: .timer, now: t).map { "\($0.deviceID) \($0.notification.notificationID) \(t)" }
+            }
+            return out + ["\(model.counters)"]
+        }
+        for coalescing in [true, false] {
+            let grown = run(devices: 0, coalescing: coalescing)
+            // Coalesced, a few are delivered; not, most of the 60 (more pending than devices).
+            #expect(grown.count > (coalescing ? 5 : 40))
+            for devices in [2, 3, 50] { #expect(run(devices: devices, coalescing: coalescing) == grown) }
+        }
+    }
+
     @Test("profiles parse from flags, with clear errors")
     func parsing() throws {
         #expect(try PushProfile.parse("lan") == .lan)

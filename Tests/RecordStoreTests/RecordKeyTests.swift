@@ -20,3 +20,28 @@ import Testing
         #expect(RecordKey("x") != RecordKey("y"))
     }
 }
+
+/// Saves and deletes apply with the key their planning made; replay makes it from the record's
+/// name. Both must leave the same zone.
+@Suite struct PlannedRecordKeyTests {
+    @Test func liveChangesLeaveWhatReplayLeaves() throws {
+        var live = try EngineFixture.roomWithListener()
+        let ctx = EngineFixture.author
+        let room = EngineFixture.room
+        func note(_ name: String, _ n: Int64) -> Record {
+            Record(recordType: "Note", id: RecordID(recordName: name, zoneID: room), fields: ["n": .int64(n)])
+        }
+        _ = try live.modifyRecords(ModifyRecordsRequest(saves: [note("a", 1), note("b", 2), note("c", 3)]),
+                                   scope: .private, ctx)
+        _ = try live.modifyRecords(ModifyRecordsRequest(saves: [note("a", 4)], deletes: [note("b", 0).id], savePolicy: .allKeys),
+                                   scope: .private, ctx)
+        _ = try live.modifyRecords(ModifyRecordsRequest(saves: [note("b", 5)], deletes: [note("c", 0).id], savePolicy: .allKeys),
+                                   scope: .private, ctx)
+        var replayed = StoreState()
+        for m in live.drainMutations() { replayed.apply(m) }
+        let a = try #require(live.state.zones[room]), b = try #require(replayed.zones[room])
+        #expect(a.records == b.records && a.tombstones == b.tombstones && a.log.latest == b.log.latest)
+        #expect(a.sequence == b.sequence && a.records.keys.map(\.name).sorted() == ["a", "b"])
+        #expect(a.tombstones.keys.map(\.name) == ["c"])
+    }
+}

@@ -37,6 +37,12 @@ struct ChangeLog<Key: Hashable & Sendable>: Sendable {
         if entries.count > 64 && entries.count > 2 * latest.count { compact() }
     }
 
+    /// Room for `extra` more keys without rehashing. (Entries are an array: a copy of it grows as
+    /// it is made, so room reserved there would only make every copy larger.)
+    mutating func reserveCapacity(_ extra: Int) {
+        latest.reserveCapacity(latest.count + extra)
+    }
+
     /// Forgets `key` entirely (a pruned tombstone).
     mutating func remove(_ key: Key) {
         if let previous = latest.removeValue(forKey: key) { retire(key, at: previous) }

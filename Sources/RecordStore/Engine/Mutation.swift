@@ -18,7 +18,9 @@ enum Mutation: Hashable, Sendable {
 
 extension StoreState {
     /// Applies a mutation. Never fails: mutations were validated before they were made.
-    mutating func apply(_ m: Mutation) {
+    /// `recordKey`: the key of the record a record's mutation names, when the caller has it
+    /// (an operation that looked the record up); made here from its name otherwise (replay).
+    mutating func apply(_ m: Mutation, recordKey: RecordKey? = nil) {
         switch m {
         case let .createZone(id, incarnation, atMs):
             guard zones[id] == nil else { return }
@@ -47,10 +49,10 @@ extension StoreState {
                 slot = zones.index(forKey: zoneID)
             }
             guard let slot else { return }
-            zones.values[slot].put(record)
+            zones.values[slot].put(record, as: Self.key(recordKey, naming: record.id.recordName))
             zoneContentChanged(zoneID, at: slot)
         case let .deleteRecord(id, recordType, atMs):
-            let key = RecordKey(id.recordName)
+            let key = Self.key(recordKey, naming: id.recordName)
             guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[key] != nil else { return }
             zones.values[slot].remove(key, Tombstone(recordType: recordType, deletedAtMs: atMs))
             zoneContentChanged(id.zoneID, at: slot)
@@ -76,13 +78,21 @@ extension StoreState {
         }
     }
 
+    /// `given`, the key of the record `name`, or that key made now.
+    private static func key(_ given: RecordKey?, naming name: String) -> RecordKey {
+        guard let given else { return RecordKey(name) }
+        assert(given.name == name, "a record's mutation applied with another record's key")
+        return given
+    }
+
     /// A record in `zoneID` (at `slot` in `zones`) changed: the owner's private database and every
     /// accepted participant's shared database report the zone as changed.
     private mutating func zoneContentChanged(_ zoneID: ZoneID, at slot: [ZoneID: ZoneState].Index) {
         guard !zoneID.isDefaultZone else { return }
-        databases[DatabaseKey(user: zoneID.ownerName, scope: .private), default: .init()].zoneChanged(zoneID, .changed)
-        for user in acceptedUsers(ofZoneAt: slot) {
-            databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(zoneID, .changed)
+        let reached = databases(ofZoneAt: slot)
+        databases[reached.owner, default: .init()].zoneChanged(zoneID, .changed)
+        for key in reached.shared {
+            databases[key, default: .init()].zoneChanged(zoneID, .changed)
         }
     }
 
@@ -99,16 +109,17 @@ extension StoreState {
 }
 
 extension StoreState {
-    /// Who accepted the share of the zone at `slot` (nobody without a share), read where the zone
-    /// sits: the dictionary's getters copy the whole zone (its records, tombstones, feed and share),
-    /// its values' modify accessor lends it in place. Called after the zone changed, when the
-    /// dictionary is already unique (lending it never copies it).
-    mutating func acceptedUsers(ofZoneAt slot: [ZoneID: ZoneState].Index) -> [String] {
-        Self.acceptedUsers(of: &zones.values[slot])
+    /// The databases a change in the zone at `slot` reaches: its owner's private database and the
+    /// shared database of each user who accepted its share (none without a share), read where the
+    /// zone sits: the dictionary's getters copy the whole zone (its records, tombstones, feed and
+    /// share), its values' modify accessor lends it in place. Called after the zone changed, when
+    /// the dictionary is already unique (lending it never copies it).
+    mutating func databases(ofZoneAt slot: [ZoneID: ZoneState].Index) -> (owner: DatabaseKey, shared: [DatabaseKey]) {
+        Self.databases(of: &zones.values[slot])
     }
 
-    private static func acceptedUsers(of zone: inout ZoneState) -> [String] {
-        zone.acceptedUsers
+    private static func databases(of zone: inout ZoneState) -> (owner: DatabaseKey, shared: [DatabaseKey]) {
+        (zone.ownerDatabase, zone.sharedDatabases)
     }
 }
 
@@ -116,10 +127,9 @@ extension ZoneState {
     // One mutation of the zone in place: the zone is looked up once per record saved or deleted,
     // not once per field changed (each lookup hashes the zone's owner and name).
 
-    /// Saves `record` as the zone's next change.
-    mutating func put(_ record: Record) {
+    /// Saves `record`, whose key is `key`, as the zone's next change.
+    mutating func put(_ record: Record, as key: RecordKey) {
         sequence += 1
-        let key = RecordKey(record.id.recordName)
         records[key] = record
         // Most zones hold no tombstones; looking one up would cost a lookup all the same.
         if !tombstones.isEmpty { tombstones[key] = nil }

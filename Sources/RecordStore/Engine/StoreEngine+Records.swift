@@ -24,8 +24,12 @@ extension StoreEngine {
         // they sit in the request (iterating would copy each record).
         var plans: [ItemPlan] = []
         plans.reserveCapacity(items)
+        // A request whose data fits in one record's limit cannot hold a record past it: its records'
+        // sizes, counted in the request's, need not be counted again one by one.
+        let recordsFit = size <= configuration.maxRecordBytes
         for i in request.saves.indices {
-            plans.append(planSave(request.saves[i], policy: request.savePolicy, scope: scope, ctx))
+            plans.append(planSave(request.saves[i], policy: request.savePolicy, scope: scope,
+                                  recordsFit: recordsFit, ctx))
         }
         for i in request.deletes.indices { plans.append(planDelete(request.deletes[i], scope: scope, ctx)) }
 
@@ -62,13 +66,13 @@ extension StoreEngine {
             switch plans[i].takeOutcome() {
             case .failed(let error):
                 results.append(.failed(plans[i].id, error))
-            case .save(var record):
+            case .save(var record, let key):
                 record.recordChangeTag = newChangeTag()
-                commit(.putRecord(record))
+                commit(.putRecord(record), recordKey: key)
                 note(record.id.zoneID, record.recordType)
                 results.append(.saved(record))
-            case .delete(let id, let type):
-                commit(.deleteRecord(id, recordType: type, atMs: ctx.now.millisecondsSinceEpoch))
+            case .delete(let id, let type, let key):
+                commit(.deleteRecord(id, recordType: type, atMs: ctx.now.millisecondsSinceEpoch), recordKey: key)
                 results.append(.deleted(id))
                 note(id.zoneID, type)
             case .taken:
@@ -149,9 +153,11 @@ extension StoreEngine {
     // MARK: Planning
 
     struct ItemPlan {
+        /// A save or delete carries its record's key as planning made it, for applying the change
+        /// (hashing a record's name costs as much as the rest of finding it).
         enum Outcome {
-            case save(Record)
-            case delete(RecordID, recordType: String)
+            case save(Record, RecordKey)
+            case delete(RecordID, recordType: String, RecordKey)
             case failed(StoreError)
             /// Handed to the commit loop (`takeOutcome`).
             case taken
@@ -171,7 +177,8 @@ extension StoreEngine {
         }
     }
 
-    private func planSave(_ record: Record, policy: SavePolicy, scope: DatabaseScope,
+    /// `recordsFit`: the request's whole data fits in one record's limit (so this record does).
+    private func planSave(_ record: Record, policy: SavePolicy, scope: DatabaseScope, recordsFit: Bool,
                           _ ctx: RequestContext) -> ItemPlan {
         // A failed item reports its ID as given, with its zone once that has resolved.
         var id = record.id
@@ -186,14 +193,17 @@ extension StoreEngine {
             let resolved = try resolveZone(record.id.zoneID, scope: scope, access: .write, ctx)
             zone = resolved
             id = RecordID(recordName: record.id.recordName, zoneID: resolved)
-            let size = record.fieldDataSize
-            if size > configuration.maxRecordBytes {
-                throw StoreError(.limitExceeded,
-                                 "record \(record.id.recordName) holds \(size) bytes of fields; "
-                                 + "the limit is \(configuration.maxRecordBytes)")
+            if !recordsFit {
+                let size = record.fieldDataSize
+                if size > configuration.maxRecordBytes {
+                    throw StoreError(.limitExceeded,
+                                     "record \(record.id.recordName) holds \(size) bytes of fields; "
+                                     + "the limit is \(configuration.maxRecordBytes)")
+                }
             }
             let stamp = RecordStamp(timestamp: ctx.now.millisecondsSinceEpoch, userRecordName: ctx.user)
-            let existing = state.zones[resolved]?.records[RecordKey(record.id.recordName)]
+            let key = RecordKey(record.id.recordName)
+            let existing = state.zones[resolved]?.records[key]
             var saved = record
             saved.id = id
             saved.modified = stamp
@@ -225,7 +235,7 @@ extension StoreEngine {
                 }
                 saved.created = stamp
             }
-            return ItemPlan(id: id, zone: zone, outcome: .save(saved))
+            return ItemPlan(id: id, zone: zone, outcome: .save(saved, key))
         } catch {
             return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }
@@ -238,25 +248,54 @@ extension StoreEngine {
             let resolved = try resolveZone(given.zoneID, scope: scope, access: .write, ctx)
             zone = resolved
             id = RecordID(recordName: given.recordName, zoneID: resolved)
-            guard let existing = state.zones[resolved]?.records[RecordKey(given.recordName)] else {
+            let key = RecordKey(given.recordName)
+            guard let existing = state.zones[resolved]?.records[key] else {
                 throw Self.missing(given.recordName, in: resolved)
             }
-            return ItemPlan(id: id, zone: zone, outcome: .delete(id, recordType: existing.recordType))
+            return ItemPlan(id: id, zone: zone, outcome: .delete(id, recordType: existing.recordType, key))
         } catch {
             return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }
     }
 
     /// `unknownItem` for the record `name` missing from `zone`: "record NAME does not exist in ZONE".
-    /// Written into one string sized for it (a lookup of a record not yet written is routine,
-    /// and interpolation grows its string piece by piece).
+    /// Copied piece by piece into one string made to its length (a lookup of a record not yet
+    /// written is routine: interpolation grew its string piece by piece, and even appending to a
+    /// string sized beforehand checked and re-measured it at each of the six pieces).
     private static func missing(_ name: String, in zone: ZoneID) -> StoreError {
-        var message = ""
-        message.reserveCapacity(32 + name.utf8.count + zone.zoneName.utf8.count + zone.ownerName.utf8.count)
-        message += "record "
-        message += name
-        message += " does not exist in "
-        zone.append(to: &message)
+        let head = "record ", middle = " does not exist in ", at = "@"
+        let owner = zone.ownerName
+        var length = head.utf8.count + name.utf8.count + middle.utf8.count + zone.zoneName.utf8.count
+        if !owner.isEmpty { length += at.utf8.count + owner.utf8.count }
+        let message = String(unsafeUninitializedCapacity: length) { out in
+            var written = 0
+            // Copied from where each piece's bytes lie; byte by byte only if they lie nowhere contiguous.
+            func put(_ text: String) {
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+                    if let from = bytes.baseAddress, let to = out.baseAddress {
+                        (to + written).initialize(from: from, count: bytes.count)
+                    }
+                    return bytes.count
+                }
+                if let copied {
+                    written += copied
+                    return
+                }
+                for byte in text.utf8 {
+                    out[written] = byte
+                    written += 1
+                }
+            }
+            put(head)
+            put(name)
+            put(middle)
+            put(zone.zoneName)
+            if !owner.isEmpty {
+                put(at)
+                put(owner)
+            }
+            return written
+        }
         return StoreError(.unknownItem, message)
     }
 }

@@ -28,9 +28,10 @@ public struct StoreEngine: Sendable {
     /// Applies a journalled mutation during recovery (no validation, no notifications).
     mutating func replay(_ m: Mutation) { state.apply(m) }
 
-    /// Applies and records a mutation made by an operation.
-    mutating func commit(_ m: Mutation) {
-        state.apply(m)
+    /// Applies and records a mutation made by an operation; `recordKey` is the key of the record
+    /// a record's mutation names, when the operation has made it already.
+    mutating func commit(_ m: Mutation, recordKey: RecordKey? = nil) {
+        state.apply(m, recordKey: recordKey)
         if keepsMutations { committed.append(m) }
     }
 
@@ -106,7 +107,7 @@ public struct StoreEngine: Sendable {
             guard let zone = state.zones[zoneID] else {
                 throw StoreError(.zoneNotFound, "zone \(zoneID) does not exist")
             }
-            guard let permission = zone.share?.effectivePermission(for: ctx.user) else {
+            guard let permission = zone.acceptedPermissions[ctx.user] else {
                 throw StoreError(.permissionFailure, "zone \(zoneID) is not shared with \(ctx.user) (or not accepted)")
             }
             if access == .write && !permission.allowsWrite {
@@ -123,7 +124,10 @@ public struct StoreEngine: Sendable {
     mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: [String], _ ctx: RequestContext) {
         // The owner's private database first, then each accepted participant's shared database in
         // name order.
-        let ownerKey = DatabaseKey(user: zoneID.ownerName, scope: .private)
+        // The zone's own keys where it exists (their names hashed once, when it was made).
+        let slot = state.zones.index(forKey: zoneID)
+        let reached = slot.map { state.databases(ofZoneAt: $0) }
+        let ownerKey = reached?.owner ?? DatabaseKey(user: zoneID.ownerName, scope: .private)
         if let subscriptions = state.subscriptions(of: ownerKey) {
             notify(ownerKey, subscriptions, zoneID, ctx) { sub in
                 switch sub.kind {
@@ -134,9 +138,8 @@ public struct StoreEngine: Sendable {
                 }
             }
         }
-        guard let slot = state.zones.index(forKey: zoneID) else { return }
-        for user in state.acceptedUsers(ofZoneAt: slot) {
-            let key = DatabaseKey(user: user, scope: .shared)
+        guard let reached else { return }
+        for key in reached.shared {
             guard let subscriptions = state.subscriptions(of: key) else { continue }
             notify(key, subscriptions, zoneID, ctx) { $0.kind == .database }
         }
@@ -188,6 +191,13 @@ public struct StoreEngine: Sendable {
     }
 
     // MARK: Devices
+
+    /// Devices registered for push, over all users.
+    public var registeredDeviceCount: Int {
+        var count = 0
+        for devices in state.devices.values { count += devices.count }
+        return count
+    }
 
     /// Registers `ctx.deviceID` of `ctx.user` for push (idempotent).
     public mutating func registerDevice(_ ctx: RequestContext) throws(StoreError) {

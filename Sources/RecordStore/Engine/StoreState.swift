@@ -16,17 +16,39 @@ struct ZoneState: Sendable {
     var records: [RecordKey: Record] = [:]
     var tombstones: [RecordKey: Tombstone] = [:]
     var log = ChangeLog<RecordKey>()
-    var share: ZoneShare? { didSet { acceptedUsers = share?.acceptedUsers ?? [] } }
-    /// Who accepted the share, in name order: kept with it, as every change in the zone reads it.
-    private(set) var acceptedUsers: [String] = []
+    var share: ZoneShare? {
+        didSet {
+            sharedDatabases = (share?.acceptedUsers ?? []).map { DatabaseKey(user: $0, scope: .shared) }
+            acceptedPermissions = share.map(Self.acceptedPermissions) ?? [:]
+        }
+    }
+    /// What each user who accepted the share may do, by name: the share's `effectivePermission`,
+    /// kept with it, as every request through the shared database checks it (and reading the
+    /// share for that copied all of it out of the zone and destroyed it again).
+    private(set) var acceptedPermissions: [String: SharePermission] = [:]
+    /// The shared database of each user who accepted the share, in name order: kept with it, as
+    /// every change in the zone reaches them (keys made once, their names hashed once).
+    private(set) var sharedDatabases: [DatabaseKey] = []
+    /// The owner's private database, which every change in the zone reaches.
+    let ownerDatabase: DatabaseKey
     /// Identity folded into this zone's tokens (hashed once: every change-feed request reads it twice).
     let tokenOwner: UInt64
+
+    /// `share.effectivePermission(for:)` for every user it is not nil for.
+    private static func acceptedPermissions(_ share: ZoneShare) -> [String: SharePermission] {
+        var permissions: [String: SharePermission] = [:]
+        for (user, participant) in share.participants where participant.status == .accepted {
+            permissions[user] = participant.permission
+        }
+        return permissions
+    }
 
     init(id: ZoneID, incarnation: UInt64, createdAtMs: Int64) {
         self.id = id
         self.incarnation = incarnation
         self.createdAtMs = createdAtMs
         tokenOwner = FNV1a.hash("zone", id.ownerName, id.zoneName)
+        ownerDatabase = DatabaseKey(user: id.ownerName, scope: .private)
     }
 }
 
@@ -35,24 +57,28 @@ enum ZoneChangeKind: UInt8, Sendable {
     case changed = 0, deleted = 1, purged = 2
 }
 
-/// The database of one user in one scope: its zone change feed and subscriptions.
-struct DatabaseKey: Hashable, Sendable {
-    var user: String
-    var scope: DatabaseScope
-
-    var tokenOwner: UInt64 { FNV1a.hash("db", user, scope.rawValue) }
-}
-
 struct DatabaseState: Sendable {
     var sequence: UInt64 = 0
-    var zoneStatus: [ZoneID: ZoneChangeKind] = [:]
+    private(set) var zoneStatus: [ZoneID: ZoneChangeKind] = [:]
     var log = ChangeLog<ZoneID>()
     var subscriptions: [String: Subscription] = [:]
+    /// The zone last reported `.changed` here, when that was the last report: its status is
+    /// `.changed` already. Every record saved reports its zone changed to the owner's and each
+    /// participant's database, one zone over and over, and each report wrote the same status
+    /// again (a lookup as dear as the feed's own).
+    private var lastChanged: ZoneID?
 
     mutating func zoneChanged(_ zone: ZoneID, _ kind: ZoneChangeKind) {
         sequence += 1
-        zoneStatus[zone] = kind
+        if kind != .changed || lastChanged != zone { zoneStatus[zone] = kind }
+        lastChanged = kind == .changed ? zone : nil
         log.record(zone, at: sequence)
+    }
+
+    /// Sets a zone's status as a snapshot recorded it (its feed is restored apart).
+    mutating func restoreStatus(_ kind: ZoneChangeKind, of zone: ZoneID) {
+        zoneStatus[zone] = kind
+        lastChanged = nil
     }
 }
 
@@ -67,10 +93,17 @@ struct StoreState: Sendable {
 
     func defaultZoneID(of user: String) -> ZoneID { ZoneID(zoneName: ZoneID.defaultZoneName, ownerName: user) }
 
-    /// The subscriptions of the database `key`, read where the database sits (reading it through
-    /// the dictionary's subscript copies its feed and zone statuses along).
-    func subscriptions(of key: DatabaseKey) -> [String: Subscription]? {
+    /// The subscriptions of the database `key`, read where the database sits: the dictionary's
+    /// getters (its subscript, and its values' by position) copy the whole database out, feed and
+    /// zone statuses along, and destroy it again; its values' modify accessor lends it in place.
+    /// Called after a change was applied, when the databases are unique already (lending them
+    /// then never copies them).
+    mutating func subscriptions(of key: DatabaseKey) -> [String: Subscription]? {
         guard let slot = databases.index(forKey: key) else { return nil }
-        return databases.values[slot].subscriptions
+        return Self.subscriptions(in: &databases.values[slot])
+    }
+
+    private static func subscriptions(in database: inout DatabaseState) -> [String: Subscription] {
+        database.subscriptions
     }
 }

@@ -90,7 +90,7 @@ enum SnapshotCodec {
                 let zone = try MutationCodec.decodeZoneID(&r)
                 let seq = try r.readVarint()
                 pairs.append((zone, seq))
-                db.zoneStatus[zone] = ZoneChangeKind(rawValue: try r.readUInt8()) ?? .changed
+                db.restoreStatus(ZoneChangeKind(rawValue: try r.readUInt8()) ?? .changed, of: zone)
             }
             db.log = ChangeLog(restoring: pairs)
             for _ in 0..<(try count(&r)) {

@@ -34,16 +34,24 @@ public struct PushDeliveryModel: Sendable {
     private var entries: [UInt64: (due: Instant, note: DeviceNotification)] = [:]
     private var heap = DeadlineHeap()
     /// Entry IDs pending per device, oldest first (coalescing replaces the newest).
-    private var pendingByDevice: [String: [UInt64]] = [:]
+    private var pendingByDevice: [PushDevice: [UInt64]] = [:]
     private var nextEntry: UInt64 = 0
     /// Per device: the start of the current budget window and pushes scheduled in it.
-    private var windows: [String: (start: Instant, used: Int)] = [:]
+    private var windows: [PushDevice: (start: Instant, used: Int)] = [:]
     /// Deliveries due and not yet handed out.
     private var outputs = OutputQueue<DeviceNotification>()
 
-    public init(profile: PushProfile, seed: UInt64) {
+    /// `devices`: how many devices the model will reach, when that is known. A model reaching a
+    /// known few (the simulator's: one device per peer, a new model every call) then makes its
+    /// tables once at that size instead of growing them from empty, one device at a time.
+    public init(profile: PushProfile, seed: UInt64, devices: Int = 0) {
         self.profile = profile
         random = SeededRandom(seed: seed)
+        if devices > 0 {
+            entries = Dictionary(minimumCapacity: devices)
+            pendingByDevice = Dictionary(minimumCapacity: devices)
+            windows = Dictionary(minimumCapacity: devices)
+        }
     }
 
     /// Feeds one input at `now`; deliveries wait in `pollOutput()`.
@@ -62,7 +70,7 @@ public struct PushDeliveryModel: Sendable {
     /// Takes a notification the engine generated at `now`.
     private mutating func submit(_ note: DeviceNotification, now: Instant) {
         counters.submitted += 1
-        let device = "\(note.userRecordName)/\(note.deviceID)"
+        let device = PushDevice(of: note)
         if random.chance(profile.dropProbability) {
             counters.dropped += 1
             return
@@ -110,7 +118,7 @@ public struct PushDeliveryModel: Sendable {
         while let top = heap.min, top.due <= now {
             heap.popMin()
             guard let entry = entries.removeValue(forKey: top.id) else { continue }
-            let device = "\(entry.note.userRecordName)/\(entry.note.deviceID)"
+            let device = PushDevice(of: entry.note)
             pendingByDevice[device]?.removeAll { $0 == top.id }
             if pendingByDevice[device]?.isEmpty == true { pendingByDevice[device] = nil }
             outputs.append(entry.note)

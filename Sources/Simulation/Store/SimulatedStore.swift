@@ -44,7 +44,7 @@ public struct SimulatedStore {
         // Nothing here is journalled: the scene's mutations are let go and no request's are kept.
         self.engine.keepsMutations = false
         var random = SeededRandom(seed: seed)
-        push = PushDeliveryModel(profile: pushProfile, seed: random.next())
+        push = PushDeliveryModel(profile: pushProfile, seed: random.next(), devices: engine.registeredDeviceCount)
         self.latency = latency
         self.faults = faults
         self.origin = origin
@@ -119,7 +119,7 @@ public struct SimulatedStore {
             restartsBegun.insert(i)
             counters.pushesLostToFaults += push.pendingCount
             let profile = push.profile
-            push = PushDeliveryModel(profile: profile, seed: random.next())
+            push = PushDeliveryModel(profile: profile, seed: random.next(), devices: engine.registeredDeviceCount)
         }
     }
 

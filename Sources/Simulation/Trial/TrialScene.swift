@@ -17,6 +17,10 @@ public struct TrialScene: Sendable {
     /// The epochs of the earlier calls whose records are in the zone.
     public let oldEpochs: [CallEpoch]
 
+    /// Room each zone keeps for the records a call writes there (offers, answers, candidate
+    /// chunks, acknowledgements: a few dozen; more only costs a rehash).
+    static let recordsPerCall = 64
+
     /// Whether trials may share this scene: not when the engine draws injected errors from a
     /// generator each trial should have its own of.
     public var isShareable: Bool { engine.configuration.throttle.isOff }
@@ -51,6 +55,9 @@ public struct TrialScene: Sendable {
             }
         }
         _ = engine.drainNotifications()
+        // Each trial's first write to a zone copies its tables from here: with room for the call's
+        // records they are copied as they are, not copied and rehashed into larger ones.
+        engine.reserveCapacity(recordsPerZone: Self.recordsPerCall)
         self.engine = engine
         offerCreator = bindingA
         answerer = bindingB
