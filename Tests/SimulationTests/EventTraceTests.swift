@@ -38,3 +38,24 @@ struct EventTraceTests {
         #expect(trace.bytes.count == expected.count + 34)
     }
 }
+
+@Suite("Datagram fingerprint")
+struct FingerprintTests {
+    /// FNV-1a, one byte at a time, as the trace format defines it.
+    static func reference(_ bytes: [UInt8]) -> UInt64 {
+        var h: UInt32 = 0x811C_9DC5
+        for byte in bytes { h = (h ^ UInt32(byte)) &* 0x0100_0193 }
+        return UInt64(h)
+    }
+
+    @Test("the fingerprint is FNV-1a of the bytes at every length, whole turns and remainder alike")
+    func matchesByteByByte() {
+        var random = SeededRandom(seed: 7)
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            #expect(EventTrace.fingerprint(bytes) == Self.reference(bytes), "length \(length)")
+        }
+        #expect(EventTrace.fingerprint([]) == 0x811C_9DC5)
+        #expect(EventTrace.fingerprint(Array("a".utf8)) == 0xE40C_292C)
+    }
+}

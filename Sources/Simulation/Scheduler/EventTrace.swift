@@ -114,11 +114,35 @@ public struct EventTrace: Sendable {
     }
 
     /// FNV-1a (32-bit) of a datagram: its content, in the trace, at a cost of one pass.
+    ///
+    /// Read through the array's buffer, eight bytes a turn: the hash is one chain of xor and
+    /// multiply per byte that nothing shortens, so what a datagram's pass can lose is the loop
+    /// around it (the index's bounds check, increment and branch were as many instructions again
+    /// as the hash's own). The bytes, and so the value, are the same as a byte-by-byte loop's.
     @inline(__always)
     public static func fingerprint(_ payload: [UInt8]) -> UInt64 {
-        var h: UInt32 = 0x811C_9DC5
-        for byte in payload { h = (h ^ UInt32(byte)) &* 0x0100_0193 }
-        return UInt64(h)
+        payload.withUnsafeBufferPointer { bytes in
+            var h: UInt32 = 0x811C_9DC5
+            guard let base = bytes.baseAddress else { return UInt64(h) }
+            let count = bytes.count, whole = count & ~7
+            var i = 0
+            while i < whole {
+                h = (h ^ UInt32(base[i])) &* 0x0100_0193
+                h = (h ^ UInt32(base[i &+ 1])) &* 0x0100_0193
+                h = (h ^ UInt32(base[i &+ 2])) &* 0x0100_0193
+                h = (h ^ UInt32(base[i &+ 3])) &* 0x0100_0193
+                h = (h ^ UInt32(base[i &+ 4])) &* 0x0100_0193
+                h = (h ^ UInt32(base[i &+ 5])) &* 0x0100_0193
+                h = (h ^ UInt32(base[i &+ 6])) &* 0x0100_0193
+                h = (h ^ UInt32(base[i &+ 7])) &* 0x0100_0193
+                i &+= 8
+            }
+            while i < count {
+                h = (h ^ UInt32(base[i])) &* 0x0100_0193
+                i &+= 1
+            }
+            return UInt64(h)
+        }
     }
 
     /// An endpoint as one number: IPv4 address and port (IPv6 folded), for trace records.
