@@ -142,8 +142,8 @@ public struct VirtualNetwork {
         /// When the link's duplicate arrives, if it made one.
         public var duplicateAt: Instant?
 
-        /// The datagram that arrives, carrying `payload`.
-        public func datagram(carrying payload: [UInt8]) -> Datagram {
+        /// The datagram that arrives, carrying `payload`, taken rather than retained (the sender is done with it).
+        public func datagram(carrying payload: consuming [UInt8]) -> Datagram {
             Datagram(payload: payload, source: source, destination: destination, host: host)
         }
     }

@@ -274,7 +274,7 @@ public struct CallTrial {
     /// Carries out one output of peer `i`'s call. Takes the output (`consuming`): an `Output?` left to
     /// `feed` to destroy went through the runtime's generic Optional destroy (about 260 instructions).
     private mutating func carryOut(_ output: consuming PeerCall.Output, of i: Int, polling: Bool, now: Instant) {
-        switch output {
+        switch consume output {
         case .store(let request, let origin):
             if polling, firstPoll == nil, case .path = origin, Self.isFetch(request) {
                 firstPoll = now - CallTrial.start
@@ -349,7 +349,9 @@ public struct CallTrial {
 
     // MARK: Network
 
-    private mutating func send(_ bytes: [UInt8], from: Endpoint, to: Endpoint, host: HostID, actor: UInt8) {
+    /// Takes the payload (`consuming`) from the output or action it came in, which is consumed
+    /// too: a borrowed payload was retained for its flight and released with the output.
+    private mutating func send(_ bytes: consuming [UInt8], from: Endpoint, to: Endpoint, host: HostID, actor: UInt8) {
         let now = scheduler.now
         switch network.transmit(bytes, from: from, to: to, host: host, now: now) {
         case .failure(let reason):
@@ -359,7 +361,7 @@ public struct CallTrial {
             let fingerprint = EventTrace.fingerprint(bytes)
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
                          fingerprint, text: "\(from) > \(to) \(bytes.count) bytes")
-            let flight = Flight(datagram: copies.datagram(carrying: bytes), fingerprint: fingerprint)
+            let flight = Flight(datagram: copies.datagram(carrying: consume bytes), fingerprint: fingerprint)
             // Moved into its event unless the network duplicated it (then copied for the first).
             guard let duplicateAt = copies.duplicateAt else {
                 scheduler.schedule(.datagram(consume flight), at: copies.at)
@@ -381,7 +383,7 @@ public struct CallTrial {
     /// line: inlined into `runRelay`, the action was copied and its `Action?` destroyed there).
     @inline(never)
     private mutating func relayAction(_ action: consuming TURNServer.Action) {
-        switch action {
+        switch consume action {
         case .toClient(let bytes, let client, let via):
             send(bytes, from: via, to: client, host: relayHost, actor: 4)
         case .toPeer(let bytes, let from, let to):
