@@ -32,13 +32,16 @@ struct CheckUsername {
             // still be canonically equivalent (U+212A KELVIN SIGN is "K"), so `String` decides.
             let byBytes = ufrag.utf8.withContiguousStorageIfAvailable { fragment -> Bool? in
                 if fragment.count == n {
-                    // Without contiguous bytes (not a native string), `String` decides.
-                    guard let same = username.utf8.withContiguousStorageIfAvailable({ text in
-                        fragment.elementsEqual(UnsafeBufferPointer(rebasing: text[..<n]))
+                    // Without contiguous bytes (not a native string), `String` decides. The
+                    // username has at least `n` bytes: its local part is that long.
+                    guard let same = username.utf8.withContiguousStorageIfAvailable({ text -> Bool in
+                        for i in 0..<n where fragment[i] != text[i] { return false }
+                        return true
                     }) else { return nil }
                     if same { return true }
                 }
-                return fragment.allSatisfy({ $0 < 0x80 }) ? false : nil
+                for byte in fragment where byte >= 0x80 { return nil }
+                return false
             } ?? nil
             if let byBytes { return byBytes }
         }
