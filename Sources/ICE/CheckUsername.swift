@@ -12,28 +12,37 @@ struct CheckUsername {
 
     init(_ username: String) {
         self.username = username
-        // Read through the bytes in place (`withUTF8` copies nothing for a native string).
-        var text = username
-        asciiLocalLength = text.withUTF8 { bytes -> Int? in
+        // Read through the bytes in place (a native string's UTF-8 is contiguous; copies nothing).
+        asciiLocalLength = username.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
             var colon: Int?
-            for (i, byte) in bytes.enumerated() {
+            for i in bytes.indices {
+                let byte = bytes[i]
                 if byte >= 0x80 { return nil }
                 if colon == nil, byte == UInt8(ascii: ":") { colon = i }
             }
             return colon ?? bytes.count
-        }
+        } ?? nil
     }
 
     /// Whether the part before the first colon (all of it without one) is `ufrag`.
     func localPartIs(_ ufrag: String) -> Bool {
         if let n = asciiLocalLength {
-            var ufrag = ufrag
-            var username = username
-            let byBytes = ufrag.withUTF8 { fragment -> Bool? in
-                guard fragment.allSatisfy({ $0 < 0x80 }) else { return nil }
-                guard fragment.count == n else { return false }
-                return username.withUTF8 { text in fragment.elementsEqual(UnsafeBufferPointer(rebasing: text[..<n])) }
-            }
+            // Equal bytes answer yes: the local part is ASCII, so the ufrag is the same ASCII text.
+            // Different bytes answer no only when the ufrag is ASCII too; a non-ASCII ufrag may
+            // still be canonically equivalent (U+212A KELVIN SIGN is "K"), so `String` decides.
+            let byBytes = ufrag.utf8.withContiguousStorageIfAvailable { fragment -> Bool? in
+                if fragment.count == n {
+                    // Without contiguous bytes (not a native string), `String` decides. The
+                    // username has at least `n` bytes: its local part is that long.
+                    guard let same = username.utf8.withContiguousStorageIfAvailable({ text -> Bool in
+                        for i in 0..<n where fragment[i] != text[i] { return false }
+                        return true
+                    }) else { return nil }
+                    if same { return true }
+                }
+                for byte in fragment where byte >= 0x80 { return nil }
+                return false
+            } ?? nil
             if let byBytes { return byBytes }
         }
         return username[..<(username.firstIndex(of: ":") ?? username.endIndex)] == ufrag

@@ -196,6 +196,10 @@ extension STUNAttribute {
 extension STUNAttribute {
     /// The length of the value (without padding); throws when the value breaks its attribute's
     /// limits, so nothing invalid is ever written.
+    ///
+    /// Inlined into the encoder (its one caller), so the switch reads the attribute in the
+    /// message's buffer: called, it was handed a copy (a retain and a release of its payload).
+    @inline(__always)
     func encodedValueLength() throws(STUNError) -> Int {
         let length: Int
         switch self {
@@ -237,6 +241,8 @@ extension STUNAttribute {
     }
 
     /// Writes the value (no header, no padding). `encodedValueLength()` must have succeeded.
+    /// Inlined into the encoder, its one caller, for the same reason as `encodedValueLength()`.
+    @inline(__always)
     func writeValue(to w: inout STUNWriter, transactionID: STUNTransactionID) {
         switch self {
         case .mappedAddress(let e), .alternateServer(let e):

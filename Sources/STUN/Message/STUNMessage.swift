@@ -45,8 +45,14 @@ public struct STUNMessage: Hashable, Sendable {
     /// An error response to this message: same method and transaction ID, ERROR-CODE first
     /// (RFC 8489 §6.3.1.1), then `attributes`.
     public func errorResponse(code: Int, reason: String? = nil, attributes: [STUNAttribute] = []) -> STUNMessage {
-        STUNMessage(method: method, messageClass: .errorResponse, transactionID: transactionID,
-                    attributes: [.errorCode(STUNErrorCode(code: code, reason: reason))] + attributes)
+        // One array at its final size: `[errorCode] + attributes` allocated the literal and then
+        // the concatenation, for every challenge a TURN server sends.
+        var all: [STUNAttribute] = []
+        all.reserveCapacity(1 + attributes.count)
+        all.append(.errorCode(STUNErrorCode(code: code, reason: reason)))
+        all.append(contentsOf: attributes)
+        return STUNMessage(method: method, messageClass: .errorResponse, transactionID: transactionID,
+                           attributes: all)
     }
 
     /// Decodes one message that fills the datagram `bytes` exactly.

@@ -44,12 +44,8 @@ extension STUNMessage {
         fingerprint: Bool = false, padding: UInt8 = 0, appending trailing: [STUNAttribute] = []
     ) throws(STUNError) -> [UInt8] {
         var size = STUNMessageHeader.size
-        for attribute in attributes where !attribute.isComputedByEncoder {
-            size += 4 + (try attribute.encodedValueLength() + 3) & ~3
-        }
-        for attribute in trailing where !attribute.isComputedByEncoder {
-            size += 4 + (try attribute.encodedValueLength() + 3) & ~3
-        }
+        size += try STUNMessage.encodedSize(of: attributes)
+        size += try STUNMessage.encodedSize(of: trailing)
         let withSHA1 = key != nil && integrity.contains(.hmacSHA1)
         let withSHA256 = key != nil && integrity.contains(.hmacSHA256)
         if withSHA1 { size += 4 + 20 }
@@ -65,12 +61,8 @@ extension STUNMessage {
             w.u32(STUNMessageHeader.magicCookie)
             w.u32(transactionID.high)
             w.u64(transactionID.low)
-            for attribute in attributes where !attribute.isComputedByEncoder {
-                STUNMessage.write(attribute, to: &w, transactionID: transactionID, padding: padding)
-            }
-            for attribute in trailing where !attribute.isComputedByEncoder {
-                STUNMessage.write(attribute, to: &w, transactionID: transactionID, padding: padding)
-            }
+            STUNMessage.write(attributes, to: &w, transactionID: transactionID, padding: padding)
+            STUNMessage.write(trailing, to: &w, transactionID: transactionID, padding: padding)
             if let key, withSHA1 {
                 STUNMessage.appendMAC(to: &w, type: .messageIntegrity, macSize: 20) { message, mac in
                     key.hmacSHA1.authenticationCode(for: message, into: mac)
@@ -89,6 +81,35 @@ extension STUNMessage {
                 w.u32(crc ^ STUNAttribute.fingerprintXOR)
             }
             w.set16(UInt16(w.count - STUNMessageHeader.size), at: 2)
+        }
+    }
+
+    // The attribute lists are read in place, through their buffers: a `for attribute in list`
+    // loop copied every attribute out (retaining its string or array) and destroyed the copy,
+    // once to size the message and once to write it.
+
+    /// The encoded size of the attributes of `list` that the encoder writes (§14: a 4-byte
+    /// header and the value padded to 4 bytes each); throws when a value breaks its limits.
+    @inline(__always)
+    private static func encodedSize(of list: [STUNAttribute]) throws(STUNError) -> Int {
+        try list.withUnsafeBufferPointer { (list) throws(STUNError) -> Int in
+            var size = 0
+            for i in list.indices where !list[i].isComputedByEncoder {
+                size += 4 + (try list[i].encodedValueLength() + 3) & ~3
+            }
+            return size
+        }
+    }
+
+    /// Appends the attributes of `list` that the encoder writes, in order.
+    @inline(__always)
+    private static func write(
+        _ list: [STUNAttribute], to w: inout STUNWriter, transactionID: STUNTransactionID, padding: UInt8
+    ) {
+        list.withUnsafeBufferPointer { list in
+            for i in list.indices where !list[i].isComputedByEncoder {
+                write(list[i], to: &w, transactionID: transactionID, padding: padding)
+            }
         }
     }
 

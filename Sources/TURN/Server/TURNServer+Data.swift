@@ -170,7 +170,7 @@ extension TURNServer {
         switch message.messageClass {
         case .request:
             counters.requests += 1
-            emit(request(message, raw: bytes, layout: layout, tuple: tuple, now: now))
+            request(message, raw: bytes, layout: layout, tuple: tuple, now: now)
             // A request sets expiries of its own 5-tuple's allocation only, and a Binding none.
             if message.method != .binding { scheduleExpiry(of: tuple) }
             refreshDeadline()

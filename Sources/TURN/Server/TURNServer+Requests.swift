@@ -4,8 +4,10 @@ import ZoneCore
 
 extension TURNServer {
     /// A request from a client: Binding (no authentication), or an authenticated TURN request.
+    /// The answers go straight to `outputs`, in the order they are made: every request used to
+    /// return them in an array of its own, allocated and freed only to be copied into the queue.
     mutating func request(_ m: STUNMessage, raw: [UInt8], layout: STUNMessageLayout, tuple: FiveTuple,
-                          now: Instant) -> [Action] {
+                          now: Instant) {
         // RFC 8489 §6.3.1: unknown comprehension-required attributes → 420 listing them.
         let unknown = m.unknownComprehensionRequiredAttributes
         if !unknown.isEmpty {
@@ -13,8 +15,11 @@ extension TURNServer {
         }
         if m.method == .binding {
             counters.bindings += 1
-            let answer = respond(m.successResponse(attributes: [.xorMappedAddress(tuple.client)]), key: nil, tuple: tuple)
-            return answer.map { [$0, .event(.binding(client: tuple.client))] } ?? []
+            guard let answer = respond(m.successResponse(attributes: [.xorMappedAddress(tuple.client)]), key: nil,
+                                       tuple: tuple) else { return }
+            outputs.append(answer)
+            outputs.append(.event(.binding(client: tuple.client)))
+            return
         }
         // Matched, not looked up in an array literal (which was allocated for every request).
         switch m.method {
@@ -25,7 +30,13 @@ extension TURNServer {
         let user: String
         let nonce: String
         switch authenticate(m, raw: raw, layout: layout, tuple: tuple, now: now) {
-        case .rejected(let actions): return actions(&self, tuple)
+        case .challenged(let code, let reason, let failed):
+            // RFC 8489 §9.2.4: 401 or 438 with REALM and a fresh NONCE.
+            if failed { counters.authFailures += 1 } else { counters.challenges += 1 }
+            return fail(m, code, reason, extra: [.realm(configuration.realm), .nonce(mintNonce(for: tuple, now: now))],
+                        key: nil, tuple: tuple)
+        case .malformed:
+            return fail(m, 400, "Bad Request", key: nil, tuple: tuple)
         case .accepted(let k, let u, let n): key = k; user = u; nonce = n
         }
         switch m.method {
@@ -38,29 +49,29 @@ extension TURNServer {
 
     // MARK: Long-term credentials (RFC 8489 §9.2)
 
+    /// What `authenticate` decided. A rejection is described, not wrapped in a closure that
+    /// answers it: the closure and its captures were allocated for every challenge.
     enum AuthResult {
         case accepted(key: STUNIntegrityKey, user: String, nonce: String)
-        case rejected((inout TURNServer, FiveTuple) -> [Action])
+        /// Answer `code` with REALM and a new NONCE; `failed` when credentials were presented and
+        /// did not check out (counted apart from the normal first-step challenge).
+        case challenged(code: Int, reason: String, failed: Bool)
+        /// USERNAME, REALM or NONCE missing beside MESSAGE-INTEGRITY: 400 (RFC 8489 §9.2.4).
+        case malformed
     }
 
     private mutating func authenticate(_ m: STUNMessage, raw: [UInt8], layout: STUNMessageLayout, tuple: FiveTuple,
                                        now: Instant) -> AuthResult {
         // A request without credentials, or with a nonce that went stale, is the normal first step
         // (a challenge); credentials that do not check out are a failure worth counting apart.
-        let challenge: (Int, String, Bool) -> AuthResult = { code, reason, failed in
-            .rejected { server, tuple in
-                if failed { server.counters.authFailures += 1 } else { server.counters.challenges += 1 }
-                return server.fail(m, code, reason,
-                                   extra: [.realm(server.configuration.realm),
-                                           .nonce(server.mintNonce(for: tuple, now: now))],
-                                   key: nil, tuple: tuple)
-            }
+        func challenge(_ code: Int, _ reason: String, _ failed: Bool) -> AuthResult {
+            .challenged(code: code, reason: reason, failed: failed)
         }
         guard m.contains(.messageIntegrity) || m.contains(.messageIntegritySHA256) else {
             return challenge(401, "Unauthorized", false)
         }
         guard let username = m.username, let realm = m.realm, let nonce = m.nonce else {
-            return .rejected { server, tuple in server.fail(m, 400, "Bad Request", key: nil, tuple: tuple) }
+            return .malformed
         }
         guard realm == configuration.realm else { return challenge(401, "Unauthorized", true) }
         // What the allocation of this 5-tuple, if any, has proved already: its nonce's signature
@@ -162,26 +173,31 @@ extension TURNServer {
     /// caller knows this very nonce passed this check for `tuple` before (`Allocation.verifiedNonce`):
     /// only its form and expiry are checked, not its HMAC again.
     func nonceIsFresh(_ nonce: String, for tuple: FiveTuple, now: Instant, signatureChecked: Bool = false) -> Bool {
-        let text = nonce.utf8
-        guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return false }
-        let stamp = text[..<dash]
-        guard (1...16).contains(stamp.count) else { return false }
-        var expiry: UInt64 = 0
-        for byte in stamp {
-            guard let digit = Self.hexDigitValue(byte) else { return false }
-            expiry = expiry << 4 | digit  // at most 16 digits: no bits lost
-        }
-        if !signatureChecked {
-            // The rest must be exactly the 16 lower-case digits of the signature, compared digit by digit.
-            var signature = nonceSignature(stamp, tuple)
-            var digits = 0
-            for byte in text[text.index(after: dash)...] {
-                guard digits < 16, byte == Self.lowerHexDigit(signature >> 60) else { return false }
-                signature <<= 4
-                digits += 1
+        // Read from the UTF-8 bytes in place: stepping through `String.UTF8View` indices cost
+        // several times the byte loop, on every authenticated request.
+        var nonce = nonce
+        let signed = nonce.withUTF8 { text -> UInt64? in
+            guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+            let stamp = UnsafeBufferPointer(rebasing: text[..<dash])
+            guard (1...16).contains(stamp.count) else { return nil }
+            var expiry: UInt64 = 0
+            for byte in stamp {
+                guard let digit = Self.hexDigitValue(byte) else { return nil }
+                expiry = expiry << 4 | digit  // at most 16 digits: no bits lost
             }
-            guard digits == 16 else { return false }
+            if !signatureChecked {
+                // The rest must be exactly the 16 lower-case digits of the signature, compared digit by digit.
+                let rest = UnsafeBufferPointer(rebasing: text[(dash + 1)...])
+                guard rest.count == 16 else { return nil }
+                var signature = nonceSignature(stamp, tuple)
+                for byte in rest {
+                    guard byte == Self.lowerHexDigit(signature >> 60) else { return nil }
+                    signature <<= 4
+                }
+            }
+            return expiry
         }
+        guard let expiry = signed else { return false }
         // Compared unsigned: an expiry beyond Int64 (a forged stamp cannot get here, but no trap either way).
         let nowSeconds = UInt64(clamping: now.nanosecondsSinceEpoch / 1_000_000_000)
         return expiry > nowSeconds
@@ -199,7 +215,7 @@ extension TURNServer {
     // MARK: Allocate (RFC 8656 §7.2)
 
     private mutating func allocate(_ m: STUNMessage, key: STUNIntegrityKey, user: String, nonce: String,
-                                   tuple: FiveTuple, now: Instant) -> [Action] {
+                                   tuple: FiveTuple, now: Instant) {
         if let existing = allocations[tuple] {
             // A retransmission of the Allocate that made it gets the same success; anything else 437.
             if existing.transactionID == m.transactionID.bytes {
@@ -268,10 +284,10 @@ extension TURNServer {
                                            .xorMappedAddress(tuple.client)]
         if let reserved { attributes.append(.reservationToken(reserved)) }
         guard case .toClient(let bytes, _, _)? = respond(m.successResponse(attributes: attributes), key: key, tuple: tuple) else {
-            return []
+            return
         }
-        return [.openRelay(relay, response: bytes, client: tuple.client, via: tuple.server),
-                .event(.allocated(user: user, client: tuple.client, relay: relay, lifetime: Int(lifetime.seconds)))]
+        outputs.append(.openRelay(relay, response: bytes, client: tuple.client, via: tuple.server))
+        outputs.append(.event(.allocated(user: user, client: tuple.client, relay: relay, lifetime: Int(lifetime.seconds))))
     }
 
     private func grantedLifetime(_ requested: UInt32?) -> Duration {
@@ -298,15 +314,15 @@ extension TURNServer {
     // MARK: Refresh (§7.3), CreatePermission (§9), ChannelBind (§12)
 
     private mutating func refresh(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
-                                  now: Instant) -> [Action] {
+                                  now: Instant) {
         guard allocations[tuple]?.user == user else {  // read in place, not copied
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         if m.lifetime == 0 {
             // The answer leaves before the relayed socket closes.
-            emit(success(m, key: key, tuple: tuple, attributes: [.lifetime(seconds: 0)]))
+            success(m, key: key, tuple: tuple, attributes: [.lifetime(seconds: 0)])
             release(tuple, reason: "refreshed with lifetime 0")
-            return []
+            return
         }
         let lifetime = grantedLifetime(m.lifetime)
         allocations[tuple]!.expires = now + lifetime
@@ -314,7 +330,7 @@ extension TURNServer {
     }
 
     private mutating func createPermission(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
-                                           now: Instant) -> [Action] {
+                                           now: Instant) {
         guard allocations[tuple]?.user == user else {  // read in place, not copied
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
@@ -330,7 +346,7 @@ extension TURNServer {
     }
 
     private mutating func channelBind(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
-                                      now: Instant) -> [Action] {
+                                      now: Instant) {
         guard var a = allocations[tuple], a.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
@@ -358,18 +374,16 @@ extension TURNServer {
 
     // MARK: Answers
 
-    private func success(_ m: STUNMessage, key: STUNIntegrityKey, tuple: FiveTuple,
-                         attributes: [STUNAttribute]) -> [Action] {
-        respond(m.successResponse(attributes: attributes), key: key, tuple: tuple).map { [$0] } ?? []
+    private mutating func success(_ m: STUNMessage, key: STUNIntegrityKey, tuple: FiveTuple,
+                                  attributes: [STUNAttribute]) {
+        if let a = respond(m.successResponse(attributes: attributes), key: key, tuple: tuple) { outputs.append(a) }
     }
 
-    func fail(_ m: STUNMessage, _ code: Int, _ reason: String, extra: [STUNAttribute] = [], key: STUNIntegrityKey?,
-              tuple: FiveTuple) -> [Action] {
-        var out: [Action] = []
+    mutating func fail(_ m: STUNMessage, _ code: Int, _ reason: String, extra: [STUNAttribute] = [],
+                       key: STUNIntegrityKey?, tuple: FiveTuple) {
         if let a = respond(m.errorResponse(code: code, reason: reason, attributes: extra), key: key, tuple: tuple) {
-            out.append(a)
+            outputs.append(a)
         }
-        if code != 401 && code != 438 { out.append(.event(.refused(client: tuple.client, code: code, reason: reason))) }
-        return out
+        if code != 401 && code != 438 { outputs.append(.event(.refused(client: tuple.client, code: code, reason: reason))) }
     }
 }

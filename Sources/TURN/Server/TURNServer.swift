@@ -143,11 +143,6 @@ public struct TURNServer: Sendable {
         outputs.pop()
     }
 
-    /// Queues outputs of the control path (requests build theirs as arrays; they allocate anyway).
-    mutating func emit(_ actions: [Action]) {
-        for action in actions { outputs.append(action) }
-    }
-
     /// How many ports an allocation tries before the client is told 508.
     static let relayBindAttempts = 8
 
