@@ -49,19 +49,13 @@ public struct STUNIntegrityKey: Sendable {
     }
 
     /// The long-term credential key (TURN's): a digest of username, realm and SASLprep'd password
-    /// with the password algorithm's hash (MD5 unless PASSWORD-ALGORITHM chose SHA-256). Kept in
-    /// `LongTermKeyCache.shared` by the whole identity, so the same credentials derive it once.
+    /// with the password algorithm's hash (MD5 unless PASSWORD-ALGORITHM chose SHA-256). Each
+    /// machine keeps the keys it derived (the TURN server per user, the client per realm), so a
+    /// key is derived once per machine and credentials.
     ///
     /// - Throws: `prohibitedCharacter` from SASLprep, or `invalidAttributeValue` for an
     ///   algorithm other than MD5 and SHA-256.
     public static func longTerm(
-        username: String, realm: String, password: String, algorithm: STUNPasswordAlgorithm = .md5
-    ) throws(STUNError) -> STUNIntegrityKey {
-        try LongTermKeyCache.shared.key(username: username, realm: realm, password: password, algorithm: algorithm)
-    }
-
-    /// `longTerm`, derived now and not kept (RFC 8489 §9.2.2).
-    public static func derivingLongTerm(
         username: String, realm: String, password: String, algorithm: STUNPasswordAlgorithm = .md5
     ) throws(STUNError) -> STUNIntegrityKey {
         let prepared = try SASLprep.prepare(password)
