@@ -1,22 +1,11 @@
 /// A record's name as its zone's tables key it: records, tombstones and change feed.
 ///
-/// The name is hashed once, when the key is made: a save looks its name up in the records, the
-/// tombstones and the feed, and a change-feed page looks up every name it returns, each time
-/// hashing this alone instead of the whole name again (names run to dozens of characters).
-/// Seeded as every `Hasher` in this process is, so names chosen to collide cannot be made to;
-/// never written anywhere.
+/// Hashed once (`HashedOnce`): a save looks its name up in the records, the tombstones and the
+/// feed, and a change-feed page looks up every name it returns; names run to dozens of characters.
 struct RecordKey: Hashable, Sendable {
-    let name: String
-    private let identity: Int
+    private let key: HashedOnce<String>
 
-    init(_ name: String) {
-        self.name = name
-        var hasher = Hasher()
-        hasher.combine(name)
-        identity = hasher.finalize()
-    }
+    init(_ name: String) { key = HashedOnce(name) }
 
-    static func == (a: RecordKey, b: RecordKey) -> Bool { a.identity == b.identity && a.name == b.name }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+    var name: String { key.names }
 }

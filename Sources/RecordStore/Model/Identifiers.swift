@@ -11,32 +11,28 @@ public enum DatabaseScope: String, Hashable, Sendable, CaseIterable, Codable {
 /// An empty `ownerName` in the private database means "the current user", as
 /// `CKCurrentUserDefaultName` does on CloudKit.
 public struct ZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var zoneName: String { didSet { identity = Self.identity(zoneName, ownerName) } }
-    public var ownerName: String { didSet { identity = Self.identity(zoneName, ownerName) } }
-    /// Both names hashed once, when they are set: the store looks zones up by ID several times
-    /// per request (zones, change feeds, databases), each time hashing this alone instead of
-    /// both strings again. Seeded as every `Hasher` in this process is, so names chosen to
-    /// collide cannot be made to; never written anywhere.
-    private var identity: Int
+    private struct Names: Hashable, Sendable {
+        var zoneName: String
+        var ownerName: String
+    }
+
+    /// Both names hashed once (`HashedOnce`), when they are set: the store looks zones up by ID
+    /// several times per request (zones, change feeds, databases).
+    private var key: HashedOnce<Names>
+
+    public var zoneName: String {
+        get { key.names.zoneName }
+        set { key = HashedOnce(Names(zoneName: newValue, ownerName: ownerName)) }
+    }
+
+    public var ownerName: String {
+        get { key.names.ownerName }
+        set { key = HashedOnce(Names(zoneName: zoneName, ownerName: newValue)) }
+    }
 
     public init(zoneName: String, ownerName: String = "") {
-        self.zoneName = zoneName
-        self.ownerName = ownerName
-        identity = Self.identity(zoneName, ownerName)
+        key = HashedOnce(Names(zoneName: zoneName, ownerName: ownerName))
     }
-
-    private static func identity(_ zoneName: String, _ ownerName: String) -> Int {
-        var hasher = Hasher()
-        hasher.combine(zoneName)
-        hasher.combine(ownerName)
-        return hasher.finalize()
-    }
-
-    public static func == (a: ZoneID, b: ZoneID) -> Bool {
-        a.identity == b.identity && a.zoneName == b.zoneName && a.ownerName == b.ownerName
-    }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
 
     private enum CodingKeys: String, CodingKey { case zoneName, ownerName }
 

@@ -6,26 +6,20 @@
 /// joined alike (user "a/b" with device "c", user "a" with device "b/c") would have shared one
 /// pending notification and one budget, where STORE-SEMANTICS gives each device its own.
 ///
-/// Both names are hashed once, when the key is made: a notification submitted looks its device
-/// up several times (pending, budget window, queue). Seeded as every `Hasher` in this process is,
-/// so names chosen to collide cannot be made to; never written anywhere.
+/// Hashed once (`HashedOnce`): a notification submitted looks its device up several times
+/// (pending, budget window, queue).
 struct PushDevice: Hashable, Sendable {
-    let user: String
-    let device: String
-    private let identity: Int
+    private struct Names: Hashable, Sendable {
+        let user: String
+        let device: String
+    }
+
+    private let key: HashedOnce<Names>
 
     init(of note: DeviceNotification) {
-        user = note.userRecordName
-        device = note.deviceID
-        var hasher = Hasher()
-        hasher.combine(user)
-        hasher.combine(device)
-        identity = hasher.finalize()
+        key = HashedOnce(Names(user: note.userRecordName, device: note.deviceID))
     }
 
-    static func == (a: PushDevice, b: PushDevice) -> Bool {
-        a.identity == b.identity && a.user == b.user && a.device == b.device
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(identity) }
+    var user: String { key.names.user }
+    var device: String { key.names.device }
 }
