@@ -74,27 +74,23 @@ enum SDPGrammar {
     /// `1*DIGIT` as an unsigned integer of type `T`; nil for anything else or a value that does
     /// not fit. Leading zeros are accepted because the grammar allows them; signs are not.
     static func decimal<T: FixedWidthInteger & UnsignedInteger>(_ bytes: ArraySlice<UInt8>, as type: T.Type) -> T? {
-        guard !bytes.isEmpty else { return nil }
-        var value: T = 0
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let c = bytes[index]
-            guard isDigit(c) else { return nil }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(T(c - UInt8(ascii: "0")))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-            index += 1
-        }
-        return value
+        digits(bytes, as: type)
     }
 
     /// `decimal(_:as:)` read from a string's own bytes: a format on an `m=` line is kept as text,
     /// and copying it into an array to read it cost more than the reading.
     static func decimal<T: FixedWidthInteger & UnsignedInteger>(_ text: String, as type: T.Type) -> T? {
-        guard !text.isEmpty else { return nil }
+        digits(text.utf8, as: type)
+    }
+
+    /// The one reading of `1*DIGIT` both `decimal`s share.
+    @inline(__always)
+    private static func digits<T: FixedWidthInteger & UnsignedInteger>(
+        _ bytes: some Collection<UInt8>, as type: T.Type
+    ) -> T? {
+        guard !bytes.isEmpty else { return nil }
         var value: T = 0
-        for c in text.utf8 {
+        for c in bytes {
             guard isDigit(c) else { return nil }
             let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = shifted.addingReportingOverflow(T(c - UInt8(ascii: "0")))
