@@ -22,6 +22,7 @@ enum BenchLoadCommand {
                    default: "256"),
             .value("--url", "URL", "a running daemon (started with a high --max-connections-per-address); "
                    + "else one is started here"),
+            .value("--pid", "PID", "with --url: the daemon's process id, to read its RSS, descriptors and CPU"),
             .value("--postgres", "URL", "start --daemons daemons on this PostgreSQL database"),
             .value("--daemons", "N", "daemons to start on --postgres", default: "1"),
             .value("--push-profile", "PROFILE", "push profile of the daemons started here", default: "lan"),
@@ -61,6 +62,11 @@ enum BenchLoadCommand {
         var pushMaxMs: Double?
         var lostWrites: Int?
         var errors: [String: Int]
+        /// During the --rate phase, once its first quarter (the warm-up) is over and at its end.
+        var warmRSSBytes: Int?
+        var warmFDs: Int?
+        var rateEndRSSBytes: Int?
+        var rateEndFDs: Int?
         var daemonRSSBytes: Int
         var daemonFDs: Int
         var daemonCPUSeconds: Double
@@ -102,6 +108,7 @@ enum BenchLoadCommand {
         func stopAll() async { for c in children { await c.stop(grace: .seconds(10)) } }
         if let url {
             endpoints = [try RemoteStoreClient.endpoint(fromURL: url)]
+            if let pid = try args.int("--pid", in: 1...Int(Int32.max)) { pids = [Int32(pid)] }
         } else {
             for d in 0..<daemonCount {
                 let backend = postgres.map { ["--postgres", $0] } ?? ["--memory"]
@@ -168,12 +175,16 @@ enum BenchLoadCommand {
             }
             _ = await load.wait(within: timeout) { load.tally.savesAnswered >= target && load.unnotified == 0 }
         }
+        var warm: ProcessStats?
+        var rateEnd: ProcessStats?
         if rate > 0 {
             // Every 10 ms, the saves owed since the last tick.
-            let end = ContinuousClock.now + phase
-            var last = ContinuousClock.now
+            let start = ContinuousClock.now
+            let end = start + phase
+            var last = start
             var owed = 0.0
             while last < end {
+                if warm == nil && last - start >= phase / 4 { warm = daemonStats() }
                 try? await Task.sleep(for: .milliseconds(10))
                 let now = ContinuousClock.now
                 owed += Double(rate) * (now - last).seconds
@@ -182,6 +193,7 @@ enum BenchLoadCommand {
                 owed -= Double(due)
                 await load.onLoop { load.saveRoundRobin(due) }
             }
+            rateEnd = daemonStats()
         }
         _ = await load.wait(within: timeout) {
             load.tally.savesAnswered >= load.tally.savesSent && load.unnotified == 0
@@ -207,7 +219,10 @@ enum BenchLoadCommand {
             answerP50Ms: percentile(answers, 0.5), answerP99Ms: percentile(answers, 0.99),
             pushesExpected: tally.savesAcknowledged, pushesUndelivered: undelivered,
             pushP50Ms: percentile(pushes, 0.5), pushP99Ms: percentile(pushes, 0.99), pushMaxMs: pushes.last,
-            lostWrites: lost, errors: tally.errors, daemonRSSBytes: end.rssBytes, daemonFDs: end.fds,
+            lostWrites: lost, errors: tally.errors,
+            warmRSSBytes: pids.isEmpty ? nil : warm?.rssBytes, warmFDs: pids.isEmpty ? nil : warm?.fds,
+            rateEndRSSBytes: pids.isEmpty ? nil : rateEnd?.rssBytes, rateEndFDs: pids.isEmpty ? nil : rateEnd?.fds,
+            daemonRSSBytes: end.rssBytes, daemonFDs: end.fds,
             daemonCPUSeconds: end.cpuSeconds, seconds: watch.elapsed.seconds)
         let failed = (lost ?? 0) > 0 || undelivered > 0 || tally.streamsFailed > 0 || ready < deviceCount
         let code = await finish(failed ? 1 : 0)
@@ -233,6 +248,10 @@ enum BenchLoadCommand {
             "  daemon at end  \(Terminal.bytes(r.daemonRSSBytes)) RSS, \(r.daemonFDs) fds, "
                 + String(format: "%.1f", r.daemonCPUSeconds) + " CPU s",
         ]
+        if let w = r.warmRSSBytes, let e = r.rateEndRSSBytes, let wf = r.warmFDs, let ef = r.rateEndFDs, w > 0 {
+            lines.append("  steady rate    RSS \(Terminal.bytes(w)) after warm-up, \(Terminal.bytes(e)) at the end ("
+                         + String(format: "%+.1f %%", Double(e - w) * 100 / Double(w)) + "), fds \(wf) → \(ef)")
+        }
         if let lost = r.lostWrites { lines.append("  read back      \(lost) acknowledged saves missing") }
         let errors = r.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         lines.append("  errors         " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))

@@ -86,7 +86,8 @@ enum StoreServeCommand {
         daemonOptions.maxConnectionsPerAddress = try args.int("--max-connections-per-address", in: 1...100_000) ?? 256
         daemonOptions.maxRequestsInFlight = try args.int("--max-requests-in-flight", in: 1...1_000_000) ?? 10_000
         do {
-            let every = try PushProfile.parseDuration(args.string("--summary-interval") ?? "60s")
+            let text = args.string("--summary-interval") ?? "60s"
+            let every = text == "0" ? Duration.zero : try PushProfile.parseDuration(text)
             daemonOptions.summaryInterval = every > .zero ? every : nil
         } catch {
             throw UsageError(message: "--summary-interval: \(error)", command: spec)
