@@ -33,8 +33,9 @@ enum BenchLoadCommand {
         discussion: """
             One process plays every device, on one event loop, over loopback only; its connections leave from
             many 127.x.y.z addresses (100 streams to an address) so the daemon's per-address cap does not bind.
-            Each device's saves go to its own zone, so each save notifies exactly one push stream; push latency
-            is from a save's request to its device's notification. The daemons' RSS, descriptors and CPU time
+            Each device's saves go to its own zone (8 records, saved over and over, so a long run's data set
+            stops growing), so each save notifies exactly one push stream; push latency is from a save's request
+            to its device's notification. Calls' signaling is not played yet. The daemons' RSS, descriptors and CPU time
             come from /proc. A progress line goes to stderr on a terminal. Exit 1 when a save was lost, a push
             never came, or a stream failed.
             """,
