@@ -63,10 +63,7 @@ struct RoomLeg: Sendable {
         switch negotiator.state {
         case .preparing, .waitingForOffer, .offering:
             if waitingSince == nil { waitingSince = now }
-        case .connected:
-            iceFailed = nil
-            waitingSince = nil
-        case .idle, .connecting, .ended:
+        case .idle, .connecting, .connected, .ended:
             waitingSince = nil
         }
     }

@@ -78,6 +78,7 @@ extension RoomSignaling {
         pairs.note(key: key, users: [myUserID, remote],
                    ids: [leg.sessionRecordID] + (leg.negotiator.collector?.remainingRecords ?? []))
         counters.legsEnded += 1
+        legEndedAtMs[remote] = now.millisecondsSinceEpoch
         if case .unanswered = reason { counters.unanswered += 1 }
         out.append(.legEnded(leg.id, reason, Self.counters(of: leg)))
     }
@@ -95,6 +96,7 @@ extension RoomSignaling {
                 negotiate(remote, .restart, now: now, &out)
                 legs[remote]?.waitingSince = now
             } else if now >= since + configuration.answerTimeout {
+                if let session = leg.memberSession { unansweredSessions.insert("\(remote) \(session)") }
                 endLeg(remote, .unanswered(after: now - since), now: now, &out)
             }
         }
@@ -105,6 +107,7 @@ extension RoomSignaling {
     /// creator restarts, docs/PROTOCOL.md §6).
     mutating func iceReported(_ remote: String, _ event: ICEEvent, now: Instant, _ out: inout OutputQueue<Action>) {
         guard let leg = legs[remote] else { return }
+        if case .connected = event { legs[remote]?.iceFailed = nil }
         if case .failed(let epoch) = event, epoch == leg.negotiator.activeEpoch {
             legs[remote]?.iceFailed = epoch
             if leg.memberSession != nil, !roster.isPresent(remote, now: now) {

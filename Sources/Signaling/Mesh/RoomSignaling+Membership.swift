@@ -81,6 +81,8 @@ extension RoomSignaling {
                 if legs[user]?.memberSession == nil { legs[user]?.memberSession = member.memberSession }
                 continue
             }
+            // A member session that left a leg of ours unanswered gets a new one only by offering.
+            guard !unansweredSessions.contains("\(user) \(member.memberSession)") else { continue }
             startLeg(user, memberSession: member.memberSession,
                      makesFirstOffer: myOrder.offersFirst(to: JoinOrder(member)), now: now, &out)
         }

@@ -100,15 +100,17 @@ extension RoomSignaling {
     }
 
     /// A signal record of a pair without a leg here: when it is a recent offer to us that its owner
-    /// wrote, a leg starts (we answer: the offer proves its writer wants the call, with or without a
-    /// presence record — a member we have not seen yet, or a call-of-two peer).
+    /// wrote (after our last leg with it ended), a leg starts (we answer: the offer proves its writer
+    /// wants the call, with or without a presence record — a member we have not seen yet, or a
+    /// call-of-two peer).
     private mutating func callerOffer(_ record: Record, key: String, now: Instant, _ out: inout OutputQueue<Action>) {
         guard record.recordType == SignalRecordType.envelope,
               record.fields[SignalField.envelopeType]?.stringValue == EnvelopeType.offer.rawValue,
               let owner = record.fields[SignalField.ownerUserId]?.stringValue, owner != myUserID,
               PairCollector.other(in: key, roomID: binding.roomID, than: myUserID) == owner
         else { return }
-        let window = now.millisecondsSinceEpoch.subtractingSaturated(configuration.pairPeerWindow.wholeMilliseconds)
+        var window = now.millisecondsSinceEpoch.subtractingSaturated(configuration.pairPeerWindow.wholeMilliseconds)
+        if let ended = legEndedAtMs[owner] { window = max(window, ended) }
         guard record.modified.map({ $0.timestamp >= window }) ?? true else { return }
         guard writtenByOwner(record) else {
             refuseForged(record, remote: nil, &out)

@@ -179,8 +179,14 @@ public struct RoomSignaling: Sendable {
     var negotiating = false
     /// Members reported beyond the limit, by user and member session, so each is reported once.
     var reportedBeyondLimit: Set<String> = []
-    /// The users in the last roster reported.
+    /// The members present in the last roster reported.
     var lastRoster: [CallMember] = []
+    /// Member sessions a leg with ended unanswered, as "user session": no leg starts with them again
+    /// unless they offer (a new member session may).
+    var unansweredSessions: Set<String> = []
+    /// When our last leg with each user ended, milliseconds since 1970: an offer older than that
+    /// belongs to the ended leg (a full scan brings it again) and starts nothing.
+    var legEndedAtMs: [String: Int64] = [:]
 
     /// Records held at most while joining.
     static let maxHeldRecords = 10_000
@@ -334,13 +340,11 @@ public struct RoomSignaling: Sendable {
                 requests.count(request)
                 out.append(.store(request, origin: .path(index)))
             case .deliver(let changes):
+                if !changes.moreComing { fetchesFinished += 1 }
                 delivered(changes.changed, deleted: changes.deleted, now: now, &out)
-                if !changes.moreComing {
-                    fetchesFinished += 1
-                    if !caughtUp {
-                        caughtUp = true
-                        joinIfReady(now: now, &out)
-                    }
+                if !changes.moreComing && !caughtUp {
+                    caughtUp = true
+                    joinIfReady(now: now, &out)
                 }
             case .zoneUnavailable(let error):
                 out.append(.zoneUnavailable(path: configuration.signaling.ingestion[index].name, error))
@@ -413,7 +417,7 @@ public struct RoomSignaling: Sendable {
         }
         next = .earliest(next, presence.nextDeadline)
         if state == .joined {
-            next = .earliest(next, roster.nextExpiry(after: now))
+            next = .earliest(next, roster.nextExpiry)
             for candidate in pairPeers.values { next = .earliest(next, candidate.due) }
             next = .earliest(next, nextSweep)
         }

@@ -86,10 +86,9 @@ struct Roster: Sendable {
         return members.values.filter { $0.expiresAtMs <= limit }
     }
 
-    /// When the next present member expires.
-    func nextExpiry(after now: Instant) -> Instant? {
-        let ms = now.millisecondsSinceEpoch
-        let next = members.values.lazy.map(\.expiresAtMs).filter { $0 > ms }.min()
+    /// When the next expiry not yet reported is due (it may have passed: then a timer is due now).
+    var nextExpiry: Instant? {
+        let next = members.values.lazy.filter { !expired.contains($0.userID) }.map(\.expiresAtMs).min()
         return next.map { Instant.milliseconds($0) }
     }
 }
