@@ -92,7 +92,7 @@ public struct CallNegotiator: Sendable {
     }
 
     /// What happens to the negotiator.
-    public enum Event: Sendable {
+    public enum Event: Hashable, Sendable {
         /// The user starts the call (both peers do).
         case startCall
         /// Start a new epoch: an ICE restart (RFC 8445 §9), from either side.
