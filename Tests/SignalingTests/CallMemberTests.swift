@@ -14,7 +14,8 @@ struct CallMemberTests {
     private let session = "0123456789abcdef0123456789abcdef"
 
     private func member(_ user: String = "_b0b") -> CallMember {
-        CallMember(roomID: room.rawValue, userID: user, memberSession: session, joinedAtMs: t0, expiresAtMs: t0 + 45_000)
+        CallMember(roomID: room.rawValue, userID: user, memberSession: session, joinedAtMs: t0,
+                   expiresAtMs: t0 + 45_000)
     }
 
     /// The record as a store hands it out: created at `t0`, last written by `writer` at `modifiedAt`.
@@ -72,7 +73,8 @@ struct CallMemberTests {
         #expect(refusal(with(SignalField.expiresAt, .timestamp(.max))) == "invalidFieldValue expiresAt")
         #expect(refusal(with(SignalField.expiresAt, .timestamp(t0 - 1))) == "invalidFieldValue expiresAt")
         #expect(refusal(with(SignalField.memberSession, .string("0123"))) == "invalidFieldValue memberSession")
-        #expect(refusal(with(SignalField.memberSession, .string(session.uppercased()))) == "invalidFieldValue memberSession")
+        #expect(refusal(with(SignalField.memberSession, .string(session.uppercased())))
+                == "invalidFieldValue memberSession")
         #expect(refusal(with(SignalField.memberSession, .int64(1))) == "wrongFieldType memberSession")
         #expect(refusal(with(SignalField.roomID, .string("room_other001"))) == "invalidFieldValue roomID")
         #expect(refusal(with(SignalField.userId, .string("_eve"))) == "invalidFieldValue userId")

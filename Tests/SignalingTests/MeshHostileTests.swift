@@ -108,7 +108,8 @@ struct MeshHostileTests {
         func offer(from owner: String, to user: String, epoch: Int64) throws -> Record {
             let key = try SessionKey(roomID: lab.roomID, users: owner, user)
             let description = SessionDescription.silentVideoOffer(SilentVideoConfiguration(
-                sessionID: 1, iceCredentials: ICECredentials(usernameFragment: "zzzz", password: String(repeating: "p", count: 22)),
+                sessionID: 1, iceCredentials: ICECredentials(usernameFragment: "zzzz",
+                                                             password: String(repeating: "p", count: 22)),
                 dtls: nil))
             return SignalEnvelope(sessionKey: key.rawValue, roomID: lab.roomID.rawValue,
                                   callEpoch: CallEpoch(milliseconds: epoch), ownerUserID: owner, envelopeType: .offer,
@@ -128,7 +129,9 @@ struct MeshHostileTests {
                    try offer(from: b.userID, to: a.userID, epoch: epoch + 1)], as: z)
         lab.step()
         #expect(a.room.counters.forgedRecords == 2)
-        #expect(a.rejected.suffix(2).allSatisfy { if case .record(let e) = $0 { e.kind == .writtenByAnotherUser } else { false } })
+        #expect(a.rejected.suffix(2).allSatisfy {
+            if case .record(let e) = $0 { e.kind == .writtenByAnotherUser } else { false }
+        })
         #expect(a.startedLegs.allSatisfy { $0.leg.remote != "_mallory" })
         lab.run(for: .seconds(3))
         #expect(lab.meshConnected(group))

@@ -39,7 +39,7 @@ struct MeshLifecycleTests {
         lab.send(b, .leave)
         #expect(b.leftReason == .requested)
         #expect(b.room.state == .left(.requested))
-        #expect(lab.run(for: .seconds(5)) { a.room.negotiator(of: b.userID) == nil && c.room.negotiator(of: b.userID) == nil })
+        #expect(lab.run(for: .seconds(5)) { [a, c].allSatisfy { $0.room.negotiator(of: b.userID) == nil } })
         #expect(a.endedLegs.map(\.reason) == [.remoteLeft])
         #expect(c.endedLegs.map(\.reason) == [.remoteLeft])
         #expect(a.ice[b.userID]?.closed == true)
@@ -78,7 +78,7 @@ struct MeshLifecycleTests {
             let epoch = try #require(member.room.negotiator(of: b.userID)?.activeEpoch)
             lab.send(member, .ice(remote: b.userID, .failed(epoch: epoch)))
         }
-        #expect(lab.run(for: .seconds(16)) { a.room.negotiator(of: b.userID) == nil && c.room.negotiator(of: b.userID) == nil })
+        #expect(lab.run(for: .seconds(16)) { [a, c].allSatisfy { $0.room.negotiator(of: b.userID) == nil } })
         #expect(lab.now - crashed <= .seconds(46))
         #expect(a.endedLegs.map(\.reason) == [.remoteExpired])
         #expect(c.endedLegs.map(\.reason) == [.remoteExpired])

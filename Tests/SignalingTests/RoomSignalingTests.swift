@@ -11,7 +11,9 @@ import ZoneCore
 struct RoomSignalingTests {
     private let t0 = Instant.seconds(1_700_000_000)
     private let room = try! RoomID("room_hand0001")
-    private var binding: RoomBinding { RoomBinding(roomID: room, role: .participant(ownerUserID: "_own"), myUserID: "_me") }
+    private var binding: RoomBinding {
+        RoomBinding(roomID: room, role: .participant(ownerUserID: "_own"), myUserID: "_me")
+    }
 
     private func machine() throws -> RoomSignaling {
         try RoomSignaling(configuration: RoomSignalingConfiguration(signaling: .standard()), binding: binding,
@@ -59,13 +61,16 @@ struct RoomSignalingTests {
     @Test func aLaterMemberGetsALegThatWaitsForItsOffer() throws {
         var room = try machine()
         _ = room.outputs(after: .join, now: t0)
-        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch, tag: "p1")
+        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
+                          tag: "p1")
         _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))), now: t0)
         _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0)
         let later = t0 + .seconds(1)
-        let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob", memberSession: String(repeating: "b", count: 32),
-                             joinedAtMs: later.millisecondsSinceEpoch, expiresAtMs: later.millisecondsSinceEpoch + 45_000)
-        let bobs = stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: later.millisecondsSinceEpoch, tag: "b1")
+        let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob",
+                             memberSession: String(repeating: "b", count: 32), joinedAtMs: later.millisecondsSinceEpoch,
+                             expiresAtMs: later.millisecondsSinceEpoch + 45_000)
+        let bobs = stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: later.millisecondsSinceEpoch,
+                          tag: "b1")
         let actions = room.outputs(after: .fetched([bobs], deleted: []), now: later)
         let key = try SessionKey(roomID: self.room, users: "_me", "_bob")
         let leg = LegID(remote: "_bob", generation: 1)
@@ -100,7 +105,8 @@ struct RoomSignalingTests {
     @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {
         var room = try machine()
         _ = room.outputs(after: .join, now: t0)
-        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch, tag: "p1")
+        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
+                          tag: "p1")
         _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))), now: t0)
         _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0)
         let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(deletes: [mine.id])))

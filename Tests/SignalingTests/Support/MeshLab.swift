@@ -244,7 +244,9 @@ final class MeshLab {
         }
         for member in members where !member.paused {
             for remote in member.ice.keys.sorted() {
-                guard let other = counterpart(of: member.userID, at: remote), var ice = member.ice[remote] else { continue }
+                guard let other = counterpart(of: member.userID, at: remote), var ice = member.ice[remote] else {
+                    continue
+                }
                 let events = ice.tick(now: now, peer: other)
                 member.ice[remote] = ice
                 for event in events { send(member, .ice(remote: remote, event)) }
@@ -275,7 +277,9 @@ final class MeshLab {
 
     /// Whether the pair (`a`, `b`) is connected at both ends on the same epoch.
     func connected(_ a: MeshMember, _ b: MeshMember) -> Bool {
-        guard let epoch = a.ice[b.userID]?.connectedEpoch, b.ice[a.userID]?.connectedEpoch == epoch else { return false }
+        guard let epoch = a.ice[b.userID]?.connectedEpoch, b.ice[a.userID]?.connectedEpoch == epoch else {
+            return false
+        }
         return a.state(toward: b.userID) == .connected(epoch) && b.state(toward: a.userID) == .connected(epoch)
     }
 
@@ -303,7 +307,8 @@ final class MeshLab {
                                                                    scope: scope, ctx))
             case .fetchDatabaseChanges(let since):
                 outcome = .databaseChanges(try engine.fetchDatabaseChanges(since: since, scope: scope, ctx))
-            case .createZone(let zone): outcome = .zones(try engine.modifyZones(save: [zone], delete: [], scope: scope, ctx))
+            case .createZone(let zone):
+                outcome = .zones(try engine.modifyZones(save: [zone], delete: [], scope: scope, ctx))
             case .createShare(let zone, let permission, let participants):
                 outcome = .share(try engine.createShare(zone: zone, publicPermission: permission,
                                                         participants: participants, ctx))
