@@ -29,6 +29,14 @@ struct OwnPresenceTests {
         .modified(ModifyRecordsResult(results: [.failed(request.saves[0].id, error)]))
     }
 
+    /// Joined at `t0` (tag "t1"); the refresh due at 20 s.
+    private func refreshing(_ p: inout OwnPresence) throws -> ModifyRecordsRequest {
+        let join = p.join(now: t0)
+        _ = p.answered(saved(join, tag: "t1"), now: t0)
+        let due = p.due(now: t0 + .seconds(20))
+        return try #require(due)
+    }
+
     @Test func joinReplacesThenRefreshesOverTheTag() throws {
         var p = presence()
         let join = p.join(now: t0)
@@ -51,10 +59,7 @@ struct OwnPresenceTests {
 
     @Test func aRecordGoneAtRefreshMeansWeWereRemoved() throws {
         var p = presence()
-        let join = p.join(now: t0)
-        _ = p.answered(saved(join, tag: "t1"), now: t0)
-        let due = p.due(now: t0 + .seconds(20))
-        let refresh = try #require(due)
+        let refresh = try refreshing(&p)
         let gone = p.answer(failed(refresh, StoreError(.unknownItem, "gone")), now: t0 + .seconds(20))
         #expect(gone == .removed)
         #expect(p.phase == .gone && p.nextDeadline == nil)
@@ -74,10 +79,7 @@ struct OwnPresenceTests {
 
     @Test func aConflictIsSavedOverTheServersVersion() throws {
         var p = presence()
-        let join = p.join(now: t0)
-        _ = p.answered(saved(join, tag: "t1"), now: t0)
-        let due = p.due(now: t0 + .seconds(20))
-        let refresh = try #require(due)
+        let refresh = try refreshing(&p)
         var theirs = refresh.saves[0]
         theirs.recordChangeTag = "t9"
         let conflict = failed(refresh, StoreError(.serverRecordChanged, "changed", serverRecord: theirs))

@@ -37,6 +37,17 @@ struct RoomSignalingTests {
         .zoneChanges(ZoneChanges(changed: [], deleted: [], syncToken: ChangeToken(rawValue: "z1"), moreComing: false))
     }
 
+    /// A machine joined at `t0` with nobody else in the room, and our presence record as saved.
+    private func joined() throws -> (RoomSignaling, Record) {
+        var room = try machine()
+        _ = room.outputs(after: .join, now: t0)
+        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
+                          tag: "p1")
+        _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))), now: t0)
+        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0)
+        return (room, mine)
+    }
+
     @Test func joiningWaitsForPresenceAndTheFirstFetch() throws {
         var room = try machine()
         var me = room.me
@@ -59,12 +70,7 @@ struct RoomSignalingTests {
     }
 
     @Test func aLaterMemberGetsALegThatWaitsForItsOffer() throws {
-        var room = try machine()
-        _ = room.outputs(after: .join, now: t0)
-        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
-                          tag: "p1")
-        _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))), now: t0)
-        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0)
+        var (room, _) = try joined()
         let later = t0 + .seconds(1)
         let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob",
                              memberSession: String(repeating: "b", count: 32), joinedAtMs: later.millisecondsSinceEpoch,
@@ -103,12 +109,7 @@ struct RoomSignalingTests {
     }
 
     @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {
-        var room = try machine()
-        _ = room.outputs(after: .join, now: t0)
-        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
-                          tag: "p1")
-        _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))), now: t0)
-        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0)
+        var (room, mine) = try joined()
         let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(deletes: [mine.id])))
         #expect(room.outputs(after: .leave, now: t0 + .seconds(1)) == [.store(delete, origin: .cleanup)])
         #expect(room.state == .leaving(.requested))

@@ -179,13 +179,8 @@ public struct CallSignaling: Sendable {
             case .zoneChanges, .databaseChanges, .zones, .share, .subscriptions: break
             }
         case .reply(.path(let i), let outcome):
-            guard paths.indices.contains(i) else { break }
-            switch outcome {
-            case .zoneChanges(let changes): sync(i, .zoneChanges(changes), now, &out)
-            case .databaseChanges(let changes): sync(i, .databaseChanges(changes), now, &out)
-            case .failed(let error): sync(i, .failed(error), now, &out)
-            case .modified, .lookedUp, .zones, .share, .subscriptions: break
-            }
+            guard paths.indices.contains(i), let reply = ChangeSync.Event(reply: outcome) else { break }
+            sync(i, reply, now, &out)
         case .timer:
             negotiate(.timer, now, &out)
             for i in paths.indices { sync(i, .timer, now, &out) }

@@ -33,6 +33,8 @@ struct RoomLeg: Sendable {
     var fellBack = false
     /// The epoch ICE last failed on and no later epoch has connected since.
     var iceFailed: CallEpoch?
+    /// The leg's store requests by kind, each counted as if it had gone alone (batched or not).
+    var requests = CallSignaling.RequestCounts()
     /// `SE_<key>_` and `IC_<key>_`, each with the key whole and compacted: what the names of the
     /// pair's envelopes and chunks begin with (a longer key may begin the same way: a deletion
     /// matched by a prefix is checked name by name by the negotiator).

@@ -46,7 +46,9 @@ extension RoomSignaling {
         var goodbye: (epoch: CallEpoch, type: EnvelopeType)?
         while let action = actions.pop() {
             switch action {
-            case .modify, .lookup: gathered.append(LegRequest(leg: id, action: action))
+            case .modify, .lookup:
+                if let request = action.storeRequest(scope: binding.scope) { legs[remote]?.requests.count(request) }
+                gathered.append(LegRequest(leg: id, action: action))
             case .fetchNow: fetchNow(now: now, &out)
             case .ice(let command): out.append(.ice(remote: remote, command))
             case .report(let state): out.append(.report(remote: remote, state))

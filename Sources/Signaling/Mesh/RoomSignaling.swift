@@ -236,7 +236,8 @@ public struct RoomSignaling: Sendable {
     /// The negotiator of the leg with `remote`, if there is one.
     public func negotiator(of remote: String) -> CallNegotiator? { legs[remote]?.negotiator }
 
-    /// The counters of the leg with `remote` (its inbox, negotiation and garbage collection).
+    /// The counters of the leg with `remote`: its inbox, negotiation, garbage collection and store
+    /// requests (the fetches are the room's: `requests`).
     public func legCounters(_ remote: String) -> SignalingCounters? {
         legs[remote].map { Self.counters(of: $0) }
     }
@@ -244,7 +245,7 @@ public struct RoomSignaling: Sendable {
     static func counters(of leg: RoomLeg) -> SignalingCounters {
         SignalingCounters(inbox: leg.negotiator.inbox.counters, negotiator: leg.negotiator.counters,
                           sync: ChangeSync.Counters(), garbageCollection: leg.negotiator.collector?.counters ?? .init(),
-                          requests: CallSignaling.RequestCounts())
+                          requests: leg.requests)
     }
 
     /// The change tokens of every path now.
@@ -304,13 +305,8 @@ public struct RoomSignaling: Sendable {
         case .presence:
             presenceAnswered(outcome, now: now, &out)
         case .path(let i):
-            guard paths.indices.contains(i) else { return }
-            switch outcome {
-            case .zoneChanges(let changes): sync(i, .zoneChanges(changes), now, &out)
-            case .databaseChanges(let changes): sync(i, .databaseChanges(changes), now, &out)
-            case .failed(let error): sync(i, .failed(error), now, &out)
-            case .modified, .lookedUp, .zones, .share, .subscriptions: break
-            }
+            guard paths.indices.contains(i), let reply = ChangeSync.Event(reply: outcome) else { return }
+            sync(i, reply, now, &out)
         case .cleanup:
             cleanupAnswered(outcome)
             if case .leaving(let reason) = state, cleanupInFlight == 0 { finishLeaving(reason, &out) }

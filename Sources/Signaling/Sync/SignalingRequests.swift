@@ -16,6 +16,18 @@ extension ChangeSync.Action {
     }
 }
 
+extension ChangeSync.Event {
+    /// The event a fetch's outcome is for a path; nil for outcomes no path asks for.
+    init?(reply outcome: StoreOutcome) {
+        switch outcome {
+        case .zoneChanges(let changes): self = .zoneChanges(changes)
+        case .databaseChanges(let changes): self = .databaseChanges(changes)
+        case .failed(let error): self = .failed(error)
+        case .modified, .lookedUp, .zones, .share, .subscriptions: return nil
+        }
+    }
+}
+
 extension CallNegotiator.Action {
     /// The store request this action asks for, in the database `scope`; nil for the rest.
     func storeRequest(scope: DatabaseScope) -> StoreRequest? {

@@ -175,13 +175,20 @@ final class MeshLab {
 
     // MARK: Running
 
-    /// Feeds `event` to `member` and carries out everything that follows.
-    func send(_ member: MeshMember, _ event: RoomSignaling.Event) {
-        var queue = member.room.outputs(after: event, now: now)
+    /// Carries out `first` and every action that follows from it, in order: `carry` does one and
+    /// returns what the machine asked for next.
+    private func carryOut<Action>(_ first: [Action], _ carry: (Action) -> [Action]) {
+        var queue = first
         var next = 0
         while next < queue.count {
-            let action = queue[next]
+            queue += carry(queue[next])
             next += 1
+        }
+    }
+
+    /// Feeds `event` to `member` and carries out everything that follows.
+    func send(_ member: MeshMember, _ event: RoomSignaling.Event) {
+        carryOut(member.room.outputs(after: event, now: now)) { action in
             switch action {
             case .store(let request, let origin):
                 member.noteRequest(request)
@@ -191,38 +198,34 @@ final class MeshLab {
                 } else {
                     outcome = perform(request, as: member.userID)
                 }
-                queue += member.room.outputs(after: .reply(origin, outcome), now: now)
+                return member.room.outputs(after: .reply(origin, outcome), now: now)
             case .legStarted(let start):
                 member.note(action)
                 member.ice[start.leg.remote] = FakeICE(hostOctet: member.octet)
+                return []
             case .ice(let remote, let command):
                 member.note(action)
-                guard var ice = member.ice[remote] else { continue }
+                guard var ice = member.ice[remote] else { return [] }
                 let events = ice.perform(command, now: now)
                 member.ice[remote] = ice
-                for event in events { queue += member.room.outputs(after: .ice(remote: remote, event), now: now) }
+                return events.flatMap { member.room.outputs(after: .ice(remote: remote, $0), now: now) }
             default:
                 member.note(action)
+                return []
             }
         }
     }
 
     /// Feeds `event` to a call-of-two peer and carries out everything that follows.
     func send(_ peer: PairMember, _ event: CallSignaling.Event) {
-        var queue = peer.signaling.outputs(after: event, now: now)
-        var next = 0
-        while next < queue.count {
-            let action = queue[next]
-            next += 1
+        carryOut(peer.signaling.outputs(after: event, now: now)) { action in
             switch action {
             case .store(let request, let origin):
-                queue += peer.signaling.outputs(after: .reply(origin, perform(request, as: peer.userID)), now: now)
+                return peer.signaling.outputs(after: .reply(origin, perform(request, as: peer.userID)), now: now)
             case .ice(let command):
-                for event in peer.ice.perform(command, now: now) {
-                    queue += peer.signaling.outputs(after: .ice(event), now: now)
-                }
+                return peer.ice.perform(command, now: now).flatMap { peer.signaling.outputs(after: .ice($0), now: now) }
             case .report, .zoneUnavailable, .rejected, .remoteHungUp:
-                continue
+                return []
             }
         }
     }
