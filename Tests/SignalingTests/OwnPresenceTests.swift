@@ -68,13 +68,25 @@ struct OwnPresenceTests {
     @Test func aDeletionSeenInTheFeedMeansWeWereRemoved() {
         var p = presence()
         let join = p.join(now: t0)
-        let whileJoining = p.deletedByOthers()
+        let whileJoining = p.deletedByOthers(now: t0)
         #expect(whileJoining == OwnPresence.Outcome.none)
         _ = p.answered(saved(join, tag: "t1"), now: t0)
-        let whilePresent = p.deletedByOthers()
+        let whilePresent = p.deletedByOthers(now: t0 + .seconds(1))
         #expect(whilePresent == .removed)
         let leaving = p.leave()
         #expect(leaving == RecordID(recordName: "CM__me", zoneID: zone))
+    }
+
+    /// Gone after our presence had run out (store trouble, then the record collected as expired): not
+    /// a removal; the record is saved anew.
+    @Test func aRecordCollectedAfterItExpiredIsSavedAnew() throws {
+        var p = presence()
+        let refresh = try refreshing(&p)
+        let late = t0 + .seconds(46)
+        let (outcome, again) = p.answered(failed(refresh, StoreError(.unknownItem, "collected")), now: late)
+        #expect(outcome == .none)
+        #expect(again?.savePolicy == .allKeys && again?.saves.first?.recordChangeTag == nil)
+        #expect(again?.saves.first?.fields[SignalField.memberSession] == .string("ab"))
     }
 
     @Test func aConflictIsSavedOverTheServersVersion() throws {

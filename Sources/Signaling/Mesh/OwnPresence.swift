@@ -3,7 +3,8 @@
 //   earlier run of ours left under the name);
 // - every refresh interval it is saved again with `update` and the change tag the store gave our
 //   last save, so a record deleted meanwhile (the room owner removed us) is not brought back: the
-//   store answers `NOT_FOUND`, and we leave;
+//   store answers `NOT_FOUND`, and we leave — unless our presence had already run out, when anyone
+//   may have collected the record: then it is saved anew;
 // - leaving deletes it (`forceDelete`).
 // Failed saves are retried after the store's `retryAfter` or a doubling backoff.
 import RecordStore
@@ -84,12 +85,24 @@ struct OwnPresence: Sendable {
         return existed ? recordID : nil
     }
 
-    /// Someone else deleted our record (the change feed said so).
-    mutating func deletedByOthers() -> Outcome {
+    /// Someone else deleted our record (the change feed said so): a removal, or, when our presence
+    /// had run out, a collection (the record is saved anew at once).
+    mutating func deletedByOthers(now: Instant) -> Outcome {
         guard phase == .present, !saving else { return .none }
+        if hadExpired(by: now) {
+            saved = nil
+            nextSave = now
+            return .none
+        }
         phase = .gone
         nextSave = nil
         return .removed
+    }
+
+    /// Whether the version the store last held had expired by `now`.
+    private func hadExpired(by now: Instant) -> Bool {
+        guard let expiry = saved?.fields[SignalField.expiresAt]?.timestampValue else { return false }
+        return expiry <= now.millisecondsSinceEpoch
     }
 
     private mutating func save(now: Instant) -> ModifyRecordsRequest {
@@ -97,7 +110,7 @@ struct OwnPresence: Sendable {
         saving = true
         saves += 1
         nextSave = nil
-        if phase == .joining && saved == nil {
+        if saved == nil {
             return ModifyRecordsRequest(saves: [member.record(over: nil, in: zone)], savePolicy: .allKeys)
         }
         return ModifyRecordsRequest(saves: [member.record(over: saved, in: zone)], savePolicy: .ifServerRecordUnchanged)
@@ -129,8 +142,14 @@ struct OwnPresence: Sendable {
         failures += 1
         switch error.code {
         case .unknownItem where phase == .present:
-            phase = .gone
-            return (.removed, nil)
+            // Gone while we were present: someone removed us. Gone after our presence had run out:
+            // collected like any expired member's (docs/PROTOCOL.md §11.5), so we save it anew.
+            guard hadExpired(by: now) else {
+                phase = .gone
+                return (.removed, nil)
+            }
+            saved = nil
+            return (.none, save(now: now))
         case .serverRecordChanged:
             // Someone wrote under our name (readers refuse that version: its writer is not us), or an
             // earlier save of ours landed unanswered: ours goes over the server's version.

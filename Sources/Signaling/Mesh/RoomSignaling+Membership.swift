@@ -120,11 +120,12 @@ extension RoomSignaling {
         if let due = nextSweep, due <= now { sweep(now: now) }
     }
 
-    /// Deletes the records of members expired for longer than a TTL (anyone may; they will not come
-    /// back under that member session) and a bounded number of records of pairs whose users are gone.
+    /// Deletes the records of members expired for longer than a TTL that have no leg here (anyone may:
+    /// a member that comes back finds its record gone and saves it again, §11.1) and a bounded number
+    /// of records of pairs whose users are gone.
     mutating func sweep(now: Instant) {
         nextSweep = now + sweepInterval
-        for member in roster.longExpired(now: now, grace: configuration.presence.ttl) {
+        for member in roster.longExpired(now: now, grace: configuration.presence.ttl) where legs[member.userID] == nil {
             _ = roster.remove(recordName: member.recordName)
             cleanup.append(RecordID(recordName: member.recordName, zoneID: binding.zone))
         }

@@ -172,7 +172,7 @@ extension RoomSignaling {
     /// A presence record was deleted: ours (someone removed us) or a member's (it left).
     private mutating func memberDeleted(_ id: RecordID, now: Instant, _ out: inout OutputQueue<Action>) {
         if id.recordName == presence.recordID.recordName {
-            if presence.deletedByOthers() == .removed { leave(.removed, now: now, &out) }
+            if presence.deletedByOthers(now: now) == .removed { leave(.removed, now: now, &out) }
             return
         }
         guard let member = roster.remove(recordName: id.recordName) else { return }
