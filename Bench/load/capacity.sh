@@ -7,10 +7,12 @@
 #   Bench/load/capacity.sh [DEVICES]      (default 10000; needs postgresql and libpq-dev)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Bench/common.sh
 n="${1:-10000}"
-echo "CPU: $(lscpu | grep 'Model name' | sed 's/.*: *//')  date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  devices: $n"
-swift build -c release --traits PostgreSQL --product zonertc >/dev/null
-bin=.build/release/zonertc
+if bench_quick; then n=20; fi
+bench_machine
+echo "devices: $n"
+bin="$(bench_zonertc PostgreSQL)"
 work="$(mktemp -d /tmp/zonertc-capacity-XXXXXX)"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; rm -rf "$work"; }
