@@ -249,6 +249,9 @@ enum DocumentedCommands {
         ("swift test --filter RecordStoreTests", .testFilter),
         ("swift test --filter StoreServerTests", .testFilter),
 
+        // docs/CLOUDKIT.md
+        ("swift test --traits PostgreSQL --filter CloudKitConformanceTests", .testFilter),
+
         // docs/TESTING.md
         ("swift test --filter DocumentedCommandsTests", .testFilter),
         ("docs/gen-cli.sh", .quick(("docs/gen-cli.sh", "docs/gen-cli.sh --check \"$ZONERTC_BIN\""))
