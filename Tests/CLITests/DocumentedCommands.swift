@@ -251,6 +251,9 @@ enum DocumentedCommands {
 
         // docs/CLOUDKIT.md
         ("swift test --traits PostgreSQL --filter CloudKitConformanceTests", .testFilter),
+        ("Bench/modify-compare.sh --old /tmp/zonertc-before/zonertc",
+         .quick(("--old /tmp/zonertc-before/zonertc", "--old \"$ZONERTC_AGAINST_BIN\""))
+            .with(.postgreSQL).needing("wrk", "curl", "postgres-server").expecting("medians over")),
 
         // docs/TESTING.md
         ("swift test --filter DocumentedCommandsTests", .testFilter),
