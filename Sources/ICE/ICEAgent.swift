@@ -5,7 +5,7 @@
 // `handle(.timer, now:)` when `nextDeadline` is reached. The agent never reads a clock, never
 // opens a socket, and draws every random number from the configuration's seed.
 //
-// One ICE generation per call epoch (SIGNALING-SPEC §3): `restart(newCredentials:)` starts a new
+// One ICE generation per call epoch (docs/SIGNALING.md §3): `restart(newCredentials:)` starts a new
 // generation with an empty checklist; the selected pair of the old generation keeps carrying data
 // (and answering consent under the old credentials) until the new generation selects a pair.
 

@@ -1,6 +1,6 @@
 // A call, sans-I/O: the signaling machine (records in the store), the ICE transport of the
 // current epoch, the media protection (DTLS-SRTP or plain) on the selected pair, and the media
-// that flows on it (ARCHITECTURE "a call, end to end"). The runner performs the store requests
+// that flows on it (docs/ARCHITECTURE.md "A call, end to end"). The runner performs the store requests
 // and moves datagrams and time; every decision is made here, so the simulator and the tests run
 // exactly this.
 //

@@ -1,6 +1,6 @@
 // The thin driver of `CallSignaling` over any `StoreClient`: it carries out store requests and
 // feeds their outcomes back, and gives everything else (ICE commands, reports) to its caller.
-// No decisions live here (ARCHITECTURE "sans-I/O cores, thin drivers"); the peer, the simulator
+// No decisions live here (docs/ARCHITECTURE.md "The one rule"); the peer, the simulator
 // and the tests all use it.
 import RecordStore
 import ZoneCore

@@ -1,4 +1,4 @@
-// One call with one remote user over the zone: SIGNALING-SPEC §3–4 on an RTCPeerConnection — a call of two,
+// One call with one remote user over the zone: docs/SIGNALING.md §3–4 on an RTCPeerConnection — a call of two,
 // or one pair of a group call (docs/PROTOCOL.md §11). The side making the first offer (in a call of two the
 // offer creator, in a group call the later joiner) starts the first epoch; collisions follow the W3C
 // perfect-negotiation example (makingOffer, ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare
