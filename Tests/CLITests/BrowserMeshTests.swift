@@ -142,27 +142,34 @@ struct BrowserMeshTests {
         #expect(Self.count(bob, "mesh", "legsStarted") == 1, "bob never started a leg with mallory")
     }
 
-    @Test("a 6th member: the page ranked last leaves, saying the room is full; the others' pair goes on")
-    func sixthJoinerLeaves() async throws {
+    @Test("a 6th member leaves saying the room is full; members that never answer: fallback, then unanswered")
+    func limitAndSilentMembers() async throws {
         let call = try BrowserCall(room: "room_mesh0003")
         defer { call.stop() }
         try await call.register("alice", "bob", "carol", "dave", "erin", "frank")
         for user in ["alice", "bob"] {
-            try call.openMesh(me: user, roomOwner: "alice", query: "&frames=30&peers=1&timeout=120")
+            try call.openMesh(me: user, roomOwner: "alice", query: "&frames=30&peers=1&timeout=150")
         }
         let first = try await call.meshReports(["alice", "bob"], counts: [1, 1])
         Self.expectFullMesh(first, ["alice", "bob"])
-        // Three more members present (their own presence records, written through the API): frank is 6th.
+        // Three more members present, their presence written through the API by themselves; they never offer
+        // nor answer. frank, joining after them, is 6th.
         let zone = ZoneID(zoneName: call.room, ownerName: "alice")
-        for user in ["carol", "dave", "erin"] {
-            let client = try await call.participant(user, zone: zone)
+        var silent: [String: (RemoteStoreClient, Int64)] = [:]
+        func present(_ user: String) async throws {
+            let (client, joined) = silent[user]!
             let now = Int64(Date().timeIntervalSince1970 * 1000)
+            // expiresAt at most 55 s after the store's stamp (TTL + skew, §11.1): present past the 48 s bound.
             let presence = Record(recordType: "CallMember", id: RecordID(recordName: "CM_\(user)", zoneID: zone),
                                   fields: ["roomID": .string(call.room), "userId": .string(user),
                                            "memberSession": .string(String(repeating: "ab", count: 16)),
-                                           "joinedAt": .timestamp(now), "expiresAt": .timestamp(now + 45_000)])
+                                           "joinedAt": .timestamp(joined), "expiresAt": .timestamp(now + 55_000)])
             _ = try await client.modifyRecords(ModifyRecordsRequest(saves: [presence], savePolicy: .allKeys),
                                                scope: .shared)
+        }
+        for user in ["carol", "dave", "erin"] {
+            silent[user] = (try await call.participant(user, zone: zone), Int64(Date().timeIntervalSince1970 * 1000))
+            try await present(user)
         }
         try call.openMesh(me: "frank", roomOwner: "alice", query: "&frames=30&peers=1&timeout=60")
         let frank = try await call.meshReports(["frank"], counts: [1])["frank"]
@@ -177,10 +184,31 @@ struct BrowserMeshTests {
         let names = try await call.zoneRecordNames(owner: "alice")
         #expect(!names.contains("CM_frank") && names.contains("CM_alice") && names.contains("CM_erin"), "\(names)")
         #expect(!names.contains { $0.hasPrefix("S") && $0.contains("frank") }, "\(names)")
+
+        // The silent members joined after alice and bob, so they owed the first offers: after 8 s alice and bob
+        // offer themselves, and 40 s later those legs end unanswered, each a line of its own.
+        for user in ["alice", "bob"] {
+            for other in ["carol", "dave", "erin"] {
+                #expect(try await call.console(user, "epoch [\(other)] no offer from \(other) within 8 s: offering",
+                                               within: .seconds(30)))
+            }
+        }
+        for user in ["carol", "dave", "erin"] { try await present(user) }
+        for user in ["alice", "bob"] {
+            for other in ["carol", "dave", "erin"] {
+                #expect(try await call.console(user, "end [\(other)] \(other) did not answer within 40 s",
+                                               within: .seconds(70)))
+            }
+        }
         for (user, other) in [("alice", "bob"), ("bob", "alice")] {
             let live = try await offPool { try call.liveResult(user) }
             Self.expectStillConnected(before: first[user], after: live, with: other, user: user)
             #expect(Self.member(live, "frank") == nil, "\(user) started a leg with frank")
+            #expect(Self.count(live, "mesh", "fallbackOffers") == 3, "\(user)")
+            #expect(Self.count(live, "mesh", "unanswered") == 3, "\(user)")
+            #expect(Self.count(live, "mesh", "legsStarted") == 4, "\(user): no second leg with a silent member")
+            let carol = (Self.member(live, "carol")?["ended"] as? [String: Any])?["reason"] as? String
+            #expect(carol == "carol did not answer within 40 s", "\(user): \(carol ?? "not ended")")
         }
     }
 

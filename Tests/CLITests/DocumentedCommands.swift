@@ -175,6 +175,8 @@ enum DocumentedCommands {
         ("swift test --traits WebRTC --filter AiortcCallTests", .testFilter),
         ("swift test --filter BrowserCallTests", .testFilter),
         ("swift test --traits WebRTC --filter BrowserPeerCallTests", .testFilter),
+        ("swift test --filter BrowserMeshTests", .testFilter),
+        ("swift test --traits WebRTC --filter BrowserMeshPeerTests", .testFilter),
         ("swift test --traits WebRTC --filter DTLSTests", .testFilter),
         ("python3 Tests/Interop/dtls_capture.py .build/debug/zonertc Fixtures/vp8-320x240-60.ivf",
          .coveredBy(".ci/run's capture step (capturing on lo needs root or dumpcap's capabilities)")),

@@ -1939,6 +1939,7 @@ function legResult(leg, started) {
 // What the group-call page shows besides the record log: one video per member (its caption the pair's state),
 // the roster — members in join order with their member sessions, when each joined and until when it counts
 // as present, its leg — the figures of each pair, and the hang-up button.
+import { showFigures } from "./panel.js";
 
 export class MeshPanel {
     constructor(document) {
@@ -2040,12 +2041,7 @@ export class MeshPanel {
                 + ` · epoch ${member.epoch ?? "—"} · ${member.firstOffer ? "offers first" : "answers first"} · `
                 + `${member.media.framesDecoded} in / ${member.media.framesSent} out · resets ${member.call.resets}`]);
         }
-        this.figureList.replaceChildren(...entries.flatMap(([k, v]) => {
-            const dt = this.document.createElement("dt"), dd = this.document.createElement("dd");
-            dt.textContent = k;
-            dd.textContent = String(v);
-            return [dt, dd];
-        }));
+        showFigures(this.figureList, entries);
     }
 }
 
@@ -2213,6 +2209,17 @@ export async function callOfTwoPeer(record, { me, nowMs, isMember, hasLeg }) {
 
 const MAX_ROWS = 400;
 
+/** Fills the definition list `list` with `entries`, [term, value] pairs. */
+export function showFigures(list, entries) {
+    const document = list.ownerDocument;
+    list.replaceChildren(...entries.flatMap(([k, v]) => {
+        const dt = document.createElement("dt"), dd = document.createElement("dd");
+        dt.textContent = k;
+        dd.textContent = String(v);
+        return [dt, dd];
+    }));
+}
+
 export class SidePanel {
     constructor(document) {
         this.document = document;
@@ -2257,12 +2264,7 @@ export class SidePanel {
             ["loss", `${result.media.lossPercent} %`],
             ["RTT", result.media.rttMs === null ? "—" : `${result.media.rttMs} ms`],
         ];
-        this.figures.replaceChildren(...entries.flatMap(([k, v]) => {
-            const dt = this.document.createElement("dt"), dd = this.document.createElement("dd");
-            dt.textContent = k;
-            dd.textContent = String(v);
-            return [dt, dd];
-        }));
+        showFigures(this.figures, entries);
     }
 }
 

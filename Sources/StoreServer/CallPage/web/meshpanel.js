@@ -1,6 +1,7 @@
 // What the group-call page shows besides the record log: one video per member (its caption the pair's state),
 // the roster — members in join order with their member sessions, when each joined and until when it counts
 // as present, its leg — the figures of each pair, and the hang-up button.
+import { showFigures } from "./panel.js";
 
 export class MeshPanel {
     constructor(document) {
@@ -102,11 +103,6 @@ export class MeshPanel {
                 + ` · epoch ${member.epoch ?? "—"} · ${member.firstOffer ? "offers first" : "answers first"} · `
                 + `${member.media.framesDecoded} in / ${member.media.framesSent} out · resets ${member.call.resets}`]);
         }
-        this.figureList.replaceChildren(...entries.flatMap(([k, v]) => {
-            const dt = this.document.createElement("dt"), dd = this.document.createElement("dd");
-            dt.textContent = k;
-            dd.textContent = String(v);
-            return [dt, dd];
-        }));
+        showFigures(this.figureList, entries);
     }
 }
