@@ -1160,8 +1160,8 @@ import { MeshLeg } from "./leg.js";
 
 /** How often dead pairs and long-expired members are collected. */
 export const SWEEP_MS = 60000;
-/** Operations in one request at most (docs/PROTOCOL.md §1.2). */
-export const MAX_OPERATIONS = 400;
+/** Deletions in one request at most (CloudKit allows 200 operations a request; §11.5 bounds a pass by 400). */
+export const MAX_OPERATIONS = 200;
 /** Keepalive requests (sent while the page goes away) carry at most 64 KB, all of them together. */
 const KEEPALIVE_BYTES = 60000;
 /** Conflicts on our presence record saved over at once before waiting. */
@@ -1649,10 +1649,10 @@ export class MeshRoom {
         if (doomed.length > 0) this.deleteRecords(doomed, "collection");
     }
 
-    /** The body of a request deleting `names` (forceDelete, not atomic). */
+    /** The body of a request deleting `names` (forceDelete, not atomic: one already gone keeps no other). */
     deletion(names) {
-        return { zoneID: this.zoneID, operations: names.map((recordName) => ({ operationType: "forceDelete",
-            record: { recordName } })) };
+        return { zoneID: this.zoneID, atomic: false, operations: names.map((recordName) => ({
+            operationType: "forceDelete", record: { recordName } })) };
     }
 
     /** Deletes `names` in requests of at most MAX_OPERATIONS, one after the other (the last name goes last);
@@ -1698,7 +1698,8 @@ export class MeshRoom {
         if (keepalive) {
             // One request under the keepalive budget, our presence record last: others' records give way first
             // (the collection of whoever stays deletes them), then ours.
-            while (doomed.length > 1 && JSON.stringify(this.deletion(doomed)).length > KEEPALIVE_BYTES) doomed.shift();
+            while (doomed.length > 1 && (doomed.length > MAX_OPERATIONS
+                || JSON.stringify(this.deletion(doomed)).length > KEEPALIVE_BYTES)) doomed.shift();
         }
         const done = doomed.length > 0 ? this.deleteRecords(doomed, "leaving", { keepalive }) : Promise.resolve();
         return done.then(() => {
