@@ -858,14 +858,17 @@ import { ZoneCall } from "./call.js";
 import { MediaFigures } from "./stats.js";
 import { withBandwidth } from "./bandwidth.js";
 import { writtenByOwner } from "./routing.js";
+import { settle } from "./settle.js";
 
 export class MeshLeg {
     /**
-     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log(what, text, record)}; `firstOffer`:
-     * whether we offer first; `bandwidthKbps`: the b=AS of our descriptions (null: none).
+     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log(what, text, record), elapsedMs() (the
+     * page's clock, for the figures)}; `firstOffer`: whether we offer first; `bandwidthKbps`: the b=AS of our
+     * descriptions (null: none).
      */
     constructor({ context, remote, key, memberSession, firstOffer, bandwidthKbps }) {
         const { store, scope, zoneID, room, me, epochs, localStream } = context;
+        this.elapsedMs = context.elapsedMs ?? (() => performance.now());
         this.remote = remote;
         this.key = key;
         this.memberSession = memberSession;
@@ -932,6 +935,17 @@ export class MeshLeg {
         if (this.connected) this.connectedAt ??= nowMs;
     }
 
+    /** The remote hung up: frames that arrived get to be decoded before the leg ends (settle.js), the figures read
+     * afresh, `sampled()` awaited after each reading (the page judges by them). Resolves to the milliseconds it
+     * took. */
+    settle(sampled = async () => {}) {
+        return settle(async () => {
+            const figures = await this.figures.sample(this.elapsedMs());
+            await sampled();
+            return figures;
+        }, { done: () => this.ended !== null });
+    }
+
     /** Ends the leg: nothing more is applied or saved, the connection closes (our camera goes on for the other
      * legs). The names of our records of the pair, for the goodbye (§7). */
     end(reason, by) {
@@ -960,6 +974,7 @@ import { MediaFigures } from "./stats.js";
 import { SidePanel } from "./panel.js";
 import { tokenFor } from "./token.js";
 import { postReport } from "./report.js";
+import { settle } from "./settle.js";
 
 const params = new URLSearchParams(location.search);
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -985,13 +1000,6 @@ function log(what, text, record) {
         performance.now() - started) });
     console.log(`zonertc ${what} ${text}`);
 }
-
-/** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
- * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
-const SETTLE_MS = 3000;
-/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from a
- * cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last frames. */
-const SETTLE_MIN_MS = 200;
 
 function setStatus(text, ok) {
     result.status = text;
@@ -1094,26 +1102,20 @@ async function main() {
     await sync.start();
     if (!call.ending) ticker = setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
 
-    /** The remote hung up: let every frame that arrived be decoded (or dropped) first, for at most SETTLE_MS,
-     * then close the connection, stop the camera or file stream and the store's sync, and say that the call
-     * ended and why. */
+    /** The remote hung up: let every frame that arrived be decoded (or dropped) first (settle.js), then close
+     * the connection, stop the camera or file stream and the store's sync, and say that the call ended and why. */
     async function remoteHungUp(ending) {
         clearInterval(ticker);
-        const hungUpAt = performance.now();
-        const settleBy = hungUpAt + SETTLE_MS;
-        while (performance.now() < settleBy && result.ok === null) {
+        const settleMs = await settle(async () => {
             await tick().catch(() => {});
-            const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
-            const allDecoded = media.framesDecoded + media.framesDropped >= media.framesReceived;
-            if (allDecoded && performance.now() - hungUpAt >= SETTLE_MIN_MS) break;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+            return result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
+        }, { done: () => result.ok !== null });
         call.close();
         sync.stop();
         remoteVideo.srcObject = null;
         document.getElementById("local").srcObject = null;
         result.ended = { ...ending, atMs: Math.round(performance.now() - started),
-            settleMs: Math.round(performance.now() - hungUpAt), localTracks: localTracks() };
+            settleMs, localTracks: localTracks() };
         Object.assign(result, { signalingState: call.pc.signalingState, iceState: call.pc.iceConnectionState,
             connectionState: call.pc.connectionState, call: { ...call.counters } });
         panel.show(result);
@@ -1173,8 +1175,9 @@ const ICE_RESTARTS = 3;
 
 export class MeshRoom {
     /**
-     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log}; `uplinkKbps`: each leg's b=AS is
-     * its share (null: none); `hooks`: {legStarted(leg), legEnded(leg), roster(ranked), left(reason)}.
+     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log, elapsedMs}; `uplinkKbps`: each leg's
+     * b=AS is its share (null: none); `hooks`: {legStarted(leg), legEnded(leg), roster(ranked), left(reason),
+     * sampled(leg) (a leg's figures were read while it lets the last frames decode)}.
      */
     constructor({ context, uplinkKbps = null, limit = MAX_MEMBERS, hooks = {} }) {
         this.context = context;
@@ -1429,7 +1432,12 @@ export class MeshRoom {
         this.counters.legsStarted += 1;
         leg.log("room", `leg starts (${firstOffer ? "we offer first" : "we wait for the offer"}`
             + `${memberSession ? `, member session ${memberSession}` : ", no presence record"})`);
-        leg.call.onRemoteHangUp = (ending) => this.endLeg(remote, ending.reason, { leg });
+        // What the remote sent before its goodbye is decoded first; a leg ended meanwhile (its member left, say)
+        // stays ended as it was.
+        leg.call.onRemoteHangUp = async (ending) => {
+            await leg.settle(async () => this.hooks.sampled?.(leg));
+            this.endLeg(remote, ending.reason, { leg });
+        };
         leg.call.onError = (what) => {
             // An offer that cannot be applied (or ours that cannot be saved) before anything was negotiated:
             // the leg is over, and that member session gets no new one unless it offers.
@@ -1834,7 +1842,8 @@ export async function run() {
         // Joining reads the whole room: the roster (and our rank) must come whole from that fetch (§11.1).
         localStorage.removeItem(`${storageKey}.zone`);
         mesh = new MeshRoom({ context: { store, scope, zoneID, room, me, localStream, log,
-            epochs: new EpochClock(`zonertc.epoch.${me}`) }, uplinkKbps: uplink, hooks: {
+            epochs: new EpochClock(`zonertc.epoch.${me}`), elapsedMs: () => performance.now() - started },
+            uplinkKbps: uplink, hooks: {
             legStarted: (leg) => {
                 panel.legStarted(leg);
                 leg.call.pc.ontrack = (event) => panel.attach(leg, event.streams[0] ?? new MediaStream([event.track]));
@@ -1844,6 +1853,8 @@ export async function run() {
                 // Leaving ends every leg: the report of the leaving says it all.
                 if (mesh.state !== "leaving") refresh().then(report);
             },
+            // A leg letting its last frames decode may reach the verdict meanwhile, before it ends.
+            sampled: () => tick(),
             roster: (members) => log("room", `members: ${members.map((m) => m.userId).join(", ")}`),
             left: (left) => {
                 result.left = left;
@@ -2737,6 +2748,38 @@ export function sortBatch(records) {
         }
     }
     return batch;
+}
+
+"""#,
+        "settle.js": #"""
+// When the remote hangs up, frames it sent may have arrived but not yet been decoded: the browser decodes each
+// at its playout time, which lags arrival more on a loaded machine. A call of two (main.js) and each leg of a
+// group call (leg.js) let them decode before closing the connection, so the figures they report count them.
+
+/** Received frames get at most this long to be decoded after the goodbye. */
+export const SETTLE_MS = 3000;
+/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from
+ * a cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last
+ * frames. */
+export const SETTLE_MIN_MS = 200;
+/** How often the figures are read meanwhile. */
+const SAMPLE_MS = 100;
+
+/**
+ * Reads the figures (`sample()` resolves to {framesDecoded, framesDropped, framesReceived}) until every frame
+ * received was decoded or dropped and SETTLE_MIN_MS passed, SETTLE_MS passed, or `done()` holds; resolves to
+ * the milliseconds it took.
+ */
+export async function settle(sample, { done = () => false } = {}) {
+    const from = performance.now();
+    for (;;) {
+        const media = await sample().catch(() => null);
+        const elapsed = performance.now() - from;
+        const allDecoded = media !== null
+            && media.framesDecoded + media.framesDropped >= media.framesReceived;
+        if ((allDecoded && elapsed >= SETTLE_MIN_MS) || elapsed >= SETTLE_MS || done()) return Math.round(elapsed);
+        await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+    }
 }
 
 """#,

@@ -8,14 +8,17 @@ import { ZoneCall } from "./call.js";
 import { MediaFigures } from "./stats.js";
 import { withBandwidth } from "./bandwidth.js";
 import { writtenByOwner } from "./routing.js";
+import { settle } from "./settle.js";
 
 export class MeshLeg {
     /**
-     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log(what, text, record)}; `firstOffer`:
-     * whether we offer first; `bandwidthKbps`: the b=AS of our descriptions (null: none).
+     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log(what, text, record), elapsedMs() (the
+     * page's clock, for the figures)}; `firstOffer`: whether we offer first; `bandwidthKbps`: the b=AS of our
+     * descriptions (null: none).
      */
     constructor({ context, remote, key, memberSession, firstOffer, bandwidthKbps }) {
         const { store, scope, zoneID, room, me, epochs, localStream } = context;
+        this.elapsedMs = context.elapsedMs ?? (() => performance.now());
         this.remote = remote;
         this.key = key;
         this.memberSession = memberSession;
@@ -80,6 +83,17 @@ export class MeshLeg {
         if (negotiated) this.waitingSince = null;
         else this.waitingSince ??= nowMs;
         if (this.connected) this.connectedAt ??= nowMs;
+    }
+
+    /** The remote hung up: frames that arrived get to be decoded before the leg ends (settle.js), the figures read
+     * afresh, `sampled()` awaited after each reading (the page judges by them). Resolves to the milliseconds it
+     * took. */
+    settle(sampled = async () => {}) {
+        return settle(async () => {
+            const figures = await this.figures.sample(this.elapsedMs());
+            await sampled();
+            return figures;
+        }, { done: () => this.ended !== null });
     }
 
     /** Ends the leg: nothing more is applied or saved, the connection closes (our camera goes on for the other

@@ -14,6 +14,7 @@ import { MediaFigures } from "./stats.js";
 import { SidePanel } from "./panel.js";
 import { tokenFor } from "./token.js";
 import { postReport } from "./report.js";
+import { settle } from "./settle.js";
 
 const params = new URLSearchParams(location.search);
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -39,13 +40,6 @@ function log(what, text, record) {
         performance.now() - started) });
     console.log(`zonertc ${what} ${text}`);
 }
-
-/** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
- * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
-const SETTLE_MS = 3000;
-/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from a
- * cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last frames. */
-const SETTLE_MIN_MS = 200;
 
 function setStatus(text, ok) {
     result.status = text;
@@ -148,26 +142,20 @@ async function main() {
     await sync.start();
     if (!call.ending) ticker = setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
 
-    /** The remote hung up: let every frame that arrived be decoded (or dropped) first, for at most SETTLE_MS,
-     * then close the connection, stop the camera or file stream and the store's sync, and say that the call
-     * ended and why. */
+    /** The remote hung up: let every frame that arrived be decoded (or dropped) first (settle.js), then close
+     * the connection, stop the camera or file stream and the store's sync, and say that the call ended and why. */
     async function remoteHungUp(ending) {
         clearInterval(ticker);
-        const hungUpAt = performance.now();
-        const settleBy = hungUpAt + SETTLE_MS;
-        while (performance.now() < settleBy && result.ok === null) {
+        const settleMs = await settle(async () => {
             await tick().catch(() => {});
-            const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
-            const allDecoded = media.framesDecoded + media.framesDropped >= media.framesReceived;
-            if (allDecoded && performance.now() - hungUpAt >= SETTLE_MIN_MS) break;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+            return result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
+        }, { done: () => result.ok !== null });
         call.close();
         sync.stop();
         remoteVideo.srcObject = null;
         document.getElementById("local").srcObject = null;
         result.ended = { ...ending, atMs: Math.round(performance.now() - started),
-            settleMs: Math.round(performance.now() - hungUpAt), localTracks: localTracks() };
+            settleMs, localTracks: localTracks() };
         Object.assign(result, { signalingState: call.pc.signalingState, iceState: call.pc.iceConnectionState,
             connectionState: call.pc.connectionState, call: { ...call.counters } });
         panel.show(result);

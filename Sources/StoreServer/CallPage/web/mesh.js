@@ -30,8 +30,9 @@ const ICE_RESTARTS = 3;
 
 export class MeshRoom {
     /**
-     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log}; `uplinkKbps`: each leg's b=AS is
-     * its share (null: none); `hooks`: {legStarted(leg), legEnded(leg), roster(ranked), left(reason)}.
+     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log, elapsedMs}; `uplinkKbps`: each leg's
+     * b=AS is its share (null: none); `hooks`: {legStarted(leg), legEnded(leg), roster(ranked), left(reason),
+     * sampled(leg) (a leg's figures were read while it lets the last frames decode)}.
      */
     constructor({ context, uplinkKbps = null, limit = MAX_MEMBERS, hooks = {} }) {
         this.context = context;
@@ -286,7 +287,12 @@ export class MeshRoom {
         this.counters.legsStarted += 1;
         leg.log("room", `leg starts (${firstOffer ? "we offer first" : "we wait for the offer"}`
             + `${memberSession ? `, member session ${memberSession}` : ", no presence record"})`);
-        leg.call.onRemoteHangUp = (ending) => this.endLeg(remote, ending.reason, { leg });
+        // What the remote sent before its goodbye is decoded first; a leg ended meanwhile (its member left, say)
+        // stays ended as it was.
+        leg.call.onRemoteHangUp = async (ending) => {
+            await leg.settle(async () => this.hooks.sampled?.(leg));
+            this.endLeg(remote, ending.reason, { leg });
+        };
         leg.call.onError = (what) => {
             // An offer that cannot be applied (or ours that cannot be saved) before anything was negotiated:
             // the leg is over, and that member session gets no new one unless it offers.

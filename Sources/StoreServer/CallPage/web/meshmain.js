@@ -121,7 +121,8 @@ export async function run() {
         // Joining reads the whole room: the roster (and our rank) must come whole from that fetch (§11.1).
         localStorage.removeItem(`${storageKey}.zone`);
         mesh = new MeshRoom({ context: { store, scope, zoneID, room, me, localStream, log,
-            epochs: new EpochClock(`zonertc.epoch.${me}`) }, uplinkKbps: uplink, hooks: {
+            epochs: new EpochClock(`zonertc.epoch.${me}`), elapsedMs: () => performance.now() - started },
+            uplinkKbps: uplink, hooks: {
             legStarted: (leg) => {
                 panel.legStarted(leg);
                 leg.call.pc.ontrack = (event) => panel.attach(leg, event.streams[0] ?? new MediaStream([event.track]));
@@ -131,6 +132,8 @@ export async function run() {
                 // Leaving ends every leg: the report of the leaving says it all.
                 if (mesh.state !== "leaving") refresh().then(report);
             },
+            // A leg letting its last frames decode may reach the verdict meanwhile, before it ends.
+            sampled: () => tick(),
             roster: (members) => log("room", `members: ${members.map((m) => m.userId).join(", ")}`),
             left: (left) => {
                 result.left = left;
