@@ -66,6 +66,66 @@ struct BrowserMeshTests {
         #expect(names.sorted() == ["RM_alice", "RM_bob", "RM_carol", "room_mesh0001"], "\(names)")
     }
 
+    @Test("a member reloads its page: it rejoins with a new member session; each other page ends exactly that leg")
+    func reloadRejoins() async throws {
+        let call = try BrowserCall(room: "room_mesh0004")
+        defer { call.stop() }
+        let users = ["alice", "bob", "carol"]
+        try await call.register("alice", "bob", "carol")
+        for user in users { try call.openMesh(me: user, roomOwner: "alice") }
+        let first = try await call.meshReports(users, counts: [1, 1, 1])
+        Self.expectFullMesh(first, users)
+        let oldSession = try #require(first["carol"]?["memberSession"] as? String)
+
+        // carol reloads: leaving on pagehide, then joining again from the same URL with a new member session. The
+        // later joiner now, she offers first to both.
+        try call.devTools("carol").evaluate("location.reload()")
+        #expect(try await call.console("carol", "done ", count: 2, within: .seconds(90)))
+        let rejoined = "r.ok === true && r.memberSession !== '\(oldSession)'"
+        #expect(try await call.pageState("carol", rejoined, within: .seconds(30)))
+        let carol = try await offPool { try call.liveResult("carol") }
+        let newSession = carol["memberSession"] as? String
+        #expect((carol["roster"] as? [[String: Any]])?.count == 3, "\(carol["roster"] ?? "no roster")")
+        #expect(Self.count(carol, "mesh", "legsStarted") == 2)
+        for other in ["alice", "bob"] {
+            let leg = Self.member(carol, other)
+            #expect(leg?["connectionState"] as? String == "connected", "carol–\(other): \(leg ?? [:])")
+            #expect(leg?["firstOffer"] as? Bool == true, "carol, the later joiner now, offers first to \(other)")
+        }
+
+        for (user, other) in [("alice", "bob"), ("bob", "alice")] {
+            // The new leg with carol decodes (its end of the pair on carol's epoch), the old one ended once.
+            let decoding = "r.members.carol && r.members.carol.memberSession === '\(newSession ?? "")' "
+                + "&& r.members.carol.connectionState === 'connected' && r.members.carol.media.framesDecoded >= 30"
+            #expect(try await call.pageState(user, decoding, within: .seconds(30)), "\(user)")
+            let live = try await offPool { try call.liveResult(user) }
+            let leg = Self.member(live, "carol")
+            #expect(leg?["ended"] is NSNull, "\(user)")
+            #expect(leg?["firstOffer"] as? Bool == false, "\(user): carol, the later joiner, offers first")
+            let (mine, hers) = (Self.epoch(live, "carol"), Self.epoch(carol, user))
+            #expect(mine != nil && mine == hers, "\(user)–carol: epochs \(mine ?? -1), \(hers ?? -1)")
+            #expect((mine ?? 0) > (Self.epoch(first[user], "carol") ?? .max), "\(user): the rejoin starts a new epoch")
+            let ended = live["legsEnded"] as? [[String: Any]] ?? []
+            #expect(ended.count == 1, "\(user): \(ended.map { $0["remote"] ?? "?" })")
+            #expect(ended.first?["remote"] as? String == "carol", "\(user)")
+            #expect(ended.first?["memberSession"] as? String == oldSession, "\(user): the old leg is the one ended")
+            let reason = (ended.first?["ended"] as? [String: Any])?["reason"] as? String ?? "not ended"
+            let reasons = ["carol left (its CallMember record was deleted)", "carol hung up",
+                           "carol rejoined with a new member session"]
+            #expect(reasons.contains { reason.hasPrefix($0) }, "\(user): \(reason)")
+            #expect(Self.count(live, "mesh", "legsStarted") == 3, "\(user)")
+            #expect(Self.count(live, "mesh", "legsEnded") == 1, "\(user)")
+            Self.expectStillConnected(before: first[user], after: live, with: other, user: user)
+        }
+        // Of carol's first member session no description is left: leaving deleted them.
+        let names = try await call.zoneRecordNames(owner: "alice")
+        #expect(names.filter { $0.hasPrefix("CM_") }.sorted() == ["CM_alice", "CM_bob", "CM_carol"], "\(names)")
+        for user in ["alice", "bob"] {
+            let old = Self.epoch(first[user], "carol") ?? -1
+            #expect(!names.contains { $0.hasPrefix("SE_") && $0.contains("_\(old)_") }, "\(user): \(names)")
+        }
+    }
+
     @Test("hostile records: forged and malformed presence, a forged offer in a pair, a garbage offer from a non-member")
     func hostileRecords() async throws {
         let call = try BrowserCall(room: "room_mesh0002")
@@ -181,6 +241,12 @@ struct BrowserMeshTests {
         let full = (frank?["left"] as? [String: Any])?["full"] as? [String: Any]
         #expect((full?["rank"] as? NSNumber)?.intValue == 6, "\(full ?? [:])")
         #expect(Self.count(frank, "mesh", "legsStarted") == 0)
+        // What a person sees on frank's page: the status says so, marked bad, and no member's video.
+        #expect(try await call.pageState("frank", "document.getElementById('status').textContent"
+                                         + ".startsWith('LEFT: the room is full: we are ranked 6th of 6') "
+                                         + "&& document.getElementById('status').className === 'bad' "
+                                         + "&& document.querySelectorAll('#grid video').length === 0",
+                                         within: .seconds(10)))
         let names = try await call.zoneRecordNames(owner: "alice")
         #expect(!names.contains("CM_frank") && names.contains("CM_alice") && names.contains("CM_erin"), "\(names)")
         #expect(!names.contains { $0.hasPrefix("S") && $0.contains("frank") }, "\(names)")
@@ -326,6 +392,33 @@ extension BrowserCallTests.BrowserCall {
         }
         if !seen { Issue.record("\(user) did not log \(text):\n\(consoles([user]))") }
         return seen
+    }
+
+    /// Whether `condition`, JavaScript over `r` (the page's `window.zonertcResult`), held on `user`'s page within
+    /// `limit`: the page checks it at each of its ticks and answers when it holds or the deadline passed.
+    func pageState(_ user: String, _ condition: String, within limit: Duration) async throws -> Bool {
+        let ms = limit.components.seconds * 1000
+        let expression = """
+            new Promise((resolve) => {
+                const deadline = Date.now() + \(ms);
+                const check = () => {
+                    let held = false;
+                    try { held = Boolean(((r) => (\(condition)))(window.zonertcResult)); } catch (error) {}
+                    if (held || Date.now() >= deadline) resolve(held); else setTimeout(check, 250);
+                };
+                check();
+            })
+            """
+        let page = try devTools(user)
+        let answer = try await offPool {
+            try page.evaluate(expression, awaitPromise: true, within: limit + .seconds(10))
+        }
+        let held = answer.contains(#""value":true"#)
+        if !held {
+            let lines = consoles([user])
+            Issue.record("\(user): \(condition) did not hold within \(limit): \(answer.prefix(300))\n\(lines)")
+        }
+        return held
     }
 
     /// `user`'s page over the DevTools protocol.

@@ -38,12 +38,14 @@ struct DevToolsPage {
         path = String(socket[slash.lowerBound...])
     }
 
-    /// Evaluates `expression` in the page; the result's JSON text (`Runtime.evaluate`'s answer).
+    /// Evaluates `expression` in the page; the result's JSON text (`Runtime.evaluate`'s answer). With
+    /// `awaitPromise` the answer comes once the promise `expression` gives has settled; no read waits longer
+    /// than `within`.
     @discardableResult
-    func evaluate(_ expression: String) throws -> String {
+    func evaluate(_ expression: String, awaitPromise: Bool = false, within: Duration = .seconds(10)) throws -> String {
         let fd = try TCPSocket.connectBlocking(to: endpoint)
         defer { close(fd) }
-        TCPSocket.setReceiveTimeout(fd, milliseconds: 10000)
+        TCPSocket.setReceiveTimeout(fd, milliseconds: Int(within.components.seconds) * 1000)
         try write(fd, Array(("GET \(path) HTTP/1.1\r\nHost: \(endpoint)\r\nUpgrade: websocket\r\n"
                              + "Connection: Upgrade\r\nSec-WebSocket-Key: em9uZXJ0Yy1kZXZ0b29scw==\r\n"
                              + "Sec-WebSocket-Version: 13\r\n\r\n").utf8))
@@ -55,7 +57,8 @@ struct DevToolsPage {
         }
         input.removeFirst(headEnd)
         let command: [String: Any] = ["id": 1, "method": "Runtime.evaluate",
-                                      "params": ["expression": expression, "returnByValue": true]]
+                                      "params": ["expression": expression, "returnByValue": true,
+                                                 "awaitPromise": awaitPromise]]
         try write(fd, Self.maskedTextFrame(try JSONSerialization.data(withJSONObject: command)))
         while true {
             while Self.frameLength(input) == nil { input += try read(fd) }
