@@ -25,10 +25,7 @@ struct BrowserMeshTests {
         let call = try BrowserCall(room: "room_mesh0001")
         defer { call.stop() }
         let users = ["alice", "bob", "carol"]
-        try await call.register("alice", "bob", "carol")
-        for user in users { try call.openMesh(me: user, roomOwner: "alice") }
-        let first = try await call.meshReports(users, counts: [1, 1, 1])
-        Self.expectFullMesh(first, users)
+        let first = try await call.fullMeshOfThree()
 
         // carol presses the hang-up button: her presence and her pairs' records go; the others end that pair only.
         try call.devTools("carol").evaluate("document.getElementById('hangup').click()")
@@ -70,11 +67,7 @@ struct BrowserMeshTests {
     func reloadRejoins() async throws {
         let call = try BrowserCall(room: "room_mesh0004")
         defer { call.stop() }
-        let users = ["alice", "bob", "carol"]
-        try await call.register("alice", "bob", "carol")
-        for user in users { try call.openMesh(me: user, roomOwner: "alice") }
-        let first = try await call.meshReports(users, counts: [1, 1, 1])
-        Self.expectFullMesh(first, users)
+        let first = try await call.fullMeshOfThree()
         let oldSession = try #require(first["carol"]?["memberSession"] as? String)
 
         // carol reloads: leaving on pagehide, then joining again from the same URL with a new member session. The
@@ -329,6 +322,17 @@ struct BrowserMeshTests {
 }
 
 extension BrowserCallTests.BrowserCall {
+    /// alice (the room's owner), bob and carol open their group-call pages; their first reports (each page
+    /// done: 30 frames decoded from both others), expected to show a full mesh.
+    func fullMeshOfThree() async throws -> [String: BrowserCallTests.PageReport] {
+        let users = ["alice", "bob", "carol"]
+        try await register("alice", "bob", "carol")
+        for user in users { try openMesh(me: user, roomOwner: "alice") }
+        let first = try await meshReports(users, counts: [1, 1, 1])
+        BrowserMeshTests.expectFullMesh(first, users)
+        return first
+    }
+
     /// Opens `me`'s group-call page (`mesh=1`) in a headless Chromium of its own, its DevTools port open.
     func openMesh(me: String, roomOwner: String, query: String = "&frames=30&peers=2&timeout=90") throws {
         let chromium = try HeadlessChromium.locate()
