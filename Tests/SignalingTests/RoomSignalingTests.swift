@@ -112,7 +112,8 @@ struct RoomSignalingTests {
 
     @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {
         var (room, mine) = try joined()
-        let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(deletes: [mine.id])))
+        let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
+            operations: [.forceDelete(mine.id)], atomic: false)))
         #expect(room.outputs(after: .leave, now: t0 + .seconds(1)) == [.store(delete, origin: .cleanup)])
         #expect(room.state == .leaving(.requested))
         #expect(room.outputs(after: .reply(.cleanup, .modified(ModifyRecordsResult(results: [.deleted(mine.id)]))),
