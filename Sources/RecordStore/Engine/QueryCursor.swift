@@ -19,10 +19,12 @@ struct QueryCursor: Equatable {
     private static let version: UInt8 = 1
     private static let digestSize = 16
 
-    /// What binds a marker to its query.
-    static func digest(of query: RecordQuery, zones: [ZoneID], scope: DatabaseScope, user: String) -> [UInt8] {
+    /// What binds a marker to its query. `zones` nil: every zone of the database (`zoneWide`), so
+    /// that a zone made or deleted between two pages does not void the marker.
+    static func digest(of query: RecordQuery, zones: [ZoneID]?, scope: DatabaseScope, user: String) -> [UInt8] {
         var h = SHA256()
-        let text = "\(user)\u{0}\(scope)\u{0}\(zones.map { "\($0.ownerName)/\($0.zoneName)" })\u{0}\(query)"
+        let searched = zones.map { "\($0.map { "\($0.ownerName)/\($0.zoneName)" })" } ?? "every zone"
+        let text = "\(user)\u{0}\(scope)\u{0}\(searched)\u{0}\(query)"
         h.update(Array(text.utf8))
         var out = [UInt8](repeating: 0, count: SHA256.digestSize)
         out.withUnsafeMutableBytes { h.finalize(into: $0) }

@@ -14,7 +14,8 @@ extension StoreEngine {
                                       scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> QueryPage {
         try admit(ctx, touchesZone: true)
         let (zones, matched) = try matches(query, in: zoneID, zoneWide: zoneWide, scope: scope, ctx)
-        let digest = QueryCursor.digest(of: query, zones: zones, scope: scope, user: ctx.user)
+        let digest = QueryCursor.digest(of: query, zones: zoneID == nil && zoneWide ? nil : zones, scope: scope,
+                                        user: ctx.user)
         let start = try continuationMarker.map { m throws(StoreError) in
             try QueryCursor.decode(m, digest: digest).resume(in: matched)
         } ?? 0
