@@ -44,7 +44,11 @@ public struct TURNClient {
     var peerByChannel: [UInt16: Endpoint] = [:]
     var nextChannelNumber = ChannelData.channelRange.lowerBound
     /// Payloads waiting for their peer's permission, oldest first.
-    var queue: [(payload: [UInt8], peer: Endpoint)] = []
+    var queue = OutputQueue<(payload: [UInt8], peer: Endpoint)>()
+    /// How many of them wait.
+    var queued = 0
+    /// When to send the Allocate again after a 437, and how many times it was sent again so far.
+    var allocateRetry: (at: Instant?, count: Int) = (nil, 0)
     var random: SeededRandom
     private var outputs = OutputQueue<Output>()
 
@@ -53,10 +57,15 @@ public struct TURNClient {
         self.configuration = configuration
         credentials = LongTermCredentials(username: configuration.username, password: configuration.password)
         random = SeededRandom(seed: configuration.seed)
+        startAllocate(now: now)
+        nextDeadline = earliestDeadline()
+    }
+
+    /// Sends an Allocate (RFC 8656 §7.1): UDP relaying, the lifetime asked for.
+    mutating func startAllocate(now: Instant) {
         var attributes: [STUNAttribute] = [.requestedTransport(protocolNumber: STUNAttribute.transportUDP)]
         if let lifetime = configuration.requestedLifetime { attributes.append(.lifetime(seconds: seconds(lifetime))) }
         start(.allocate, attributes: attributes, now: now)
-        nextDeadline = earliestDeadline()
     }
 
     // MARK: - Caller API
@@ -84,12 +93,13 @@ public struct TURNClient {
         case .installed?:
             transmitData(payload, to: peer, now: now)
         case .pending?:
-            if queue.count >= configuration.maxQueuedPayloads {
-                if queue.isEmpty { counters.droppedPayloads += 1; return }
-                queue.removeFirst()
+            if queued >= configuration.maxQueuedPayloads {
+                guard queue.pop() != nil else { counters.droppedPayloads += 1; return }
+                queued -= 1
                 counters.droppedPayloads += 1
             }
             queue.append((payload, peer))
+            queued += 1
         case .failed?, nil:
             counters.droppedPayloads += 1
         }
@@ -135,10 +145,22 @@ public struct TURNClient {
         case .allocated:
             phase = .deallocating
             transactions.removeAll()
-            counters.droppedPayloads += queue.count
-            queue.removeAll()
+            dropQueue()
             start(.refresh(lifetime: 0), attributes: [.lifetime(seconds: 0)], now: now)
         }
+    }
+
+    /// Whether `bytes` is a response to one of the requests still waiting for an answer (a
+    /// closing client's deallocation, say), so a caller with several clients on one socket can
+    /// tell which one a datagram from the server is for. Reads the STUN header only (RFC 8489 §5).
+    public func awaitsResponse(_ bytes: [UInt8]) -> Bool {
+        guard phase != .closed, bytes.count >= STUNMessageHeader.size, bytes[0] & 0xC0 == 0 else { return false }
+        switch STUNMessageType(rawValue: UInt16(bytes[0]) << 8 | UInt16(bytes[1])).messageClass {
+        case .successResponse, .errorResponse: break
+        case .request, .indication: return false
+        }
+        guard let id = STUNTransactionID(bytes: bytes[8..<20]) else { return false }
+        return transactions.contains { $0.transactionID == id }
     }
 
     /// The channel bound to `peer`, if any.
@@ -185,6 +207,7 @@ public struct TURNClient {
             if next == nil || instant < next! { next = instant }
         }
         for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
+        if phase == .allocating { consider(allocateRetry.at) }
         guard phase == .allocated else { return next }
         consider(refreshAt)
         consider(expiresAt)
@@ -206,6 +229,10 @@ public struct TURNClient {
                 failed(transaction, code: TURNClient.noResponseCode,
                        reason: "no response from \(configuration.server) to \(transaction.kind.method)", now: now)
             }
+        }
+        if phase == .allocating, let retryAt = allocateRetry.at, now >= retryAt {
+            allocateRetry.at = nil
+            startAllocate(now: now)
         }
         guard phase == .allocated else { return }
         if let expiresAt, now >= expiresAt {
@@ -306,18 +333,32 @@ public struct TURNClient {
         bindChannel(to: peer, now: now)
     }
 
-    /// Sends the queued payloads for `ip` now that its permission exists.
+    /// Sends the queued payloads for `ip` now that its permission exists; the others wait on.
     mutating func flushQueue(for ip: IPAddress, now: Instant) {
-        let ready = queue.filter { $0.peer.address.unmapped == ip }
-        queue.removeAll { $0.peer.address.unmapped == ip }
-        for item in ready { transmitData(item.payload, to: item.peer, now: now) }
+        var waiting = OutputQueue<(payload: [UInt8], peer: Endpoint)>()
+        while let item = queue.pop() {
+            if item.peer.address.unmapped == ip {
+                queued -= 1
+                transmitData(item.payload, to: item.peer, now: now)
+            } else {
+                waiting.append(item)
+            }
+        }
+        queue = waiting
     }
 
-    /// Drops the queued payloads for `ip`.
-    mutating func dropQueue(for ip: IPAddress) {
-        let before = queue.count
-        queue.removeAll { $0.peer.address.unmapped == ip }
-        counters.droppedPayloads += before - queue.count
+    /// Drops the queued payloads for `ip` (every one without `ip`).
+    mutating func dropQueue(for ip: IPAddress? = nil) {
+        var waiting = OutputQueue<(payload: [UInt8], peer: Endpoint)>()
+        while let item = queue.pop() {
+            if ip == nil || item.peer.address.unmapped == ip {
+                queued -= 1
+                counters.droppedPayloads += 1
+            } else {
+                waiting.append(item)
+            }
+        }
+        queue = waiting
     }
 
     // MARK: - Ending
@@ -337,8 +378,8 @@ public struct TURNClient {
         permissions.removeAll()
         channels.removeAll()
         peerByChannel.removeAll()
-        counters.droppedPayloads += queue.count
-        queue.removeAll()
+        allocateRetry.at = nil
+        dropQueue()
     }
 
     mutating func push(_ output: Output) {
