@@ -111,6 +111,7 @@ public struct ChangeSync: Sendable {
     private var started = false
     private var stopped = false
     private var negotiating = false
+    /// Jobs waiting to run, oldest first: at most one of each kind, so three at most.
     private var pending: [Job] = []
     private var running: (job: Job, request: Action)?
     /// A push job found our zone changed: follow with zone changes.

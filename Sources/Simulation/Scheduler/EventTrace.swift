@@ -25,6 +25,10 @@ public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
     case fault
     case zoneUnavailable
     case remoteHungUp
+    /// The trial had both peers hang up.
+    case hangUp
+    /// Both calls closed: every transport drained, every store request answered.
+    case closed
 
     public var description: String {
         switch self {
@@ -45,6 +49,8 @@ public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
         case .fault: "fault"
         case .zoneUnavailable: "zone-unavailable"
         case .remoteHungUp: "remote-hung-up"
+        case .hangUp: "hang-up"
+        case .closed: "closed"
         }
     }
 }
