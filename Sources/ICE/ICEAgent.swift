@@ -6,7 +6,7 @@
 // opens a socket, and draws every random number from the configuration's seed.
 //
 // One agent is one ICE generation. An ICE restart (RFC 8445 §9) is a new agent with new
-// credentials: a call makes one per epoch (docs/PROTOCOL.md), beside the old one's transport
+// credentials: a call makes one per epoch (docs/PROTOCOL.md §5), beside the old one's transport
 // until that is closed, because an epoch's transport also holds its TURN allocations, which
 // are deleted with it.
 
@@ -82,7 +82,7 @@ public struct ICEAgent {
         lastNow = now
         relayedCandidatesPending = configuration.expectedRelayedCandidates
         gather(now: now)
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     // MARK: - Caller API
@@ -91,7 +91,7 @@ public struct ICEAgent {
     public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
         remote = try KeyedCredentials(credentials)
         checkUsername = credentials.ufrag + ":" + local.credentials.ufrag
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     /// A remote candidate, at any time (RFC 8838 trickle).
@@ -190,8 +190,11 @@ public struct ICEAgent {
     /// every change (`updateState` ends every input).
     public private(set) var nextDeadline: Instant?
 
-    private func earliestDeadline() -> Instant? {
-        guard !closed else { return nil }
+    private mutating func updateDeadline() {
+        guard !closed else {
+            nextDeadline = nil
+            return
+        }
         var next: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
@@ -199,7 +202,7 @@ public struct ICEAgent {
         }
         for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
         if remote != nil && checklist.hasPendingChecks { consider(nextCheckAt) }
-        if role == .controlling, nominationPairID == nil, selectedPair == nil,
+        if role == .controlling, nominationPairID == nil, case .none = selectedPair,
            checklist.pairs.indices.contains(where: { checklist.pairs[$0].valid }) {
             consider(configuration.nomination.decisionDeadline(firstValidAt: firstValidAt))
         }
@@ -208,7 +211,7 @@ public struct ICEAgent {
             consider(consent.lastResponse
                 + (state == .disconnected ? consent.configuration.expiry : consent.configuration.disconnectedAfter))
         }
-        return next
+        nextDeadline = next
     }
 
     /// The pairs, in checklist order (highest priority first).
@@ -595,7 +598,7 @@ public struct ICEAgent {
 
     /// Regular nomination: once the strategy picks a valid pair, check it again with USE-CANDIDATE.
     private mutating func nominateIfReady(now: Instant) {
-        guard role == .controlling, remote != nil, nominationPairID == nil, selectedPair == nil,
+        guard role == .controlling, remote != nil, nominationPairID == nil, case .none = selectedPair,
               let id = configuration.nomination.pairToNominate(in: checklist, role: role, firstValidAt: firstValidAt,
                                                                now: now)
         else { return }
@@ -631,7 +634,7 @@ public struct ICEAgent {
             newState = .closed
         } else if consentLost {
             newState = .failed
-        } else if selectedPair != nil, let c = consent {
+        } else if case .some = selectedPair, let c = consent {
             switch c.status(now: now) {
             case .expired:
                 consentLost = true
@@ -641,7 +644,7 @@ public struct ICEAgent {
             case .disconnected:
                 newState = .disconnected
             case .fresh:
-                let settled = selectedPair != nil && hasRemoteEndOfCandidates && isGatheringComplete
+                let settled = hasRemoteEndOfCandidates && isGatheringComplete
                     && !checklist.hasUnfinishedPairs
                 newState = settled ? .completed : .connected
             }
@@ -660,7 +663,7 @@ public struct ICEAgent {
             state = newState
             push(.event(.stateChanged(newState)))
         }
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     // MARK: - Output

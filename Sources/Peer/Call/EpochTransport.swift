@@ -1,4 +1,4 @@
-// One call epoch's ICE generation (one call epoch = one ICE generation, docs/PROTOCOL.md), held
+// One call epoch's ICE generation (one call epoch = one ICE generation, docs/PROTOCOL.md §5), held
 // from the negotiator's `restartICE` until it is drained: while it is the current epoch's, then,
 // replaced or closed, until its TURN deallocations are answered or time out.
 //
@@ -8,7 +8,7 @@
 // §6.1.1 via JSEP, RFC 8829 §3.5.1). So what arrives early waits here.
 //
 // A class: the call's phases hand it on — current, retiring beside a newer epoch's, closing —
-// and each feeds it where it lies.
+// and one object is the transport's one owner through all of them.
 
 import ICE
 import Signaling
@@ -21,6 +21,8 @@ final class EpochTransport {
     private var pendingRemote: [Candidate] = []
     private var remoteEnded = false
     private(set) var transport: ICETransport?
+    /// Whether the agent was made (our description is set).
+    private(set) var hasStarted = false
     /// Datagrams of the media protection made before this epoch selected a pair (the remote's DTLS
     /// ClientHello can arrive first): sent once one is, instead of waiting for a retransmission.
     private var heldForPair: [[UInt8]] = []
@@ -45,6 +47,7 @@ final class EpochTransport {
             try transport.setRemoteCredentials(Credentials(ufrag: remote.usernameFragment, password: remote.password))
         }
         self.transport = transport
+        hasStarted = true
         flush()
     }
 
@@ -65,7 +68,7 @@ final class EpochTransport {
 
     /// Hands waiting remote candidates to the agent once it has remote credentials.
     private func flush() {
-        guard transport != nil, remoteCredentials != nil else { return }
+        guard hasStarted, remoteCredentials != nil else { return }
         for candidate in pendingRemote { transport?.addRemoteCandidate(candidate) }
         pendingRemote.removeAll()
         if remoteEnded { transport?.endOfRemoteCandidates() }
@@ -73,7 +76,6 @@ final class EpochTransport {
 
     // MARK: The transport, once there is one
 
-    var hasStarted: Bool { transport != nil }
     var selectedPair: CandidatePair? { transport?.selectedPair }
     var state: ConnectionState? { transport?.state }
     var nextDeadline: Instant? { transport?.nextDeadline }
@@ -82,7 +84,7 @@ final class EpochTransport {
 
     /// Feeds a datagram; false when there is no transport yet to take it.
     func receive(_ bytes: [UInt8], from: Endpoint, to: Endpoint, now: Instant) -> Bool {
-        guard transport != nil else { return false }
+        guard hasStarted else { return false }
         transport?.handle(.datagram(bytes, from: from, to: to), now: now)
         return true
     }
@@ -102,8 +104,8 @@ final class EpochTransport {
 
     /// Stops ICE and deletes the allocations; returns how many held datagrams were dropped.
     @discardableResult
-    func close() -> Int {
-        transport?.close()
+    func close(now: Instant) -> Int {
+        transport?.close(now: now)
         defer { heldForPair.removeAll() }
         return heldForPair.count
     }

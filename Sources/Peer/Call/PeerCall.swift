@@ -113,7 +113,7 @@ public struct PeerCall: ~Copyable {
         seed = configuration.seed
         self.media = media
         protection = MediaProtection(security: configuration.mediaSecurity)
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     /// The signaling configuration of the call: what the media adds to our descriptions.
@@ -213,7 +213,7 @@ public struct PeerCall: ~Copyable {
         }
         route(now: now)
         state.dropDrained(now: now) { report.drainedTransportDrops = report.drainedTransportDrops + $0.drops }
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     /// The next output, or nil until the next input.
@@ -221,45 +221,36 @@ public struct PeerCall: ~Copyable {
         outputs.pop()
     }
 
-    /// The earliest deadline of the call's own and its parts'.
-    private func earliestDeadline() -> Instant? {
+    /// Works out the earliest deadline of the call's own and its parts' (their deadlines are
+    /// kept by each, worked out as their inputs end).
+    private mutating func updateDeadline() {
         var next = Instant.earliest(signaling.nextDeadline, state.transportDeadline)
         if media.isActive { next = .earliest(next, media.nextDeadline) }
         next = .earliest(next, mediaBacklog)
-        if !hasHungUp { next = .earliest(next, .earliest(state.deadline, protection.nextDeadline)) }
-        return next
+        if state.ending == nil { next = .earliest(next, .earliest(state.deadline, protection.nextDeadline)) }
+        nextDeadline = next
     }
 
     // MARK: - The call's own decisions
 
     /// The connect, hold, media, goodbye and reconnect deadlines (`CallLifetime`).
     private mutating func actOnDeadline(now: Instant) {
-        if let ending = dueEnding(now: now) { end(ending, now: now) }
-    }
-
-    /// How the call must end now, if one of its deadlines has passed.
-    private func dueEnding(now: Instant) -> Ending? {
-        switch state {
-        case .joining(let connectBy):
-            guard let connectBy, connectBy <= now else { return nil }
-            return connectTimeout()
-        case .negotiating(let n):
-            guard let connectBy = n.connectBy, connectBy <= now else { return nil }
-            return connectTimeout()
-        case .connected(let c):
-            if let goodbye = c.remoteGoodbye, goodbye.settleBy <= now { return endingAfterRemoteHangUp(goodbye.why) }
-            if let due = c.mediaDueBy, due <= now { return mediaTimeout() }
-            if let holdUntil = c.holdUntil, holdUntil <= now { return .completed }
-            return nil
-        case .restarting(let r):
-            if let due = r.mediaDueBy, due <= now { return mediaTimeout() }
-            if let holdUntil = r.holdUntil, holdUntil <= now { return .completed }
-            guard r.reconnectBy <= now else { return nil }
-            return .failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
-                           + "after ICE failed (\(r.attempt) restart(s) tried)")
-        default:
-            return nil
+        guard let due = state.due(now: now) else { return }
+        let ending: Ending
+        switch due {
+        case .connect:
+            ending = connectTimeout()
+        case .remoteGoodbye(let why):
+            ending = endingAfterRemoteHangUp(why)
+        case .media:
+            ending = mediaTimeout()
+        case .hold:
+            ending = .completed
+        case .reconnect(let attempt):
+            ending = .failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
+                             + "after ICE failed (\(attempt) restart(s) tried)")
         }
+        end(ending, now: now)
     }
 
     private func connectTimeout() -> Ending {
@@ -280,7 +271,7 @@ public struct PeerCall: ~Copyable {
     /// Hangs up once: stops media, says goodbye through the store (which closes ICE); every
     /// transport is drained from now on.
     private mutating func end(_ how: Ending, now: Instant) {
-        guard !hasHungUp else { return }
+        guard state.ending == nil else { return }
         state.hangUp(how, now: now)
         milestones.ended = now
         outputs.append(.event(.ended(how)))
@@ -294,38 +285,18 @@ public struct PeerCall: ~Copyable {
     /// that `reconnectTimeout`, at most `reconnectAttempts` times, then ends. A remote that said
     /// goodbye is not reconnected to.
     private mutating func pathFailed(epoch: CallEpoch, now: Instant) {
-        var restart: PeerCallState.Restarting?
-        var goodbye: String?
-        switch state {
-        case .connected(let c):
-            goodbye = c.remoteGoodbye?.why
-            restart = PeerCallState.Restarting(
-                transports: c.transports, attempt: c.restartsTried + 1,
-                reconnectBy: now + configuration.lifetime.reconnectTimeout, holdUntil: c.holdUntil,
-                mediaDueBy: c.mediaDueBy)
-        case .restarting(let r):
-            restart = PeerCallState.Restarting(transports: r.transports, attempt: r.attempt + 1,
-                                               reconnectBy: r.reconnectBy, holdUntil: r.holdUntil,
-                                               mediaDueBy: r.mediaDueBy)
-        default:
-            break
-        }
-        if let goodbye {
-            end(endingAfterRemoteHangUp(goodbye), now: now)
-            return
-        }
-        guard let restart else {
+        switch state.pathFailed(now: now, reconnectTimeout: configuration.lifetime.reconnectTimeout,
+                                attempts: configuration.lifetime.reconnectAttempts) {
+        case .notConnected:
             signaling.handle(.ice(.failed(epoch: epoch)), now: now)
-            return
-        }
-        let tried = restart.attempt - 1
-        guard tried < configuration.lifetime.reconnectAttempts else {
+        case .remoteGoodbye(let why):
+            end(endingAfterRemoteHangUp(why), now: now)
+        case .exhausted(let tried):
             end(.failed("\(Self.remoteUnreachable): ICE failed (\(tried) restart(s) tried)"), now: now)
-            return
+        case .restarting(let attempt):
+            report.restartsTried = attempt
+            signaling.handle(.ice(.failed(epoch: epoch)), now: now)
         }
-        report.restartsTried = restart.attempt
-        state = .restarting(restart)
-        signaling.handle(.ice(.failed(epoch: epoch)), now: now)
     }
 
     // MARK: - The route
@@ -401,12 +372,12 @@ public struct PeerCall: ~Copyable {
     /// whose media flows lets what already arrived finish (the receiver's jitter buffer and its
     /// wait after the sender's BYE) until `remoteGoodbyeSettle`; one not connected ends now.
     private mutating func remoteHungUp(_ why: String, now: Instant) {
-        guard !hasHungUp else { return }
+        guard state.ending == nil else { return }
         if !media.isActive || milestones.mediaFinished != nil {
             end(.completed, now: now)
             return
         }
-        if phase == .connected {
+        if state.isConnected {
             _ = state.settle(goodbye: PeerCallState.RemoteGoodbye(why: why, settleBy: now + Self.remoteGoodbyeSettle))
         } else {
             end(endingAfterRemoteHangUp(why), now: now)
@@ -475,7 +446,7 @@ public struct PeerCall: ~Copyable {
             guard let current = state.current, current.epoch == epoch else { return }
             current.add(candidates.compactMap(\.iceCandidate), ended: ended)
         case .close:
-            state.forEachTransport { $0.close() }
+            state.forEachTransport { $0.close(now: now) }
         }
     }
 

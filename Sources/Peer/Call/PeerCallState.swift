@@ -38,7 +38,7 @@ enum PeerCallState: ~Copyable {
     case closed(PeerCall.Ending)
 
     /// The transports of a call that has not hung up.
-    struct Transports {
+    struct Transports: ~Copyable {
         /// The current epoch's.
         var current: EpochTransport
         /// Those ICE restarts replaced, closed, fed until drained.
@@ -63,12 +63,12 @@ enum PeerCallState: ~Copyable {
         }
     }
 
-    struct Negotiating {
+    struct Negotiating: ~Copyable {
         var transports: Transports
         let connectBy: Instant?
     }
 
-    struct Connected {
+    struct Connected: ~Copyable {
         var transports: Transports
         /// Hang up then (`CallLifetime.holdAfterConnect`, from the first pair selected).
         let holdUntil: Instant?
@@ -84,7 +84,7 @@ enum PeerCallState: ~Copyable {
         var sendFailureReported = false
     }
 
-    struct Restarting {
+    struct Restarting: ~Copyable {
         var transports: Transports
         /// The restart this is (1 for the first since the call connected).
         let attempt: Int
@@ -94,7 +94,7 @@ enum PeerCallState: ~Copyable {
         var mediaDueBy: Instant?
     }
 
-    struct Closing {
+    struct Closing: ~Copyable {
         let ending: PeerCall.Ending
         /// Every transport the call had, closed, fed until drained.
         var transports: [RetiringTransport]
@@ -112,6 +112,51 @@ enum PeerCallState: ~Copyable {
         switch self {
         case .idle: true
         default: false
+        }
+    }
+
+    var isConnected: Bool {
+        switch self {
+        case .connected: true
+        default: false
+        }
+    }
+
+    /// One of the call's own deadlines that has come.
+    enum Due {
+        /// No pair was selected in time (`CallLifetime.connectTimeout`).
+        case connect
+        /// The remote's goodbye was given its time to settle.
+        case remoteGoodbye(String)
+        /// The media did not end in time (`CallLifetime.mediaTimeout`).
+        case media
+        /// The call was held for its time (`CallLifetime.holdAfterConnect`).
+        case hold
+        /// Restart number `attempt` found no path in time (`CallLifetime.reconnectTimeout`).
+        case reconnect(attempt: Int)
+    }
+
+    /// The first of the call's deadlines that has come by `now`, if one has.
+    func due(now: Instant) -> Due? {
+        switch self {
+        case .joining(let connectBy):
+            guard let connectBy, connectBy <= now else { return nil }
+            return .connect
+        case .negotiating(let n):
+            guard let connectBy = n.connectBy, connectBy <= now else { return nil }
+            return .connect
+        case .connected(let c):
+            if let goodbye = c.remoteGoodbye, goodbye.settleBy <= now { return .remoteGoodbye(goodbye.why) }
+            if let due = c.mediaDueBy, due <= now { return .media }
+            if let holdUntil = c.holdUntil, holdUntil <= now { return .hold }
+            return nil
+        case .restarting(let r):
+            if let due = r.mediaDueBy, due <= now { return .media }
+            if let holdUntil = r.holdUntil, holdUntil <= now { return .hold }
+            guard r.reconnectBy <= now else { return nil }
+            return .reconnect(attempt: r.attempt)
+        default:
+            return nil
         }
     }
 
@@ -245,8 +290,9 @@ enum PeerCallState: ~Copyable {
             c.sendFailureReported = false
             self = .connected(c)
         case .restarting(let r):
-            self = .connected(Connected(transports: r.transports, holdUntil: r.holdUntil, mediaDueBy: r.mediaDueBy,
-                                        restartsTried: r.attempt))
+            let (holdUntil, mediaDueBy, attempt) = (r.holdUntil, r.mediaDueBy, r.attempt)
+            self = .connected(Connected(transports: r.transports, holdUntil: holdUntil, mediaDueBy: mediaDueBy,
+                                        restartsTried: attempt))
         case let other:
             self = other
         }
@@ -296,6 +342,51 @@ enum PeerCallState: ~Copyable {
             self = closing.transports.isEmpty ? .closed(closing.ending) : .closing(closing)
         case let other:
             self = other
+        }
+    }
+
+    /// What a failed path leads to.
+    enum PathFailure {
+        /// The call was not connected: the connect timeout governs.
+        case notConnected
+        /// The remote said goodbye: no reconnecting to it.
+        case remoteGoodbye(String)
+        /// No restart left: `tried` were.
+        case exhausted(tried: Int)
+        /// Restart number `attempt` runs.
+        case restarting(attempt: Int)
+    }
+
+    /// The path of the call failed at `now`: restarting, unless the remote said goodbye or no
+    /// restart is left (`attempts` at most), in which case nothing changes here.
+    mutating func pathFailed(now: Instant, reconnectTimeout: Duration, attempts: Int) -> PathFailure {
+        switch consume self {
+        case .connected(let c):
+            let (tried, holdUntil, mediaDueBy) = (c.restartsTried, c.holdUntil, c.mediaDueBy)
+            if let goodbye = c.remoteGoodbye {
+                self = .connected(c)
+                return .remoteGoodbye(goodbye.why)
+            }
+            guard tried < attempts else {
+                self = .connected(c)
+                return .exhausted(tried: tried)
+            }
+            self = .restarting(Restarting(transports: c.transports, attempt: tried + 1,
+                                          reconnectBy: now + reconnectTimeout, holdUntil: holdUntil,
+                                          mediaDueBy: mediaDueBy))
+            return .restarting(attempt: tried + 1)
+        case .restarting(let r):
+            let (tried, reconnectBy, holdUntil, mediaDueBy) = (r.attempt, r.reconnectBy, r.holdUntil, r.mediaDueBy)
+            guard tried < attempts else {
+                self = .restarting(r)
+                return .exhausted(tried: tried)
+            }
+            self = .restarting(Restarting(transports: r.transports, attempt: tried + 1, reconnectBy: reconnectBy,
+                                          holdUntil: holdUntil, mediaDueBy: mediaDueBy))
+            return .restarting(attempt: tried + 1)
+        case let other:
+            self = other
+            return .notConnected
         }
     }
 
@@ -376,7 +467,7 @@ extension PeerCallState.Transports {
     /// Closes the current transport and keeps it draining beside `fresh`; returns how many
     /// datagrams held for its pair were dropped.
     mutating func replace(with fresh: EpochTransport, now: Instant) -> Int {
-        let dropped = current.close()
+        let dropped = current.close(now: now)
         retiring.append(PeerCallState.RetiringTransport(current, now: now))
         current = fresh
         return dropped

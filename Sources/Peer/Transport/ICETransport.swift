@@ -172,9 +172,10 @@ public struct ICETransport {
         pump(now: lastNow)
     }
 
-    /// Closes the agent and deletes the allocations (Refresh with lifetime 0): keep feeding
-    /// datagrams and timers until `nextDeadline` is nil for the deallocations to be answered.
-    public mutating func close() {
+    /// Closes the agent and deletes the allocations (Refresh with lifetime 0) at `now`: keep
+    /// feeding datagrams and timers until `nextDeadline` is nil for the deallocations to be answered.
+    public mutating func close(now: Instant) {
+        lastNow = max(lastNow, now)
         agent.close()
         for i in relays.indices { relays[i].client.deallocate(now: lastNow) }
         pump(now: lastNow)

@@ -51,7 +51,7 @@ public struct CallTrial: ~Copyable {
         var fingerprint: UInt64
     }
 
-    /// A peer of the call: its call machine, fed where it lies in `peers`.
+    /// A peer of the call: its call machine, and the driver's bookkeeping for it.
     private struct Participant: ~Copyable {
         let user: String
         var call: PeerCall
@@ -206,10 +206,10 @@ public struct CallTrial: ~Copyable {
             feed(i, .hangUp)
         }
         let limit = hungUpAt + Self.closingLimit
-        while !isClosed, let event = scheduler.next(notAfter: limit) {
+        while !bothClosed(), let event = scheduler.next(notAfter: limit) {
             handle(event)
         }
-        guard isClosed else {
+        guard bothClosed() else {
             trace.record(.deadline, at: limit, actor: 0, text: "not closed within "
                          + SimulationDuration.format(Self.closingLimit) + " of hanging up")
             return nil
@@ -219,7 +219,7 @@ public struct CallTrial: ~Copyable {
     }
 
     /// Both calls closed and nothing of theirs left at the store.
-    private var isClosed: Bool {
+    private mutating func bothClosed() -> Bool {
         peers.indices.allSatisfy { peers[$0].call.isClosed && peers[$0].storeRequestsOut == 0 }
     }
 
@@ -257,7 +257,7 @@ public struct CallTrial: ~Copyable {
         case .push:
             pushWakeAt = nil
             for note in store.duePushes(now: now) {
-                guard let i = peer(where: { peers[$0].user == note.userRecordName }) else { continue }
+                guard let i = peers.indices.first(where: { peers[$0].user == note.userRecordName }) else { continue }
                 trace.record(.pushDelivered, at: now, actor: UInt8(i + 1), note.notification.notificationID)
                 if firstPush == nil { firstPush = now - CallTrial.start }
                 feed(i, .signaling(.notification(note.notification)))
@@ -283,7 +283,8 @@ public struct CallTrial: ~Copyable {
             scheduleRelay()
             return
         }
-        guard let i = peer(where: { peers[$0].host == arrival.host }), arrival.to == peers[i].socket else {
+        guard let i = peers.indices.first(where: { peers[$0].host == arrival.host }), arrival.to == peers[i].socket
+        else {
             trace.record(.datagramDropped, at: now, actor: 5, 4, EventTrace.pack(arrival.from),
                          EventTrace.pack(arrival.to), text: "no socket at \(arrival.to)")
             return
@@ -295,11 +296,6 @@ public struct CallTrial: ~Copyable {
     }
 
     // MARK: Peers
-
-    /// The first peer whose index satisfies `predicate`.
-    private func peer(where predicate: (Int) -> Bool) -> Int? {
-        peers.indices.first(where: predicate)
-    }
 
     /// Feeds an input to peer `i`'s call and carries out everything it asks for. `polling` marks
     /// a timer: fetches it starts are polls.

@@ -58,7 +58,7 @@ public struct TURNClient {
         credentials = LongTermCredentials(username: configuration.username, password: configuration.password)
         random = SeededRandom(seed: configuration.seed)
         startAllocate(now: now)
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     /// Sends an Allocate (RFC 8656 §7.1): UDP relaying, the lifetime asked for.
@@ -76,7 +76,7 @@ public struct TURNClient {
     ///
     /// - Throws: `notAllocated` without an allocation, `peerFamilyMismatch`, `payloadTooLarge`.
     public mutating func send(_ payload: [UInt8], to peer: Endpoint, now: Instant) throws(TURNClientError) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         guard phase == .allocated, let relayed = relayedAddress else {
             throw TURNClientError(.notAllocated, "no allocation on \(configuration.server) to send through")
         }
@@ -108,7 +108,7 @@ public struct TURNClient {
     /// Asks for a permission for `peer`'s IP address unless one exists or is on its way
     /// (a refused one is asked again after `permissionRetryDelay`).
     public mutating func createPermission(for peer: Endpoint, now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         guard phase == .allocated else { return }
         let ip = peer.address.unmapped
         if let existing = permissions[ip] {
@@ -120,7 +120,7 @@ public struct TURNClient {
 
     /// Binds a channel to `peer` unless one is bound, on its way, or was refused.
     public mutating func bindChannel(to peer: Endpoint, now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         guard phase == .allocated, channels[peer] == nil,
               nextChannelNumber <= ChannelData.channelRange.upperBound else { return }
         let number = nextChannelNumber
@@ -134,7 +134,7 @@ public struct TURNClient {
     /// Deletes the allocation: Refresh with LIFETIME 0 (RFC 8656 §8). `.deallocated` follows
     /// when the server answers (or the request times out). Queued payloads are dropped.
     public mutating func deallocate(now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         switch phase {
         case .closed, .deallocating:
             return
@@ -176,7 +176,7 @@ public struct TURNClient {
 
     /// Feeds an input at `now`.
     public mutating func handle(_ input: Input, now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         switch input {
         case .timer:
             onTimer(now: now)
@@ -195,12 +195,10 @@ public struct TURNClient {
     }
 
     /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled. Worked out at the
-    /// end of every call that may change it and kept: the transport asks after every input, and a
-    /// computed getter read where the client lies inside the transport copied the whole client.
+    /// end of every call that may change it.
     public private(set) var nextDeadline: Instant?
 
-    /// Mutating only so that it reads the client in place (a non-mutating call is handed a copy).
-    private mutating func earliestDeadline() -> Instant? {
+    private mutating func updateDeadline() {
         var next: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
@@ -208,12 +206,13 @@ public struct TURNClient {
         }
         for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
         if phase == .allocating { consider(allocateRetry.at) }
-        guard phase == .allocated else { return next }
-        consider(refreshAt)
-        consider(expiresAt)
-        for permission in permissions.values { consider(permission.deadline) }
-        for channel in channels.values { consider(channel.deadline) }
-        return next
+        if phase == .allocated {
+            consider(refreshAt)
+            consider(expiresAt)
+            for permission in permissions.values { consider(permission.deadline) }
+            for channel in channels.values { consider(channel.deadline) }
+        }
+        nextDeadline = next
     }
 
     // MARK: - Timers
