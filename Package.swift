@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "CallTestSupport", "Peer", "Signaling", "ICE", "TURN",
                                                     "STUN", "Media", "RecordStore", "ZoneCore"]),
-        // Our STUN, TURN and ICE against real programs (coturn, aioice); see README "Interop".
+        // Our STUN, TURN and ICE against real programs (coturn, aioice); see docs/INTEROP.md.
         .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
     ]
 )
@@ -118,7 +118,7 @@ let package = Package(
 // Release builds optimize across module boundaries: a simulated call crosses a dozen of our modules
 // on every event (the trial, the call, signaling, the store engine, ICE, TURN, STUN, ZoneCore), and
 // without this only small functions are inlined or specialized across them. `sim converge` runs about
-// 6 % more calls per CPU second with it (README, Simulator → Speed). A flag, not a setting, as SwiftPM
+// 6 % more calls per CPU second with it (docs/SIMULATOR.md "Speed"). A flag, not a setting, as SwiftPM
 // has none for it; the cost is that a package depending on ours by version would refuse the flag.
 let crossModuleOptimization = SwiftSetting.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
 for target in package.targets where target.type == .regular || target.type == .executable {

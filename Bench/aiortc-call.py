@@ -60,6 +60,13 @@ def one_run(zonertc, path, index):
     return connected - ready, frame - ready
 
 
+def print_machine():
+    """The CPU, cores, date and load beside the figures (Bench/common.sh's bench_machine)."""
+    common = os.path.join(os.path.dirname(os.path.abspath(__file__)), "common.sh")
+    sys.stdout.flush()
+    subprocess.run(["bash", "-c", 'source "$0"; bench_machine', common], check=False)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("zonertc")
@@ -83,6 +90,7 @@ def main():
           "first decoded frame p50 %.1f ms, max %.1f ms" % (
               args.runs, failures, statistics.median(connected), max(connected),
               statistics.median(frames), max(frames)))
+    print_machine()
 
 
 if __name__ == "__main__":

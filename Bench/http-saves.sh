@@ -3,13 +3,15 @@
 # separate program) with 16 connections, each request saving one new record; then checks that
 # every acknowledged record is in the store.
 #
-#   Bench/http-saves.sh [SECONDS]       (needs wrk: apt-get install wrk)
+#   Bench/http-saves.sh [SECONDS]       (needs wrk: apt-get install wrk; see Bench/common.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Bench/common.sh
 seconds="${1:-5}"
+if bench_quick; then seconds=1; fi
 command -v wrk >/dev/null || { echo "http-saves: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
-swift build -c release --product zonertc >/dev/null
-bin=.build/release/zonertc
+bin=$(bench_zonertc)
+bench_machine
 data="$(mktemp -d)"
 out="$(mktemp)"
 "$bin" store serve --listen 127.0.0.1:0 --data "$data" --fsync batch >"$out" 2>/dev/null &
@@ -27,3 +29,4 @@ ZONERTC_TOKEN="$token" wrk -t 2 -c 16 -d "${seconds}s" --latency -s Bench/wrk/sa
 records="$("$bin" store inspect --data "$data" --json \
   | python3 -c 'import json,sys; r=json.load(sys.stdin); print(sum(z["records"] for z in r["zones"]))')"
 echo "http-saves: ${records} records in the store after the run"
+bench_machine

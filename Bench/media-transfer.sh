@@ -11,43 +11,47 @@
 #
 #   Bench/media-transfer.sh [RUNS]       (needs ffmpeg and iperf3: apt-get install ffmpeg iperf3)
 #   ZONERTC_BIN=PATH Bench/media-transfer.sh [RUNS]   (a release zonertc built already; no build)
+# With ZONERTC_BENCH_QUICK=1 (Bench/common.sh): one run of 10-frame files, iperf3 for 1 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Bench/common.sh
 runs="${1:-3}"
+frames=300
+iperf_seconds=5
+if bench_quick; then runs=1; frames=10; iperf_seconds=1; fi
 for tool in ffmpeg iperf3 python3; do
     command -v "$tool" >/dev/null || { echo "media-transfer: $tool is not installed" >&2; exit 1; }
 done
-bin="${ZONERTC_BIN:-}"
-if [ -z "$bin" ]; then
-    swift build -c release --traits WebRTC,PostgreSQL --product zonertc >/dev/null
-    bin=.build/release/zonertc
-fi
+bin=$(bench_zonertc WebRTC,PostgreSQL)
+bench_machine
 work="$(mktemp -d /tmp/zonertc-media-bench.XXXXXX)"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-unpaced=/tmp/zonertc-bench-720p-vp8-noisy.ivf
-paced=/tmp/zonertc-bench-720p-vp8-2500k.ivf
+suffix=""
+[ "$frames" = 300 ] || suffix="-$frames"
+unpaced=/tmp/zonertc-bench-720p-vp8-noisy$suffix.ivf
+paced=/tmp/zonertc-bench-720p-vp8-2500k$suffix.ivf
 if [ ! -s "$unpaced" ]; then
-    echo "making $unpaced (300 frames of 720p VP8 with noise, about 220 MB)…" >&2
+    echo "making $unpaced ($frames frames of 720p VP8 with noise, about 0.7 MB each)…" >&2
     ffmpeg -hide_banner -loglevel error -f lavfi -i "testsrc2=size=1280x720:rate=30,noise=alls=30:allf=t" \
-        -frames:v 300 -c:v libvpx -b:v 200M -minrate 200M -maxrate 200M -bufsize 20M -deadline realtime \
+        -frames:v "$frames" -c:v libvpx -b:v 200M -minrate 200M -maxrate 200M -bufsize 20M -deadline realtime \
         -cpu-used 8 -g 30 -lag-in-frames 0 -auto-alt-ref 0 -y "$unpaced"
 fi
 if [ ! -s "$paced" ]; then
-    echo "making $paced (300 frames of 720p VP8 at 2.5 Mbit/s)…" >&2
-    ffmpeg -hide_banner -loglevel error -f lavfi -i "testsrc2=size=1280x720:rate=30" -frames:v 300 \
+    echo "making $paced ($frames frames of 720p VP8 at 2.5 Mbit/s)…" >&2
+    ffmpeg -hide_banner -loglevel error -f lavfi -i "testsrc2=size=1280x720:rate=30" -frames:v "$frames" \
         -c:v libvpx -b:v 2500k -deadline realtime -cpu-used 8 -g 30 -lag-in-frames 0 -auto-alt-ref 0 -y "$paced"
 fi
 
 field() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + sys.argv[1]))" "$2"; }
 
-echo "== iperf3 -u on loopback (the ceiling)"
+echo "== iperf3 -u on loopback (the ceiling, ${iperf_seconds} s)"
 iperf3 -s -1 -B 127.0.0.1 -p 5301 >/dev/null 2>&1 &
 pids+=($!)
 sleep 0.5
-iperf3 -c 127.0.0.1 -p 5301 -u -b 0 -l 1200 -t 5 -J >"$work/iperf.json"
+iperf3 -c 127.0.0.1 -p 5301 -u -b 0 -l 1200 -t "$iperf_seconds" -J >"$work/iperf.json"
 python3 - "$work/iperf.json" <<'PY'
 import json, sys
 end = json.load(open(sys.argv[1]))["end"]
@@ -92,7 +96,7 @@ print("goodput %.2f Gbit/s at the receiver (%d frames, %d packets in %.0f ms; se
 PY
 done
 
-echo "== paced: zonertc media send --pace realtime, 720p VP8 at 2.5 Mbit/s, 300 frames"
+echo "== paced: zonertc media send --pace realtime, 720p VP8 at 2.5 Mbit/s, $frames frames"
 transfer "$paced" realtime 41100 200ms
 python3 - "$work/recv.json" "$(cat "$work/verdict")" <<'PY'
 import json, sys
@@ -101,3 +105,4 @@ l = r["latency"]
 print("per-frame latency sender → receiver: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms over %d frames; %s"
       % (l["p50Ms"], l["p90Ms"], l["p99Ms"], l["maxMs"], l["count"], sys.argv[2]))
 PY
+bench_machine

@@ -14,7 +14,7 @@ enum Calibration {
             if seconds >= 0.02 { break }
             reps *= seconds < 0.002 ? 10 : 2
         }
-        reps = max(1, Int(Double(reps) * targetSeconds / seconds))
+        reps = max(1, Int(Double(reps) * BenchRun.seconds(targetSeconds) / seconds))
         let watch = Stopwatch()
         body(reps)
         return (reps, watch.elapsed.seconds)

@@ -7,7 +7,7 @@ enum ConcurrentLoad {
                     _ operation: @escaping @Sendable (_ worker: Int, _ iteration: Int) async throws -> Void)
         async -> (latency: LatencyHistogram, elapsedSeconds: Double)
     {
-        let deadline = Stopwatch.monotonicNanoseconds() + UInt64(seconds * 1e9)
+        let deadline = Stopwatch.monotonicNanoseconds() + UInt64(BenchRun.seconds(seconds) * 1e9)
         let watch = Stopwatch()
         let merged = await withTaskGroup(of: LatencyHistogram.self) { group in
             for w in 0..<workers {

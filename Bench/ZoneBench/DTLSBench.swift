@@ -66,9 +66,9 @@ enum DTLSBench {
         // The first handshake of the process, as a call's peer does it: OpenSSL's first context, first
         // provider fetches, first ECDH and signatures.
         let cold = handshake()
-        for _ in 0..<20 { _ = handshake() }  // warm-up
+        for _ in 0..<BenchRun.count(20) { _ = handshake() }  // warm-up
         datagrams = 0
-        let count = 300
+        let count = BenchRun.count(300)
         var walls: [UInt64] = []
         var cpuTotal: UInt64 = 0
         for _ in 0..<count {
@@ -79,7 +79,7 @@ enum DTLSBench {
         walls.sort()
         // The same on loopback UDP, a thread and a socket per side.
         var loopback: [UInt64] = []
-        for _ in 0..<100 {
+        for _ in 0..<BenchRun.count(100) {
             guard let wall = DTLSLoopbackHandshake.measure(client: clientCertificate, server: serverCertificate) else {
                 fatalError("dtls bench: a loopback handshake failed")
             }
@@ -137,8 +137,8 @@ enum DTLSBench {
             }
         }
 
-        pairs(10_000)  // warm-up
-        let count = 400_000
+        pairs(BenchRun.count(10_000))  // warm-up
+        let count = BenchRun.count(400_000)
         let start = threadCPUNanoseconds()
         pairs(count)
         let nanoseconds = Double(threadCPUNanoseconds() - start) / Double(count)

@@ -145,6 +145,7 @@ enum DigestImplementationBench {
     /// `openssl speed -mr -seconds N -bytes B -evp ALGORITHM`'s bytes per second (its `+F:` line), in MB/s;
     /// nil if openssl is not installed or printed no figure.
     private static func opensslSpeed(_ algorithm: String, bytes: Int) -> Double? {
+        if BenchRun.quick { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // Bounded: coreutils' timeout ends an openssl that has not stopped itself within 20 s.

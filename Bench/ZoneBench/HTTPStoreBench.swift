@@ -71,7 +71,7 @@ enum HTTPStoreBench {
         let stream = try await listener.notifications()
         var iterator = stream.makeAsyncIterator()
         var h = LatencyHistogram()
-        for i in 0..<500 {
+        for i in 0..<BenchRun.count(500) {
             _ = try await writer.save([Record(recordType: "SignalEnvelope", id: RecordID(recordName: "SE_\(i)", zoneID: zone))])
             let acked = Stopwatch()
             guard await iterator.next() != nil else { print("push stream ended"); return }

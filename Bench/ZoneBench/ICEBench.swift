@@ -11,7 +11,7 @@ import ICE
 import ZoneCore
 
 enum ICEBench {
-    static let connects = 2_000
+    static let connects = BenchRun.count(2_000)
 
     static func run(json: Bool) {
         let hostA = try! Endpoint(parsing: "127.0.0.1:40000")

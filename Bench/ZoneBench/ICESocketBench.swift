@@ -9,7 +9,7 @@ import Peer
 import ZoneCore
 
 enum ICESocketBench {
-    static func run(json: Bool, connects: Int = 200) {
+    static func run(json: Bool, connects: Int = BenchRun.count(200)) {
         var samples: [Double] = []
         var failures = 0
         for i in 0..<connects {

@@ -13,7 +13,7 @@ enum StoreBench {
         for policy in [FsyncPolicy.batch, .always, .none] {
             await saves(policy: policy, json: json)
         }
-        await fetch(records: 100_000, json: json)
+        await fetch(records: BenchRun.count(100_000), json: json)
     }
 
     private static func tempDir() -> String {

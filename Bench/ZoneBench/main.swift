@@ -26,7 +26,8 @@ let suites = arguments.filter {
 }
 
 let usage = """
-    usage: zonertc-bench <suite>... [--json]
+    usage: zonertc-bench <suite>... [--json] [--quick]
+    --quick (or ZONERTC_BENCH_QUICK=1): a smoke run, every duration and count cut down; its figures mean nothing
     suites:
       digests   SHA-1, SHA-256, MD5, CRC-32 throughput; HMAC-SHA1/HMAC-SHA256 of a 100-byte message
       sha       SHA-1/SHA-256 on the SHA extensions vs portable at 64 B, 1 KB, 64 KB (MB/s), HMAC-SHA1 of 100 B
@@ -49,6 +50,12 @@ let usage = """
 if suites.isEmpty || arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
     exit(suites.isEmpty && !arguments.contains("--help") ? 2 : 0)
+}
+
+if json {
+    print("{\"bench\":\"machine\",\"machine\":\"\(BenchRun.machine)\"}")
+} else {
+    print("machine: \(BenchRun.machine)")
 }
 
 for suite in suites {

@@ -5,6 +5,9 @@
 #
 #   Bench/relay/compare.sh [--messages N] [--rounds R] [--rates "25000 50000 …"] [--skip-build]
 #
+# --skip-build measures the release binaries built already; ZONERTC_BIN / ZONERTC_BENCH_BIN name
+# other builds, and ZONERTC_BENCH_QUICK=1 makes it a smoke run (Bench/common.sh).
+#
 # Flood: `turnutils_uclient -c -m 10 -n N -l 1000 -z 0` (N = 20000 by default), echo by
 # `turnutils_peer`, both relays with one relay thread, loopback peers allowed, relayed ports
 # 49152–49999; ours twice, as it starts by default (`zonertc`) and with `--batch-wait 0` (`no-wait`:
@@ -24,11 +27,15 @@
 # `iperf3 -c 127.0.0.1 -u -b 0 -l 1200 -t 5` (straight to iperf3's server, no relay).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source Bench/common.sh
 
 messages=20000
+clients=10
 rounds=1
 rates="1000 25000 50000 75000 100000 125000 150000 175000 200000 250000"
 build=1
+rate_seconds=3
+iperf_seconds=5
 while [ $# -gt 0 ]; do
     case "$1" in
         --messages) messages="$2"; shift 2 ;;
@@ -42,12 +49,15 @@ for program in turnserver turnutils_uclient turnutils_peer iperf3; do
     command -v "$program" >/dev/null \
         || { echo "compare: $program is missing (apt-get install coturn iperf3)" >&2; exit 1; }
 done
+if bench_quick; then clients=2; messages=20; rounds=1; rates=1000; rate_seconds=1; iperf_seconds=1; fi
 if [ "$build" = 1 ]; then
-    swift build -c release --product zonertc >/dev/null
-    swift build -c release --product zonertc-bench >/dev/null
+    zonertc=$(bench_zonertc)
+    bench=$(bench_zonertc_bench)
+else
+    zonertc=${ZONERTC_BIN:-.build/release/zonertc}
+    bench=${ZONERTC_BENCH_BIN:-.build/release/zonertc-bench}
 fi
-zonertc=.build/release/zonertc
-bench=.build/release/zonertc-bench
+bench_machine
 tick=$(getconf CLK_TCK)
 
 tmp="$(mktemp -d)"
@@ -90,7 +100,7 @@ flood() {
     local name=$1 port=$2 pid=$3
     local before after sys_before sys_after
     before=$(cpu_ticks "$pid"); sys_before=$(sys_ticks "$pid")
-    timeout 600 turnutils_uclient -u u -w p -p "$port" -e 127.0.0.1 -r "$peer_port" -c -m 10 -n "$messages" \
+    timeout 600 turnutils_uclient -u u -w p -p "$port" -e 127.0.0.1 -r "$peer_port" -c -m "$clients" -n "$messages" \
         -l 1000 -z 0 127.0.0.1 >"$tmp/$name.log" 2>&1 || true
     after=$(cpu_ticks "$pid"); sys_after=$(sys_ticks "$pid")
     local sent received lost
@@ -143,27 +153,29 @@ $(grep -o 'received [0-9]* datagrams in [0-9]* calls ([0-9.]* per call)' "$tmp/$
 $(grep -o '[0-9]* batch waits' "$tmp/$name.err" | tail -1))"
 }
 
-echo "== flood: turnutils_uclient -c -m 10 -n $messages -l 1000 -z 0, echo by turnutils_peer ($(nproc) cores)"
+echo "== flood: turnutils_uclient -c -m $clients -n $messages -l 1000 -z 0, echo by turnutils_peer ($(nproc) cores)"
 for round in $(seq "$rounds"); do
-    if [ $((round % 2)) = 1 ]; then
+    if bench_quick; then
+        run_coturn; run_ours zonertc  # a smoke run: each relay once (uclient alone takes some 4 s)
+    elif [ $((round % 2)) = 1 ]; then
         run_coturn; run_ours zonertc; run_ours no-wait --batch-wait 0
     else
         run_ours no-wait --batch-wait 0; run_ours zonertc; run_coturn
     fi
 done
 
-echo "== loopback ceiling: iperf3 -c 127.0.0.1 -u -b 0 -l 1200 -t 5"
+echo "== loopback ceiling: iperf3 -c 127.0.0.1 -u -b 0 -l 1200 -t $iperf_seconds"
 iperf_port=$(free_port)
 iperf3 -s -1 -B 127.0.0.1 -p "$iperf_port" >"$tmp/iperf-server.log" 2>&1 &
 pids+=($!)
 sleep 0.5
-iperf3 -c 127.0.0.1 -p "$iperf_port" -u -b 0 -l 1200 -t 5 >"$tmp/iperf.log" 2>&1 || true
-ceiling=$(awk '/receiver/ { split($0, a, " "); for (i in a) if (a[i] ~ /^[0-9]+\/[0-9]+$/) { split(a[i], b, "/");
-    printf "%d datagrams/s received of %d/s sent (%s lost)", (b[2] - b[1]) / 5, b[2] / 5, b[1] } }' "$tmp/iperf.log")
+iperf3 -c 127.0.0.1 -p "$iperf_port" -u -b 0 -l 1200 -t "$iperf_seconds" >"$tmp/iperf.log" 2>&1 || true
+ceiling=$(awk -v t="$iperf_seconds" '/receiver/ { split($0, a, " "); for (i in a) if (a[i] ~ /^[0-9]+\/[0-9]+$/) { split(a[i], b, "/");
+    printf "%d datagrams/s received of %d/s sent (%s lost)", (b[2] - b[1]) / t, b[2] / t, b[1] } }' "$tmp/iperf.log")
 [ -n "$ceiling" ] || ceiling="(iperf3 said: $(tail -3 "$tmp/iperf.log" | tr '\n' ' '))"
 echo "iperf3   $ceiling"
 
-echo "== zonertc relay, 1200-byte datagrams one way through 10 allocations, 3 s per rate"
+echo "== zonertc relay, 1200-byte datagrams one way through 10 allocations, $rate_seconds s per rate"
 port=$(free_port)
 "$zonertc" relay serve --listen "127.0.0.1:$port" --relay-ip 127.0.0.1 --realm r --user u:p \
     --min-port 49152 --max-port 49999 --allow-loopback-peers --stats-interval 0 --log warning \
@@ -174,7 +186,7 @@ wait_port "$port"
 best=0
 for rate in $rates; do
     before=$(cpu_ticks "$relay")
-    line=$("$bench" relay-load --server "127.0.0.1:$port" --rate "$rate" --seconds 3 --json)
+    line=$("$bench" relay-load --server "127.0.0.1:$port" --rate "$rate" --seconds "$rate_seconds" --json)
     after=$(cpu_ticks "$relay")
     sent=$(echo "$line" | grep -o '"sent":[0-9]*' | cut -d: -f2)
     received=$(echo "$line" | grep -o '"received":[0-9]*' | cut -d: -f2)
@@ -194,3 +206,4 @@ echo "highest rate forwarded without loss: $best datagrams/s (ceiling: $ceiling)
 echo "== summary"
 for row in "${results[@]}"; do echo "$row"; done
 echo "zonertc  lossless up to $best datagrams/s of 1200 bytes; iperf3 loopback: $ceiling"
+bench_machine

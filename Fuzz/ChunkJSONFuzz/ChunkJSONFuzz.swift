@@ -1,4 +1,4 @@
-// libFuzzer entry point for the `batch-v1` candidate encoding of SIGNALING-SPEC §2
+// libFuzzer entry point for the `batch-v1` candidate encoding of docs/SIGNALING.md §2
 // (`{"v":1,"candidates":[…],"eoc":false}`): arbitrary bytes as a chunk's `candidate` field. The
 // fast path (`canonical`) and the JSON decoder must agree wherever the fast path answers, and a
 // batch that reads prints to JSON that reads to the same batch. A trap is a bug: a remote's chunk

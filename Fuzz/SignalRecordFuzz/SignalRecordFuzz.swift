@@ -1,4 +1,4 @@
-// libFuzzer entry point for signal records read from the store (SIGNALING-SPEC §2): the bytes
+// libFuzzer entry point for signal records read from the store (docs/SIGNALING.md §2): the bytes
 // build records of any type with fields of any type and value (`FuzzRecords`), which go through
 // `SignalRecord.decode` and the inbox (with a clock, so the epoch lead is checked) and then the
 // negotiator. Nothing the other user writes may trap: each record is delivered or dropped, and

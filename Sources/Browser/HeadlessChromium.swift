@@ -1,4 +1,4 @@
-// Headless Chromium for calls on one machine (INTEROP.md "A browser"): where it is, and the flags a
+// Headless Chromium for calls on one machine (docs/INTEROP.md "A browser"): where it is, and the flags a
 // loopback-only call needs. Starting and stopping it is the caller's (by the PID this returns a path for:
 // Debian's /usr/bin/chromium is a shell wrapper, so the real binary is started to own the PID).
 import Foundation

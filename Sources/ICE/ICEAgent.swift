@@ -6,9 +6,9 @@
 // opens a socket, and draws every random number from the configuration's seed.
 //
 // One agent is one ICE generation. An ICE restart (RFC 8445 §9) is a new agent with new
-// credentials: a call makes one per epoch (docs/PROTOCOL.md §5), beside the old one's transport
-// until that is closed, because an epoch's transport also holds its TURN allocations, which
-// are deleted with it.
+// credentials: a call makes one per epoch (one call epoch is one ICE generation, docs/SIGNALING.md
+// §3), beside the old one's transport until that is closed, because an epoch's transport also
+// holds its TURN allocations, which are deleted with it.
 
 import STUN
 import ZoneCore

@@ -1,4 +1,4 @@
-// The one contract of every protocol machine in ZoneRTC (ARCHITECTURE "the one rule"): inputs go
+// The one contract of every protocol machine in ZoneRTC (docs/ARCHITECTURE.md "The one rule"): inputs go
 // in with the current instant, outputs are drained one at a time until there are none, and the
 // machine says when it next wants `now` to move on. No machine touches a socket, a file or a
 // clock, so the real driver and the simulator run the same code. The shape follows str0m's

@@ -32,6 +32,7 @@ let overview = """
     global options:
       --log LEVEL[,json]  trace, debug, info, notice, warning, error; ",json" for JSON lines (or ZONERTC_LOG)
       --help, -h          this text; `zonertc help <command>` for a command's options
+                          (`zonertc help --markdown`: every command's, as docs/CLI.md has them)
       --version           print the version
 
     exit codes: 0 success, 1 the command failed, 2 the command line was wrong.
@@ -93,6 +94,10 @@ func runMain() async -> Int32 {
     if args[0] == "help" {
         let words = Array(args.dropFirst())
         if words.isEmpty { print(overview); return 0 }
+        if words == ["--markdown"] {
+            print(CLIReference.markdown(commands), terminator: "")
+            return 0
+        }
         guard let (command, used) = match(words), used == words.count else {
             return usageFailure("no command '\(words.joined(separator: " "))'", nil)
         }

@@ -16,7 +16,7 @@ struct AiortcCallTests {
         let container: String
         let zonertcOffers: Bool
 
-        /// The lower user ID makes the offer (SIGNALING-SPEC §1); zonertc always owns the room.
+        /// The lower user ID makes the offer (docs/SIGNALING.md §1); zonertc always owns the room.
         var zonertcID: String { zonertcOffers ? "_a_zonertc" : "_z_zonertc" }
         var aiortcID: String { zonertcOffers ? "_b_aiortc" : "_a_aiortc" }
         var description: String { "\(codec), \(zonertcOffers ? "zonertc" : "aiortc") offers" }

@@ -9,7 +9,7 @@ import TestSupport
 import ZoneCore
 
 /// Issue 15: two headless Chromium pages call each other through a real `zonertc store serve`, signaling
-/// with the call page's JavaScript (the second implementation of SIGNALING-SPEC). Each page POSTs its
+/// with the call page's JavaScript (the second implementation of docs/SIGNALING.md). Each page POSTs its
 /// window.zonertcResult to /call/report; the test waits on the daemon's "call report" log lines (no sleeps),
 /// then reads both reports. Every run is bounded (the pages give up after 40 s, the test after 55 s) and
 /// every process is stopped by its PID. Without Chromium the suite is skipped, under ZONERTC_CI=1 it fails.

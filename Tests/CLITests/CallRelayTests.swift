@@ -45,7 +45,7 @@ struct CallRelayTests {
         let port = freeUDPPortPair()
         let base = 50_000 + Int.random(in: 0..<140) * 100
         let relayPorts = base...(base + 99)
-        // The flags of shared/INTEROP.md: loopback only, one relay thread, long-term credentials;
+        // The flags of docs/INTEROP.md: loopback only, one relay thread, long-term credentials;
         // UDP only (the port was found free for UDP, and the peers speak TURN over UDP).
         let coturn = try ChildProcess(URL(fileURLWithPath: turnserver), [
             "-n", "--log-file=stdout", "--simple-log", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1",

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import ZoneCore
 
-/// STORE-SEMANTICS "Durability": SIGKILL the daemon under load; every acknowledged write survives.
+/// docs/STORE.md "Durability": SIGKILL the daemon under load; every acknowledged write survives.
 @Suite("Store daemon durability under a real crash")
 struct CrashDurabilityTests {
     let room = ZoneID(zoneName: "room_crash")

@@ -1,4 +1,4 @@
-// The page's one inbox against SIGNALING-SPEC §4–5 and §7's stale-epoch scenarios (node --test).
+// The page's one inbox against docs/SIGNALING.md §4–5 and §7's stale-epoch scenarios (node --test).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SignalInbox, MAX_HELD_PER_EPOCH } from "../../Sources/StoreServer/CallPage/web/inbox.js";

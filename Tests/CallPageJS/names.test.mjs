@@ -1,4 +1,4 @@
-// The page's names, keys and epochs against SIGNALING-SPEC §1–3 (run: node --test Tests/CallPageJS).
+// The page's names, keys and epochs against docs/SIGNALING.md §1–3 (run: node --test Tests/CallPageJS).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { RecordNames, compact, compareBytes, roles, sessionKey } from "../../Sources/StoreServer/CallPage/web/names.js";

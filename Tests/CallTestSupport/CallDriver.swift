@@ -1,6 +1,6 @@
 // The thin test driver of `CallSignaling` over any `StoreClient`: it carries out store requests
 // and feeds their outcomes back, and gives everything else (ICE commands, reports) to its caller.
-// No decisions live here: the machine takes them all (docs/ARCHITECTURE.md, the machine contract).
+// No decisions live here (docs/ARCHITECTURE.md "The one rule").
 import RecordStore
 import Signaling
 import ZoneCore

@@ -142,7 +142,8 @@ import ZoneCore
         var bytes = request(username: "AAAA:BBBB", password: "aaaaaaaaaaaaaaaaaaaaaaaa")
         bytes[3] &+= 8  // the header's length now overruns the message
         a.handle(.datagram(bytes, from: peer, to: Harness.hostA), now: .seconds(11))
-        let allocate = STUNMessage(method: .allocate, messageClass: .request, transactionID: STUNTransactionID(high: 1, low: 1))
+        let allocate = STUNMessage(method: .allocate, messageClass: .request,
+                                   transactionID: STUNTransactionID(high: 1, low: 1))
         a.handle(.datagram(try! allocate.encode(), from: peer, to: Harness.hostA), now: .seconds(11))
         #expect(a.pollOutput() == nil)
         #expect(a.malformedMessages == 2)

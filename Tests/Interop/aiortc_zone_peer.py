@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """aiortc as one side of a ZoneRTC call: signals through our store daemon's HTTP API with our
-records (SIGNALING-SPEC.md §1-3: SignalSession, SignalEnvelope, SignalIceChunk) and runs
+records (docs/SIGNALING.md §1-3: SignalSession, SignalEnvelope, SignalIceChunk) and runs
 aiortc's RTCPeerConnection with one video transceiver.
 
 Driven by Tests/CLITests/AiortcSignalingTests.swift and AiortcCallTests.swift, and timed by
@@ -94,7 +94,7 @@ class StoreError(Exception):
 
 
 class Store:
-    """The store daemon's JSON API over HTTP/1.1 (README: "The store over HTTP, by hand")."""
+    """The store daemon's JSON API over HTTP/1.1 (docs/STORE.md "The store over HTTP, by hand")."""
 
     def __init__(self, url, token, scope):
         self.url = url.rstrip("/")

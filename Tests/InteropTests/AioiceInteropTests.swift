@@ -1,5 +1,5 @@
 // Our ICE agent, through ICETransport over a real UDP socket, against aioice's Connection on
-// loopback (shared/INTEROP.md), in both roles, with data both ways. The Python side is
+// loopback (docs/INTEROP.md), in both roles, with data both ways. The Python side is
 // Tests/Interop/aioice_ice_peer.py; the two exchange credentials and candidates as JSON lines
 // over its stdin and stdout, as signaling would. Both sides' ICE connect times are printed.
 

@@ -1,4 +1,4 @@
-// coturn's turnserver on loopback for one test (flags from shared/INTEROP.md): a listening port free
+// coturn's turnserver on loopback for one test (flags from docs/INTEROP.md): a listening port free
 // for UDP and TCP (coturn binds both), a relay port range of its own, a temporary database and pid
 // file; started, waited for until it answers a Binding request, and stopped by `stop()` or when
 // released. Also turnutils_peer, coturn's UDP echo peer.

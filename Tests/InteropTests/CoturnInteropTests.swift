@@ -1,4 +1,4 @@
-// Our STUN and TURN client against coturn's turnserver on loopback (shared/INTEROP.md): a real
+// Our STUN and TURN client against coturn's turnserver on loopback (docs/INTEROP.md): a real
 // server nobody here wrote must accept what we send, and we must understand what it answers.
 
 import Foundation

@@ -70,12 +70,14 @@ final class MemoryCallHarness {
         net = TestNetwork(start: clock.now(), seed: 1, link: TestNetwork.link(path: MemoryCallHarness.latency))
         var turnServers: [TURNServerCredentials] = []
         if relayed {
-            var c = TURNServerConfiguration(realm: "zone", authentication: .users([Self.relayUser.name: Self.relayUser.password]),
-                                            relayAddress: Self.relayServer.address, nonceKey: [7, 7, 7])
+            var c = TURNServerConfiguration(
+                realm: "zone", authentication: .users([Self.relayUser.name: Self.relayUser.password]),
+                relayAddress: Self.relayServer.address, nonceKey: [7, 7, 7])
             c.relayPorts = 50000...50099
             c.peerPolicy.allowLoopback = true
             relay = TURNServer(configuration: c, seed: 9)
-            net.setLink(TestNetwork.link(path: MemoryCallHarness.latency, loss: relayLoss), for: Self.relayServer.address)
+            net.setLink(TestNetwork.link(path: MemoryCallHarness.latency, loss: relayLoss),
+                        for: Self.relayServer.address)
             turnServers = [TURNServerCredentials(server: Self.relayServer, username: Self.relayUser.name,
                                                  password: Self.relayUser.password)]
         }
@@ -180,7 +182,8 @@ final class MemoryCallHarness {
             if let deadline = peer.call.nextDeadline, deadline <= now { await feed(peer, .timer) }
         }
         if let deadline = relay?.nextDeadline, deadline <= now { runRelay(.timer) }
-        let next = (running.map { $0.call.nextDeadline } + [net.nextArrival, relay?.nextDeadline]).compactMap { $0 }.min()
+        let deadlines = running.map { $0.call.nextDeadline } + [net.nextArrival, relay?.nextDeadline]
+        let next = deadlines.compactMap { $0 }.min()
         let target = min(next ?? now + .milliseconds(1), now + .milliseconds(1))
         if target > now { clock.advance(by: target - now) }
     }

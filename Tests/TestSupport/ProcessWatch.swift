@@ -130,9 +130,11 @@ public enum ChildCrash {
 
 /// Starts `arguments[0]` (a path, or a name looked up in PATH) with stdin from /dev/null (or
 /// `stdin`, a read end it dups), stdout and stderr into pipes a `ProcessWatch` collects; `environment`
-/// sets variables on top of this process's own.
-public func spawnWatched(_ arguments: [String], stdin: Int32? = nil, environment: [String: String] = [:]) throws
-    -> ProcessWatch {
+/// sets variables on top of this process's own. With `defaultSignals` the child starts with no signal
+/// blocked and every signal's default action: a child spawned from a Dispatch thread otherwise inherits
+/// that thread's mask, with SIGTERM blocked, and so would its own children (a shell's `cat`, `curl`).
+public func spawnWatched(_ arguments: [String], stdin: Int32? = nil, environment: [String: String] = [:],
+                         defaultSignals: Bool = false) throws -> ProcessWatch {
     var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
     guard cs_pipe_cloexec(&out) == 0, cs_pipe_cloexec(&err) == 0 else {
         throw SpawnFailure("pipe: \(String(cString: strerror(errno)))")
@@ -154,8 +156,19 @@ public func spawnWatched(_ arguments: [String], stdin: Int32? = nil, environment
     for (name, value) in environment { variables[name] = value }
     let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { for p in envp { free(p) } }
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    if defaultSignals {
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
     var pid: pid_t = 0
-    let r = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+    let r = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
     close(out[1])
     close(err[1])
     guard r == 0 else {

@@ -1,4 +1,4 @@
-// One call epoch's ICE generation (one call epoch = one ICE generation, docs/PROTOCOL.md §5), held
+// One call epoch's ICE generation (one call epoch = one ICE generation, docs/SIGNALING.md §3), held
 // from the negotiator's `restartICE` until it is drained: while it is the current epoch's, then,
 // replaced or closed, until its TURN deallocations are answered or time out.
 //

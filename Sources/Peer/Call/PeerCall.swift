@@ -1,7 +1,8 @@
 // A call, sans-I/O: the signaling machine (records in the store), the ICE transports of its
 // epochs, the media protection (DTLS-SRTP or plain) on the selected pair, and the media that
-// flows on it (docs/ARCHITECTURE.md). The runner performs the store requests and moves datagrams
-// and time; every decision is made here, so the simulator and the tests run exactly this.
+// flows on it (docs/ARCHITECTURE.md "A call, end to end"). The runner performs the store requests
+// and moves datagrams and time; every decision is made here, so the simulator and the tests run
+// exactly this.
 //
 // Where the call is, and what exists there, is one value: `state` (`PeerCallState`) owns the
 // transports and the deadlines of each phase. What the parts produce passes through one place,

@@ -447,7 +447,8 @@ extension PeerCallState.Transports {
     }
 
     func receiver(of bytes: [UInt8], from: Endpoint, to: Endpoint) -> EpochTransport {
-        if !retiring.isEmpty, let t = retiring.first(where: { $0.transport.awaitsResponse(bytes, from: from, to: to) }) {
+        if !retiring.isEmpty,
+           let t = retiring.first(where: { $0.transport.awaitsResponse(bytes, from: from, to: to) }) {
             return t.transport
         }
         return current

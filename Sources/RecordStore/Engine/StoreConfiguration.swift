@@ -1,5 +1,5 @@
 /// The store's limits and policies. CloudKit publishes some of these numbers; the rest are
-/// *configurable* defaults, documented as such in the README.
+/// *configurable* defaults, documented as such in docs/STORE.md.
 public struct StoreConfiguration: Sendable, Hashable {
     /// Items (saves + deletes) per `modifyRecords` request (CloudKit: 400).
     public var maxItemsPerRequest = 400

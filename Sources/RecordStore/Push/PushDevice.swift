@@ -4,7 +4,7 @@
 /// The two names are kept apart rather than joined into "user/device": joining built a string for
 /// every notification submitted and again for every one delivered, and two devices whose names
 /// joined alike (user "a/b" with device "c", user "a" with device "b/c") would have shared one
-/// pending notification and one budget, where STORE-SEMANTICS gives each device its own.
+/// pending notification and one budget, where docs/STORE.md "Subscriptions and push" gives each device its own.
 ///
 /// Hashed once (`HashedOnce`): a notification submitted looks its device up several times
 /// (pending, budget window, queue).

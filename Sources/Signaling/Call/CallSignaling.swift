@@ -169,13 +169,8 @@ public struct CallSignaling: Sendable {
             case .zoneChanges, .databaseChanges, .zones, .share, .subscriptions: break
             }
         case .reply(.path(let i), let outcome):
-            guard paths.indices.contains(i) else { break }
-            switch outcome {
-            case .zoneChanges(let changes): sync(i, .zoneChanges(changes), now, &out)
-            case .databaseChanges(let changes): sync(i, .databaseChanges(changes), now, &out)
-            case .failed(let error): sync(i, .failed(error), now, &out)
-            case .modified, .lookedUp, .zones, .share, .subscriptions: break
-            }
+            guard paths.indices.contains(i), let reply = ChangeSync.Event(reply: outcome) else { break }
+            sync(i, reply, now, &out)
         case .timer:
             negotiate(.timer, now, &out)
             for i in paths.indices { sync(i, .timer, now, &out) }
@@ -191,14 +186,10 @@ public struct CallSignaling: Sendable {
         negotiator.step(event, now: now, &actions)
         while let action = actions.pop() {
             switch action {
-            case .modify(let saves, let deletes, let policy, let atomic):
-                if !saves.isEmpty { requests.saves += 1 } else { requests.deletes += 1 }
-                let request = ModifyRecordsRequest(saves: saves, deletes: deletes, savePolicy: policy, atomic: atomic)
-                out.append(.store(StoreRequest(scope: binding.scope, .modifyRecords(request)),
-                                  origin: .negotiator(action)))
-            case .lookup(let ids):
-                requests.lookups += 1
-                out.append(.store(StoreRequest(scope: binding.scope, .lookupRecords(ids)), origin: .negotiator(action)))
+            case .modify, .lookup:
+                guard let request = action.storeRequest(scope: binding.scope) else { break }
+                requests.count(request)
+                out.append(.store(request, origin: .negotiator(action)))
             case .fetchNow:
                 for i in paths.indices { sync(i, .fetchNow, now, &out) }
             case .ice(let command):
@@ -221,15 +212,11 @@ public struct CallSignaling: Sendable {
                                _ out: inout OutputQueue<Action>) {
         for action in paths[index].step(event, now: now) {
             switch action {
-            case .fetchZoneChanges(let since):
-                requests.fetches += 1
-                let op = StoreRequest.Operation.fetchZoneChanges(binding.zone, since: since,
-                                                                 resultsLimit: configuration.timing.resultsLimit)
-                out.append(.store(StoreRequest(scope: binding.scope, op), origin: .path(index)))
-            case .fetchDatabaseChanges(let since):
-                requests.fetches += 1
-                out.append(.store(StoreRequest(scope: binding.scope, .fetchDatabaseChanges(since: since)),
-                                  origin: .path(index)))
+            case .fetchZoneChanges, .fetchDatabaseChanges:
+                guard let request = action.storeRequest(zone: binding.zone, scope: binding.scope,
+                                                        resultsLimit: configuration.timing.resultsLimit) else { break }
+                requests.count(request)
+                out.append(.store(request, origin: .path(index)))
             case .deliver(let changes):
                 negotiate(.recordsFetched(changes.changed, deleted: changes.deleted.map(\.id)), now, &out)
             case .zoneUnavailable(let error):

@@ -62,6 +62,11 @@ public struct SignalGarbageCollector: Sendable {
     /// How many records the catalogue holds.
     public var knownRecords: Int { catalogue.count }
 
+    /// The records known to exist and not being deleted (a room hands them on when a leg ends).
+    public var remainingRecords: [RecordID] {
+        catalogue.keys.filter { !deleting.contains($0) }.sorted().compactMap { catalogue[$0]?.id }
+    }
+
     /// Starts the periodic sweeps.
     public mutating func start(now: Instant) {
         if nextSweep == nil { nextSweep = now + policy.interval }

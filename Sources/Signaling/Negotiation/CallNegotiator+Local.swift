@@ -15,8 +15,8 @@ extension CallNegotiator {
         out.append(.lookup([RecordID(recordName: session, zoneID: zone)]))
     }
 
-    /// The session record was looked up (or could not be): the offer creator makes the first
-    /// offer, the other peer waits for it.
+    /// The session record was looked up (or could not be): the peer that makes the first offer (the
+    /// offer creator, or in a group call the later joiner) makes it, the other peer waits for it.
     ///
     /// The peer that waits for the offer first looks up the answer of the session's epoch: when it is
     /// there, that negotiation was finished by an earlier run (its offerer has moved on or gone), so the
@@ -31,13 +31,13 @@ extension CallNegotiator {
             }
         } else {
             if case .found(let record)? = results.first { learnSession(record, now: now, &out) }
-            if !roles.isOfferCreator, let floor = inbox.floor {
+            if !roles.makesFirstOffer, let floor = inbox.floor {
                 answerCheck = floor
                 out.append(.lookup([recordID(names.envelope(epoch: floor, type: .answer))]))
                 return
             }
         }
-        if roles.isOfferCreator {
+        if roles.makesFirstOffer {
             startEpoch(now: now, &out)
         } else {
             state = .waitingForOffer

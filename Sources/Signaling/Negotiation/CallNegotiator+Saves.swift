@@ -1,6 +1,6 @@
 // Results of our saves and deletions: `serverRecordChanged` on the session record merged by the
 // maximum epoch (bounded retries), colliding offers of one epoch settled by the epoch-glare rule
-// (spec §3), throttling waited out (`retryAfter`, STORE-SEMANTICS "Throttling and errors").
+// (spec §3), throttling waited out (`retryAfter`, docs/STORE.md "Throttling and errors").
 import RecordStore
 import ZoneCore
 

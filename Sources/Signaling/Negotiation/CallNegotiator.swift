@@ -31,6 +31,9 @@ public struct CallNegotiator: Sendable {
         public var dtls: SilentVideoConfiguration.DTLS?
         /// Attributes added to our video section of every description (the media layer's own).
         public var mediaAttributes: [SDPAttribute] = []
+        /// `b=` lines of our video section in every description (RFC 8866 §5.8): in a group call each
+        /// leg's `AS` share of the uplink.
+        public var bandwidths: [SDPBandwidth] = []
         /// The SDP dialect of our descriptions: today's (`.zonertc`) or the browsers'
         /// (`.webRTC`, what `MediaSecurity.dtlsSRTP.dialect` gives).
         public var dialect: SDPDialect = .zonertc
@@ -89,7 +92,7 @@ public struct CallNegotiator: Sendable {
     }
 
     /// What happens to the negotiator.
-    public enum Event: Sendable {
+    public enum Event: Hashable, Sendable {
         /// The user starts the call (both peers do).
         case startCall
         /// Start a new epoch: an ICE restart (RFC 8445 §9), from either side.
@@ -242,13 +245,15 @@ public struct CallNegotiator: Sendable {
 
     /// A negotiator for the call between `myUserID` and `remoteUserID` in `roomID`, whose zone
     /// this peer reaches as `zone`. `seed` makes credentials and chunk names reproducible.
+    /// `makesFirstOffer` says whether this peer offers first (nil: the offer creator, as in a call
+    /// of two; a group call decides it by the join order).
     public init(roomID: RoomID, myUserID: String, remoteUserID: String, zone: ZoneID,
                 epochClock: EpochClock = EpochClock(), configuration: Configuration = Configuration(),
-                seed: UInt64) throws(SignalRecordError) {
+                seed: UInt64, makesFirstOffer: Bool? = nil) throws(SignalRecordError) {
         let sessionKey = try SessionKey(roomID: roomID, users: myUserID, remoteUserID)
         self.sessionKey = sessionKey
         names = SignalRecordNames(sessionKey: sessionKey)
-        roles = PeerRoles(myUserID: myUserID, remoteUserID: remoteUserID)
+        roles = PeerRoles(myUserID: myUserID, remoteUserID: remoteUserID, makesFirstOffer: makesFirstOffer)
         self.myUserID = myUserID
         self.remoteUserID = remoteUserID
         self.zone = zone
@@ -319,6 +324,7 @@ public struct CallNegotiator: Sendable {
                                              iceCredentials: credentials, codecs: configuration.codecs,
                                              dtls: configuration.dtls)
         media.extraAttributes = configuration.mediaAttributes
+        media.bandwidths = configuration.bandwidths
         media.dialect = configuration.dialect
         media.source = configuration.source
         media.direction = configuration.direction

@@ -12,7 +12,7 @@ public struct RoomID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static let suffixLength = 8
     private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    /// Checks `text` against the shape docs/PROTOCOL.md §2 gives, a byte at a time (every room
+    /// Checks `text` against the shape spec §1 gives, a byte at a time (every room
     /// record fetched is checked).
     public init(_ text: String) throws(SignalRecordError) {
         guard text.utf8.count == Self.prefix.utf8.count + Self.suffixLength,

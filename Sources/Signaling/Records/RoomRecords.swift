@@ -1,4 +1,5 @@
-// The room's own records, spec §2: `Room` (named by its room ID) and `RoomMember` (`RM_<userId>`).
+// The room's own records, docs/PROTOCOL.md §4: `Room` (named by its room ID) and `RoomMember`
+// (`RM_<userId>`, with `groupCallVersion` when the member's client joins group calls, §11.6).
 import RecordStore
 
 /// A room: the zone's `Room` record.
@@ -33,23 +34,34 @@ public struct RoomMember: Hashable, Sendable {
     public var userID: String
     /// A name people see.
     public var displayName: String
+    /// The version of the group-call protocol the member's client speaks (docs/PROTOCOL.md §11), or
+    /// nil for a client that only makes calls of two: such a member, fresh in the room, may be waiting
+    /// for a call-of-two offer.
+    public var groupCallVersion: Int64?
 
-    public init(userID: String, displayName: String) {
+    /// The group-call protocol this implementation speaks.
+    public static let currentGroupCallVersion: Int64 = 1
+
+    public init(userID: String, displayName: String, groupCallVersion: Int64? = nil) {
         self.userID = userID
         self.displayName = displayName
+        self.groupCallVersion = groupCallVersion
     }
 
     /// The record to save in `zone`.
     public func record(in zone: ZoneID) -> Record {
-        Record(recordType: SignalRecordType.roomMember,
-               id: RecordID(recordName: SignalRecordNames.member(userID), zoneID: zone),
-               fields: [SignalField.userId: .string(userID), SignalField.displayName: .string(displayName)])
+        var fields: RecordFields = [SignalField.userId: .string(userID), SignalField.displayName: .string(displayName)]
+        if let groupCallVersion { fields[SignalField.groupCallVersion] = .int64(groupCallVersion) }
+        return Record(recordType: SignalRecordType.roomMember,
+                      id: RecordID(recordName: SignalRecordNames.member(userID), zoneID: zone), fields: fields)
     }
 
-    /// Reads a fetched `RoomMember` record.
+    /// Reads a fetched `RoomMember` record (a `groupCallVersion` that is not a positive INT64 is
+    /// read as none).
     public init(decoding record: borrowing Record) throws(SignalRecordError) {
         let r = try FieldReader(record, type: SignalRecordType.roomMember)
         userID = try r.nonEmptyString(SignalField.userId)
         displayName = try r.string(SignalField.displayName)
+        groupCallVersion = record.fields[SignalField.groupCallVersion]?.int64Value.flatMap { $0 > 0 ? $0 : nil }
     }
 }

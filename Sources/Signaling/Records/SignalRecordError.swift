@@ -36,6 +36,8 @@ public struct SignalRecordError: Error, Hashable, Sendable, CustomStringConverti
         case epochTooFarAhead
         /// A chunk would exceed what the inbox holds for one epoch (a flood of out-of-order chunks).
         case tooManyHeldChunks
+        /// A record only its user may write (a `CallMember`) was last modified by someone else.
+        case writtenByAnotherUser
     }
 
     /// What was wrong.

@@ -47,6 +47,11 @@ public struct SignalRecordNames: Hashable, Sendable {
         fit(userID) { id in "RM_\(id)" }
     }
 
+    /// `CM_<userId>`, the user's presence in the room's group call (compacted like `RM_`).
+    public static func callMember(_ userID: String) -> String {
+        fit(userID) { id in "CM_\(id)" }
+    }
+
     /// `h` and the hex of the first 16 bytes of SHA-256(`text`): 33 characters.
     public static func compact(_ text: String) -> String {
         let digest = SHA256.hash(Array(text.utf8)).prefix(16)

@@ -14,6 +14,8 @@ public enum SignalRecordType {
     public static let envelope = "SignalEnvelope"
     /// A batch of trickled ICE candidates.
     public static let iceChunk = "SignalIceChunk"
+    /// One user's presence in a room's group call (a mesh of pairs), written only by that user.
+    public static let callMember = "CallMember"
 
     /// The three types signaling writes for a call.
     public static let signalTypes: Set<String> = [session, envelope, iceChunk]
@@ -37,6 +39,10 @@ public enum SignalField {
     public static let chunkCreatedAt = "chunkCreatedAt"
     public static let seq = "seq"
     public static let ufrag = "ufrag"
+    public static let memberSession = "memberSession"
+    public static let joinedAt = "joinedAt"
+    public static let expiresAt = "expiresAt"
+    public static let groupCallVersion = "groupCallVersion"
 }
 
 /// Reads typed fields of a fetched record, turning every problem into a `SignalRecordError`.

@@ -45,12 +45,15 @@ public struct RoomSetup: Sendable {
     /// The subscription every peer keeps on the database it reaches the room through.
     public static func subscriptionID(for scope: DatabaseScope) -> String { "zonertc-signal-\(scope.rawValue)" }
 
+    /// `groupCalls`: this client joins the room's group calls (its `RoomMember` record says so, so
+    /// group-call members never take it for a call-of-two peer waiting for an offer).
     public init(roomID: RoomID, role: RoomRole, myUserID: String, displayName: String, roomName: String = "",
-                publicPermission: SharePermission = .readWrite) {
+                publicPermission: SharePermission = .readWrite, groupCalls: Bool = false) {
         binding = RoomBinding(roomID: roomID, role: role, myUserID: myUserID)
         self.role = role
         self.myUserID = myUserID
-        member = RoomMember(userID: myUserID, displayName: displayName)
+        member = RoomMember(userID: myUserID, displayName: displayName,
+                            groupCallVersion: groupCalls ? RoomMember.currentGroupCallVersion : nil)
         self.roomName = roomName
         self.publicPermission = publicPermission
     }

@@ -47,6 +47,8 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
     /// Who the stream we send is (SSRCs, CNAME, msid), announced in the browsers' dialect when
     /// our section sends; nil announces none.
     public var source: VideoSourceIdentity?
+    /// `b=` lines of our video section (RFC 8866 §5.8), e.g. `AS` in kilobits per second.
+    public var bandwidths: [SDPBandwidth] = []
 
     public init(
         sessionID: UInt64, sessionVersion: UInt64 = 2, iceCredentials: ICECredentials,
@@ -141,7 +143,7 @@ extension SessionDescription {
         config.appendMediaAttributes(codecs: codecs, source: source, to: &attributes)
         let video = MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,
-            formats: codecs.map { String($0.payloadType) }, attributes: attributes)
+            formats: codecs.map { String($0.payloadType) }, bandwidths: config.bandwidths, attributes: attributes)
         return SessionDescription(
             type: .offer, origin: SDPOrigin(sessionID: config.sessionID, sessionVersion: config.sessionVersion),
             attributes: [.group(semantics: "BUNDLE", identifiers: [config.mid])], media: [video])
@@ -251,7 +253,7 @@ extension SessionDescription {
         config.appendMediaAttributes(codecs: codecs, source: source, to: &attributes)
         return MediaDescription(
             kind: .video, transportProtocol: config.transportProtocol,
-            formats: codecs.map { String($0.payloadType) }, attributes: attributes)
+            formats: codecs.map { String($0.payloadType) }, bandwidths: config.bandwidths, attributes: attributes)
     }
 
     /// The answer to a section we do not take: same media and protocol, port 0, the offered

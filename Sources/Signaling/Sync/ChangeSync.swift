@@ -1,5 +1,5 @@
 // The change-sync machine, spec §5: decides when to fetch and what, keeps the change tokens
-// (per zone and per database, STORE-SEMANTICS "Reads and change feeds"), follows `moreComing`,
+// (per zone and per database, docs/STORE.md "Reads and change feeds"), follows `moreComing`,
 // resets an expired token once, and waits out `requestRateLimited`/`serviceUnavailable`
 // (`retryAfter`) and `zoneBusy` (exponential backoff). It never touches the store: it asks for
 // fetches and is told their results.

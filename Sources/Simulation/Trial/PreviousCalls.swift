@@ -1,4 +1,4 @@
-// The leftovers of earlier calls in a room's zone (SIGNALING-SPEC §7 scenario 1, and what the
+// The leftovers of earlier calls in a room's zone (docs/SIGNALING.md §7 scenario 1, and what the
 // reference design's zones filled up with since it never deleted a signal): for each old epoch,
 // the offer creator's offer and candidate chunk, the other peer's answer and chunk, and the
 // session record naming the newest of them. Built with the module's own record types, so only

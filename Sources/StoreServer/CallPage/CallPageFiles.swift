@@ -60,7 +60,7 @@ li { padding: 1px 0; border-bottom: 1px solid #222; }
 
 """#,
         "call.js": #"""
-// One call with one remote user over the zone: SIGNALING-SPEC §3–4 on an RTCPeerConnection. The offer
+// One call with one remote user over the zone: docs/SIGNALING.md §3–4 on an RTCPeerConnection. The offer
 // creator starts the first epoch; collisions follow the W3C perfect-negotiation example (makingOffer,
 // ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare rule: the higher epoch wins, on equal
 // epochs the offer creator's. Records in come from the inbox; records out are saved here. The remote's
@@ -492,7 +492,7 @@ export class ZoneCall {
 
 """#,
         "epoch.js": #"""
-// Call epochs, SIGNALING-SPEC §3: milliseconds since 1970 made strictly increasing on this device,
+// Call epochs, docs/SIGNALING.md §3: milliseconds since 1970 made strictly increasing on this device,
 // max(now, last + 1), surviving clock steps backwards and page reloads (the last one is in localStorage).
 
 export class EpochClock {
@@ -520,7 +520,7 @@ export class EpochClock {
 
 """#,
         "inbox.js": #"""
-// The one inbox, SIGNALING-SPEC §4–5: every record the page learns — by push-triggered fetch, token poll
+// The one inbox, docs/SIGNALING.md §4–5: every record the page learns — by push-triggered fetch, token poll
 // or lookup by name — enters here. It removes duplicates (record name, change tag), drops records of other
 // sessions and of epochs below the floor (the active epoch), holds candidates that arrive before their
 // epoch's description, and hands over each chunk once, in seq order, with the description's ufrag, nothing
@@ -897,7 +897,7 @@ main().catch((error) => {
 
 """#,
         "names.js": #"""
-// Keys, roles and deterministic record names: SIGNALING-SPEC §1–2, docs/PROTOCOL.md "Record names".
+// Keys, roles and deterministic record names: docs/SIGNALING.md §1–2, docs/PROTOCOL.md §3–4.
 // Both peers compute every name but a chunk's uuid, so nothing needs a query (the shared database has none).
 
 /** CloudKit's longest record name, in bytes of ASCII. */
@@ -1042,7 +1042,7 @@ export class SidePanel {
 
 """#,
         "records.js": #"""
-// Reading fetched records into typed signals: SIGNALING-SPEC §2 (field types) and docs/PROTOCOL.md
+// Reading fetched records into typed signals: docs/SIGNALING.md §2 (field types) and docs/PROTOCOL.md
 // "Records". Everything here comes from the other user: check type and range, throw a reason, never guess.
 
 /** How far ahead of our clock a remote epoch may be (spec §2: more than a day ahead is invalid). */
@@ -1142,7 +1142,7 @@ export function decodeSignal(record, nowMs) {
 
 """#,
         "room.js": #"""
-// Room setup, SIGNALING-SPEC §1 and §6: the owner makes the zone, the Room record, its RoomMember, the
+// Room setup, docs/SIGNALING.md §1 and §6: the owner makes the zone, the Room record, its RoomMember, the
 // zone-wide share (publicPermission readWrite) and a database subscription, in its private database; the
 // participant accepts the share (idempotent; retried while the owner has not made it yet), saves its member
 // and subscribes, in its shared database. Each side decides its (database, zone) once and never guesses.
@@ -1346,7 +1346,7 @@ export class ZoneStore {
 
 """#,
         "sync.js": #"""
-// When the page fetches, SIGNALING-SPEC §5 `hybrid`: the push stream (a hint, never data: late, coalesced
+// When the page fetches, docs/SIGNALING.md §5 `hybrid`: the push stream (a hint, never data: late, coalesced
 // or lost) triggers fetch-database-changes then fetch-zone-changes; a token poll every 30 s is the safety
 // net for lost pushes, every 2 s while a call is negotiating. Change tokens live in localStorage, per user,
 // database and zone, so a reload fetches only what changed; CHANGE_TOKEN_EXPIRED resets to a full fetch once.

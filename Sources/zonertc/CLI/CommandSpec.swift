@@ -4,7 +4,12 @@ struct OptionSpec: Sendable {
     /// The value's placeholder (`DIR`, `HOST:PORT`); nil for a boolean flag.
     let value: String?
     let help: String
+    /// The value the command gets when the option is not given, exactly as if it had been: it must be
+    /// one the option accepts (a description of a default belongs in `help`, not here).
     var defaultValue: String? = nil
+    /// How docs/CLI.md states the default when it depends on the build's traits (the help text shows
+    /// this build's `defaultValue`), so the generated reference is the same for every build.
+    var defaultInDocs: String? = nil
     var repeatable = false
 
     static func flag(_ name: String, _ help: String) -> OptionSpec {
@@ -12,8 +17,9 @@ struct OptionSpec: Sendable {
     }
 
     static func value(_ name: String, _ placeholder: String, _ help: String, default d: String? = nil,
-                      repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, value: placeholder, help: help, defaultValue: d, repeatable: repeatable)
+                      defaultInDocs: String? = nil, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, value: placeholder, help: help, defaultValue: d, defaultInDocs: defaultInDocs,
+                   repeatable: repeatable)
     }
 }
 

@@ -13,8 +13,7 @@ enum BenchCallCommand {
             .value("--sync", "STRATEGY", "sync strategy of both peers", default: "hybrid"),
             .value("--push-profile", "PROFILE", "the store daemon's push profile", default: "lan"),
             .value("--pace", "MODE", "realtime or max", default: "realtime"),
-            .value("--media-security", "MODE", "dtls-srtp or none, passed to every call",
-                   default: "`zonertc call`'s"),
+            MediaSecurityOption.spec("dtls-srtp or none, passed to every call"),
             .flag("--json", "print the results as one JSON object"),
         ],
         discussion: """
@@ -38,6 +37,7 @@ enum BenchCallCommand {
         guard args.positionals.count == 1 else { throw UsageError(message: "give exactly one FILE", command: spec) }
         let file = args.positionals[0]
         let calls = try args.int("--calls", in: 1...10_000) ?? 20
+        let security = try MediaSecurityOption.value(args)
         let json = args.has("--json")
         let progress = isatty(STDERR_FILENO) == 1 && !json
         let directory = NSTemporaryDirectory() + "zonertc-bench-call-\(getpid())"
@@ -46,11 +46,11 @@ enum BenchCallCommand {
         var firstFrames: [Double] = [], connects: [Double] = [], failures = 0
         for i in 0..<calls {
             struct Report: Decodable { var alice: PeerSummary?; var bob: PeerSummary? }
-            let security = args.string("--media-security").map { ["--media-security", $0] } ?? []
             let child = try ChildProcess(name: "call\(i)", arguments: [
                 "call", file, "--json", "--sync", args.string("--sync") ?? "hybrid",
                 "--push-profile", args.string("--push-profile") ?? "lan", "--pace", args.string("--pace") ?? "realtime",
-            ] + security, directory: directory)
+                "--media-security", security,
+            ], directory: directory)
             let status = await child.wait(timeout: .seconds(120))
             let line = child.stdout.split(separator: "\n").last.map(String.init) ?? ""
             if status == 0, let report = try? JSONDecoder().decode(Report.self, from: Data(line.utf8)),

@@ -53,8 +53,8 @@ enum SimConvergeCommand {
             Every combination of --strategies, --push-loss and --nat runs --trials calls; trial i of every
             combination uses the same seed. Convergence is call start → both peers connected on the same
             epoch. Durations: 250us, 20ms, 2s, 1.5s, 2m. A progress line goes to stderr on a terminal.
-            Symmetric NATs on both sides need the relay; until the peers' transport gathers relayed
-            candidates those calls fail, and are counted as failures.
+            Symmetric NATs on both sides connect only through the relay; with --no-relay those calls fail
+            and are counted as failures.
             """,
         run: run)
 

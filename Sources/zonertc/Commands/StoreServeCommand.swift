@@ -17,7 +17,7 @@ enum StoreServeCommand {
             .value("--group-commit-delay", "DURATION", "with --postgres: how long a small batch of writes waits "
                    + "for writes expected soon before it commits (0: never waits)", default: "800us"),
             .value("--group-commit-size", "N", "with --postgres: a batch this large commits at once", default: "8"),
-            .value("--push-profile", "PROFILE", "lan, cloudkit, or custom:key=value,… (see README)", default: "lan"),
+            .value("--push-profile", "PROFILE", "lan, cloudkit, or custom:key=value,… (docs/STORE.md)", default: "lan"),
             .value("--seed", "N", "seed for push delivery and injected errors", default: "1"),
             .value("--throttle", "POLICY", "off, cloudkit (≈40 requests/s per client), or "
                    + "rate=N,busy=P,unavailable=P,limited=P", default: "off"),

@@ -2,7 +2,7 @@ import Testing
 import RecordStore
 import ZoneCore
 
-/// STORE-SEMANTICS "Reads and change feeds": zone and database changes, tokens.
+/// docs/STORE.md "Reads and change feeds": zone and database changes, tokens.
 @Suite("Contract: change feeds and tokens")
 struct ChangeFeedContractTests {
     let room = ZoneID(zoneName: "room_a")

@@ -2,7 +2,7 @@ import Testing
 import RecordStore
 import ZoneCore
 
-/// STORE-SEMANTICS "Subscriptions and push" and "Throttling and errors".
+/// docs/STORE.md "Subscriptions and push" and "Throttling and errors".
 @Suite("Contract: subscriptions, push, throttling")
 struct PushContractTests {
     let room = ZoneID(zoneName: "room_a")

@@ -2,7 +2,7 @@ import Testing
 import RecordStore
 import ZoneCore
 
-/// STORE-SEMANTICS "Model" and "Writes", through the StoreClient interface.
+/// docs/STORE.md "Model" and "Writes", through the StoreClient interface.
 @Suite("Contract: records and writes")
 struct RecordWriteContractTests {
     let room = ZoneID(zoneName: "room_a")

@@ -2,7 +2,7 @@ import Testing
 import RecordStore
 import ZoneCore
 
-/// STORE-SEMANTICS "Model": zone-wide shares, participants, acceptance, access.
+/// docs/STORE.md "Model": zone-wide shares, participants, acceptance, access.
 @Suite("Contract: zone-wide shares")
 struct ShareContractTests {
     let room = ZoneID(zoneName: "room_a")

@@ -1,4 +1,4 @@
-// One call with one remote user over the zone: SIGNALING-SPEC §3–4 on an RTCPeerConnection. The offer
+// One call with one remote user over the zone: docs/SIGNALING.md §3–4 on an RTCPeerConnection. The offer
 // creator starts the first epoch; collisions follow the W3C perfect-negotiation example (makingOffer,
 // ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare rule: the higher epoch wins, on equal
 // epochs the offer creator's. Records in come from the inbox; records out are saved here. The remote's

@@ -1,4 +1,4 @@
-// Call epochs, SIGNALING-SPEC §3: milliseconds since 1970 made strictly increasing on this device,
+// Call epochs, docs/SIGNALING.md §3: milliseconds since 1970 made strictly increasing on this device,
 // max(now, last + 1), surviving clock steps backwards and page reloads (the last one is in localStorage).
 
 export class EpochClock {

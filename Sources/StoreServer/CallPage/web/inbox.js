@@ -1,4 +1,4 @@
-// The one inbox, SIGNALING-SPEC §4–5: every record the page learns — by push-triggered fetch, token poll
+// The one inbox, docs/SIGNALING.md §4–5: every record the page learns — by push-triggered fetch, token poll
 // or lookup by name — enters here. It removes duplicates (record name, change tag), drops records of other
 // sessions and of epochs below the floor (the active epoch), holds candidates that arrive before their
 // epoch's description, and hands over each chunk once, in seq order, with the description's ufrag, nothing

@@ -1,4 +1,4 @@
-// Keys, roles and deterministic record names: SIGNALING-SPEC §1–2, docs/PROTOCOL.md "Record names".
+// Keys, roles and deterministic record names: docs/SIGNALING.md §1–2, docs/PROTOCOL.md §3–4.
 // Both peers compute every name but a chunk's uuid, so nothing needs a query (the shared database has none).
 
 /** CloudKit's longest record name, in bytes of ASCII. */

@@ -1,4 +1,4 @@
-// Reading fetched records into typed signals: SIGNALING-SPEC §2 (field types) and docs/PROTOCOL.md
+// Reading fetched records into typed signals: docs/SIGNALING.md §2 (field types) and docs/PROTOCOL.md
 // "Records". Everything here comes from the other user: check type and range, throw a reason, never guess.
 
 /** How far ahead of our clock a remote epoch may be (spec §2: more than a day ahead is invalid). */

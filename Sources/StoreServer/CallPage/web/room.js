@@ -1,4 +1,4 @@
-// Room setup, SIGNALING-SPEC §1 and §6: the owner makes the zone, the Room record, its RoomMember, the
+// Room setup, docs/SIGNALING.md §1 and §6: the owner makes the zone, the Room record, its RoomMember, the
 // zone-wide share (publicPermission readWrite) and a database subscription, in its private database; the
 // participant accepts the share (idempotent; retried while the owner has not made it yet), saves its member
 // and subscribes, in its shared database. Each side decides its (database, zone) once and never guesses.

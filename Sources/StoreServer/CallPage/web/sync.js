@@ -1,4 +1,4 @@
-// When the page fetches, SIGNALING-SPEC §5 `hybrid`: the push stream (a hint, never data: late, coalesced
+// When the page fetches, docs/SIGNALING.md §5 `hybrid`: the push stream (a hint, never data: late, coalesced
 // or lost) triggers fetch-database-changes then fetch-zone-changes; a token poll every 30 s is the safety
 // net for lost pushes, every 2 s while a call is negotiating. Change tokens live in localStorage, per user,
 // database and zone, so a reload fetches only what changed; CHANGE_TOKEN_EXPIRED resets to a full fetch once.

@@ -1,0 +1,140 @@
+// The room machine by hand, without a store: events in, actions out, one step per line
+// (docs/PROTOCOL.md §11). Joining waits for both our presence and the first fetch; a member appearing
+// starts a leg with the roles the join order gives; leaving deletes our records and ends with `left`.
+import RecordStore
+import Testing
+import ZoneCore
+
+@testable import Signaling
+
+@Suite("Room signaling")
+struct RoomSignalingTests {
+    private let t0 = Instant.seconds(1_700_000_000)
+    private let room = try! RoomID("room_hand0001")
+    private var binding: RoomBinding {
+        RoomBinding(roomID: room, role: .participant(ownerUserID: "_own"), myUserID: "_me")
+    }
+
+    private func machine() throws -> RoomSignaling {
+        try RoomSignaling(configuration: RoomSignalingConfiguration(signaling: .standard()), binding: binding,
+                          myUserID: "_me", seed: 5, now: t0)
+    }
+
+    private func presenceSave(_ m: CallMember, policy: SavePolicy, over base: Record? = nil) -> RoomSignaling.Action {
+        .store(StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
+            saves: [m.record(over: base, in: binding.zone)], savePolicy: policy))), origin: .presence)
+    }
+
+    private func stored(_ record: Record, by user: String, at ms: Int64, tag: String) -> Record {
+        var record = record
+        record.created = RecordStamp(timestamp: ms, userRecordName: user)
+        record.modified = RecordStamp(timestamp: ms, userRecordName: user)
+        record.recordChangeTag = tag
+        return record
+    }
+
+    private func emptyPage() -> StoreOutcome {
+        .zoneChanges(ZoneChanges(changed: [], deleted: [], syncToken: ChangeToken(rawValue: "z1"), moreComing: false))
+    }
+
+    /// A machine joined at `t0` with nobody else in the room, and our presence record as saved.
+    private func joined() throws -> (RoomSignaling, Record) {
+        var room = try machine()
+        _ = room.outputs(after: .join, now: t0)
+        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
+                          tag: "p1")
+        _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))), now: t0)
+        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0)
+        return (room, mine)
+    }
+
+    @Test func joiningWaitsForPresenceAndTheFirstFetch() throws {
+        var room = try machine()
+        var me = room.me
+        me.joinedAtMs = t0.millisecondsSinceEpoch
+        me.expiresAtMs = t0.millisecondsSinceEpoch + 45_000
+        let fetch = RoomSignaling.Action.store(StoreRequest(scope: .shared, .fetchZoneChanges(
+            binding.zone, since: nil, resultsLimit: SyncTiming.default.resultsLimit)), origin: .path(0))
+        #expect(room.outputs(after: .join, now: t0) == [presenceSave(me, policy: .allKeys), fetch])
+        #expect(room.state == .joining)
+        let saved = stored(me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch, tag: "p1")
+        #expect(room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(saved)]))),
+                             now: t0).isEmpty)
+        #expect(room.outputs(after: .reply(.path(0), emptyPage()), now: t0) == [.joined, .roster([me])])
+        #expect(room.state == .joined)
+        #expect(room.nextDeadline == t0 + .seconds(20))
+        var refreshed = me
+        refreshed.expiresAtMs += 20_000
+        #expect(room.outputs(after: .timer, now: t0 + .seconds(20))
+                == [presenceSave(refreshed, policy: .ifServerRecordUnchanged, over: saved)])
+    }
+
+    @Test func aLaterMemberGetsALegThatWaitsForItsOffer() throws {
+        var (room, _) = try joined()
+        let later = t0 + .seconds(1)
+        let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob",
+                             memberSession: String(repeating: "b", count: 32), joinedAtMs: later.millisecondsSinceEpoch,
+                             expiresAtMs: later.millisecondsSinceEpoch + 45_000)
+        let bobs = stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: later.millisecondsSinceEpoch,
+                          tag: "b1")
+        let actions = room.outputs(after: .fetched([bobs], deleted: []), now: later)
+        let key = try SessionKey(roomID: self.room, users: "_me", "_bob")
+        let leg = LegID(remote: "_bob", generation: 1)
+        let session = RecordID(recordName: SignalRecordNames(sessionKey: key).session, zoneID: binding.zone)
+        #expect(actions == [
+            .roster([room.me, bob]),
+            .legStarted(LegStart(leg: leg, sessionKey: key, makesFirstOffer: false, isPolite: true,
+                                 memberSession: bob.memberSession, configuration: CallNegotiator.Configuration())),
+            .report(remote: "_bob", .preparing),
+            .store(StoreRequest(scope: .shared, .lookupRecords([session])),
+                   origin: .legs([LegRequest(leg: leg, action: .lookup([session]))])),
+        ])
+        // No session record yet: the leg waits for Bob's offer, fetching at once.
+        let none = LookupResult.failed(session, StoreError(.unknownItem, "none"))
+        let waiting = room.outputs(after: .reply(.legs([LegRequest(leg: leg, action: .lookup([session]))]),
+                                                 .lookedUp([none])), now: later)
+        #expect(waiting.contains(.report(remote: "_bob", .waitingForOffer)))
+        // (The fetch is in flight: the fallback is the next deadline.)
+        #expect(room.nextDeadline == later + .seconds(8))
+        // It never comes: 8 s after the leg began waiting we offer ourselves (the fallback), alone in an
+        // atomic request with the session record.
+        #expect(room.outputs(after: .timer, now: later + .seconds(7)).isEmpty)
+        let fallback = room.outputs(after: .timer, now: later + .seconds(8))
+        #expect(room.counters.fallbackOffers == 1)
+        let publications = fallback.filter {
+            guard case .store(let request, _) = $0, case .modifyRecords(let m) = request.operation else { return false }
+            return m.atomic
+        }
+        #expect(publications.count == 1)
+    }
+
+    @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {
+        var (room, mine) = try joined()
+        let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(deletes: [mine.id])))
+        #expect(room.outputs(after: .leave, now: t0 + .seconds(1)) == [.store(delete, origin: .cleanup)])
+        #expect(room.state == .leaving(.requested))
+        #expect(room.outputs(after: .reply(.cleanup, .modified(ModifyRecordsResult(results: [.deleted(mine.id)]))),
+                             now: t0 + .seconds(1)) == [.left(.requested)])
+        #expect(room.nextDeadline == nil)
+        #expect(room.outputs(after: .leave, now: t0 + .seconds(2)).isEmpty)
+    }
+
+    @Test func theJoinOrderDecidesWhoOffersFirst() {
+        let early = JoinOrder(joinedAtMs: 10, userID: "_z")
+        let late = JoinOrder(joinedAtMs: 20, userID: "_a")
+        #expect(late.offersFirst(to: early) && !early.offersFirst(to: late))
+        let tieLow = JoinOrder(joinedAtMs: 10, userID: "_a")
+        #expect(early.offersFirst(to: tieLow) && !tieLow.offersFirst(to: early))
+        #expect(!early.offersFirst(to: early))
+    }
+
+    @Test func aSessionKeysOtherUserIsReadEvenWithHashesInUserIDs() {
+        #expect(PairCollector.other(in: "room_hand0001#_a#_b", roomID: room, than: "_a") == "_b")
+        #expect(PairCollector.other(in: "room_hand0001#_a#_b", roomID: room, than: "_b") == "_a")
+        #expect(PairCollector.other(in: "room_hand0001#_a#_b#c", roomID: room, than: "_a") == "_b#c")
+        #expect(PairCollector.other(in: "room_hand0001#_a#_b#c", roomID: room, than: "_b#c") == "_a")
+        #expect(PairCollector.other(in: "room_hand0001#_a#_b", roomID: room, than: "_c") == nil)
+        #expect(PairCollector.other(in: "room_else0001#_a#_b", roomID: room, than: "_a") == nil)
+        #expect(PairCollector.other(in: "room_hand0001#_b#_a", roomID: room, than: "_a") == nil)
+    }
+}
