@@ -31,8 +31,10 @@ public final class EventLoop: @unchecked Sendable {
     private var threadID: pthread_t?
     // Loop-confined state.
     private var handlers: [Int32: (Readiness) -> Void] = [:]
+    /// Where connections on this loop read into, one at a time: loop-confined scratch space.
+    public lazy var readBuffer = [UInt8](repeating: 0, count: 65536)
     private var timerHeap = DeadlineHeap()
-    private var timerWork: [UInt64: () -> Void] = [:]
+    private var timerWork: [UInt64: (due: Instant, work: () -> Void)] = [:]
     private var nextTimer: UInt64 = 0
     private var finished: [() -> Void] = []
     /// What `pauseBeforeNextWait(_:)` asked for in this iteration.
@@ -110,8 +112,15 @@ public final class EventLoop: @unchecked Sendable {
     @discardableResult
     public func schedule(at instant: Instant, _ work: @escaping () -> Void) -> Timer {
         nextTimer += 1
-        timerWork[nextTimer] = work
+        timerWork[nextTimer] = (instant, work)
         timerHeap.push(due: instant, id: nextTimer)
+        // Cancelled timers stay in the heap until due; rebuild it when they outnumber the live ones,
+        // so rescheduling a timer per request keeps the heap the size of the live timers.
+        if timerHeap.count > 1024 && timerHeap.count > 2 * timerWork.count {
+            var live = DeadlineHeap()
+            for (id, timer) in timerWork { live.push(due: timer.due, id: id) }
+            timerHeap = live
+        }
         return Timer(id: nextTimer)
     }
 
@@ -189,7 +198,7 @@ public final class EventLoop: @unchecked Sendable {
         let now = clock.now()
         while let top = timerHeap.min, top.due <= now {
             timerHeap.popMin()
-            if let work = timerWork.removeValue(forKey: top.id) { work() }
+            if let timer = timerWork.removeValue(forKey: top.id) { timer.work() }
         }
     }
 

@@ -23,7 +23,6 @@ public final class TCPConnection {
     private var outboundOffset = 0
     private var closeWhenDrained = false
     public private(set) var isClosed = false
-    private var readBuffer = [UInt8](repeating: 0, count: 65536)
     public private(set) var bytesIn = 0
     public private(set) var bytesOut = 0
 
@@ -75,11 +74,12 @@ public final class TCPConnection {
 
     private func readAvailable() {
         while !isClosed {
-            let n = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            // One buffer per loop, not per connection: 10,000 idle connections would otherwise hold 640 MB.
+            let n = loop.readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
                 bytesIn += n
-                onData(readBuffer[0..<n])
-                if n < readBuffer.count { return }
+                onData(loop.readBuffer[0..<n])
+                if n < loop.readBuffer.count { return }
             } else if n == 0 {
                 guard let onReadEnd else { close(); return }
                 // Level-triggered epoll would report the end of input again and again: stop reading.
@@ -115,7 +115,8 @@ public final class TCPConnection {
             }
         }
         guard !isClosed else { return }
-        outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
+        // A long-lived connection (a push stream) keeps no more than a small buffer between writes.
+        outbound.removeAll(keepingCapacity: outbound.capacity <= 4096)
         outboundOffset = 0
         loop.setInterest(fd, readEnded ? [] : .readable, watchHangup: !readEnded)
         if closeWhenDrained { close(); return }

@@ -185,31 +185,41 @@ public struct LogSink: Sendable {
     /// Writes one line.
     public func write(_ line: String) { body(line) }
 
-    /// Standard error, the default.
-    public static let standardError = fileDescriptor(STDERR_FILENO)
+    /// Standard error through a queue and a writer thread (`QueuedLogOutput.standardError`), the
+    /// default: whoever logs never waits for the reader, and lines it could not keep up with are
+    /// dropped and counted.
+    public static let standardError = queued(.standardError)
 
-    /// A file descriptor that stays open for as long as the sink is used.
+    /// Lines handed to `output`'s writer thread.
+    public static func queued(_ output: QueuedLogOutput) -> LogSink {
+        LogSink { line in output.enqueue(line) }
+    }
+
+    /// A file descriptor that stays open for as long as the sink is used, written on the caller's
+    /// thread (a full pipe blocks the caller; see `queued` for output that must never block).
     ///
     /// Each line goes out in one `write(2)`, so lines from different threads and processes never
     /// interleave within a line on a pipe (up to `PIPE_BUF`, 4096 bytes) or an `O_APPEND` file.
     /// Only a short write (a full disk, a signal) makes a second call for the rest. Errors are
     /// dropped: a failing log must not take the program down with it.
     public static func fileDescriptor(_ fd: Int32) -> LogSink {
-        LogSink { line in
-            var line = line
-            line.withUTF8 { buffer in
-                guard var next = buffer.baseAddress else { return }
-                var left = buffer.count
-                while left > 0 {
-                    let written = Glibc.write(fd, next, left)
-                    if written > 0 {
-                        next += written
-                        left -= written
-                    } else if written < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        return
-                    }
+        LogSink { line in writeWhole(line, to: fd) }
+    }
+
+    static func writeWhole(_ line: String, to fd: Int32) {
+        var line = line
+        line.withUTF8 { buffer in
+            guard var next = buffer.baseAddress else { return }
+            var left = buffer.count
+            while left > 0 {
+                let written = Glibc.write(fd, next, left)
+                if written > 0 {
+                    next += written
+                    left -= written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
                 }
             }
         }

@@ -18,6 +18,7 @@ let commands: [CommandSpec] = [
     MediaReceiveCommand.spec,
     BenchSignalingCommand.spec,
     BenchCallCommand.spec,
+    BenchLoadCommand.spec,
     SimConvergeCommand.spec,
 ]
 
@@ -131,4 +132,6 @@ func runMain() async -> Int32 {
 let status = await runMain()
 // A DTLS warm-up thread may still run when a command fails early; let it finish before exit.
 await MediaProtectionMode.warmUpSettled()
+// Log lines still queued go out first, unless the reader has stopped reading.
+QueuedLogOutput.standardError.flush(within: .seconds(1))
 exit(status)

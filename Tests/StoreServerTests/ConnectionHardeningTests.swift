@@ -117,21 +117,25 @@ struct ConnectionHardeningTests {
         var limits = ConnectionAdmission.Limits()
         limits.maxConnections = 3
         limits.evictableAfterIdle = .seconds(2)
-        let admission = ConnectionAdmission(limits: limits)
+        func decide(_ newcomer: IPAddress, _ held: [ConnectionAdmission.Held],
+                    _ now: Instant) -> ConnectionAdmission.Decision {
+            var admission = ConnectionAdmission(limits: limits, holding: held)
+            return admission.decide(newcomer: newcomer, now: now)
+        }
         let now = t0 + .seconds(100)
         let newcomer = try IPAddress(parsing: "10.0.0.9")
         let some = [held(1, "10.0.0.1", idle: t0 + .seconds(50)), held(2, "10.0.0.2", idle: nil),
                     held(3, "10.0.0.3", idle: t0 + .seconds(10))]
-        #expect(admission.decide(newcomer: newcomer, held: Array(some.prefix(2)), now: now) == .admit)
-        #expect(admission.decide(newcomer: newcomer, held: some, now: now) == .admitEvicting(3))
+        #expect(decide(newcomer, Array(some.prefix(2)), now) == .admit)
+        #expect(decide(newcomer, some, now) == .admitEvicting(3))
         let busy = [held(1, "10.0.0.1", idle: nil), held(2, "10.0.0.2", idle: nil),
                     held(3, "10.0.0.3", idle: now - .seconds(1))]
-        guard case .refuse(let reason) = admission.decide(newcomer: newcomer, held: busy, now: now) else {
+        guard case .refuse(let reason) = decide(newcomer, busy, now) else {
             Issue.record("admitted with nothing evictable"); return
         }
         #expect(reason.contains("too many connections (3)"))
         // A second later the idle one has waited long enough.
-        #expect(admission.decide(newcomer: newcomer, held: busy, now: now + .seconds(1)) == .admitEvicting(3))
+        #expect(decide(newcomer, busy, now + .seconds(1)) == .admitEvicting(3))
     }
 
     @Test("per address: past the cap an address's own idle connection makes room, else 503; others are admitted")
@@ -140,16 +144,64 @@ struct ConnectionHardeningTests {
         limits.maxConnections = 100
         limits.maxPerAddress = 2
         limits.evictableAfterIdle = .zero
-        let admission = ConnectionAdmission(limits: limits)
+        func decide(_ newcomer: IPAddress, _ held: [ConnectionAdmission.Held],
+                    _ now: Instant) -> ConnectionAdmission.Decision {
+            var admission = ConnectionAdmission(limits: limits, holding: held)
+            return admission.decide(newcomer: newcomer, now: now)
+        }
         let greedy = try IPAddress(parsing: "10.0.0.1")
         let busy = [held(1, "10.0.0.1", idle: nil), held(2, "10.0.0.1", idle: nil), held(3, "10.0.0.2", idle: t0)]
-        guard case .refuse(let reason) = admission.decide(newcomer: greedy, held: busy, now: t0) else {
+        guard case .refuse(let reason) = decide(greedy, busy, t0) else {
             Issue.record("greedy address admitted"); return
         }
         #expect(reason.contains("from 10.0.0.1 (2)"))
-        #expect(admission.decide(newcomer: try IPAddress(parsing: "10.0.0.3"), held: busy, now: t0) == .admit)
+        #expect(decide(try IPAddress(parsing: "10.0.0.3"), busy, t0) == .admit)
         let oneIdle = [held(1, "10.0.0.1", idle: nil), held(2, "10.0.0.1", idle: t0), held(3, "10.0.0.2", idle: t0)]
-        #expect(admission.decide(newcomer: greedy, held: oneIdle, now: t0) == .admitEvicting(2))
+        #expect(decide(greedy, oneIdle, t0) == .admitEvicting(2))
+    }
+
+    @Test("a decision looks at as many held connections at 10,000 as at 10 (work counted, not timed)")
+    func admissionCostIsFlat() throws {
+        /// Held connections looked at per newcomer while `held` connections fill the daemon: all but
+        /// ten are push streams (never idle), ten serve requests, and every round one of them goes
+        /// idle, a newcomer evicts the longest idle, and the newcomer sends a request.
+        func examinedPerNewcomer(held: Int) throws -> Double {
+            var limits = ConnectionAdmission.Limits()
+            limits.maxConnections = held
+            limits.maxPerAddress = 256
+            limits.evictableAfterIdle = .seconds(1)
+            var admission = ConnectionAdmission(limits: limits)
+            func address(_ id: UInt64) throws -> IPAddress {
+                try IPAddress(parsing: "10.\(id / 65_536 % 256).\(id / 256 % 256).\(id % 256)")
+            }
+            var now = t0
+            for id in 0..<UInt64(held) {
+                admission.opened(.init(id: id, address: try address(id), idleSince: id < 10 ? now : nil))
+            }
+            var requestConnections = Array(0..<UInt64(min(10, held)))
+            var next = UInt64(held)
+            let rounds = 2000
+            for round in 0..<rounds {
+                now = now + .milliseconds(200)
+                let busy = requestConnections[round % requestConnections.count]
+                admission.update(busy, idleSince: nil)
+                admission.update(busy, idleSince: now)
+                guard case .admitEvicting(let victim) = admission.decide(newcomer: try address(next), now: now) else {
+                    continue
+                }
+                admission.closed(victim)
+                admission.opened(.init(id: next, address: try address(next), idleSince: now))
+                admission.update(next, idleSince: nil)
+                requestConnections.removeAll { $0 == victim }
+                requestConnections.append(next)
+                next += 1
+            }
+            return Double(admission.examined) / Double(rounds)
+        }
+        let few = try examinedPerNewcomer(held: 10)
+        let many = try examinedPerNewcomer(held: 10_000)
+        #expect(few > 0)
+        #expect(many <= few * 1.5 + 1, "\(many) connections looked at per newcomer at 10,000 held, \(few) at 10")
     }
 
     // MARK: A real daemon

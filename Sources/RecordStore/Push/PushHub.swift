@@ -8,16 +8,40 @@ import ZoneCore
 /// device, keeps the last undelivered notification per device until it connects. With
 /// `automatic` pumping a thread wakes at the model's deadlines on the wall clock; with manual
 /// pumping (tests, simulator) the caller calls `pump(now:)` after moving its clock.
+///
+/// Locks: nothing is yielded to a stream while `state` is held. A delivery collects under the
+/// lock and yields after releasing it, because yielding resumes the listening task and so takes
+/// that task's own lock; cancelling the task holds that lock while it runs the stream's
+/// termination handler. The handler therefore takes only `departed`, a leaf lock under which
+/// nothing else is taken, and the listener is dropped at the next delivery or listen.
 public final class PushHub: Sendable {
+    private typealias Continuation = AsyncStream<PushNotification>.Continuation
+
     private struct State: ~Copyable {
         var model: PushDeliveryModel
-        var listeners: [String: [UInt64: AsyncStream<PushNotification>.Continuation]] = [:]
+        var listeners: [String: [UInt64: Continuation]] = [:]
         var held: [String: PushNotification] = [:]
         var nextListener: UInt64 = 0
         var stopped = false
+
+        mutating func drop(_ gone: [Departure]) {
+            for g in gone {
+                listeners[g.key]?[g.id] = nil
+                if listeners[g.key]?.isEmpty == true { listeners[g.key] = nil }
+            }
+        }
+    }
+
+    private struct Departure: Sendable {
+        var key: String
+        var id: UInt64
     }
 
     private let state: Mutex<State>
+    private let departed = Mutex<[Departure]>([])
+    /// Keeps deliveries in order when two callers pump at once (the pump thread and a manual pump);
+    /// only deliverers take it, and never while holding `state`.
+    private let delivering = Mutex<Void>(())
     private let wake = NSCondition()
     /// Set before signalling `wake`, so a submit between the pump's look and its wait is not missed.
     private let woken = Atomic<Bool>(false)
@@ -36,6 +60,9 @@ public final class PushHub: Sendable {
     public var profile: PushProfile { state.withLock { $0.model.profile } }
     public var counters: PushDeliveryModel.Counters { state.withLock { $0.model.counters } }
 
+    /// Streams listening now (those whose end was not yet noticed included).
+    public var listenerCount: Int { state.withLock { $0.listeners.values.reduce(0) { $0 + $1.count } } }
+
     /// Hands notifications to the delivery model.
     public func submit(_ notes: [DeviceNotification]) {
         guard !notes.isEmpty else { return }
@@ -49,17 +76,24 @@ public final class PushHub: Sendable {
     public func listen(user: String, deviceID: String) -> AsyncStream<PushNotification> {
         let key = "\(user)/\(deviceID)"
         let (stream, continuation) = AsyncStream<PushNotification>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id: UInt64 = state.withLock { s in
-            s.nextListener += 1
-            s.listeners[key, default: [:]][s.nextListener] = continuation
-            if let held = s.held.removeValue(forKey: key) { continuation.yield(held) }
-            return s.nextListener
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { s in
-                s.listeners[key]?[id] = nil
-                if s.listeners[key]?.isEmpty == true { s.listeners[key] = nil }
+        let gone = takeDeparted()
+        // A held notification is yielded before the stream is registered, outside the lock; if a
+        // delivery held a newer one meanwhile, that one follows, so the device sees them in order.
+        var id: UInt64?
+        while id == nil {
+            let held: PushNotification? = state.withLock { s in
+                s.drop(gone)
+                if let held = s.held.removeValue(forKey: key) { return held }
+                s.nextListener += 1
+                s.listeners[key, default: [:]][s.nextListener] = continuation
+                id = s.nextListener
+                return nil
             }
+            if let held { continuation.yield(held) }
+        }
+        let departure = Departure(key: key, id: id!)
+        continuation.onTermination = { [weak self] _ in
+            self?.departed.withLock { $0.append(departure) }
         }
         return stream
     }
@@ -67,19 +101,26 @@ public final class PushHub: Sendable {
     /// Delivers everything due at `now`; returns how many were delivered.
     @discardableResult
     public func pump(now: Instant) -> Int {
-        state.withLock { s in
-            s.model.handle(.timer, now: now)
-            var delivered = 0
-            while let d = s.model.pollOutput() {
-                delivered += 1
-                let key = "\(d.userRecordName)/\(d.deviceID)"
-                if let ls = s.listeners[key], !ls.isEmpty {
-                    for c in ls.values { c.yield(d.notification) }
-                } else {
-                    s.held[key] = d.notification
+        delivering.withLock { _ in
+            let gone = takeDeparted()
+            let (due, count) = state.withLock { s -> ([(Continuation, PushNotification)], Int) in
+                s.drop(gone)
+                s.model.handle(.timer, now: now)
+                var due: [(Continuation, PushNotification)] = []
+                var count = 0
+                while let d = s.model.pollOutput() {
+                    count += 1
+                    let key = "\(d.userRecordName)/\(d.deviceID)"
+                    if let ls = s.listeners[key], !ls.isEmpty {
+                        for c in ls.values { due.append((c, d.notification)) }
+                    } else {
+                        s.held[key] = d.notification
+                    }
                 }
+                return (due, count)
             }
-            return delivered
+            for (c, note) in due { c.yield(note) }
+            return count
         }
     }
 
@@ -88,7 +129,7 @@ public final class PushHub: Sendable {
 
     /// Ends every stream and the pump thread.
     public func stop() {
-        let conts = state.withLock { s -> [AsyncStream<PushNotification>.Continuation] in
+        let conts = state.withLock { s -> [Continuation] in
             s.stopped = true
             defer { s.listeners = [:] }
             return s.listeners.values.flatMap { $0.values }
@@ -96,6 +137,13 @@ public final class PushHub: Sendable {
         for c in conts { c.finish() }
         woken.store(true, ordering: .sequentiallyConsistent)
         wake.lock(); wake.signal(); wake.unlock()
+    }
+
+    private func takeDeparted() -> [Departure] {
+        departed.withLock { d in
+            defer { d.removeAll() }
+            return d
+        }
     }
 
     private func pumpLoop() {
@@ -108,6 +156,7 @@ public final class PushHub: Sendable {
                 pump(now: now)
                 continue
             }
+            state.withLock { $0.drop(takeDeparted()) }
             wake.lock()
             if !woken.exchange(false, ordering: .sequentiallyConsistent) {
                 let wait = deadline.map { ($0 - now).seconds } ?? 1.0

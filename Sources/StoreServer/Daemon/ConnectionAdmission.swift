@@ -1,12 +1,19 @@
 import ZoneCore
 
-/// Whether the daemon takes a new connection, and at whose expense: a pure decision over the
-/// connections it holds, so the policy is tested on a manual clock.
+/// Whether the daemon takes a new connection, and at whose expense: a decision over the
+/// connections it holds, kept as an index so the policy is tested on a manual clock and a
+/// decision costs the same at 10,000 held connections as at 10.
 ///
 /// A full daemon evicts its longest-idle kept-alive connection rather than refusing the newcomer
 /// (held idle sockets would otherwise lock everyone out until their idle timeout), and one address
 /// may hold only so many connections. Busy connections (a request in progress, a push stream) are
 /// never evicted; when nothing is evictable the newcomer gets 503.
+///
+/// The driver reports each connection's `idleSince` as it changes (`opened`, `update`, `closed`).
+/// Idle spells queue in the order they began, which is the order of their `idleSince`; a spell
+/// that ended is skipped when it reaches the front, and the queue is compacted when ended spells
+/// outnumber the live ones, so every call is amortised O(1). Only an address at its cap is
+/// scanned, and it holds at most `maxPerAddress` connections.
 public struct ConnectionAdmission: Sendable {
     public struct Limits: Sendable {
         public var maxConnections = 1024
@@ -41,29 +48,103 @@ public struct ConnectionAdmission: Sendable {
         case refuse(String)
     }
 
+    private struct Spell: Sendable {
+        var id: UInt64
+        var since: Instant
+    }
+
     public let limits: Limits
+    private var held: [UInt64: Held] = [:]
+    private var byAddress: [IPAddress: Set<UInt64>] = [:]
+    /// Idle spells in the order they began; `spellsHead` is the front.
+    private var spells: [Spell] = []
+    private var spellsHead = 0
+    private var idleCount = 0
+    /// Held connections looked at by decisions so far: what a decision costs, for tests.
+    public private(set) var examined = 0
 
     public init(limits: Limits) { self.limits = limits }
 
-    public func decide(newcomer address: IPAddress?, held: [Held], now: Instant) -> Decision {
-        func oldestIdle(_ candidates: [Held]) -> UInt64? {
-            candidates
-                .filter { $0.idleSince.map { now - $0 >= limits.evictableAfterIdle } ?? false }
-                .min { ($0.idleSince!, $0.id) < ($1.idleSince!, $1.id) }?.id
-        }
-        if let address {
-            let same = held.filter { $0.address == address }
-            if same.count >= limits.maxPerAddress {
-                guard let victim = oldestIdle(same) else {
-                    return .refuse("too many connections from \(address) (\(limits.maxPerAddress))")
-                }
-                return .admitEvicting(victim)
+    /// An index of `held` (tests): idle spells enter in the order of their `idleSince`.
+    public init(limits: Limits, holding connections: [Held]) {
+        self.init(limits: limits)
+        let ordered = connections.sorted { a, b in
+            switch (a.idleSince, b.idleSince) {
+            case let (x?, y?): return (x, a.id) < (y, b.id)
+            case (nil, _?): return true
+            default: return false
             }
         }
+        for c in ordered { opened(c) }
+    }
+
+    /// Connections held.
+    public var count: Int { held.count }
+
+    public mutating func opened(_ connection: Held) {
+        held[connection.id] = connection
+        if let address = connection.address { byAddress[address, default: []].insert(connection.id) }
+        if let since = connection.idleSince { beginSpell(connection.id, since) }
+    }
+
+    /// The connection's `idleSince` now (nil while busy).
+    public mutating func update(_ id: UInt64, idleSince: Instant?) {
+        guard var c = held[id], c.idleSince != idleSince else { return }
+        if c.idleSince != nil { idleCount -= 1 }
+        c.idleSince = idleSince
+        held[id] = c
+        if let idleSince { beginSpell(id, idleSince) }
+    }
+
+    public mutating func closed(_ id: UInt64) {
+        guard let c = held.removeValue(forKey: id) else { return }
+        if c.idleSince != nil { idleCount -= 1 }
+        if let address = c.address {
+            byAddress[address]?.remove(id)
+            if byAddress[address]?.isEmpty == true { byAddress[address] = nil }
+        }
+    }
+
+    public mutating func decide(newcomer address: IPAddress?, now: Instant) -> Decision {
+        if let address, let same = byAddress[address], same.count >= limits.maxPerAddress {
+            examined += same.count
+            var victim: (since: Instant, id: UInt64)?
+            for id in same {
+                guard let since = held[id]?.idleSince, now - since >= limits.evictableAfterIdle else { continue }
+                if victim.map({ (since, id) < ($0.since, $0.id) }) ?? true { victim = (since, id) }
+            }
+            guard let victim else {
+                return .refuse("too many connections from \(address) (\(limits.maxPerAddress))")
+            }
+            return .admitEvicting(victim.id)
+        }
         guard held.count >= limits.maxConnections else { return .admit }
-        guard let victim = oldestIdle(held) else {
+        guard let oldest = oldestIdle(), now - oldest.since >= limits.evictableAfterIdle else {
             return .refuse("too many connections (\(limits.maxConnections)), none of them idle")
         }
-        return .admitEvicting(victim)
+        return .admitEvicting(oldest.id)
+    }
+
+    private mutating func beginSpell(_ id: UInt64, _ since: Instant) {
+        idleCount += 1
+        spells.append(Spell(id: id, since: since))
+        if spells.count - spellsHead > 64 && spells.count - spellsHead > 2 * idleCount { compact() }
+    }
+
+    /// The longest idle connection: the front spell still under way.
+    private mutating func oldestIdle() -> Spell? {
+        while spellsHead < spells.count {
+            let s = spells[spellsHead]
+            examined += 1
+            if held[s.id]?.idleSince == s.since { return s }
+            spellsHead += 1
+        }
+        return nil
+    }
+
+    private mutating func compact() {
+        examined += spells.count - spellsHead
+        spells = spells[spellsHead...].filter { held[$0.id]?.idleSince == $0.since }
+        spellsHead = 0
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Net
 import RecordStore
+import Synchronization
 import ZoneCore
 
 /// The store served over HTTP/1.1 on an event loop: connections, the JSON API, push streams.
@@ -8,6 +9,12 @@ import ZoneCore
 /// The loop thread moves bytes and runs each connection's `HTTPServerConnection` machine; the
 /// API runs as tasks and posts responses back to the loop. Push streams follow the store's
 /// delivery model and send one server-sent event per notification.
+///
+/// Overload: past `maxRequestsInFlight` a request is answered at once with 503 `TRY_AGAIN_LATER`
+/// and a `retryAfter` (CloudKit Web Services' code for "try the request again"), without touching
+/// the store; push streams already open go on, and a stream whose client stops reading is closed
+/// once its backlog passes `maxStreamBacklog` rather than held in memory. Per-connection events
+/// are logged at debug; a summary line at info every `summaryInterval`.
 public final class StoreDaemon: @unchecked Sendable {
     public struct Options: Sendable {
         public var listen: Endpoint
@@ -19,18 +26,43 @@ public final class StoreDaemon: @unchecked Sendable {
         public var limits = HTTPServerConnection.Limits()
         /// A comment line on idle push streams, so dead peers are found and proxies keep them open.
         public var heartbeat: Duration = .seconds(15)
+        /// Requests being answered at once; more are shed with 503 `TRY_AGAIN_LATER` until some finish.
+        /// The work queued behind this many is about half a second on one core.
+        public var maxRequestsInFlight = 10_000
+        /// The `retryAfter` (seconds) of a shed request.
+        public var retryAfterWhenShedding: Double = 1
+        /// Bytes a push stream may have waiting for its client before it is closed as too slow.
+        public var maxStreamBacklog = 1 << 20
+        /// How often a summary line (connections, streams, requests/s, pushes, shed) is logged at
+        /// info, when anything happened since the last; nil: never.
+        public var summaryInterval: Duration? = .seconds(60)
 
         public init(listen: Endpoint) { self.listen = listen }
     }
 
     /// Counters for the operator.
-    public struct Counters: Sendable {
+    public struct Counters: Sendable, Equatable {
         public var accepted = 0
         public var refused = 0
         /// Idle connections closed to make room for a newcomer.
         public var evicted = 0
         public var requests = 0
+        /// Push streams opened.
         public var streams = 0
+        /// Requests answered 503 at once because `maxRequestsInFlight` were under way.
+        public var shed = 0
+        /// Events written to push streams (notifications, not heartbeats).
+        public var pushes = 0
+        /// Push streams closed because their client did not read (`maxStreamBacklog`).
+        public var slowStreamsClosed = 0
+        /// Times accepting paused because the process ran out of file descriptors.
+        public var acceptPauses = 0
+        /// Connections held now.
+        public var connections = 0
+        /// Push streams open now.
+        public var openStreams = 0
+        /// Requests being answered now.
+        public var requestsInFlight = 0
     }
 
     public let api: StoreAPI
@@ -41,8 +73,13 @@ public final class StoreDaemon: @unchecked Sendable {
     private let log = Logger(component: "store-serve")
     // Loop-confined.
     private var connections: [UInt64: Served] = [:]
+    private var admission: ConnectionAdmission
     private var nextID: UInt64 = 0
     private var counters = Counters()
+    private var lastSummary: (at: Instant, counters: Counters)?
+    private let stopping = Atomic<Bool>(false)
+    /// Accepted per readiness report, so a flood of connections cannot starve the open ones.
+    private static let acceptBatch = 256
 
     private final class Served {
         let id: UInt64
@@ -52,6 +89,8 @@ public final class StoreDaemon: @unchecked Sendable {
         var timerAt: Instant?
         var streamTask: Task<Void, Never>?
         var heartbeat: EventLoop.Timer?
+        /// What admission last heard of this connection's `idleSince`.
+        var reportedIdleSince: Instant?
 
         init(id: UInt64, tcp: TCPConnection, machine: HTTPServerConnection) {
             self.id = id
@@ -64,7 +103,26 @@ public final class StoreDaemon: @unchecked Sendable {
         self.api = api
         self.options = options
         loop = try EventLoop(name: "zonertc-store-serve")
-        (listenFD, endpoint) = try TCPSocket.listen(on: options.listen)
+        (listenFD, endpoint) = try TCPSocket.listen(on: options.listen, backlog: 4096)
+        var limits = ConnectionAdmission.Limits()
+        limits.maxConnections = options.maxConnections
+        limits.maxPerAddress = options.maxConnectionsPerAddress
+        limits.evictableAfterIdle = options.evictableAfterIdle
+        admission = ConnectionAdmission(limits: limits)
+    }
+
+    /// The counters, read on the loop.
+    public func currentCounters() async -> Counters {
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] in continuation.resume(returning: snapshot()) }
+        }
+    }
+
+    /// Work a connection admission has looked at so far (`ConnectionAdmission.examined`), for tests.
+    public func admissionWork() async -> Int {
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] in continuation.resume(returning: admission.examined) }
+        }
     }
 
     /// Starts accepting connections on the loop's thread.
@@ -77,6 +135,8 @@ public final class StoreDaemon: @unchecked Sendable {
             } catch {
                 failure = error
             }
+            lastSummary = (loop.clock.now(), snapshot())
+            scheduleSummary()
             ready.signal()
         }
         loop.start()
@@ -84,8 +144,11 @@ public final class StoreDaemon: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// Stops accepting, ends push streams and connections, and stops the loop.
-    public func stop() {
+    /// Stops accepting, ends push streams and connections, and stops the loop. Returns whether the
+    /// loop did so within `limit`; the loop is told to stop either way, so a caller never waits longer.
+    @discardableResult
+    public func stop(within limit: Duration = .seconds(5)) -> Bool {
+        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return true }
         let done = DispatchSemaphore(value: 0)
         loop.execute { [self] in
             loop.deregister(listenFD)
@@ -97,28 +160,33 @@ public final class StoreDaemon: @unchecked Sendable {
             connections.removeAll()
             done.signal()
         }
-        done.wait()
+        let stopped = done.wait(timeout: .now() + Double(limit.nanoseconds) / 1e9) == .success
         loop.stop()
+        return stopped
     }
 
     // MARK: On the loop
 
     private func acceptAll() {
-        while true {
+        for _ in 0..<Self.acceptBatch {
             let accepted: (Int32, Endpoint?)?
-            do { accepted = try TCPSocket.accept(listenFD) } catch {
+            do { accepted = try TCPSocket.accept(listenFD) } catch let e as SocketError
+                where e.code == EMFILE || e.code == ENFILE {
+                pauseAccepting(e)
+                return
+            } catch {
                 log.warning("accept failed", ["error": "\(error)"])
                 return
             }
             guard let (fd, peer) = accepted else { return }
-            switch admission(of: peer) {
+            switch admission.decide(newcomer: peer?.address, now: loop.clock.now()) {
             case .admit:
                 break
             case .admitEvicting(let id):
                 counters.evicted += 1
                 if let victim = connections[id] {
-                    log.info("evicted an idle connection for a newcomer",
-                             ["peer": "\(victim.tcp.peer.map { "\($0)" } ?? "-")"])
+                    log.debug("evicted an idle connection for a newcomer",
+                              ["peer": "\(victim.tcp.peer.map { "\($0)" } ?? "-")"])
                     victim.tcp.close()
                 }
             case .refuse(let reason):
@@ -144,26 +212,28 @@ public final class StoreDaemon: @unchecked Sendable {
                 close(fd)
                 continue
             }
+            served.reportedIdleSince = served.machine.idleSince
+            admission.opened(.init(id: id, address: peer?.address, idleSince: served.reportedIdleSince))
             reschedule(served)
+        }
+    }
+
+    /// Out of file descriptors: stop watching the listening socket for a moment instead of being
+    /// woken for it again and again; connections wait in the backlog meanwhile.
+    private func pauseAccepting(_ error: SocketError) {
+        counters.acceptPauses += 1
+        log.warning("accepting paused: out of file descriptors", ["error": "\(error)",
+                                                                   "connections": "\(connections.count)"])
+        loop.setInterest(listenFD, [])
+        loop.schedule(at: loop.clock.now() + .milliseconds(100)) { [weak self] in
+            guard let self, !self.stopping.load(ordering: .relaxed) else { return }
+            self.loop.setInterest(self.listenFD, .readable)
         }
     }
 
     private func received(_ id: UInt64, _ bytes: ArraySlice<UInt8>) {
         guard let c = connections[id] else { return }
         feed(.received(bytes), to: c)
-    }
-
-    /// Whether a connection from `peer` is taken; only looks at the held ones when near a limit.
-    private func admission(of peer: Endpoint?) -> ConnectionAdmission.Decision {
-        var limits = ConnectionAdmission.Limits()
-        limits.maxConnections = options.maxConnections
-        limits.maxPerAddress = options.maxConnectionsPerAddress
-        limits.evictableAfterIdle = options.evictableAfterIdle
-        guard connections.count >= min(limits.maxConnections, limits.maxPerAddress) else { return .admit }
-        let held = connections.values.map {
-            ConnectionAdmission.Held(id: $0.id, address: $0.tcp.peer?.address, idleSince: $0.machine.idleSince)
-        }
-        return ConnectionAdmission(limits: limits).decide(newcomer: peer?.address, held: held, now: loop.clock.now())
     }
 
     /// The client half-closed: it is still answered (see `HTTPServerConnection.peerFinishedSending`).
@@ -174,7 +244,9 @@ public final class StoreDaemon: @unchecked Sendable {
 
     private func closed(_ id: UInt64) {
         guard let c = connections.removeValue(forKey: id) else { return }
+        admission.closed(id)
         c.machine.handle(.peerClosed, now: loop.clock.now())
+        if c.streamTask != nil { counters.openStreams -= 1 }
         c.streamTask?.cancel()
         if let t = c.timer { loop.cancel(t) }
         if let t = c.heartbeat { loop.cancel(t) }
@@ -183,6 +255,7 @@ public final class StoreDaemon: @unchecked Sendable {
     /// Feeds the connection's machine and carries out everything it asks, in order.
     private func feed(_ input: HTTPServerConnection.Input, to c: Served) {
         c.machine.handle(input, now: loop.clock.now())
+        var shed = false
         while let action = c.machine.pollOutput() {
             switch action {
             case .send(let bytes):
@@ -191,10 +264,34 @@ public final class StoreDaemon: @unchecked Sendable {
                 c.tcp.closeAfterFlush()
             case .dispatch(let request):
                 counters.requests += 1
-                dispatch(request, on: c.id)
+                if counters.requestsInFlight >= options.maxRequestsInFlight && request.path != "/health" {
+                    counters.shed += 1
+                    shed = true
+                } else {
+                    dispatch(request, on: c.id)
+                }
             }
         }
+        if shed {
+            feed(.respond(shedResponse()), to: c)
+            return
+        }
         reschedule(c)
+        let idleSince = c.machine.idleSince
+        if idleSince != c.reportedIdleSince, !c.tcp.isClosed {
+            c.reportedIdleSince = idleSince
+            admission.update(c.id, idleSince: idleSince)
+        }
+    }
+
+    /// The answer to a request shed under overload: nothing of it reached the store.
+    private func shedResponse() -> HTTPResponse {
+        let retry = options.retryAfterWhenShedding
+        let error = StoreError(.serviceUnavailable, "the store is overloaded (\(options.maxRequestsInFlight) requests "
+                               + "in flight); nothing was done, retry after \(retry) s", retryAfter: retry)
+        return HTTPResponse(status: 503, headers: HTTPHeaders([("Content-Type", "application/json"),
+                                                                 ("Retry-After", "\(Int(retry.rounded(.up)))")]),
+                            body: WireFormat.serialize(WireFormat.encode(error)))
     }
 
     /// Arms the connection's timer for the machine's `nextDeadline` (or disarms it).
@@ -216,6 +313,7 @@ public final class StoreDaemon: @unchecked Sendable {
     }
 
     private func dispatch(_ request: HTTPRequest, on id: UInt64) {
+        counters.requestsInFlight += 1
         let api = self.api
         let log = self.log
         Task(executorPreference: loop) { [self] in
@@ -230,6 +328,7 @@ public final class StoreDaemon: @unchecked Sendable {
     }
 
     private func finish(_ outcome: StoreAPI.Outcome, on id: UInt64) {
+        counters.requestsInFlight -= 1
         guard let c = connections[id] else { return }
         switch outcome {
         case .response(let response):
@@ -241,7 +340,8 @@ public final class StoreDaemon: @unchecked Sendable {
 
     private func openStream(_ c: Served, user: String, device: String) {
         counters.streams += 1
-        log.info("push stream opened", ["user": user, "device": device])
+        counters.openStreams += 1
+        log.debug("push stream opened", ["user": user, "device": device])
         // Listen before answering, so nothing delivered after the client sees "ready" is missed.
         let stream = api.store.push.listen(user: user, deviceID: device)
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
@@ -257,14 +357,22 @@ public final class StoreDaemon: @unchecked Sendable {
                 event.append(contentsOf: json)
                 event.append(contentsOf: Array("\n\n".utf8))
                 let bytes = event
-                loop.execute { [self] in self.sendEvent(bytes, to: id) }
+                loop.execute { [self] in self.sendEvent(bytes, to: id, counted: true) }
             }
         }
         scheduleHeartbeat(c)
     }
 
-    private func sendEvent(_ bytes: [UInt8], to id: UInt64) {
+    private func sendEvent(_ bytes: [UInt8], to id: UInt64, counted: Bool = false) {
         guard let c = connections[id] else { return }
+        if c.tcp.pendingOutbound > options.maxStreamBacklog {
+            counters.slowStreamsClosed += 1
+            log.debug("closed a push stream whose client does not read",
+                      ["peer": "\(c.tcp.peer.map { "\($0)" } ?? "-")", "backlog": "\(c.tcp.pendingOutbound)"])
+            c.tcp.close()
+            return
+        }
+        if counted { counters.pushes += 1 }
         feed(.streamChunk(bytes), to: c)
     }
 
@@ -274,5 +382,41 @@ public final class StoreDaemon: @unchecked Sendable {
             self.feed(.streamChunk(Array(": keepalive\n\n".utf8)), to: c)
             self.scheduleHeartbeat(c)
         }
+    }
+
+    // MARK: The summary
+
+    private func snapshot() -> Counters {
+        var c = counters
+        c.connections = connections.count
+        return c
+    }
+
+    private func scheduleSummary() {
+        guard let every = options.summaryInterval, every > .zero else { return }
+        loop.schedule(at: loop.clock.now() + every) { [weak self] in
+            guard let self, !self.stopping.load(ordering: .relaxed) else { return }
+            self.logSummary()
+            self.scheduleSummary()
+        }
+    }
+
+    /// One line for the operator: what is held now and what happened since the last line.
+    private func logSummary() {
+        let now = loop.clock.now()
+        let current = snapshot()
+        guard let last = lastSummary else { return }
+        lastSummary = (now, current)
+        if current == last.counters { return }
+        let seconds = max((now - last.at).seconds, 1e-3)
+        func rate(_ n: Int) -> String { String(format: "%.1f", Double(n) / seconds) }
+        log.info("serving", [
+            "connections": "\(current.connections)", "streams": "\(current.openStreams)",
+            "requests_per_s": rate(current.requests - last.counters.requests),
+            "pushes_per_s": rate(current.pushes - last.counters.pushes),
+            "in_flight": "\(current.requestsInFlight)", "shed": "\(current.shed)", "refused": "\(current.refused)",
+            "evicted": "\(current.evicted)", "slow_streams_closed": "\(current.slowStreamsClosed)",
+            "log_lines_dropped": "\(QueuedLogOutput.standardError.droppedLines)",
+        ])
     }
 }

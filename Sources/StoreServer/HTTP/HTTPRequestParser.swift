@@ -68,7 +68,8 @@ public struct HTTPRequestParser: Sendable {
 
     public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            // A connection that once carried a large body does not keep its buffer.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
             start = 0
             scanFrom = 0
         }

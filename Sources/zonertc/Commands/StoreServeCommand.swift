@@ -25,6 +25,10 @@ enum StoreServeCommand {
             .value("--max-connections", "N", "connections served at once; when full, the longest-idle connection "
                    + "makes room, else 503", default: "1024"),
             .value("--max-connections-per-address", "N", "connections one client address may hold", default: "256"),
+            .value("--max-requests-in-flight", "N", "requests answered at once; past it a request gets 503 "
+                   + "TRY_AGAIN_LATER with retryAfter at once, and open push streams go on", default: "10000"),
+            .value("--summary-interval", "DURATION", "how often a summary line is logged at info while anything "
+                   + "happens (0: never)", default: "60s"),
             .value("--max-devices-per-user", "N", "devices one user may register for push; more get LIMIT_EXCEEDED",
                    default: "64"),
             .flag("--allow-register", "allow POST /auth/register (on by default when listening on loopback)"),
@@ -34,7 +38,10 @@ enum StoreServeCommand {
             Prints one line when it listens: `zonertc store: listening on http://HOST:PORT …`.
             Create users with `zonertc store user add NAME --data DIR`, or register them over HTTP on loopback.
             Registration creates new users only: an existing name gets EXISTS and no token.
-            Stops cleanly on SIGINT or SIGTERM: the journal is flushed and push streams are ended.
+            Stops cleanly on SIGINT or SIGTERM: the journal is flushed and push streams are ended; if that takes
+            longer than 10 s it exits anyway (status 1), since every acknowledged write is already durable.
+            Per-connection events are logged at debug; log lines the output cannot take are dropped and counted.
+            Raises its open-file limit to the hard limit, so --max-connections beyond 1024 can be served.
             """,
         run: run)
 
@@ -77,6 +84,20 @@ enum StoreServeCommand {
         var daemonOptions = StoreDaemon.Options(listen: listen)
         daemonOptions.maxConnections = try args.int("--max-connections", in: 1...100_000) ?? 1024
         daemonOptions.maxConnectionsPerAddress = try args.int("--max-connections-per-address", in: 1...100_000) ?? 256
+        daemonOptions.maxRequestsInFlight = try args.int("--max-requests-in-flight", in: 1...1_000_000) ?? 10_000
+        do {
+            let text = args.string("--summary-interval") ?? "60s"
+            let every = text == "0" ? Duration.zero : try PushProfile.parseDuration(text)
+            daemonOptions.summaryInterval = every > .zero ? every : nil
+        } catch {
+            throw UsageError(message: "--summary-interval: \(error)", command: spec)
+        }
+        let descriptors = FileLimit.raiseToHardLimit()
+        if descriptors < daemonOptions.maxConnections + 64 {
+            Logger(component: "store-serve").warning(
+                "--max-connections \(daemonOptions.maxConnections) is above what the open-file limit allows",
+                ["limit": "\(descriptors)"])
+        }
 
         let store: any StoreBackend
         let users: any UserDirectory
@@ -104,10 +125,14 @@ enum StoreServeCommand {
         print("zonertc store: listening on http://\(daemon.endpoint) (\(facts))")
         fflush(nil)
         let signal = await waitForTerminationSignal()
+        // Whatever holds the stop up (a stalled log reader, a stuck store), the process ends in time:
+        // every write it acknowledged is durable already.
+        let watchdog = StopWatchdog(limit: .seconds(10), what: "zonertc store")
         Terminal.error("zonertc store: \(signal), stopping")
-        daemon.stop()
+        let stopped = daemon.stop(within: .seconds(5))
         store.close()
-        Terminal.error("zonertc store: stopped")
+        watchdog.disarm()
+        Terminal.error(stopped ? "zonertc store: stopped" : "zonertc store: stopped (connections were cut)")
         return 0
     }
 

@@ -1,0 +1,268 @@
+import Foundation
+import Net
+import StoreServer
+import Synchronization
+import ZoneCore
+
+/// `zonertc bench load`: how many devices one store daemon (or several on PostgreSQL) holds, and
+/// how fast their pushes go out when they all save at once or at a steady rate.
+enum BenchLoadCommand {
+    static let spec = CommandSpec(
+        path: ["bench", "load"],
+        summary: "Load a store daemon with many devices (push streams, subscriptions, saves) and measure it.",
+        options: [
+            .value("--devices", "N", "devices, each a user with a zone, a database subscription and a push stream",
+                   default: "1000"),
+            .value("--bursts", "N", "rounds in which every device saves once, all at once", default: "1"),
+            .value("--rate", "N", "then saves per second, spread over the devices (0: none)", default: "0"),
+            .value("--duration", "DURATION", "how long the --rate phase lasts", default: "10s"),
+            .value("--hold", "DURATION", "how long the streams stay idle before the daemon is measured",
+                   default: "2s"),
+            .value("--request-connections", "N", "request connections per daemon, shared by the devices",
+                   default: "256"),
+            .value("--url", "URL", "a running daemon (started with a high --max-connections-per-address); "
+                   + "else one is started here"),
+            .value("--pid", "PID", "with --url: the daemon's process id, to read its RSS, descriptors and CPU"),
+            .value("--postgres", "URL", "start --daemons daemons on this PostgreSQL database"),
+            .value("--daemons", "N", "daemons to start on --postgres", default: "1"),
+            .value("--push-profile", "PROFILE", "push profile of the daemons started here", default: "lan"),
+            .value("--timeout", "DURATION", "bound on each phase (setup, streams, deliveries)", default: "120s"),
+            .flag("--no-verify", "skip reading every acknowledged save back at the end"),
+            .flag("--json", "print the results as one JSON object"),
+        ],
+        discussion: """
+            One process plays every device, on one event loop, over loopback only; its connections leave from
+            many 127.x.y.z addresses (100 streams to an address) so the daemon's per-address cap does not bind.
+            Each device's saves go to its own zone (8 records, saved over and over, so a long run's data set
+            stops growing), so each save notifies exactly one push stream; push latency is from a save's request
+            to its device's notification. Calls' signaling is not played yet. The daemons' RSS, descriptors and CPU time
+            come from /proc. A progress line goes to stderr on a terminal. Exit 1 when a save was lost, a push
+            never came, or a stream failed.
+            """,
+        run: run)
+
+    struct Report: Codable {
+        var cpuModel: String
+        var date: String
+        var devices: Int
+        var daemons: Int
+        var streamsReady: Int
+        var streamsFailed: Int
+        var idleRSSBytes: Int
+        var idleFDs: Int
+        var rssPerStreamBytes: Int?
+        var savesSent: Int
+        var savesAcknowledged: Int
+        var savesPerSecond: Double
+        var answerP50Ms: Double?
+        var answerP99Ms: Double?
+        var pushesExpected: Int
+        var pushesUndelivered: Int
+        var pushP50Ms: Double?
+        var pushP99Ms: Double?
+        var pushMaxMs: Double?
+        var lostWrites: Int?
+        var errors: [String: Int]
+        /// During the --rate phase, once its first quarter (the warm-up) is over and at its end.
+        var warmRSSBytes: Int?
+        var warmFDs: Int?
+        var rateEndRSSBytes: Int?
+        var rateEndFDs: Int?
+        var daemonRSSBytes: Int
+        var daemonFDs: Int
+        var daemonCPUSeconds: Double
+        var seconds: Double
+    }
+
+    static func run(_ args: ParsedCommand) async throws -> Int32 {
+        let deviceCount = try args.int("--devices", in: 1...100_000) ?? 1000
+        let bursts = try args.int("--bursts", in: 0...1000) ?? 1
+        let rate = try args.int("--rate", in: 0...1_000_000) ?? 0
+        let connections = try args.int("--request-connections", in: 1...4096) ?? 256
+        let daemonCount = try args.int("--daemons", in: 1...8) ?? 1
+        func duration(_ name: String) throws -> Duration {
+            do { return try PushProfileDuration.parse(args.string(name)!) } catch {
+                throw UsageError(message: "\(name): \(error)", command: spec)
+            }
+        }
+        let phase = try duration("--duration"), hold = try duration("--hold"), timeout = try duration("--timeout")
+        let postgres = args.string("--postgres")
+        let url = args.string("--url")
+        if url != nil && (postgres != nil || daemonCount > 1) {
+            throw UsageError(message: "--url excludes --postgres and --daemons", command: spec)
+        }
+        if daemonCount > 1 && postgres == nil {
+            throw UsageError(message: "--daemons needs --postgres: daemons share only a database", command: spec)
+        }
+        let json = args.has("--json")
+        let progress = isatty(STDERR_FILENO) == 1
+        FileLimit.raiseToHardLimit()
+        let watch = Stopwatch()
+
+        // The daemons.
+        let directory = NSTemporaryDirectory() + "zonertc-load-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var children: [ChildProcess] = []
+        var endpoints: [Endpoint] = []
+        var pids: [Int32] = []
+        func stopAll() async { for c in children { await c.stop(grace: .seconds(10)) } }
+        if let url {
+            endpoints = [try RemoteStoreClient.endpoint(fromURL: url)]
+            if let pid = try args.int("--pid", in: 1...Int(Int32.max)) { pids = [Int32(pid)] }
+        } else {
+            for d in 0..<daemonCount {
+                let backend = postgres.map { ["--postgres", $0] } ?? ["--memory"]
+                let child = try ChildProcess(name: "store\(d)", arguments: [
+                    "store", "serve", "--listen", "127.0.0.1:0", "--push-profile", args.string("--push-profile")!,
+                    "--max-connections", "\(deviceCount + connections * daemonCount + 1024)",
+                    "--max-connections-per-address", "100000", "--summary-interval", "10s",
+                ] + backend, directory: directory)
+                children.append(child)
+                guard let started = await child.storeURL() else {
+                    Terminal.error("zonertc bench load: the store daemon did not start: \(child.stderr)")
+                    await stopAll()
+                    return 1
+                }
+                endpoints.append(try RemoteStoreClient.endpoint(fromURL: started))
+                pids.append(child.process.processIdentifier)
+            }
+        }
+        func daemonStats() -> ProcessStats {
+            ProcessStats.sum(pids.compactMap { ProcessStats.read(pid: $0) })
+        }
+
+        let runID = String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+        let load = try LoadRun(settings: .init(devices: deviceCount, requestConnections: connections,
+                                               endpoints: endpoints, runID: runID))
+        let stopProgress = StopFlag()
+        let progressTask = Task {
+            while progress && !stopProgress.isSet {
+                let t = await load.onLoop { load.tally }
+                FileHandle.standardError.write(Data(("\r\u{1B}[2K[bench load] users \(t.usersReady) streams "
+                    + "\(t.streamsReady) saves \(t.savesAcknowledged)/\(t.savesSent) pushes \(t.pushesReceived) "
+                    + "errors \(t.errors.values.reduce(0, +))").utf8))
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        func finish(_ code: Int32) async -> Int32 {
+            stopProgress.set()
+            await progressTask.value
+            if progress { FileHandle.standardError.write(Data("\n".utf8)) }
+            await stopAll()
+            return code
+        }
+
+        // Users, zones and subscriptions; then the streams, held idle.
+        await load.onLoop { load.startSetup() }
+        _ = await load.wait(within: timeout) {
+            load.tally.usersReady + load.devices.filter(\.failed).count >= deviceCount
+        }
+        let before = daemonStats()
+        await load.onLoop { load.openStreams() }
+        _ = await load.wait(within: timeout) {
+            load.tally.streamsReady + load.tally.streamsFailed >= load.tally.usersReady
+        }
+        _ = await load.wait(within: hold) { false }
+        let idle = daemonStats()
+        let ready = await load.onLoop { load.tally.streamsReady }
+
+        // Bursts, then the steady rate.
+        let saving = Stopwatch()
+        for _ in 0..<bursts {
+            let target = await load.onLoop { () -> Int in
+                for device in load.devices { load.save(device) }
+                return load.tally.savesSent
+            }
+            _ = await load.wait(within: timeout) { load.tally.savesAnswered >= target && load.unnotified == 0 }
+        }
+        var warm: ProcessStats?
+        var rateEnd: ProcessStats?
+        if rate > 0 {
+            // Every 10 ms, the saves owed since the last tick.
+            let start = ContinuousClock.now
+            let end = start + phase
+            var last = start
+            var owed = 0.0
+            while last < end {
+                if warm == nil && last - start >= phase / 4 { warm = daemonStats() }
+                try? await Task.sleep(for: .milliseconds(10))
+                let now = ContinuousClock.now
+                owed += Double(rate) * (now - last).seconds
+                last = now
+                let due = Int(owed)
+                owed -= Double(due)
+                await load.onLoop { load.saveRoundRobin(due) }
+            }
+            rateEnd = daemonStats()
+        }
+        _ = await load.wait(within: timeout) {
+            load.tally.savesAnswered >= load.tally.savesSent && load.unnotified == 0
+        }
+        let savingSeconds = max(saving.elapsed.seconds, 1e-3)
+        var lost: Int?
+        if !args.has("--no-verify") {
+            lost = await withCheckedContinuation { continuation in
+                load.loop.execute { load.verify { continuation.resume(returning: $0) } }
+            }
+        }
+        let end = daemonStats()
+        let (tally, answers, pushes, undelivered) = await load.onLoop {
+            (load.tally, load.answerMs.sorted(), load.pushMs.sorted(), load.unnotified)
+        }
+        let report = Report(
+            cpuModel: cpuModelName(), date: ISO8601DateFormatter().string(from: Date()), devices: deviceCount,
+            daemons: endpoints.count, streamsReady: ready, streamsFailed: tally.streamsFailed,
+            idleRSSBytes: idle.rssBytes, idleFDs: idle.fds,
+            rssPerStreamBytes: ready > 0 && !pids.isEmpty ? (idle.rssBytes - before.rssBytes) / ready : nil,
+            savesSent: tally.savesSent, savesAcknowledged: tally.savesAcknowledged,
+            savesPerSecond: Double(tally.savesAcknowledged) / savingSeconds,
+            answerP50Ms: percentile(answers, 0.5), answerP99Ms: percentile(answers, 0.99),
+            pushesExpected: tally.savesAcknowledged, pushesUndelivered: undelivered,
+            pushP50Ms: percentile(pushes, 0.5), pushP99Ms: percentile(pushes, 0.99), pushMaxMs: pushes.last,
+            lostWrites: lost, errors: tally.errors,
+            warmRSSBytes: pids.isEmpty ? nil : warm?.rssBytes, warmFDs: pids.isEmpty ? nil : warm?.fds,
+            rateEndRSSBytes: pids.isEmpty ? nil : rateEnd?.rssBytes, rateEndFDs: pids.isEmpty ? nil : rateEnd?.fds,
+            daemonRSSBytes: end.rssBytes, daemonFDs: end.fds,
+            daemonCPUSeconds: end.cpuSeconds, seconds: watch.elapsed.seconds)
+        let failed = (lost ?? 0) > 0 || undelivered > 0 || tally.streamsFailed > 0 || ready < deviceCount
+        let code = await finish(failed ? 1 : 0)
+        if json {
+            print(try Terminal.json(report))
+        } else {
+            print(summary(report))
+        }
+        return code
+    }
+
+    static func summary(_ r: Report) -> String {
+        func ms(_ v: Double?) -> String { v.map { String(format: "%.1f ms", $0) } ?? "-" }
+        var lines = [
+            "zonertc bench load: \(r.devices) devices on \(r.daemons) daemon(s), \(r.cpuModel), \(r.date)",
+            "  streams        \(r.streamsReady) ready, \(r.streamsFailed) failed",
+            "  idle daemon    \(Terminal.bytes(r.idleRSSBytes)) RSS, \(r.idleFDs) fds"
+                + (r.rssPerStreamBytes.map { ", \(Terminal.bytes($0)) per stream" } ?? ""),
+            "  saves          \(r.savesAcknowledged)/\(r.savesSent) acknowledged, "
+                + String(format: "%.0f", r.savesPerSecond) + "/s; answer p50 \(ms(r.answerP50Ms)) p99 \(ms(r.answerP99Ms))",
+            "  pushes         \(r.pushesExpected - r.pushesUndelivered)/\(r.pushesExpected) delivered; "
+                + "p50 \(ms(r.pushP50Ms)) p99 \(ms(r.pushP99Ms)) max \(ms(r.pushMaxMs))",
+            "  daemon at end  \(Terminal.bytes(r.daemonRSSBytes)) RSS, \(r.daemonFDs) fds, "
+                + String(format: "%.1f", r.daemonCPUSeconds) + " CPU s",
+        ]
+        if let w = r.warmRSSBytes, let e = r.rateEndRSSBytes, let wf = r.warmFDs, let ef = r.rateEndFDs, w > 0 {
+            lines.append("  steady rate    RSS \(Terminal.bytes(w)) after warm-up, \(Terminal.bytes(e)) at the end ("
+                         + String(format: "%+.1f %%", Double(e - w) * 100 / Double(w)) + "), fds \(wf) → \(ef)")
+        }
+        if let lost = r.lostWrites { lines.append("  read back      \(lost) acknowledged saves missing") }
+        let errors = r.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        lines.append("  errors         " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A flag one task sets and another reads.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}

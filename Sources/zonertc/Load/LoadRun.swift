@@ -1,0 +1,292 @@
+import Foundation
+import Net
+import StoreServer
+import ZoneCore
+
+/// The devices `zonertc bench load` plays and what they measured. Each device is a user of its
+/// own with a zone, a database subscription and a push stream; its saves go to its own zone, so
+/// every save notifies exactly that device. Everything here runs on `loop`.
+final class LoadRun: @unchecked Sendable {
+    struct Settings: Sendable {
+        var devices: Int
+        var requestConnections: Int
+        /// Daemons; device i streams from one and saves through the next, so with two daemons
+        /// every push crosses from one to the other.
+        var endpoints: [Endpoint]
+        /// Makes user names unique per run (PostgreSQL keeps users).
+        var runID: String
+    }
+
+    final class Device {
+        let index: Int
+        let name: String
+        var token = ""
+        var stream: LoadConnection?
+        var ready = false
+        var failed = false
+        /// The end of the stream's last chunk, so an event name split across chunks is still seen.
+        var tail: [UInt8] = []
+        /// When each acknowledged save without a notification yet was sent.
+        var unnotified: [UInt64] = []
+        /// Records this device's acknowledged saves wrote.
+        var acknowledged: Set<String> = []
+        var nextSave = 0
+
+        init(index: Int, name: String) {
+            self.index = index
+            self.name = name
+        }
+    }
+
+    /// What the run counted so far.
+    struct Tally: Sendable {
+        var usersReady = 0
+        var streamsReady = 0
+        var streamsFailed = 0
+        var savesSent = 0
+        var savesAnswered = 0
+        var savesAcknowledged = 0
+        var pushesReceived = 0
+        var errors: [String: Int] = [:]
+    }
+
+    let loop: EventLoop
+    let settings: Settings
+    private(set) var devices: [Device]
+    private var pools: [[LoadConnection]] = []
+    private var nextPooled = 0
+    private(set) var tally = Tally()
+    /// Milliseconds from a save's request to its answer, and to its device's notification.
+    private(set) var answerMs: [Double] = []
+    private(set) var pushMs: [Double] = []
+    private static let marker = Array("event: notification".utf8)
+    static let recordsPerDevice = 8
+    private let basePath = "/database/1/iCloud.zonertc/development"
+
+    init(settings: Settings) throws {
+        self.settings = settings
+        loop = try EventLoop(name: "zonertc-bench-load")
+        devices = (0..<settings.devices).map { Device(index: $0, name: "load-\(settings.runID)-\($0)") }
+        loop.start()
+    }
+
+    /// Runs `work` on the loop and returns what it returns.
+    func onLoop<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: work()) } }
+    }
+
+    /// Waits until `done` holds on the loop (looked at every 10 ms) or `limit` passes; whether it held.
+    func wait(within limit: Duration, until done: @escaping @Sendable () -> Bool) async -> Bool {
+        let end = loop.clock.now() + limit
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            loop.execute { [self] in
+                func check() {
+                    if done() { return continuation.resume(returning: true) }
+                    if loop.clock.now() >= end { return continuation.resume(returning: false) }
+                    loop.schedule(at: loop.clock.now() + .milliseconds(10)) { check() }
+                }
+                check()
+            }
+        }
+    }
+
+    /// A source address in 127.0.0.0/8 for slot `n`, `perAddress` slots to an address.
+    static func source(_ n: Int, perAddress: Int = 100) -> IPAddress {
+        let a = n / perAddress
+        return (try? IPAddress(parsing: "127.\(1 + a / 62_500 % 254).\(a / 250 % 250).\(a % 250 + 1)"))
+            ?? (try! IPAddress(parsing: "127.0.0.1"))
+    }
+
+    // MARK: Setup (on the loop)
+
+    /// Opens the request connections and creates every device's user, zone and subscription.
+    func startSetup() {
+        for (e, endpoint) in settings.endpoints.enumerated() {
+            pools.append((0..<settings.requestConnections).compactMap { j in
+                try? LoadConnection.open(to: endpoint, from: Self.source(1_000_000 + e * 100_000 + j, perAddress: 50),
+                                         on: loop)
+            })
+        }
+        for device in devices { register(device) }
+    }
+
+    private func register(_ device: Device) {
+        let body = WireFormat.serialize(["userName": device.name])
+        send(0, "/auth/register", token: nil, device: nil, body) { [self] status, object in
+            guard status == 200, let token = object["token"] as? String else { return failSetup(device, status, object) }
+            device.token = token
+            let zone: WireFormat.Object = ["zoneID": zoneID(device)]
+            let create: WireFormat.Object = ["operationType": "create", "zone": zone]
+            send(device.index, "\(basePath)/private/zones/modify", token: token, device: "setup",
+                 WireFormat.serialize(["operations": [create]])) { [self] status, object in
+                guard status == 200 else { return failSetup(device, status, object) }
+                let subscription: WireFormat.Object = ["subscriptionID": "load", "subscriptionType": "database"]
+                let op: WireFormat.Object = ["operationType": "create", "subscription": subscription]
+                send(device.index, "\(basePath)/private/subscriptions/modify", token: token, device: "setup",
+                     WireFormat.serialize(["operations": [op]])) { [self] status, object in
+                    guard status == 200 else { return failSetup(device, status, object) }
+                    tally.usersReady += 1
+                }
+            }
+        }
+    }
+
+    private func failSetup(_ device: Device, _ status: Int, _ object: WireFormat.Object) {
+        device.failed = true
+        count(error: status, object)
+    }
+
+    /// Opens every ready device's push stream from its own source address.
+    func openStreams() {
+        for device in devices where !device.failed {
+            let endpoint = settings.endpoints[(device.index + 1) % settings.endpoints.count]
+            guard let stream = try? LoadConnection.open(to: endpoint, from: Self.source(device.index), on: loop) else {
+                device.failed = true
+                tally.streamsFailed += 1
+                continue
+            }
+            device.stream = stream
+            stream.onStreamHead = { [self] status in
+                if status != 200 {
+                    device.failed = true
+                    tally.streamsFailed += 1
+                    count(error: status, [:])
+                }
+            }
+            stream.onStreamChunk = { [self, unowned device] chunk in self.received(chunk, on: device) }
+            stream.onClose = { [self, unowned device] in
+                if !device.failed {
+                    device.failed = true
+                    tally.streamsFailed += 1
+                    tally.errors["STREAM_CLOSED", default: 0] += 1
+                }
+            }
+            stream.openStream(LoadConnection.request(
+                method: "GET", path: "\(basePath)/push", host: endpoint.description,
+                headers: [("Authorization", "Bearer \(device.token)"), ("X-Device-ID", "phone"),
+                          ("Accept", "text/event-stream")], body: []))
+        }
+    }
+
+    private func received(_ chunk: [UInt8], on device: Device) {
+        let text = device.tail + chunk
+        var i = 0
+        var found = 0
+        while i + Self.marker.count <= text.count {
+            if text[i] == Self.marker[0] && text[i..<(i + Self.marker.count)].elementsEqual(Self.marker) {
+                found += 1
+                i += Self.marker.count
+            } else {
+                i += 1
+            }
+        }
+        if !device.ready, text.firstRange(of: Array(": ready".utf8)) != nil {
+            device.ready = true
+            tally.streamsReady += 1
+        }
+        device.tail = Array(text.suffix(Self.marker.count - 1))
+        guard found > 0 else { return }
+        tally.pushesReceived += found
+        // A notification tells the device to fetch: it covers every save acknowledged before it.
+        let now = Stopwatch.monotonicNanoseconds()
+        for sent in device.unnotified { pushMs.append(Double(now &- sent) / 1e6) }
+        device.unnotified.removeAll()
+    }
+
+    // MARK: Saves (on the loop)
+
+    /// One save by `device` to its own zone.
+    func save(_ device: Device) {
+        guard !device.failed else { return }
+        device.nextSave += 1
+        // A few records per device, saved over and over: the data set stops growing after warm-up,
+        // so a long run at a steady rate measures the daemon, not the data it keeps.
+        let name = "r\(device.nextSave % Self.recordsPerDevice)"
+        let record: WireFormat.Object = ["recordName": name, "recordType": "Note",
+                                         "fields": ["n": ["value": name, "type": "STRING"] as WireFormat.Object]]
+        let body: WireFormat.Object = ["zoneID": zoneID(device),
+                                       "operations": [["operationType": "forceReplace", "record": record]]]
+        let sent = Stopwatch.monotonicNanoseconds()
+        tally.savesSent += 1
+        // From another of the user's devices: the store does not notify the device that made a change.
+        send(device.index + 1, "\(basePath)/private/records/modify", token: device.token, device: "laptop",
+             WireFormat.serialize(body)) { [self] status, object in
+            tally.savesAnswered += 1
+            let first = (object["records"] as? [WireFormat.Object])?.first
+            guard status == 200, let first, first["serverErrorCode"] == nil else {
+                return count(error: status, first ?? object)
+            }
+            answerMs.append(Double(Stopwatch.monotonicNanoseconds() &- sent) / 1e6)
+            tally.savesAcknowledged += 1
+            device.acknowledged.insert(name)
+            device.unnotified.append(sent)
+        }
+    }
+
+    private var cursor = 0
+
+    /// `count` saves, each by the next device in turn.
+    func saveRoundRobin(_ count: Int) {
+        guard !devices.isEmpty else { return }
+        for _ in 0..<count {
+            save(devices[cursor % devices.count])
+            cursor += 1
+        }
+    }
+
+    /// Acknowledged saves whose device has not been notified yet.
+    var unnotified: Int { devices.reduce(0) { $0 + $1.unnotified.count } }
+
+    /// Reads back every acknowledged save; how many are missing (or could not be read).
+    func verify(_ done: @escaping (Int) -> Void) {
+        var left = devices.count
+        var missing = 0
+        guard left > 0 else { return done(0) }
+        for device in devices {
+            let names = device.acknowledged.sorted()
+            guard !names.isEmpty else {
+                left -= 1
+                if left == 0 { done(missing) }
+                continue
+            }
+            let records = names.map { ["recordName": $0, "zoneID": zoneID(device)] as WireFormat.Object }
+            send(device.index, "\(basePath)/private/records/lookup", token: device.token, device: "check",
+                 WireFormat.serialize(["records": records])) { status, object in
+                let found = (object["records"] as? [WireFormat.Object] ?? []).filter { $0["serverErrorCode"] == nil }
+                missing += status == 200 ? max(0, names.count - found.count) : names.count
+                left -= 1
+                if left == 0 { done(missing) }
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    private func zoneID(_ device: Device) -> WireFormat.Object {
+        ["zoneName": "Load", "ownerRecordName": device.name]
+    }
+
+    /// Sends a request on the least busy connection of daemon `slot % daemons`.
+    private func send(_ slot: Int, _ path: String, token: String?, device: String?, _ body: [UInt8],
+                      done: @escaping (Int, WireFormat.Object) -> Void) {
+        let e = slot % settings.endpoints.count
+        guard !pools[e].isEmpty else { return done(0, [:]) }
+        // Round robin, skipping ahead to an idle connection when the next one is busy.
+        var pick = nextPooled % pools[e].count
+        nextPooled &+= 1
+        if pools[e][pick].load > 0, let idle = pools[e].firstIndex(where: { $0.load == 0 }) { pick = idle }
+        var headers = [("Content-Type", "application/json")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let device { headers.append(("X-Device-ID", device)) }
+        let bytes = LoadConnection.request(method: "POST", path: path, host: settings.endpoints[e].description,
+                                           headers: headers, body: body)
+        pools[e][pick].request(bytes) { status, body in
+            done(status, (try? WireFormat.parseObject(body)) ?? [:])
+        }
+    }
+
+    private func count(error status: Int, _ object: WireFormat.Object) {
+        let code = object["serverErrorCode"] as? String ?? (status == 0 ? "CONNECTION_FAILED" : "HTTP_\(status)")
+        tally.errors[code, default: 0] += 1
+    }
+}
