@@ -96,7 +96,7 @@ let package = Package(
                                                            "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport",
                                                          "CallTestSupport"]),
-        .testTarget(name: "PeerNetTests", dependencies: ["PeerNet", "Signaling", "RecordStore"]),
+        .testTarget(name: "PeerNetTests", dependencies: ["PeerNet", "Peer", "Net", "Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "TURNTests", dependencies: ["TestNetwork", "TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
