@@ -23,6 +23,8 @@ struct BrowserCallTests {
         let room: String
         var tokens: [String: String] = [:]
         var browsers: [ProcessWatch] = []
+        /// The user of each browser's page, in the order of `browsers`.
+        var pageUsers: [String] = []
         /// Other processes of the call (`zonertc peer`), stopped by PID with the browsers.
         var peers: [ProcessWatch] = []
         var profiles: [String] = []
@@ -55,6 +57,7 @@ struct BrowserCallTests {
                 + "&report=1\(query)#token=\(token)"
             browsers.append(try spawnWatched([chromium] + HeadlessChromium.arguments(url: url, userDataDir: profile,
                                                                                   fakeVideo: fakeVideo)))
+            pageUsers.append(me)
         }
 
         /// Waits for `count` reports (the daemon logs each), then reads them.

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The call page's JavaScript unit tests (Tests/CallPageJS: names, compaction, epochs, the inbox), run with
-/// `node --test` — no npm packages. Skipped without node, failing under ZONERTC_CI=1.
+/// The call page's JavaScript unit tests (Tests/CallPageJS: names, compaction, epochs, the inbox; for group
+/// calls presence records, the roster, the join order, the offer rules, routing, the pair collector, b=AS),
+/// run with `node --test` — no npm packages. Skipped without node, failing under ZONERTC_CI=1.
 @Suite("Call page JavaScript", .enabled(if: ExternalProgram.runnable("node"), "node is not installed"))
 struct CallPageScriptTests {
     @Test("node --test Tests/CallPageJS passes")

@@ -181,6 +181,17 @@ enum DocumentedCommands {
         ("swift test --traits WebRTC --filter AiortcCallTests", .testFilter),
         ("swift test --filter BrowserCallTests", .testFilter),
         ("swift test --traits WebRTC --filter BrowserPeerCallTests", .testFilter),
+        ("swift test --filter BrowserMeshTests", .testFilter),
+        ("swift test --traits WebRTC --filter BrowserMeshPeerTests", .testFilter),
+        ("chromium --user-data-dir=/tmp/zonertc-alice "
+            + "'http://127.0.0.1:8470/call?room=room_abcd1234&me=alice&mesh=1&owner=1&peers=2'",
+         .coveredBy("BrowserMeshTests: three headless Chromium pages make a group call (a browser window)")),
+        ("chromium --user-data-dir=/tmp/zonertc-bob "
+            + "'http://127.0.0.1:8470/call?room=room_abcd1234&me=bob&mesh=1&roomOwner=alice&peers=2'",
+         .coveredBy("BrowserMeshTests: three headless Chromium pages make a group call (a browser window)")),
+        ("chromium --user-data-dir=/tmp/zonertc-carol "
+            + "'http://127.0.0.1:8470/call?room=room_abcd1234&me=carol&mesh=1&roomOwner=alice&peers=2'",
+         .coveredBy("BrowserMeshTests: three headless Chromium pages make a group call (a browser window)")),
         ("swift test --traits WebRTC --filter DTLSTests", .testFilter),
         ("python3 Tests/Interop/dtls_capture.py .build/debug/zonertc Fixtures/vp8-320x240-60.ivf",
          .coveredBy(".ci/run's capture step (capturing on lo needs root or dumpcap's capabilities)")),

@@ -132,3 +132,16 @@ test("at most MAX_HELD_PER_EPOCH chunks wait", () => {
     assert.equal(inbox.counters.held, MAX_HELD_PER_EPOCH);
     assert.equal(inbox.counters.malformed, 5);
 });
+
+test("an INT64 where a TIMESTAMP is expected is read (docs/PROTOCOL.md §4); another type is not", () => {
+    const inbox = bob();
+    const offer = envelope("offer", 10, "alice", { updatedAt: { value: NOW, type: "INT64" } });
+    assert.equal(inbox.take(offer, NOW)[0].updatedAt, NOW);
+    inbox.descriptionSet(10, "uf");
+    const early = chunk(10, 0);
+    early.fields.chunkCreatedAt.type = "INT64";
+    assert.equal(inbox.take(early, NOW).length, 1);
+    const text = envelope("answer", 10, "alice", { updatedAt: { value: String(NOW), type: "STRING" } });
+    assert.deepEqual(inbox.take(text, NOW), []);
+    assert.equal(inbox.counters.malformed, 1);
+});

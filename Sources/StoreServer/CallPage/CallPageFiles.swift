@@ -2,6 +2,39 @@
 extension CallPage {
     /// The files of web/, by name, exactly as they are there.
     static let files: [String: String] = [
+        "bandwidth.js": #"""
+// Each leg's share of the uplink in a group call (docs/PROTOCOL.md §11.3): its descriptions carry
+// `b=AS:<uplink kbps ÷ (members − 1)>` in the video section (RFC 4566 §5.8: after `c=`, before the
+// attributes) — the budget the writer asks the other side to keep to. No I/O: unit-tested with node.
+
+/** The leg's share in kbit/s of `uplinkKbps` among `members` (this page included), at least 1. */
+export function legShareKbps(uplinkKbps, members) {
+    return Math.max(1, Math.floor(uplinkKbps / Math.max(1, members - 1)));
+}
+
+/** `sdp` with `b=AS:<kbps>` in its video section (an existing `b=AS` there replaced). */
+export function withBandwidth(sdp, kbps) {
+    const eol = sdp.includes("\r\n") ? "\r\n" : "\n";
+    const lines = sdp.split(/\r?\n/);
+    const out = [];
+    let inVideo = false, placed = false;
+    for (const line of lines) {
+        if (line.startsWith("m=")) {
+            inVideo = line.startsWith("m=video ");
+            out.push(line);
+            continue;
+        }
+        if (inVideo && line.startsWith("b=AS:")) continue;
+        if (inVideo && !placed && !/^[icb]=/.test(line)) {
+            out.push(`b=AS:${kbps}`);
+            placed = true;
+        }
+        out.push(line);
+    }
+    return out.join(eol);
+}
+
+"""#,
         "call.css": #"""
 /* The call page: video on the left, the signaling panel on the right. */
 :root { color-scheme: dark; font-family: system-ui, sans-serif; }
@@ -29,6 +62,14 @@ li { padding: 1px 0; border-bottom: 1px solid #222; }
 .row-error { color: #f66; }
 .row-epoch, .row-ice { color: #ddd; font-weight: bold; }
 .row-end { color: #f9c; font-weight: bold; }
+[hidden] { display: none !important; }
+/* A group call: one tile per member, the roster as a table. */
+#grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(18rem, 1fr)); gap: 0.5rem; }
+#grid video { width: 100%; background: #000; border: 1px solid #333; }
+#grid .ended video { opacity: 0.3; }
+#hangup { margin-top: 0.5rem; padding: 0.3rem 1rem; background: #a33; color: #fff; border: 0; border-radius: 4px; }
+#roster { border-collapse: collapse; font-family: ui-monospace, monospace; font-size: 0.75rem; }
+#roster th, #roster td { text-align: left; padding: 1px 0.4rem 1px 0; overflow-wrap: anywhere; }
 
 """#,
         "call.html": #"""
@@ -45,12 +86,16 @@ li { padding: 1px 0; border-bottom: 1px solid #222; }
 <main>
   <section class="videos">
     <figure><video id="remote" autoplay playsinline muted></video><figcaption>remote</figcaption></figure>
+    <div id="grid" hidden></div>
     <figure class="small"><video id="local" autoplay playsinline muted></video><figcaption>local</figcaption></figure>
     <p id="status">starting…</p>
+    <button id="hangup" type="button" hidden>Hang up</button>
   </section>
   <aside>
     <h2>Call</h2>
     <dl id="figures"></dl>
+    <h2 id="roster-title" hidden>Members <small>(join order)</small></h2>
+    <table id="roster" hidden></table>
     <h2>Records and events <small>(newest first)</small></h2>
     <ol id="records"></ol>
   </aside>
@@ -60,11 +105,13 @@ li { padding: 1px 0; border-bottom: 1px solid #222; }
 
 """#,
         "call.js": #"""
-// One call with one remote user over the zone: docs/SIGNALING.md §3–4 on an RTCPeerConnection. The offer
-// creator starts the first epoch; collisions follow the W3C perfect-negotiation example (makingOffer,
-// ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare rule: the higher epoch wins, on equal
-// epochs the offer creator's. Records in come from the inbox; records out are saved here. The remote's
-// goodbye is in the records too (docs/PROTOCOL.md §7): its description of the active epoch deleted.
+// One call with one remote user over the zone: docs/SIGNALING.md §3–4 on an RTCPeerConnection — a call of two,
+// or one pair of a group call (docs/PROTOCOL.md §11). The side making the first offer (in a call of two the
+// offer creator, in a group call the later joiner) starts the first epoch; collisions follow the W3C
+// perfect-negotiation example (makingOffer, ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare
+// rule: the higher epoch wins, on equal epochs the offer creator's (the lower user ID). Records in come from
+// the inbox; records out are saved here. The remote's goodbye is in the records too (docs/PROTOCOL.md §7):
+// its description of the active epoch deleted.
 import { chunkUUID } from "./names.js";
 import { encodeCandidates } from "./records.js";
 import { StoreError } from "./store.js";
@@ -94,9 +141,16 @@ function midOf(sdp) {
 }
 
 export class ZoneCall {
-    constructor({ store, scope, zoneID, room, me, remote, key, names, roles, inbox, epochs, localStream, log }) {
+    /**
+     * `firstOffer`: whether this side makes the call's first offer (a call of two: the offer creator; a group
+     * call's pair: the later joiner, docs/PROTOCOL.md §11.2). `describe` turns our SDP into the payload saved
+     * (a group call adds the leg's b=AS); `acceptLookup` filters records read by name (a group call drops
+     * forged ones, §11.3).
+     */
+    constructor({ store, scope, zoneID, room, me, remote, key, names, roles, inbox, epochs, localStream, log,
+        firstOffer = roles.isOfferCreator, describe = (sdp) => sdp, acceptLookup = () => true }) {
         Object.assign(this, { store, scope, zoneID, room, me, remote, key, names, roles, inbox, epochs, localStream,
-            log });
+            log, firstOffer, describe, acceptLookup });
         this.pc = new RTCPeerConnection({ iceServers: [] });
         /** The active epoch (ours or the remote's), null before the first. */
         this.epoch = null;
@@ -123,12 +177,14 @@ export class ZoneCall {
         this.ending = null;
         /** Called once with the ending when the remote hangs up. */
         this.onRemoteHangUp = () => {};
+        /** Called with (what, error) when applying or saving a signal failed. */
+        this.onError = () => {};
         this.pc.onicecandidate = (event) => this.gathered(event.candidate);
         this.pc.onnegotiationneeded = () => this.negotiationNeeded();
         this.pc.onconnectionstatechange = () => this.connectionChanged();
     }
 
-    /** Reads the session record by name (its epoch is the floor); the offer creator then offers. */
+    /** Reads the session record by name (its epoch is the floor); the side making the first offer then offers. */
     async start() {
         const sessionName = await this.names.session();
         const found = await this.lookup([sessionName]);
@@ -148,18 +204,24 @@ export class ZoneCall {
                 else await this.received(both, "lookup");
             }
         }
-        if (this.roles.isOfferCreator) {
+        if (this.firstOffer) await this.offer("first offer");
+    }
+
+    /** Offers in a new epoch; the first offer of the call adds the video transceiver. */
+    async offer(why) {
+        if (this.ending) return;
+        if (this.pc.getTransceivers().length === 0) {
             const stream = this.localStream;
             this.pc.addTransceiver(stream?.getVideoTracks()[0] ?? "video",
                 { direction: stream ? "sendrecv" : "recvonly", streams: stream ? [stream] : [] });
-            await this.startEpoch("first offer");
         }
+        await this.startEpoch(why);
     }
 
     async lookup(recordNames) {
         const result = await this.store.post(this.scope, "records/lookup",
             { zoneID: this.zoneID, records: recordNames.map((recordName) => ({ recordName })) });
-        return (result.records ?? []).filter((r) => !r.serverErrorCode);
+        return (result.records ?? []).filter((r) => !r.serverErrorCode && this.acceptLookup(r));
     }
 
     /** Renegotiation (W3C example): only after the first exchange, the first offer is the creator's. */
@@ -199,7 +261,7 @@ export class ZoneCall {
         const session = { recordName: await this.names.session(), recordType: "SignalSession", fields: {
             sessionKey: STRING(this.key), roomID: STRING(this.room), userId: STRING(this.me),
             otherUserId: STRING(this.remote), callEpoch: INT64(epoch), updatedAt: TIMESTAMP(now) } };
-        const offer = await this.envelope(epoch, "offer", sdp);
+        const offer = await this.envelope(epoch, "offer", this.describe(sdp));
         for (let attempt = 0; attempt < SESSION_RETRIES; attempt++) {
             if (this.sessionTag) session.recordChangeTag = this.sessionTag;
             const result = await this.store.post(this.scope, "records/modify", { zoneID: this.zoneID, atomic: true,
@@ -339,7 +401,7 @@ export class ZoneCall {
         this.attachCamera();
         await this.pc.setLocalDescription();
         if (this.epoch !== offer.epoch) return;
-        const answer = await this.envelope(offer.epoch, "answer", this.pc.localDescription.sdp);
+        const answer = await this.envelope(offer.epoch, "answer", this.describe(this.pc.localDescription.sdp));
         await this.save([{ operationType: "create", record: answer }]);
         this.wrote(answer.recordName, offer.epoch, "answer");
         this.counters.answersSaved += 1;
@@ -347,9 +409,10 @@ export class ZoneCall {
         await this.released(offer.epoch, offer.sdp);
     }
 
-    /** The answerer sends its camera on the transceiver the offer made (receive-only without one). */
+    /** The answerer sends its camera on the transceiver the offer's section is on (receive-only without one). */
     attachCamera() {
-        const transceiver = this.pc.getTransceivers()[0];
+        const all = this.pc.getTransceivers();
+        const transceiver = all.find((t) => t.mid !== null) ?? all[0];
         if (!transceiver) return;
         const track = this.localStream?.getVideoTracks()[0];
         if (track && !transceiver.sender.track) {
@@ -479,14 +542,119 @@ export class ZoneCall {
     fail(what, error) {
         this.counters.errors += 1;
         this.log("error", `${what}: ${error.message}`);
+        this.onError(what, error);
     }
 
-    /** Closes the connection and stops the local media (camera or file): the tracks end, the device is free. */
-    close() {
+    /** Names of the envelopes and chunks of this pair seen or written, ours only with `own`. */
+    recordNames({ own }) {
+        return [...this.catalogue].filter(([, r]) => !own || r.own).map(([name]) => name);
+    }
+
+    /**
+     * Closes the connection and stops the local media (camera or file): the tracks end, the device is free —
+     * unless `keepLocalMedia` (a group call's other legs still send it).
+     */
+    close({ keepLocalMedia = false } = {}) {
         clearInterval(this.gcTimer);
         clearTimeout(this.local.timer);
         this.pc.close();
+        if (keepLocalMedia) return;
         for (const track of this.localStream?.getTracks() ?? []) track.stop();
+    }
+}
+
+"""#,
+        "collector.js": #"""
+// Collection of whole pairs in a room's group call (docs/PROTOCOL.md §11.5). Each leg cleans its own pair
+// while it lasts (§7); the records of pairs nobody has a leg for — left by members who crashed, left at the
+// same moment as their partner, or were removed — stay in the zone. This keeps their names (learned from
+// the change feed; of each record only the user IDs it names are read) and hands them out for deletion once
+// both users of the pair are gone, a bounded number at a time. Pairs of users never seen as group-call
+// members (calls of two) are never handed out: the caller decides who is gone. No I/O: unit-tested with node.
+import { otherUser } from "./routing.js";
+
+/** Record names kept at most. */
+export const COLLECTOR_CAPACITY = 4096;
+
+export class PairCollector {
+    constructor(room, capacity = COLLECTOR_CAPACITY) {
+        this.room = room;
+        this.capacity = capacity;
+        /** sessionKey → {users: Set, names: Set}. */
+        this.pairs = new Map();
+        /** recordName → sessionKey. */
+        this.pairOf = new Map();
+        /** Names not kept for want of room. */
+        this.overflow = 0;
+    }
+
+    /** A signal record of the pair `key` (the fields naming users are read, nothing else). */
+    observe(record, key) {
+        const users = [];
+        for (const name of ["userId", "otherUserId", "ownerUserId"]) {
+            const f = record.fields?.[name];
+            if (f?.type === "STRING" && typeof f.value === "string") users.push(f.value);
+        }
+        this.note(key, users, [record.recordName]);
+    }
+
+    /** Names of records of the pair `key`, and users of it (those the key does not name are ignored). */
+    note(key, users, names) {
+        const pair = this.pairs.get(key) ?? { users: new Set(), names: new Set() };
+        for (const user of users) {
+            if (pair.users.size < 2 && otherUser(key, this.room, user) !== null) pair.users.add(user);
+        }
+        if (pair.users.size === 1) {
+            const other = otherUser(key, this.room, [...pair.users][0]);
+            if (other !== null) pair.users.add(other);
+        }
+        for (const name of names) {
+            if (this.pairOf.has(name)) continue;
+            if (this.pairOf.size >= this.capacity) {
+                this.overflow += 1;
+                continue;
+            }
+            pair.names.add(name);
+            this.pairOf.set(name, key);
+        }
+        this.pairs.set(key, pair);
+    }
+
+    /** The change feed reported these names deleted. */
+    forget(names) {
+        for (const name of names) {
+            const key = this.pairOf.get(name);
+            if (key === undefined) continue;
+            this.pairOf.delete(name);
+            const pair = this.pairs.get(key);
+            pair?.names.delete(name);
+            if (pair && pair.names.size === 0) this.pairs.delete(key);
+        }
+    }
+
+    /** A leg took the pair `key` over: its records are the leg's now. */
+    release(key) {
+        const pair = this.pairs.get(key);
+        if (!pair) return;
+        for (const name of pair.names) this.pairOf.delete(name);
+        this.pairs.delete(key);
+    }
+
+    /** Up to `limit` names of pairs whose two users are known and `dead(users)` says are done, taken out. */
+    take(limit, dead) {
+        const doomed = [];
+        for (const key of [...this.pairs.keys()].sort()) {
+            if (doomed.length >= limit) break;
+            const pair = this.pairs.get(key);
+            if (pair.users.size !== 2 || !dead(pair.users)) continue;
+            for (const name of [...pair.names].sort().slice(0, limit - doomed.length)) {
+                doomed.push(name);
+                pair.names.delete(name);
+                this.pairOf.delete(name);
+            }
+            if (pair.names.size === 0) this.pairs.delete(key);
+        }
+        return doomed;
     }
 }
 
@@ -679,20 +847,134 @@ export class SignalInbox {
 }
 
 """#,
+        "leg.js": #"""
+// One leg of a group call: our side of one pair (docs/PROTOCOL.md §11) — a ZoneCall of its own (its own
+// RTCPeerConnection, inbox, epochs, ICE and media) plus what the room keeps about it: the remote's member
+// session, since when it has waited for an offer or an answer, whether it fell back to offering, whether ICE
+// failed, and how it ended. Records come in already routed to it by session key (routing.js).
+import { RecordNames, roles } from "./names.js";
+import { SignalInbox } from "./inbox.js";
+import { ZoneCall } from "./call.js";
+import { MediaFigures } from "./stats.js";
+import { withBandwidth } from "./bandwidth.js";
+import { writtenByOwner } from "./routing.js";
+import { settle } from "./settle.js";
+
+export class MeshLeg {
+    /**
+     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log(what, text, record), elapsedMs() (the
+     * page's clock, for the figures)}; `firstOffer`: whether we offer first; `bandwidthKbps`: the b=AS of our
+     * descriptions (null: none).
+     */
+    constructor({ context, remote, key, memberSession, firstOffer, bandwidthKbps }) {
+        const { store, scope, zoneID, room, me, epochs, localStream } = context;
+        this.elapsedMs = context.elapsedMs ?? (() => performance.now());
+        this.remote = remote;
+        this.key = key;
+        this.memberSession = memberSession;
+        this.bandwidthKbps = bandwidthKbps;
+        this.log = (what, text, record) => context.log(what, `[${remote}] ${text}`,
+            record ? { pair: remote, ...record } : undefined);
+        this.inbox = new SignalInbox({ sessionKey: key, me });
+        this.inbox.onDrop = (what, detail) => this.log("drop", `${what}: ${detail}`);
+        this.names = new RecordNames(key);
+        this.call = new ZoneCall({ store, scope, zoneID, room, me, remote, key, names: this.names,
+            roles: roles(me, remote), inbox: this.inbox, epochs, localStream, log: this.log, firstOffer,
+            describe: bandwidthKbps === null ? undefined : (sdp) => withBandwidth(sdp, bandwidthKbps),
+            acceptLookup: writtenByOwner });
+        // A track added before any description can be taken up by the remote's offer (JSEP §5.10), so the
+        // same transceiver serves whichever side's offer wins.
+        for (const track of localStream?.getVideoTracks() ?? []) this.call.pc.addTrack(track, localStream);
+        this.figures = new MediaFigures(this.call.pc);
+        this.startedAt = Date.now();
+        /** When the leg began waiting for an offer, a lookup or an answer (null: not waiting). */
+        this.waitingSince = this.startedAt;
+        this.fellBack = false;
+        /** The epoch ICE last failed on, until a later one connects. */
+        this.iceFailed = null;
+        this.restarts = 0;
+        this.connectedAt = null;
+        /** {reason, atMs} once ended. */
+        this.ended = null;
+        this.queue = Promise.resolve();
+        this.sessionName = null;
+    }
+
+    /** Reads the pair's session record (the floor) and offers if it is ours to; records wait for it. */
+    start() {
+        const started = (async () => {
+            this.sessionName = await this.names.session();
+            await this.call.start();
+        })();
+        this.queue = started.catch((error) => this.log("error", `starting: ${error.message}`));
+        return this.queue;
+    }
+
+    /** Records of this pair (and deletions, which the call matches by name), applied in order. */
+    deliver(records, via) {
+        this.queue = this.queue.then(() => this.call.received(records, via))
+            .catch((error) => this.log("error", `records: ${error.message}`));
+    }
+
+    get connected() {
+        return this.call.pc.connectionState === "connected";
+    }
+
+    /** Neither offered nor offered to yet. */
+    get waitingForOffer() {
+        return this.call.epoch === null;
+    }
+
+    /** Waiting starts while the active epoch's descriptions are not both set, and stops once they are. */
+    noteState(nowMs) {
+        const pc = this.call.pc;
+        const negotiated = this.call.epoch !== null && pc.signalingState === "stable" && pc.currentRemoteDescription
+            && pc.currentLocalDescription;
+        if (negotiated) this.waitingSince = null;
+        else this.waitingSince ??= nowMs;
+        if (this.connected) this.connectedAt ??= nowMs;
+    }
+
+    /** The remote hung up: frames that arrived get to be decoded before the leg ends (settle.js), the figures read
+     * afresh, `sampled()` awaited after each reading (the page judges by them). Resolves to the milliseconds it
+     * took. */
+    settle(sampled = async () => {}) {
+        return settle(async () => {
+            const figures = await this.figures.sample(this.elapsedMs());
+            await sampled();
+            return figures;
+        }, { done: () => this.ended !== null });
+    }
+
+    /** Ends the leg: nothing more is applied or saved, the connection closes (our camera goes on for the other
+     * legs). The names of our records of the pair, for the goodbye (§7). */
+    end(reason, by) {
+        if (!this.ended) this.ended = { reason, by, atMs: Date.now() };
+        this.call.end({ by, reason });
+        this.call.close({ keepLocalMedia: true });
+        return this.call.recordNames({ own: true });
+    }
+}
+
+"""#,
         "main.js": #"""
 // The call page: /call?room=…&me=…&remote=…[&owner=1][&send=0][&report=1][&frames=N][&timeout=S]
 // [#token=…]. Wires the store, the room, the inbox, the call and the panel; exposes window.zonertcResult
 // and, with report=1, POSTs it to /call/report once the call has decoded `frames` frames (or failed), and
-// again when the remote hangs up after that.
+// again when the remote hangs up after that. With `mesh=1` the page joins the room's group call instead
+// (meshmain.js).
 import { RecordNames, isRoomID, roles, sessionKey } from "./names.js";
 import { SignalInbox } from "./inbox.js";
 import { EpochClock } from "./epoch.js";
-import { ZoneStore, register } from "./store.js";
+import { ZoneStore } from "./store.js";
 import { HybridSync } from "./sync.js";
 import { setUpRoom } from "./room.js";
 import { ZoneCall } from "./call.js";
 import { MediaFigures } from "./stats.js";
 import { SidePanel } from "./panel.js";
+import { tokenFor } from "./token.js";
+import { postReport } from "./report.js";
+import { settle } from "./settle.js";
 
 const params = new URLSearchParams(location.search);
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -719,41 +1001,6 @@ function log(what, text, record) {
     console.log(`zonertc ${what} ${text}`);
 }
 
-/**
- * The bearer token of `me`: `#token=` in the fragment (never sent to a server in a URL), else the one
- * this browser stored, else a new registration (registration hands a token out once: a name already
- * registered elsewhere must come with its token).
- */
-async function tokenFor(me) {
-    const key = `zonertc.token.${me}`;
-    const given = fragment.get("token");
-    if (given) {
-        localStorage.setItem(key, given);
-        history.replaceState(null, "", location.pathname + location.search);
-        return given;
-    }
-    const stored = localStorage.getItem(key);
-    if (stored) return stored;
-    try {
-        const token = await register(me);
-        localStorage.setItem(key, token);
-        return token;
-    } catch (error) {
-        if (error.code === "EXISTS") {
-            throw new Error(`${me} is registered but this browser has no token for it: open the page with `
-                + `#token=<the token> (e.g. the contents of a peer's --token-file)`);
-        }
-        throw error;
-    }
-}
-
-/** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
- * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
-const SETTLE_MS = 3000;
-/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from a
- * cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last frames. */
-const SETTLE_MIN_MS = 200;
-
 function setStatus(text, ok) {
     result.status = text;
     panel.setStatus(text, ok);
@@ -764,10 +1011,8 @@ async function report() {
     const posts = result.ended ? 2 : 1;
     if (params.get("report") !== "1" || (result.reports ?? 0) >= posts) return;
     result.reports = posts;
-    const query = new URLSearchParams({ room: result.room, me: result.me });
     try {
-        await fetch(`/call/report?${query}`, { method: "POST", body: JSON.stringify(result),
-            headers: { "Authorization": `Bearer ${result.token ?? ""}` }, signal: AbortSignal.timeout(10000) });
+        await postReport(result, result.token);
     } catch (error) {
         panel.line("error", `report failed: ${error.message}`);
     }
@@ -794,7 +1039,7 @@ async function main() {
     document.title = `${me} ⇄ ${remote} · ${room}`;
 
     phase("script");
-    const token = await tokenFor(me);
+    const token = await tokenFor(me, fragment);
     phase("token");
     Object.defineProperty(result, "token", { value: token, enumerable: false });
     const deviceID = `browser-${crypto.randomUUID().slice(0, 8)}`;
@@ -857,26 +1102,20 @@ async function main() {
     await sync.start();
     if (!call.ending) ticker = setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
 
-    /** The remote hung up: let every frame that arrived be decoded (or dropped) first, for at most SETTLE_MS,
-     * then close the connection, stop the camera or file stream and the store's sync, and say that the call
-     * ended and why. */
+    /** The remote hung up: let every frame that arrived be decoded (or dropped) first (settle.js), then close
+     * the connection, stop the camera or file stream and the store's sync, and say that the call ended and why. */
     async function remoteHungUp(ending) {
         clearInterval(ticker);
-        const hungUpAt = performance.now();
-        const settleBy = hungUpAt + SETTLE_MS;
-        while (performance.now() < settleBy && result.ok === null) {
+        const settleMs = await settle(async () => {
             await tick().catch(() => {});
-            const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
-            const allDecoded = media.framesDecoded + media.framesDropped >= media.framesReceived;
-            if (allDecoded && performance.now() - hungUpAt >= SETTLE_MIN_MS) break;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+            return result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
+        }, { done: () => result.ok !== null });
         call.close();
         sync.stop();
         remoteVideo.srcObject = null;
         document.getElementById("local").srcObject = null;
         result.ended = { ...ending, atMs: Math.round(performance.now() - started),
-            settleMs: Math.round(performance.now() - hungUpAt), localTracks: localTracks() };
+            settleMs, localTracks: localTracks() };
         Object.assign(result, { signalingState: call.pc.signalingState, iceState: call.pc.iceConnectionState,
             connectionState: call.pc.connectionState, call: { ...call.counters } });
         panel.show(result);
@@ -890,10 +1129,933 @@ async function main() {
     }
 }
 
-main().catch((error) => {
-    log("error", error.message);
-    finish(false, error.message);
-});
+if (params.get("mesh") === "1") {
+    import("./meshmain.js").then((page) => page.run()).catch((error) => {
+        log("error", error.message);
+        finish(false, error.message);
+    });
+} else {
+    main().catch((error) => {
+        log("error", error.message);
+        finish(false, error.message);
+    });
+}
+
+"""#,
+        "mesh.js": #"""
+// A room's group call from the page (docs/PROTOCOL.md §11): a mesh of pairs, one leg per remote member.
+// Joining saves our presence and reads the room's records together; the presence records then decide the
+// legs (the later joiner of each pair offers first, §11.2), the room's limit and who left or crashed
+// (§11.4); one change sync serves every leg, its records routed by session key (§11.3). Leaving deletes
+// what we know of our pairs and our presence last; every minute records of dead pairs are collected (§11.5).
+import { RecordNames, sessionKey } from "./names.js";
+import { MalformedRecord } from "./records.js";
+import { PRESENCE_TTL_MS, REFRESH_MS, checkedMember, memberRecord, newMemberSession } from "./presence.js";
+import { Roster } from "./roster.js";
+import { MAX_MEMBERS, offersFirst, ordinal, rankBeyondLimit, rankOf, ranked } from "./ranking.js";
+import { CALL_OF_TWO_GRACE_MS, OFFER_FALLBACK_MS, UNANSWERED_MS, callOfTwoPeer, callerOffer }
+    from "./offerrule.js";
+import { sortBatch, writtenByOwner } from "./routing.js";
+import { PairCollector } from "./collector.js";
+import { legShareKbps } from "./bandwidth.js";
+import { MeshLeg } from "./leg.js";
+
+/** How often dead pairs and long-expired members are collected. */
+export const SWEEP_MS = 60000;
+/** Deletions in one request at most (CloudKit allows 200 operations a request; §11.5 bounds a pass by 400). */
+export const MAX_OPERATIONS = 200;
+/** Keepalive requests (sent while the page goes away) carry at most 64 KB, all of them together. */
+const KEEPALIVE_BYTES = 60000;
+/** Conflicts on our presence record saved over at once before waiting. */
+const PRESENCE_CONFLICTS = 3;
+/** Ended legs whose figures stay in the report. */
+const MAX_ENDED_LEGS = 32;
+/** Restarts of one leg after its ICE failed (the lower user ID restarts, §11.2). */
+const ICE_RESTARTS = 3;
+
+export class MeshRoom {
+    /**
+     * `context`: {store, scope, zoneID, room, me, epochs, localStream, log, elapsedMs}; `uplinkKbps`: each leg's
+     * b=AS is its share (null: none); `hooks`: {legStarted(leg), legEnded(leg), roster(ranked), left(reason),
+     * sampled(leg) (a leg's figures were read while it lets the last frames decode)}.
+     */
+    constructor({ context, uplinkKbps = null, limit = MAX_MEMBERS, hooks = {} }) {
+        this.context = context;
+        Object.assign(this, { room: context.room, me: context.me, store: context.store, scope: context.scope,
+            zoneID: context.zoneID, log: context.log, uplinkKbps, limit });
+        this.hooks = { legStarted() {}, legEnded() {}, roster() {}, left() {}, ...hooks };
+        /** idle, joining, joined, leaving, left. */
+        this.state = "idle";
+        this.roster = new Roster();
+        /** remote → MeshLeg. */
+        this.legs = new Map();
+        /** sessionKey → remote. */
+        this.legByKey = new Map();
+        /** Legs that ended, in order: their figures stay in the report. */
+        this.endedLegs = [];
+        this.collector = new PairCollector(this.room);
+        /** "user session" of member sessions a leg with ended unanswered or failed: none again unless it offers. */
+        this.refusedSessions = new Set();
+        /** remote → when our last leg with it ended (ms): older offers belong to that leg. */
+        this.legEndedAt = new Map();
+        this.reportedBeyondLimit = new Set();
+        /** user → {due, checking}: call-of-two peers seen by their RoomMember record (§11.6). */
+        this.callOfTwo = new Map();
+        this.held = [];
+        this.routing = Promise.resolve();
+        this.lastRoster = "";
+        this.presence = null;
+        this.nextSweep = null;
+        this.leaveReason = null;
+        this.counters = { membersJoined: 0, membersLeft: 0, membersExpired: 0, rejoins: 0, memberRecordsRefused: 0,
+            beyondLimit: 0, legsStarted: 0, legsEnded: 0, fallbackOffers: 0, unanswered: 0, failedLegs: 0,
+            callersAnswered: 0, callOfTwoCalled: 0, forgedRecords: 0, unkeyedRecords: 0, routedRecords: 0,
+            otherPairRecords: 0, iceRestarts: 0, cleanupDeletions: 0, presenceSaves: 0, presenceFailures: 0 };
+    }
+
+    /** Our presence as a member: {userId, memberSession, joinedAt, expiresAt}. */
+    get self() {
+        const p = this.presence;
+        return { userId: this.me, memberSession: p.memberSession, joinedAt: p.joinedAt, expiresAt: p.expiresAt };
+    }
+
+    /** The members present, this page included once joined, in join order. */
+    members(nowMs) {
+        const all = this.roster.present(nowMs);
+        if (this.state === "joined") all.push(this.self);
+        return ranked(all);
+    }
+
+    /** Saves our presence and reads the room through `sync` together; legs start once both are done. */
+    async join(sync) {
+        if (this.state !== "idle") return;
+        this.state = "joining";
+        this.sync = sync;
+        const now = Date.now();
+        this.presence = { memberSession: newMemberSession(), joinedAt: now, expiresAt: now + PRESENCE_TTL_MS,
+            recordName: await RecordNames.callMember(this.me), tag: null, saving: false, present: false,
+            nextSaveAt: null, failures: 0, lastError: null };
+        this.log("room", `joining as member session ${this.presence.memberSession}`);
+        await Promise.all([this.savePresence(), sync.start()]);
+        if (this.state !== "joining") return;
+        if (!this.presence.present) {
+            this.leave(`could not save our presence record (${this.presence.lastError ?? "no answer"})`);
+            return;
+        }
+        this.state = "joined";
+        this.nextSweep = Date.now() + SWEEP_MS;
+        const early = this.held.flat();
+        this.held = [];
+        this.routing = this.routing.then(() => this.route(early, "start"))
+            .catch((error) => this.log("error", `routing: ${error.message}`));
+        await this.routing;
+        const members = this.members(Date.now());
+        if (this.state === "joined") this.log("room", `joined: rank ${rankOf(members, this.me)} of ${members.length}`);
+    }
+
+    /** Records from the change sync: held while joining, routed in order once joined. */
+    received(records, via) {
+        if (this.state === "joining") {
+            this.held.push(records);
+            return undefined;
+        }
+        if (this.state !== "joined") return undefined;
+        this.routing = this.routing.then(() => this.route(records, via))
+            .catch((error) => this.log("error", `routing: ${error.message}`));
+        return this.routing;
+    }
+
+    /** Saves our presence: the join (forceReplace), a refresh (update with our last change tag), or anew. */
+    async savePresence() {
+        const p = this.presence;
+        if (p.saving || this.state === "leaving" || this.state === "left") return;
+        p.saving = true;
+        try {
+            for (let conflicts = 0; ;) {
+                const now = Date.now();
+                const expiresAt = now + PRESENCE_TTL_MS;
+                const record = await memberRecord({ room: this.room, userId: this.me,
+                    memberSession: p.memberSession, joinedAt: p.joinedAt, expiresAt });
+                if (p.tag) record.recordChangeTag = p.tag;
+                this.counters.presenceSaves += 1;
+                let item;
+                try {
+                    const answer = await this.store.post(this.scope, "records/modify", { zoneID: this.zoneID,
+                        operations: [{ operationType: p.tag ? "update" : "forceReplace", record }] });
+                    item = answer.records?.[0]
+                        ?? { serverErrorCode: "BAD_RESPONSE", reason: "no record in the answer" };
+                } catch (error) {
+                    item = { serverErrorCode: error.code ?? "NETWORK", reason: error.message,
+                        retryAfter: error.retryAfter };
+                }
+                if (this.state === "leaving" || this.state === "left") return;
+                if (!item.serverErrorCode) {
+                    Object.assign(p, { tag: item.recordChangeTag ?? null, expiresAt, present: true,
+                        nextSaveAt: now + REFRESH_MS, failures: 0 });
+                    return;
+                }
+                this.counters.presenceFailures += 1;
+                if (item.serverErrorCode === "CONFLICT" && item.serverRecord && conflicts < PRESENCE_CONFLICTS) {
+                    // Someone wrote under our name (readers refuse that version), or a save of ours landed
+                    // unanswered: ours goes over the server's version.
+                    conflicts += 1;
+                    p.tag = item.serverRecord.recordChangeTag ?? null;
+                    continue;
+                }
+                if (item.serverErrorCode === "NOT_FOUND" && p.present) {
+                    if (p.expiresAt > now) {
+                        this.leave("removed from the call (our CallMember record was deleted)");
+                        return;
+                    }
+                    this.collected(now);
+                    continue;
+                }
+                p.failures += 1;
+                p.lastError = `${item.serverErrorCode}: ${item.reason ?? ""}`;
+                const permanent = ["ACCESS_DENIED", "BAD_REQUEST", "AUTHENTICATION_FAILED", "AUTHENTICATION_REQUIRED",
+                    "ZONE_NOT_FOUND"].includes(item.serverErrorCode);
+                this.log("error", `presence save failed: ${item.serverErrorCode}: ${item.reason ?? ""}`);
+                if (permanent || (!p.present && p.failures > 4)) return;
+                const wait = Number.isFinite(item.retryAfter) ? Math.min(item.retryAfter * 1000, 8000)
+                    : Math.min(1000 * 2 ** (p.failures - 1), 8000);
+                if (p.present) {
+                    p.nextSaveAt = now + wait;
+                    return;
+                }
+                await new Promise((resolve) => setTimeout(resolve, wait));
+            }
+        } finally {
+            p.saving = false;
+        }
+    }
+
+    /** Our record was collected after our presence ran out (§11.5): saved anew, same member session. The
+     * record is created again, so `joinedAt` moves to now (readers check it against `created`). */
+    collected(nowMs) {
+        this.log("room", "our presence record was collected after it expired: saving it anew");
+        Object.assign(this.presence, { tag: null, joinedAt: nowMs });
+    }
+
+    /** Timers, every few hundred ms: presence refresh, the legs' bounds, expiries, calls of two, collection. */
+    tick() {
+        if (this.state !== "joined") return;
+        const now = Date.now();
+        const p = this.presence;
+        if (!p.saving && p.nextSaveAt !== null && now >= p.nextSaveAt) this.savePresence();
+        for (const leg of [...this.legs.values()]) this.legTimers(leg, now);
+        for (const member of this.roster.newlyExpired(now)) {
+            this.counters.membersExpired += 1;
+            const leg = this.legs.get(member.userId);
+            this.log("room", `${member.userId}'s presence expired`);
+            if (leg && leg.memberSession === member.memberSession && (!leg.connected || leg.iceFailed !== null)) {
+                this.endLeg(member.userId, `${member.userId}'s presence expired`);
+            }
+        }
+        this.applyRoster(now);
+        this.callOfTwoTimers(now);
+        if (this.nextSweep !== null && now >= this.nextSweep) this.sweep(now);
+        this.sync?.setNegotiating([...this.legs.values()].some((leg) => !leg.connected));
+    }
+
+    /** §11.2: a member leg waiting for the offer it is owed offers after OFFER_FALLBACK_MS; a leg whose lookup,
+     * offer or answer has not come within UNANSWERED_MS ends unanswered. */
+    legTimers(leg, now) {
+        leg.noteState(now);
+        const since = leg.waitingSince;
+        if (since === null) return;
+        if (leg.memberSession !== null && !leg.fellBack && leg.waitingForOffer) {
+            if (now < since + OFFER_FALLBACK_MS) return;
+            leg.fellBack = true;
+            this.counters.fallbackOffers += 1;
+            leg.log("epoch", `no offer from ${leg.remote} within ${OFFER_FALLBACK_MS / 1000} s: offering`);
+            leg.call.offer("fallback").catch((error) => leg.log("error", `fallback offer: ${error.message}`));
+            leg.waitingSince = now;
+        } else if (now >= since + UNANSWERED_MS) {
+            if (leg.memberSession !== null) this.refusedSessions.add(`${leg.remote} ${leg.memberSession}`);
+            this.counters.unanswered += 1;
+            this.endLeg(leg.remote, `${leg.remote} did not answer within ${UNANSWERED_MS / 1000} s`);
+        }
+    }
+
+    /** The legs in line with the members present: we leave when ranked beyond the limit; a member within it
+     * gets a leg (the later joiner of the two offers first), one beyond it none. */
+    applyRoster(now) {
+        if (this.state !== "joined") return;
+        const members = this.members(now);
+        const text = members.map((m) => `${m.userId} ${m.memberSession}`).join(",");
+        if (text !== this.lastRoster) {
+            this.lastRoster = text;
+            this.hooks.roster(members);
+        }
+        const mine = rankOf(members, this.me);
+        if (mine > this.limit) {
+            this.leave(`the room is full: we are ranked ${ordinal(mine)} of ${members.length} members present `
+                + `and a call has at most ${this.limit}`, { full: { rank: mine, members: members.length } });
+            return;
+        }
+        members.forEach((member, index) => {
+            const user = member.userId;
+            if (user === this.me) return;
+            if (index + 1 > this.limit) {
+                this.endLeg(user, `${user} is beyond the room's limit`);
+                this.beyondLimit(user, member.memberSession, index + 1);
+                return;
+            }
+            const leg = this.legs.get(user);
+            if (leg) {
+                leg.memberSession ??= member.memberSession;
+                return;
+            }
+            if (this.refusedSessions.has(`${user} ${member.memberSession}`)) return;
+            this.startLeg(user, member.memberSession, offersFirst(this.self, member), now);
+        });
+    }
+
+    beyondLimit(user, session, rank) {
+        const key = `${user} ${session}`;
+        if (this.reportedBeyondLimit.has(key)) return;
+        this.reportedBeyondLimit.add(key);
+        this.counters.beyondLimit += 1;
+        this.log("room", `${user} is ranked ${ordinal(rank)}, beyond the room's limit of ${this.limit}: no leg`);
+    }
+
+    startLeg(remote, memberSession, firstOffer, now) {
+        if (this.legs.has(remote) || remote === this.me || this.state !== "joined") return;
+        const present = this.roster.present(now).length + 1;
+        const members = this.roster.isPresent(remote, now) ? present : present + 1;
+        const key = sessionKey(this.room, this.me, remote);
+        const leg = new MeshLeg({ context: this.context, remote, key, memberSession, firstOffer,
+            bandwidthKbps: this.uplinkKbps === null ? null : legShareKbps(this.uplinkKbps, members) });
+        this.legs.set(remote, leg);
+        this.legByKey.set(key, remote);
+        this.collector.release(key);
+        this.counters.legsStarted += 1;
+        leg.log("room", `leg starts (${firstOffer ? "we offer first" : "we wait for the offer"}`
+            + `${memberSession ? `, member session ${memberSession}` : ", no presence record"})`);
+        // What the remote sent before its goodbye is decoded first; a leg ended meanwhile (its member left, say)
+        // stays ended as it was.
+        leg.call.onRemoteHangUp = async (ending) => {
+            await leg.settle(async () => this.hooks.sampled?.(leg));
+            this.endLeg(remote, ending.reason, { leg });
+        };
+        leg.call.onError = (what) => {
+            // An offer that cannot be applied (or ours that cannot be saved) before anything was negotiated:
+            // the leg is over, and that member session gets no new one unless it offers.
+            if (leg.call.pc.currentRemoteDescription || leg.ended) return;
+            if (leg.memberSession !== null) this.refusedSessions.add(`${remote} ${leg.memberSession}`);
+            this.counters.failedLegs += 1;
+            this.endLeg(remote, `failed before connecting (${what})`, { leg });
+        };
+        leg.call.pc.addEventListener("connectionstatechange", () => this.connectionChanged(leg));
+        this.hooks.legStarted(leg);
+        leg.start();
+    }
+
+    /** ICE failed on a leg: over when its member's presence ran out (it crashed); else the lower user ID
+     * restarts (bounded). */
+    connectionChanged(leg) {
+        const state = leg.call.pc.connectionState;
+        if (state === "connected") leg.iceFailed = null;
+        if (state !== "failed" || leg.ended || this.legs.get(leg.remote) !== leg) return;
+        leg.iceFailed = leg.call.epoch;
+        if (leg.memberSession !== null && !this.roster.isPresent(leg.remote, Date.now())) {
+            this.endLeg(leg.remote, `ICE failed and ${leg.remote}'s presence has expired`);
+            return;
+        }
+        if (leg.call.roles.isOfferCreator && leg.restarts < ICE_RESTARTS) {
+            leg.restarts += 1;
+            this.counters.iceRestarts += 1;
+            leg.call.startEpoch("restart");
+        }
+    }
+
+    /** Ends the leg with `remote`: its goodbye (our records of the pair) goes at once unless we are leaving;
+     * the pair's other records are kept for collection. */
+    endLeg(remote, reason, { leg = this.legs.get(remote), leaving = false } = {}) {
+        if (!leg || this.legs.get(remote) !== leg) return [];
+        this.legs.delete(remote);
+        this.legByKey.delete(leg.key);
+        const goodbye = leg.end(reason, leaving ? this.me : remote);
+        const others = leg.call.recordNames({ own: false }).filter((name) => !goodbye.includes(name));
+        this.collector.note(leg.key, [this.me, remote], [...(leg.sessionName ? [leg.sessionName] : []), ...others]);
+        this.counters.legsEnded += 1;
+        this.legEndedAt.set(remote, Date.now());
+        this.endedLegs.push(leg);
+        if (this.endedLegs.length > MAX_ENDED_LEGS) this.endedLegs.shift();
+        this.hooks.legEnded(leg);
+        if (!leaving) this.deleteRecords(goodbye, "goodbye");
+        return goodbye;
+    }
+
+    /** One fetch's records: presence first (it decides the legs), then calls of two, then signal records by
+     * pair; a pair without a leg gets one from a recent offer to us. */
+    async route(records, via) {
+        const now = Date.now();
+        const batch = sortBatch(records);
+        for (const record of batch.unkeyed) {
+            this.counters.unkeyedRecords += 1;
+            this.log("drop", `${record.recordName}: sessionKey missing or not a STRING: the record belongs to no pair`);
+        }
+        for (const record of batch.members) await this.memberRecord(record, now);
+        for (const deletion of batch.memberDeletions) this.memberDeleted(deletion.recordName, now);
+        this.applyRoster(now);
+        if (this.state !== "joined") return;
+        for (const record of batch.roomMembers) {
+            const user = await callOfTwoPeer(record, { me: this.me, nowMs: now,
+                isMember: (u) => this.roster.isMember(u), hasLeg: (u) => this.legs.has(u) });
+            if (user !== null && !this.callOfTwo.has(user)) {
+                this.callOfTwo.set(user, { due: now + CALL_OF_TWO_GRACE_MS, checking: false });
+                this.log("room", `${user} makes calls of two only (its RoomMember): calling it in `
+                    + `${CALL_OF_TWO_GRACE_MS / 1000} s unless it joins the group call`);
+            }
+        }
+        for (const { record, key } of batch.signals) {
+            if (!this.legByKey.has(key)) this.callerOffer(record, key, now);
+        }
+        const perLeg = new Map();
+        for (const { record, key } of batch.signals) {
+            const remote = this.legByKey.get(key);
+            if (remote === undefined) {
+                this.counters.otherPairRecords += 1;
+                this.collector.observe(record, key);
+                continue;
+            }
+            if (!writtenByOwner(record)) {
+                this.forged(record, `${record.recordName}: names ${String(record.fields?.ownerUserId?.value
+                    ?? record.fields?.userId?.value).slice(0, 40)} but was written by `
+                    + `${String(record.modified?.userRecordName).slice(0, 40)}`);
+                continue;
+            }
+            this.counters.routedRecords += 1;
+            perLeg.set(remote, [...(perLeg.get(remote) ?? []), record]);
+        }
+        this.collector.forget(batch.deletions.map((d) => d.recordName));
+        for (const [remote, leg] of this.legs) {
+            const mine = [...(perLeg.get(remote) ?? []), ...batch.deletions];
+            if (mine.length > 0) leg.deliver(mine, via);
+        }
+    }
+
+    forged(record, detail) {
+        this.counters.forgedRecords += 1;
+        this.log("drop", `forged: ${detail}`);
+    }
+
+    /** A signal record of a pair without a leg: a recent offer to us, written by its owner, starts one. */
+    callerOffer(record, key, now) {
+        const verdict = callerOffer(record, key, { room: this.room, me: this.me, nowMs: now,
+            legEndedAt: this.legEndedAt });
+        if (verdict === null) return;
+        if (verdict.forged) {
+            this.forged(record, verdict.forged);
+            return;
+        }
+        const caller = verdict.caller;
+        const rank = rankBeyondLimit(caller, { present: this.roster.isPresent(caller, now),
+            rankedMembers: this.members(now), legCount: this.legs.size, limit: this.limit });
+        if (rank !== null) {
+            this.beyondLimit(caller, this.roster.members.get(caller)?.memberSession ?? "caller", rank);
+            return;
+        }
+        this.counters.callersAnswered += 1;
+        this.log("room", `${caller} offers without a presence record we know: answering (the offer proves presence)`);
+        this.startLeg(caller, this.roster.members.get(caller)?.memberSession ?? null, false, now);
+    }
+
+    /** A presence record: checked, then taken into the roster (a new member session ends the old leg). */
+    async memberRecord(record, now) {
+        let member;
+        try {
+            member = await checkedMember(record, this.room);
+        } catch (error) {
+            if (!(error instanceof MalformedRecord)) throw error;
+            this.counters.memberRecordsRefused += 1;
+            this.log("drop", `presence refused: ${error.message}`);
+            return;
+        }
+        if (member.userId === this.me) return;
+        const { change, previous } = this.roster.take(member);
+        if (change === "joined" || change === "rejoined") {
+            this.counters.membersJoined += 1;
+            this.log("room", `${member.userId} ${change} (member session ${member.memberSession}, joined `
+                + `${new Date(member.joinedAt).toISOString()})`);
+        }
+        if (change !== "rejoined") return;
+        this.counters.rejoins += 1;
+        const leg = this.legs.get(member.userId);
+        if (leg && (leg.memberSession === null || leg.memberSession === previous.memberSession)) {
+            this.endLeg(member.userId, `${member.userId} rejoined with a new member session`);
+        }
+    }
+
+    /** A presence record was deleted: ours (someone removed us, or collected it after it expired) or a
+     * member's (it left). */
+    memberDeleted(recordName, now) {
+        const p = this.presence;
+        if (recordName === p?.recordName) {
+            if (this.state !== "joined" || !p.present || p.saving) return;
+            if (p.expiresAt > now) {
+                this.leave("removed from the call (our CallMember record was deleted)");
+            } else {
+                this.collected(now);
+                this.savePresence();
+            }
+            return;
+        }
+        const member = this.roster.remove(recordName);
+        if (!member) return;
+        this.counters.membersLeft += 1;
+        this.endLeg(member.userId, `${member.userId} left (its CallMember record was deleted)`);
+    }
+
+    /** §11.6: a call-of-two peer's grace is over: one more fetch, then a call by the roles of two unless its
+     * presence record appeared. */
+    callOfTwoTimers(now) {
+        for (const [user, candidate] of this.callOfTwo) {
+            if (this.legs.has(user) || this.roster.isMember(user)) {
+                this.callOfTwo.delete(user);
+                continue;
+            }
+            if (candidate.checking || now < candidate.due) continue;
+            candidate.checking = true;
+            // A fetch begun after this moment has ended (and its records were routed) once this resolves.
+            Promise.resolve(this.sync?.fetch("call-of-two")).then(() => {
+                this.callOfTwo.delete(user);
+                if (this.state !== "joined" || this.legs.has(user) || this.roster.isMember(user)) return;
+                const at = Date.now();
+                const rank = rankBeyondLimit(user, { present: false, rankedMembers: this.members(at),
+                    legCount: this.legs.size, limit: this.limit });
+                if (rank !== null) {
+                    this.beyondLimit(user, "call-of-two", rank);
+                    return;
+                }
+                this.counters.callOfTwoCalled += 1;
+                this.startLeg(user, null, true, at);
+            });
+        }
+    }
+
+    /** Members' users that left (presence deleted or expired) and have no leg here. */
+    goneUsers() {
+        return new Set([...this.roster.departed].filter((user) => !this.legs.has(user)));
+    }
+
+    /** §11.5: records of members expired for longer than a TTL without a leg here, and of pairs whose users are
+     * all gone, at most MAX_OPERATIONS a pass. */
+    sweep(now) {
+        this.nextSweep = now + SWEEP_MS;
+        const doomed = [];
+        for (const member of this.roster.longExpired(now, PRESENCE_TTL_MS)) {
+            if (this.legs.has(member.userId)) continue;
+            this.roster.remove(member.recordName);
+            doomed.push(member.recordName);
+        }
+        const gone = this.goneUsers();
+        gone.add(this.me);
+        doomed.push(...this.collector.take(MAX_OPERATIONS - doomed.length, (users) => [...users].every((u) =>
+            gone.has(u))));
+        if (doomed.length > 0) this.deleteRecords(doomed, "collection");
+    }
+
+    /** The body of a request deleting `names` (forceDelete, not atomic: one already gone keeps no other). */
+    deletion(names) {
+        return { zoneID: this.zoneID, atomic: false, operations: names.map((recordName) => ({
+            operationType: "forceDelete", record: { recordName } })) };
+    }
+
+    /** Deletes `names` in requests of at most MAX_OPERATIONS, one after the other (the last name goes last);
+     * nothing but leaving waits on them. */
+    async deleteRecords(names, why, { keepalive = false } = {}) {
+        for (let start = 0; start < names.length; start += MAX_OPERATIONS) {
+            try {
+                const answer = await this.store.post(this.scope, "records/modify",
+                    this.deletion(names.slice(start, start + MAX_OPERATIONS)), { keepalive });
+                const part = answer.records ?? [];
+                const deleted = part.filter((r) => r.deleted).length;
+                this.counters.cleanupDeletions += deleted;
+                this.log("gc", `${why}: ${deleted} of ${part.length} record(s) deleted`);
+            } catch (error) {
+                this.log("gc", `${why} failed: ${error.message}`);
+            }
+        }
+    }
+
+    /**
+     * Leaves the call (§11.4): every leg ends; every record we know of our pairs — ours, the other side's,
+     * the session records — goes, then our presence record, last. Synchronous up to sending, so that it works
+     * while the page goes away (`keepalive`: the request outlives the page, within 64 KB). Resolves when the
+     * deletions were answered.
+     */
+    leave(reason, { keepalive = false, full = null } = {}) {
+        if (this.state === "leaving" || this.state === "left") return Promise.resolve();
+        const wasJoined = this.state === "joined" || this.state === "joining";
+        this.state = "leaving";
+        this.leaveReason = { reason, full, atMs: Date.now() };
+        this.log("end", `leaving: ${reason}`, { kind: "leave" });
+        const ours = [];
+        for (const remote of [...this.legs.keys()]) {
+            ours.push(...this.endLeg(remote, `we left: ${reason}`, { leaving: true }));
+        }
+        this.callOfTwo.clear();
+        const doomed = this.collector.take(Infinity, (users) => users.has(this.me));
+        const gone = this.goneUsers();
+        doomed.push(...this.collector.take(Math.max(0, MAX_OPERATIONS - doomed.length - ours.length - 1), (users) =>
+            [...users].every((u) => gone.has(u))));
+        doomed.push(...ours);
+        if (wasJoined && this.presence?.recordName) doomed.push(this.presence.recordName);
+        if (keepalive) {
+            // One request under the keepalive budget, our presence record last: others' records give way first
+            // (the collection of whoever stays deletes them), then ours.
+            while (doomed.length > 1 && (doomed.length > MAX_OPERATIONS
+                || JSON.stringify(this.deletion(doomed)).length > KEEPALIVE_BYTES)) doomed.shift();
+        }
+        const done = doomed.length > 0 ? this.deleteRecords(doomed, "leaving", { keepalive }) : Promise.resolve();
+        return done.then(() => {
+            this.state = "left";
+            this.hooks.left(this.leaveReason);
+        });
+    }
+}
+
+"""#,
+        "meshmain.js": #"""
+// The group-call page: /call?room=R&me=U&mesh=1(&owner=1|&roomOwner=O)[&send=0][&report=1][&frames=N]
+// [&peers=N][&timeout=S][&uplink=KBPS][#token=T] (docs/PROTOCOL.md §10–11). Sets the room up, joins its
+// group call (mesh.js), shows one video per member, the roster and every pair's records; exposes
+// window.zonertcResult with per-member results and, with report=1, POSTs it to /call/report once `peers`
+// members each decoded `frames` frames (or the page failed, or was refused), and again whenever a leg ends or
+// the page leaves after that. The hang-up button and leaving the page (pagehide) leave the call.
+import { isRoomID, isUserID } from "./names.js";
+import { EpochClock } from "./epoch.js";
+import { ZoneStore } from "./store.js";
+import { HybridSync } from "./sync.js";
+import { setUpRoom } from "./room.js";
+import { SidePanel } from "./panel.js";
+import { MeshPanel } from "./meshpanel.js";
+import { MeshRoom } from "./mesh.js";
+import { rankOf } from "./ranking.js";
+import { tokenFor } from "./token.js";
+import { postReport } from "./report.js";
+
+/** Reports posted at most (the first when done, then one per leg ended and one on leaving). */
+const MAX_REPORTS = 24;
+/** How often timers run and the figures are read. */
+const TICK_MS = 250;
+
+function integer(text, fallback, min, max) {
+    const n = Number(text ?? fallback);
+    return Number.isInteger(n) ? Math.max(min, Math.min(max, n)) : fallback;
+}
+
+export async function run() {
+    const params = new URLSearchParams(location.search);
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const sidePanel = new SidePanel(document);
+    const panel = new MeshPanel(document);
+    const started = performance.now();
+    const me = params.get("me"), room = params.get("room");
+    const owner = params.get("owner") === "1";
+    const roomOwner = owner ? me : params.get("roomOwner");
+    const result = { mode: "mesh", ok: null, reason: null, status: "starting…", me, room, owner, roomOwner,
+        peersWanted: integer(params.get("peers"), 1, 1, 4), framesWanted: integer(params.get("frames"), 30, 0, 100000),
+        memberSession: null, joinedAt: null, rank: null,
+        /** Members present, this page included, in join order: {userId, memberSession, joinedAt, expiresAt, rank}. */
+        roster: [],
+        /** Per remote member, its latest leg: the pair, roles, epoch, states, media, counters, how it ended. */
+        members: {},
+        /** Legs that ended, oldest first (a member that rejoined has one per member session). */
+        legsEnded: [],
+        /** The room's counters (mesh.js). */
+        mesh: {},
+        /** Once the page left the call: {reason, full, atMs}. */
+        left: null, phases: {}, records: [], errors: [] };
+    window.zonertcResult = result;
+    let token = null, mesh = null, sync = null, ticker = null;
+
+    const phase = (name) => { result.phases[name] = Math.round(performance.now()); };
+    const log = (what, text, record) => {
+        sidePanel.line(what, text);
+        if (what === "error" && result.errors.length < 200) result.errors.push(text);
+        if (record && result.records.length < 2000) {
+            result.records.push({ dir: what, ...record, atMs: Math.round(performance.now() - started) });
+        }
+        console.log(`zonertc ${what} ${text}`);
+    };
+    const setStatus = (text, ok) => {
+        result.status = text;
+        sidePanel.setStatus(text, ok);
+    };
+
+    let posts = 0, posting = Promise.resolve();
+    /** Posts the report (after the verdict only), in order, at most MAX_REPORTS times. */
+    const report = () => {
+        if (params.get("report") !== "1" || result.ok === null || posts >= MAX_REPORTS) return posting;
+        posts += 1;
+        result.reports = posts;
+        const body = JSON.parse(JSON.stringify(result));
+        posting = posting.then(() => postReport(body, token))
+            .catch((error) => sidePanel.line("error", `report failed: ${error.message}`));
+        return posting;
+    };
+    /** The verdict, once; posted unless the caller posts it with more (`post: false`). */
+    const finish = (ok, reason, { post = true } = {}) => {
+        if (result.ok !== null) return;
+        result.ok = ok;
+        result.reason = reason;
+        setStatus(`${ok ? "OK" : "FAIL"}: ${reason}`, ok);
+        log(ok ? "done" : "error", reason);
+        if (post) report();
+    };
+
+    try {
+        if (!me || !room) throw new Error("open /call?room=room_xxxxxxxx&me=ID&mesh=1&owner=1 (or &roomOwner=ID)");
+        if (!isRoomID(room)) throw new Error(`room ${room} is not room_ and 8 characters of [a-z0-9]`);
+        if (!isUserID(me)) throw new Error("me must be printable ASCII without spaces");
+        if (!roomOwner || !isUserID(roomOwner)) {
+            throw new Error("name the room's owner: &owner=1 when it is you, else &roomOwner=ID");
+        }
+        if (!globalThis.crypto?.subtle) {
+            throw new Error("WebCrypto is missing: open the page on localhost or over HTTPS");
+        }
+        const timeoutS = integer(params.get("timeout"), 45, 1, 3600);
+        const uplink = params.get("uplink") === null ? null : integer(params.get("uplink"), null, 1, 10000000);
+        document.title = `${me} · group call · ${room}`;
+        panel.show();
+        phase("script");
+        token = await tokenFor(me, fragment);
+        phase("token");
+        const deviceID = `browser-${crypto.randomUUID().slice(0, 8)}`;
+        const store = new ZoneStore({ token, deviceID });
+        const { scope, zoneID } = await setUpRoom({ store, room, me, remote: roomOwner, owner: roomOwner === me,
+            log, groupCall: true });
+        log("room", `${scope} database, zone ${room} of ${zoneID.ownerRecordName}`);
+        Object.assign(result, { scope, deviceID });
+        phase("room");
+        let localStream = null;
+        if (params.get("send") !== "0") {
+            localStream = await navigator.mediaDevices.getUserMedia({ audio: false,
+                video: { width: { ideal: 320 }, height: { ideal: 240 } } });
+            document.getElementById("local").srcObject = localStream;
+            phase("camera");
+        }
+        const storageKey = `zonertc.sync.${me}.${scope}.${room}`;
+        // Joining reads the whole room: the roster (and our rank) must come whole from that fetch (§11.1).
+        localStorage.removeItem(`${storageKey}.zone`);
+        mesh = new MeshRoom({ context: { store, scope, zoneID, room, me, localStream, log,
+            epochs: new EpochClock(`zonertc.epoch.${me}`), elapsedMs: () => performance.now() - started },
+            uplinkKbps: uplink, hooks: {
+            legStarted: (leg) => {
+                panel.legStarted(leg);
+                leg.call.pc.ontrack = (event) => panel.attach(leg, event.streams[0] ?? new MediaStream([event.track]));
+            },
+            legEnded: (leg) => {
+                panel.legEnded(leg);
+                // Leaving ends every leg: the report of the leaving says it all.
+                if (mesh.state !== "leaving") refresh().then(report);
+            },
+            // A leg letting its last frames decode may reach the verdict meanwhile, before it ends.
+            sampled: () => tick(),
+            roster: (members) => log("room", `members: ${members.map((m) => m.userId).join(", ")}`),
+            left: (left) => {
+                result.left = left;
+                for (const track of localStream?.getTracks() ?? []) track.stop();
+                document.getElementById("local").srcObject = null;
+                sync.stop();
+                clearInterval(ticker);
+                refresh().then(() => {
+                    const verdict = result.ok === null ? "" : ` (after ${result.ok ? "OK" : "FAIL"}: ${result.reason})`;
+                    finish(false, left.reason, { post: false });
+                    setStatus(`LEFT: ${left.reason}${verdict}`, left.full ? false : undefined);
+                    report();
+                });
+            } } });
+        sync = new HybridSync({ store, scope, zoneID, storageKey, log,
+            onRecords: (records, via) => mesh.received(records, via) });
+        panel.onHangUp(() => mesh.leave("hung up"));
+        window.addEventListener("pagehide", () => {
+            mesh.leave("the page went away (closed, reloaded or navigated elsewhere)", { keepalive: true });
+        });
+        setTimeout(() => finish(false, `not done within ${timeoutS} s: ${legSummary()}`), timeoutS * 1000);
+
+        /** The figures of every leg and of the room, into the result and the panel. */
+        const refresh = async () => {
+            const now = Date.now();
+            const legs = [...mesh.legs.values()];
+            await Promise.all(legs.map((leg) => leg.figures.sample(performance.now() - started).catch(() => {})));
+            // Each member's latest leg: the live one, else the last that ended.
+            const members = {};
+            for (const leg of [...mesh.endedLegs, ...legs]) members[leg.remote] = legResult(leg, started);
+            result.members = members;
+            result.legsEnded = mesh.endedLegs.map((leg) => legResult(leg, started));
+            if (mesh.presence) {
+                Object.assign(result, { memberSession: mesh.presence.memberSession,
+                    joinedAt: mesh.presence.joinedAt });
+            }
+            const present = mesh.state === "joined" ? mesh.members(now) : [];
+            result.roster = present.map((m, i) => ({ userId: m.userId, memberSession: m.memberSession,
+                joinedAt: m.joinedAt, expiresAt: m.expiresAt, rank: i + 1 }));
+            result.rank = rankOf(present, me) || result.rank;
+            Object.assign(result, { mesh: { ...mesh.counters }, state: mesh.state, storeRequests: store.requests,
+                sync: { ...sync.counters, pushUp: sync.pushUp }, elapsedMs: Math.round(performance.now() - started) });
+            panel.roster(result.roster, mesh, me, now);
+            panel.figures(result);
+        };
+        const legSummary = () => Object.values(result.members).map((m) => `${m.remote}: ${m.ended
+            ? `ended (${m.ended.reason})` : `${m.connectionState}, ${m.media.framesDecoded} frames decoded`}`)
+            .join("; ") || "no member";
+        const tick = async () => {
+            mesh.tick();
+            await refresh();
+            const done = [...mesh.legs.values()].filter((leg) => leg.connected && legDone(leg, result.framesWanted));
+            if (result.ok === null) {
+                setStatus(`${mesh.state} · ${mesh.legs.size} leg(s) · ${done.length} of ${result.peersWanted} done`);
+            }
+            if (mesh.state === "joined" && done.length >= result.peersWanted) {
+                finish(true, `${done.length} member(s) connected: ${done.map((leg) => `${leg.remote} `
+                    + `${leg.figures.figures.framesDecoded} frames decoded`).join(", ")}`);
+            }
+        };
+        await mesh.join(sync);
+        phase("joined");
+        if (mesh.state === "joined") {
+            ticker = setInterval(() => tick().catch((error) => log("error", `tick: ${error.message}`)), TICK_MS);
+        }
+    } catch (error) {
+        log("error", error.message);
+        finish(false, error.message);
+    }
+}
+
+/** Whether a leg has carried enough: `frames` decoded, or sent when it receives nothing. */
+function legDone(leg, frames) {
+    const f = leg.figures.figures;
+    const receiving = leg.call.pc.getTransceivers().some((t) => /recv/.test(t.currentDirection ?? ""));
+    return f.framesDecoded >= frames || (!receiving && f.framesSent >= frames);
+}
+
+/** One leg as the report shows it. */
+function legResult(leg, started) {
+    const call = leg.call, pc = call.pc;
+    const at = (ms) => (ms === null ? null : Math.round(ms - performance.timeOrigin - started));
+    return { remote: leg.remote, leg: leg.startedAt, sessionKey: leg.key, memberSession: leg.memberSession,
+        firstOffer: call.firstOffer, offerCreator: call.roles.isOfferCreator, polite: call.roles.isPolite,
+        bandwidthKbps: leg.bandwidthKbps, epoch: call.epoch, signalingState: pc.signalingState,
+        iceState: pc.iceConnectionState, connectionState: pc.connectionState, fellBack: leg.fellBack,
+        restarts: leg.restarts, startedMs: at(leg.startedAt), connectedMs: at(leg.connectedAt),
+        media: { ...leg.figures.figures }, inbox: { ...leg.inbox.counters }, call: { ...call.counters },
+        ended: leg.ended };
+}
+
+"""#,
+        "meshpanel.js": #"""
+// What the group-call page shows besides the record log: one video per member (its caption the pair's state),
+// the roster — members in join order with their member sessions, when each joined and until when it counts
+// as present, its leg — the figures of each pair, and the hang-up button.
+import { showFigures } from "./panel.js";
+
+export class MeshPanel {
+    constructor(document) {
+        this.document = document;
+        this.grid = document.getElementById("grid");
+        this.table = document.getElementById("roster");
+        this.figureList = document.getElementById("figures");
+        this.button = document.getElementById("hangup");
+        /** remote → {figure, video, caption}. */
+        this.tiles = new Map();
+    }
+
+    /** Swaps the call-of-two video for the grid, shows the roster and the button. */
+    show() {
+        this.document.getElementById("remote")?.closest("figure")?.setAttribute("hidden", "");
+        for (const id of ["grid", "roster", "roster-title", "hangup"]) {
+            this.document.getElementById(id)?.removeAttribute("hidden");
+        }
+    }
+
+    onHangUp(action) {
+        this.button?.addEventListener("click", () => {
+            this.button.disabled = true;
+            action();
+        });
+    }
+
+    legStarted(leg) {
+        if (!this.grid) return;
+        this.tiles.get(leg.remote)?.figure.remove();
+        const figure = this.document.createElement("figure");
+        const video = this.document.createElement("video");
+        Object.assign(video, { autoplay: true, playsInline: true, muted: true });
+        const caption = this.document.createElement("figcaption");
+        caption.textContent = `${leg.remote} · starting`;
+        figure.append(video, caption);
+        this.grid.append(figure);
+        this.tiles.set(leg.remote, { figure, video, caption, leg });
+    }
+
+    attach(leg, stream) {
+        const tile = this.tiles.get(leg.remote);
+        if (tile?.leg === leg) tile.video.srcObject = stream;
+    }
+
+    legEnded(leg) {
+        const tile = this.tiles.get(leg.remote);
+        if (tile?.leg !== leg) return;
+        tile.video.srcObject = null;
+        tile.figure.classList.add("ended");
+        tile.caption.textContent = `${leg.remote} · ended: ${leg.ended?.reason ?? ""}`;
+    }
+
+    /** The roster table: rank, user, member session, joined, expires in, leg. */
+    roster(rows, mesh, me, nowMs) {
+        if (!this.table) return;
+        const cells = (tag, values) => {
+            const tr = this.document.createElement("tr");
+            for (const value of values) {
+                const cell = this.document.createElement(tag);
+                cell.textContent = String(value);
+                tr.append(cell);
+            }
+            return tr;
+        };
+        const time = (ms) => new Date(ms).toISOString().slice(11, 23);
+        this.table.replaceChildren(cells("th", ["#", "member", "session", "joined", "expires in", "leg"]),
+            ...rows.map((row) => {
+                const leg = mesh.legs.get(row.userId);
+                const state = row.userId === me ? "(this page)"
+                    : leg ? `${leg.call.pc.connectionState} · epoch ${leg.call.epoch ?? "—"}` : "none";
+                return cells("td", [row.rank, row.userId, row.memberSession, time(row.joinedAt),
+                    `${Math.max(0, Math.round((row.expiresAt - nowMs) / 1000))} s`, state]);
+            }));
+        for (const [remote, tile] of this.tiles) {
+            const leg = tile.leg;
+            if (leg.ended) continue;
+            tile.caption.textContent = `${remote} · ${leg.call.pc.connectionState} · epoch ${leg.call.epoch ?? "—"} · `
+                + `${leg.figures.figures.framesDecoded} frames decoded`;
+        }
+    }
+
+    /** The room's figures and each pair's, as a definition list. */
+    figures(result) {
+        if (!this.figureList) return;
+        const m = result.mesh;
+        const entries = [
+            ["call", result.left ? `left: ${result.left.reason}` : `${result.state ?? "starting"}, `
+                + `${result.ok === null ? "live" : "live, done"}`],
+            ["me", `${result.me}, rank ${result.rank ?? "—"}, session ${result.memberSession ?? "—"}`],
+            ["members seen", `${m.membersJoined} joined, ${m.membersLeft} left, ${m.membersExpired} expired`],
+            ["legs", `${m.legsStarted} started, ${m.legsEnded} ended (${m.unanswered} unanswered, `
+                + `${m.failedLegs} failed)`],
+            ["refused", `${m.memberRecordsRefused} presence, ${m.forgedRecords} forged, ${m.beyondLimit} beyond limit`],
+            ["store requests", result.storeRequests],
+        ];
+        for (const member of Object.values(result.members)) {
+            entries.push([member.remote, `${member.ended ? `ended: ${member.ended.reason}` : member.connectionState}`
+                + ` · epoch ${member.epoch ?? "—"} · ${member.firstOffer ? "offers first" : "answers first"} · `
+                + `${member.media.framesDecoded} in / ${member.media.framesSent} out · resets ${member.call.resets}`]);
+        }
+        showFigures(this.figureList, entries);
+    }
+}
 
 """#,
         "names.js": #"""
@@ -925,6 +2087,11 @@ export function sessionKey(roomID, me, remote) {
 export function roles(me, remote) {
     const order = compareBytes(me, remote);
     return { isOfferCreator: order < 0, isPolite: order > 0 };
+}
+
+/** A user ID as group calls take it (docs/PROTOCOL.md §3): 1 or more printable ASCII characters, no spaces. */
+export function isUserID(text) {
+    return typeof text === "string" && /^[\x21-\x7e]+$/.test(text);
 }
 
 /** A room ID is `room_` and 8 characters of [a-z0-9]. */
@@ -973,6 +2140,11 @@ export class RecordNames {
     static member(userID) {
         return fit(userID, (id) => `RM_${id}`);
     }
+
+    /** `CM_<userId>`, a member's presence in a group call (§11.1), compacted like `RM_`. */
+    static callMember(userID) {
+        return fit(userID, (id) => `CM_${id}`);
+    }
 }
 
 /** A chunk's uuid: 32 lower-case hex digits. */
@@ -981,11 +2153,84 @@ export function chunkUUID() {
 }
 
 """#,
+        "offerrule.js": #"""
+// Who starts a pair in a group call besides the join order (docs/PROTOCOL.md §11.2, §11.6): an offer from
+// a user we have no leg with starts one (the offer proves presence) when it is recent, to us, and written by
+// its owner; a fresh `RoomMember` record of a user without presence, whose client makes calls of two only,
+// is called after a grace period. And how long a leg may wait for what its partner owes. No I/O:
+// unit-tested with node (Tests/CallPageJS).
+import { RecordNames, compareBytes, isUserID } from "./names.js";
+import { claimedWriter, otherUser, writtenByOwner } from "./routing.js";
+
+/** A member waiting this long for the offer its partner owes offers itself. */
+export const OFFER_FALLBACK_MS = 8000;
+/** A leg whose lookup, expected offer (after the fallback) or answer has not come within this ends unanswered. */
+export const UNANSWERED_MS = 40000;
+/** Offers and `RoomMember` records older than this are leftovers of earlier calls. */
+export const CALL_OF_TWO_WINDOW_MS = 120000;
+/** How long after seeing a call-of-two peer's `RoomMember` record we fetch once more before calling it. */
+export const CALL_OF_TWO_GRACE_MS = 3000;
+
+/**
+ * Whether a signal record of a pair without a leg here starts one: {caller} when it is an offer naming us in
+ * its session key, written by its owner (the server's stamp), saved within the window and after our last leg
+ * with that user ended (`legEndedAt`: userId → ms); {forged: reason} when its stamp names another writer;
+ * null otherwise.
+ */
+export function callerOffer(record, key, { room, me, nowMs, legEndedAt }) {
+    if (record.recordType !== "SignalEnvelope") return null;
+    const type = record.fields?.envelopeType;
+    if (type?.type !== "STRING" || type.value !== "offer") return null;
+    const owner = claimedWriter(record);
+    if (owner === null || owner === me || otherUser(key, room, me) !== owner) return null;
+    const modifiedAt = record.modified?.timestamp;
+    if (!Number.isSafeInteger(modifiedAt)) return null;
+    const since = Math.max(nowMs - CALL_OF_TWO_WINDOW_MS, legEndedAt.get(owner) ?? -Infinity);
+    if (modifiedAt < since) return null;
+    if (!writtenByOwner(record)) {
+        return { forged: `${record.recordName}: names ${owner.slice(0, 40)} but was written by `
+            + `${String(record.modified?.userRecordName).slice(0, 40)}` };
+    }
+    return { caller: owner };
+}
+
+/**
+ * The user of a `RoomMember` record to call as a call-of-two peer (§11.6), or null: the record has no
+ * `groupCallVersion`, is named for its `userId` and was last written by that user within the window; we
+ * have the lower ID (by the roles of two we offer); the user has no presence record and no leg here.
+ */
+export async function callOfTwoPeer(record, { me, nowMs, isMember, hasLeg }) {
+    if (record.recordType !== "RoomMember") return null;
+    const version = record.fields?.groupCallVersion;
+    if (version && version.type === "INT64" && Number.isSafeInteger(version.value) && version.value > 0) return null;
+    const user = record.fields?.userId;
+    if (user?.type !== "STRING" || !isUserID(user.value)) return null;
+    const id = user.value;
+    const modified = record.modified;
+    if (id === me || compareBytes(me, id) >= 0 || modified?.userRecordName !== id) return null;
+    if (!Number.isSafeInteger(modified.timestamp) || modified.timestamp < nowMs - CALL_OF_TWO_WINDOW_MS) return null;
+    if (isMember(id) || hasLeg(id)) return null;
+    if (record.recordName !== await RecordNames.member(id)) return null;
+    return id;
+}
+
+"""#,
         "panel.js": #"""
 // The side panel: what an engineer debugging zone signaling wants to see live — every record in and out
 // (type, epoch, seq), drops (stale, duplicate, malformed), resets, ICE state and the selected pair, media.
 
 const MAX_ROWS = 400;
+
+/** Fills the definition list `list` with `entries`, [term, value] pairs. */
+export function showFigures(list, entries) {
+    const document = list.ownerDocument;
+    list.replaceChildren(...entries.flatMap(([k, v]) => {
+        const dt = document.createElement("dt"), dd = document.createElement("dd");
+        dt.textContent = k;
+        dd.textContent = String(v);
+        return [dt, dd];
+    }));
+}
 
 export class SidePanel {
     constructor(document) {
@@ -1031,13 +2276,143 @@ export class SidePanel {
             ["loss", `${result.media.lossPercent} %`],
             ["RTT", result.media.rttMs === null ? "—" : `${result.media.rttMs} ms`],
         ];
-        this.figures.replaceChildren(...entries.flatMap(([k, v]) => {
-            const dt = this.document.createElement("dt"), dd = this.document.createElement("dd");
-            dt.textContent = k;
-            dd.textContent = String(v);
-            return [dt, dd];
-        }));
+        showFigures(this.figures, entries);
     }
+}
+
+"""#,
+        "presence.js": #"""
+// Presence in a room's group call, docs/PROTOCOL.md §11.1: the `CallMember` record `CM_<userId>`, which
+// only its user writes — a member session new on every join, when it joined, until when it counts as
+// present. Readers check a fetched version against the server's stamps (`created`, `modified`), which no
+// client writes, and drop what another user could have forged or what would pin a member in the room.
+// No I/O: unit-tested with node (Tests/CallPageJS).
+import { RecordNames, isUserID } from "./names.js";
+import { MalformedRecord, milliseconds, text } from "./records.js";
+
+/** How long a member counts as present after a save. */
+export const PRESENCE_TTL_MS = 45000;
+/** How often a member saves its record again. */
+export const REFRESH_MS = 20000;
+/** How far a writer's clock may be off the store's: it widens the checks against the server's stamps. */
+export const CLOCK_SKEW_MS = 10000;
+
+/** Whether `value` is a member session: 32 lower-case hex digits. */
+export function isMemberSession(value) {
+    return typeof value === "string" && /^[0-9a-f]{32}$/.test(value);
+}
+
+/** A new member session, drawn at random. */
+export function newMemberSession() {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Our record as saved: `member` is {room, userId, memberSession, joinedAt, expiresAt}. */
+export async function memberRecord(member) {
+    return { recordName: await RecordNames.callMember(member.userId), recordType: "CallMember", fields: {
+        roomID: { value: member.room, type: "STRING" }, userId: { value: member.userId, type: "STRING" },
+        memberSession: { value: member.memberSession, type: "STRING" },
+        joinedAt: { value: member.joinedAt, type: "TIMESTAMP" },
+        expiresAt: { value: member.expiresAt, type: "TIMESTAMP" } } };
+}
+
+function stamp(record, which) {
+    const s = record[which];
+    if (!s || typeof s !== "object" || !Number.isSafeInteger(s.timestamp) || typeof s.userRecordName !== "string") {
+        throw new MalformedRecord(`${record.recordName}: has no server stamp ${which}`);
+    }
+    return s;
+}
+
+/**
+ * A fetched `CallMember` as presence in `room`: {userId, memberSession, joinedAt, expiresAt, recordName, tag};
+ * throws MalformedRecord with the reason when a check fails (docs/PROTOCOL.md §11.1).
+ */
+export async function checkedMember(record, room) {
+    if (record?.recordType !== "CallMember") throw new MalformedRecord(`${record?.recordName}: not a CallMember`);
+    const name = record.recordName;
+    const roomID = text(record, "roomID");
+    const userId = text(record, "userId");
+    const memberSession = text(record, "memberSession", { empty: true });
+    const joinedAt = milliseconds(record, "joinedAt");
+    const expiresAt = milliseconds(record, "expiresAt");
+    if (roomID !== room) throw new MalformedRecord(`${name}: roomID names room ${roomID.slice(0, 40)}, not ${room}`);
+    if (!isUserID(userId)) {
+        throw new MalformedRecord(`${name}: userId is not printable ASCII without spaces`);
+    }
+    if (name !== await RecordNames.callMember(userId)) {
+        throw new MalformedRecord(`${name}: userId ${userId.slice(0, 40)} is not the user the name is for`);
+    }
+    const created = stamp(record, "created"), modified = stamp(record, "modified");
+    if (modified.userRecordName !== userId) {
+        throw new MalformedRecord(`${name}: last written by ${modified.userRecordName.slice(0, 40)}; only `
+            + `${userId.slice(0, 40)} may write it`);
+    }
+    if (!isMemberSession(memberSession)) throw new MalformedRecord(`${name}: memberSession is not 32 lower-case hex`);
+    const earliest = created.timestamp - CLOCK_SKEW_MS, latest = modified.timestamp + CLOCK_SKEW_MS;
+    if (joinedAt < earliest || joinedAt > latest) {
+        throw new MalformedRecord(`${name}: joinedAt ${joinedAt} is outside the record's lifetime [${earliest}, `
+            + `${latest}] ms`);
+    }
+    const lastExpiry = latest + PRESENCE_TTL_MS;
+    if (expiresAt < joinedAt || expiresAt > lastExpiry) {
+        throw new MalformedRecord(`${name}: expiresAt ${expiresAt} is before joinedAt or more than the TTL after `
+            + `the record's last change (at most ${lastExpiry} ms)`);
+    }
+    return { userId, memberSession, joinedAt, expiresAt, recordName: name, tag: record.recordChangeTag ?? "" };
+}
+
+"""#,
+        "ranking.js": #"""
+// The order of a group call's members, docs/PROTOCOL.md §11.2 and §11.4: by `joinedAt`, ties by user ID
+// in UTF-8 byte order. It decides who makes each pair's first offer — the later of the two, who on joining
+// found the other's record already there — and who stays when more members are present than the room
+// allows: the earliest ones. No I/O: unit-tested with node (Tests/CallPageJS).
+import { compareBytes } from "./names.js";
+
+/** Members of a call at most, this page included. */
+export const MAX_MEMBERS = 5;
+
+/** Negative when `a` joined before `b` (members are {userId, joinedAt}). */
+export function joinOrder(a, b) {
+    if (a.joinedAt !== b.joinedAt) return a.joinedAt < b.joinedAt ? -1 : 1;
+    return compareBytes(a.userId, b.userId);
+}
+
+/** The members in join order (a new array). */
+export function ranked(members) {
+    return [...members].sort(joinOrder);
+}
+
+/** Whether `me` makes the first offer to `other`: it joined later. */
+export function offersFirst(me, other) {
+    return joinOrder(other, me) < 0;
+}
+
+/** The 1-based place of `userId` among `rankedMembers`, 0 when absent. */
+export function rankOf(rankedMembers, userId) {
+    return rankedMembers.findIndex((m) => m.userId === userId) + 1;
+}
+
+/** `1st`, `2nd`, `3rd`, `6th` … for messages. */
+export function ordinal(n) {
+    const tens = n % 100;
+    if (tens >= 11 && tens <= 13) return `${n}th`;
+    return `${n}${["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
+}
+
+/**
+ * The rank a user without a leg would have beyond the room's limit, or null when it may have a leg: a
+ * present member by its place in the join order (`rankedMembers` includes us), anyone else after the legs
+ * already there.
+ */
+export function rankBeyondLimit(user, { present, rankedMembers, legCount, limit }) {
+    if (present) {
+        const rank = rankedMembers.findIndex((m) => m.userId === user) + 1;
+        return rank > limit ? rank : null;
+    }
+    return legCount + 2 > limit ? legCount + 2 : null;
 }
 
 """#,
@@ -1060,7 +2435,8 @@ function field(record, name, type) {
     return f.value;
 }
 
-function text(record, name, { empty = false } = {}) {
+/** A STRING field (non-empty unless `empty`). */
+export function text(record, name, { empty = false } = {}) {
     const v = field(record, name, "STRING");
     if (typeof v !== "string") throw new MalformedRecord(`${record.recordName}: ${name} is not a string`);
     if (!empty && v.length === 0) throw new MalformedRecord(`${record.recordName}: ${name} is empty`);
@@ -1074,6 +2450,21 @@ function count(record, name) {
         throw new MalformedRecord(`${record.recordName}: ${name} ${String(v).slice(0, 24)} is out of range`);
     }
     return v;
+}
+
+/** Milliseconds since 1970: a TIMESTAMP, or an INT64 (docs/PROTOCOL.md §4, **Decided**), a safe integer. */
+export function milliseconds(record, name) {
+    const f = record.fields?.[name];
+    if (f === undefined || f === null || typeof f !== "object") {
+        throw new MalformedRecord(`${record.recordName}: ${name} is missing`);
+    }
+    if (f.type !== "TIMESTAMP" && f.type !== "INT64") {
+        throw new MalformedRecord(`${record.recordName}: ${name} is ${f.type}, expected TIMESTAMP`);
+    }
+    if (!Number.isSafeInteger(f.value)) {
+        throw new MalformedRecord(`${record.recordName}: ${name} ${String(f.value).slice(0, 24)} is out of range`);
+    }
+    return f.value;
 }
 
 function epochOf(record, nowMs) {
@@ -1126,18 +2517,31 @@ export function decodeSignal(record, nowMs) {
         }
         return { ...base, kind: type, sessionKey: text(record, "sessionKey"), epoch: epochOf(record, nowMs),
             owner: text(record, "ownerUserId"), sdp: text(record, "payload"),
-            updatedAt: field(record, "updatedAt", "TIMESTAMP") };
+            updatedAt: milliseconds(record, "updatedAt") };
     }
     case "SignalIceChunk": {
         const decoded = decodeCandidates(text(record, "candidateType"), text(record, "candidate", { empty: true }),
             record.recordName);
         return { ...base, kind: "chunk", sessionKey: text(record, "sessionKey"), epoch: epochOf(record, nowMs),
             owner: text(record, "ownerUserId"), seq: count(record, "seq"), ufrag: text(record, "ufrag"),
-            createdAt: field(record, "chunkCreatedAt", "TIMESTAMP"), ...decoded };
+            createdAt: milliseconds(record, "chunkCreatedAt"), ...decoded };
     }
     default:
         return null;
     }
+}
+
+"""#,
+        "report.js": #"""
+// The page's report (docs/PROTOCOL.md §10): `POST /call/report?room=R&me=U` with U's token keeps the page's
+// window.zonertcResult for whoever runs the call (`zonertc call --browser`, the Chromium tests).
+
+/** Posts `result` as the report of `result.me` in `result.room`; throws when it could not be posted. */
+export async function postReport(result, token) {
+    const query = new URLSearchParams({ room: result.room, me: result.me });
+    const response = await fetch(`/call/report?${query}`, { method: "POST", body: JSON.stringify(result),
+        headers: { "Authorization": `Bearer ${token ?? ""}` }, signal: AbortSignal.timeout(10000) });
+    if (!response.ok) throw new Error(`the daemon answered ${response.status}`);
 }
 
 """#,
@@ -1146,17 +2550,20 @@ export function decodeSignal(record, nowMs) {
 // zone-wide share (publicPermission readWrite) and a database subscription, in its private database; the
 // participant accepts the share (idempotent; retried while the owner has not made it yet), saves its member
 // and subscribes, in its shared database. Each side decides its (database, zone) once and never guesses.
+// `remote` is the room's owner when we are not (in a group call, the owner named by the page's URL); with
+// `groupCall` our RoomMember says that this client joins group calls (docs/PROTOCOL.md §11.6).
 import { RecordNames } from "./names.js";
 import { StoreError } from "./store.js";
 
 /** How long a participant waits for the owner's share. */
 export const SHARE_WAIT_MS = 30000;
 
-export async function setUpRoom({ store, room, me, remote, owner, log }) {
+export async function setUpRoom({ store, room, me, remote, owner, log, groupCall = false }) {
     const scope = owner ? "private" : "shared";
     const zoneID = { zoneName: room, ownerRecordName: owner ? me : remote };
     const member = { recordName: await RecordNames.member(me), recordType: "RoomMember",
         fields: { userId: { value: me, type: "STRING" }, displayName: { value: me, type: "STRING" } } };
+    if (groupCall) member.fields.groupCallVersion = { value: 1, type: "INT64" };
     if (owner) {
         await store.post(scope, "zones/modify", { operations: [{ operationType: "create", zone: { zoneID } }] });
         await store.post(scope, "records/modify", { zoneID, operations: [
@@ -1188,6 +2595,191 @@ export async function setUpRoom({ store, room, me, remote, owner, log }) {
     await store.post(scope, "subscriptions/modify", { operations: [{ operationType: "create",
         subscription: { subscriptionID: `zonertc-signal-${scope}`, subscriptionType: "database" } }] });
     return { scope, zoneID };
+}
+
+"""#,
+        "roster.js": #"""
+// The other members of a room's group call, as their presence records say (docs/PROTOCOL.md §11.1): the
+// latest checked version of each user's `CallMember`, who is present now, who joined anew (a new member
+// session: its earlier pairs are over), and who is gone. Versions that fail the checks never get here (the
+// last good one stands). No I/O: unit-tested with node (Tests/CallPageJS).
+
+export class Roster {
+    constructor() {
+        /** userId → the latest version taken. */
+        this.members = new Map();
+        /** Users whose record was deleted or expired and who have not come back: their pairs may be collected. */
+        this.departed = new Set();
+        /** Users whose expiry was reported, so it is acted on once. */
+        this.expired = new Set();
+    }
+
+    /**
+     * Takes a checked version in: {change: "joined"|"refreshed"|"rejoined"|"unchanged", previous} — "rejoined"
+     * when the user comes with a new member session (`previous` is the one it replaces).
+     */
+    take(member) {
+        const known = this.members.get(member.userId);
+        let change;
+        if (!known) {
+            change = "joined";
+        } else if (known.memberSession !== member.memberSession) {
+            change = "rejoined";
+        } else if (member.expiresAt > known.expiresAt) {
+            change = "refreshed";
+        } else {
+            return { change: "unchanged", previous: known };
+        }
+        this.members.set(member.userId, member);
+        this.expired.delete(member.userId);
+        this.departed.delete(member.userId);
+        return { change, previous: known ?? null };
+    }
+
+    /** The member whose record `recordName` was deleted, now gone; null if none was known. */
+    remove(recordName) {
+        for (const [user, member] of this.members) {
+            if (member.recordName !== recordName) continue;
+            this.members.delete(user);
+            this.expired.delete(user);
+            this.departed.add(user);
+            return member;
+        }
+        return null;
+    }
+
+    isPresent(user, nowMs) {
+        return (this.members.get(user)?.expiresAt ?? 0) > nowMs;
+    }
+
+    /** Whether `user` has a presence record here, present or expired. */
+    isMember(user) {
+        return this.members.has(user);
+    }
+
+    present(nowMs) {
+        return [...this.members.values()].filter((m) => m.expiresAt > nowMs);
+    }
+
+    /** Members whose presence ran out by `nowMs` and were not reported yet; each is reported once. */
+    newlyExpired(nowMs) {
+        const out = [];
+        for (const member of this.members.values()) {
+            if (member.expiresAt > nowMs || this.expired.has(member.userId)) continue;
+            this.expired.add(member.userId);
+            this.departed.add(member.userId);
+            out.push(member);
+        }
+        return out;
+    }
+
+    /** Members expired for longer than `graceMs`: anyone may delete their records. */
+    longExpired(nowMs, graceMs) {
+        return [...this.members.values()].filter((m) => m.expiresAt <= nowMs - graceMs);
+    }
+}
+
+"""#,
+        "routing.js": #"""
+// What one fetch brings to a group call, sorted before anything of it is read (docs/PROTOCOL.md §11.3):
+// presence records and their deletions, `RoomMember` records (calls of two), and signal records by their
+// `sessionKey` field — the pair they belong to — so that records of pairs without us are never parsed. A
+// signal record whose last writer is not the user it names as its writer is forged. No I/O: unit-tested
+// with node (Tests/CallPageJS).
+import { sessionKey } from "./names.js";
+
+const SIGNAL_TYPES = new Set(["SignalSession", "SignalEnvelope", "SignalIceChunk"]);
+
+/** A record's `sessionKey` field when it is a non-empty STRING, else null. */
+export function sessionKeyOf(record) {
+    const f = record.fields?.sessionKey;
+    return f && f.type === "STRING" && typeof f.value === "string" && f.value !== "" ? f.value : null;
+}
+
+/** The user a signal record names as its writer: a session's `userId`, an envelope's or chunk's `ownerUserId`. */
+export function claimedWriter(record) {
+    const f = record.fields?.[record.recordType === "SignalSession" ? "userId" : "ownerUserId"];
+    return f && f.type === "STRING" && typeof f.value === "string" ? f.value : null;
+}
+
+/** Whether the store's stamp of the last writer names the user the record claims as its writer. */
+export function writtenByOwner(record) {
+    const writer = record.modified?.userRecordName;
+    return typeof writer === "string" && writer === claimedWriter(record);
+}
+
+/**
+ * The other user of session key `key` in `room` when `user` is one of its two, else null. User IDs may hold
+ * `#`: each reading is checked by forming the key again.
+ */
+export function otherUser(key, room, user) {
+    const head = `${room}#`;
+    if (typeof key !== "string" || !key.startsWith(head)) return null;
+    const pair = key.slice(head.length);
+    const candidates = [];
+    if (pair.startsWith(`${user}#`)) candidates.push(pair.slice(user.length + 1));
+    if (pair.endsWith(`#${user}`)) candidates.push(pair.slice(0, pair.length - user.length - 1));
+    return candidates.find((other) => other !== "" && other !== user && sessionKey(room, user, other) === key) ?? null;
+}
+
+/** Whether a deletion (`{recordName, recordType, deleted: true}`) is of a presence record. */
+export function isMemberDeletion(deletion) {
+    return deletion.recordType === "CallMember" || (!deletion.recordType && deletion.recordName?.startsWith("CM_"));
+}
+
+/**
+ * One batch of fetched records, sorted: {members, memberDeletions, roomMembers, signals: [{record, key}],
+ * unkeyed (signal records without a session key), deletions (of everything but presence records)}.
+ */
+export function sortBatch(records) {
+    const batch = { members: [], memberDeletions: [], roomMembers: [], signals: [], unkeyed: [], deletions: [] };
+    for (const record of records) {
+        if (!record || typeof record !== "object" || typeof record.recordName !== "string") continue;
+        if (record.deleted) {
+            (isMemberDeletion(record) ? batch.memberDeletions : batch.deletions).push(record);
+        } else if (record.recordType === "CallMember") {
+            batch.members.push(record);
+        } else if (record.recordType === "RoomMember") {
+            batch.roomMembers.push(record);
+        } else if (SIGNAL_TYPES.has(record.recordType)) {
+            const key = sessionKeyOf(record);
+            if (key === null) batch.unkeyed.push(record);
+            else batch.signals.push({ record, key });
+        }
+    }
+    return batch;
+}
+
+"""#,
+        "settle.js": #"""
+// When the remote hangs up, frames it sent may have arrived but not yet been decoded: the browser decodes each
+// at its playout time, which lags arrival more on a loaded machine. A call of two (main.js) and each leg of a
+// group call (leg.js) let them decode before closing the connection, so the figures they report count them.
+
+/** Received frames get at most this long to be decoded after the goodbye. */
+export const SETTLE_MS = 3000;
+/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from
+ * a cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last
+ * frames. */
+export const SETTLE_MIN_MS = 200;
+/** How often the figures are read meanwhile. */
+const SAMPLE_MS = 100;
+
+/**
+ * Reads the figures (`sample()` resolves to {framesDecoded, framesDropped, framesReceived}) until every frame
+ * received was decoded or dropped and SETTLE_MIN_MS passed, SETTLE_MS passed, or `done()` holds; resolves to
+ * the milliseconds it took.
+ */
+export async function settle(sample, { done = () => false } = {}) {
+    const from = performance.now();
+    for (;;) {
+        const media = await sample().catch(() => null);
+        const elapsed = performance.now() - from;
+        const allDecoded = media !== null
+            && media.framesDecoded + media.framesDropped >= media.framesReceived;
+        if ((allDecoded && elapsed >= SETTLE_MIN_MS) || elapsed >= SETTLE_MS || done()) return Math.round(elapsed);
+        await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+    }
 }
 
 """#,
@@ -1304,10 +2896,10 @@ export class ZoneStore {
             "Content-Type": "application/json" };
     }
 
-    /** POST …/<scope>/<operation> with a JSON body. */
-    async post(scope, operation, body) {
+    /** POST …/<scope>/<operation> with a JSON body; `keepalive` lets the request outlive the page (64 KB). */
+    async post(scope, operation, body, { keepalive = false } = {}) {
         this.requests += 1;
-        const response = await fetch(`${CONTAINER}/${scope}/${operation}`, { method: "POST",
+        const response = await fetch(`${CONTAINER}/${scope}/${operation}`, { method: "POST", keepalive,
             headers: this.headers(), body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         return answer(response, operation);
     }
@@ -1491,6 +3083,37 @@ export class HybridSync {
             }
             throw error;
         }
+    }
+}
+
+"""#,
+        "token.js": #"""
+// The bearer token of the page's user (docs/PROTOCOL.md §10): `#token=` in the fragment (never sent to a
+// server in a URL), else the one this browser stored, else a new registration (registration hands a token
+// out once: a name already registered elsewhere must come with its token).
+import { register } from "./store.js";
+
+/** The token of `me`; `fragment` is the page's parsed `location.hash`. */
+export async function tokenFor(me, fragment) {
+    const key = `zonertc.token.${me}`;
+    const given = fragment.get("token");
+    if (given) {
+        localStorage.setItem(key, given);
+        history.replaceState(null, "", location.pathname + location.search);
+        return given;
+    }
+    const stored = localStorage.getItem(key);
+    if (stored) return stored;
+    try {
+        const token = await register(me);
+        localStorage.setItem(key, token);
+        return token;
+    } catch (error) {
+        if (error.code === "EXISTS") {
+            throw new Error(`${me} is registered but this browser has no token for it: open the page with `
+                + `#token=<the token> (e.g. the contents of a peer's --token-file)`);
+        }
+        throw error;
     }
 }
 

@@ -1,8 +1,10 @@
-// One call with one remote user over the zone: docs/SIGNALING.md §3–4 on an RTCPeerConnection. The offer
-// creator starts the first epoch; collisions follow the W3C perfect-negotiation example (makingOffer,
-// ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare rule: the higher epoch wins, on equal
-// epochs the offer creator's. Records in come from the inbox; records out are saved here. The remote's
-// goodbye is in the records too (docs/PROTOCOL.md §7): its description of the active epoch deleted.
+// One call with one remote user over the zone: docs/SIGNALING.md §3–4 on an RTCPeerConnection — a call of two,
+// or one pair of a group call (docs/PROTOCOL.md §11). The side making the first offer (in a call of two the
+// offer creator, in a group call the later joiner) starts the first epoch; collisions follow the W3C
+// perfect-negotiation example (makingOffer, ignoreOffer, isSettingRemoteAnswerPending) with the spec's glare
+// rule: the higher epoch wins, on equal epochs the offer creator's (the lower user ID). Records in come from
+// the inbox; records out are saved here. The remote's goodbye is in the records too (docs/PROTOCOL.md §7):
+// its description of the active epoch deleted.
 import { chunkUUID } from "./names.js";
 import { encodeCandidates } from "./records.js";
 import { StoreError } from "./store.js";
@@ -32,9 +34,16 @@ function midOf(sdp) {
 }
 
 export class ZoneCall {
-    constructor({ store, scope, zoneID, room, me, remote, key, names, roles, inbox, epochs, localStream, log }) {
+    /**
+     * `firstOffer`: whether this side makes the call's first offer (a call of two: the offer creator; a group
+     * call's pair: the later joiner, docs/PROTOCOL.md §11.2). `describe` turns our SDP into the payload saved
+     * (a group call adds the leg's b=AS); `acceptLookup` filters records read by name (a group call drops
+     * forged ones, §11.3).
+     */
+    constructor({ store, scope, zoneID, room, me, remote, key, names, roles, inbox, epochs, localStream, log,
+        firstOffer = roles.isOfferCreator, describe = (sdp) => sdp, acceptLookup = () => true }) {
         Object.assign(this, { store, scope, zoneID, room, me, remote, key, names, roles, inbox, epochs, localStream,
-            log });
+            log, firstOffer, describe, acceptLookup });
         this.pc = new RTCPeerConnection({ iceServers: [] });
         /** The active epoch (ours or the remote's), null before the first. */
         this.epoch = null;
@@ -61,12 +70,14 @@ export class ZoneCall {
         this.ending = null;
         /** Called once with the ending when the remote hangs up. */
         this.onRemoteHangUp = () => {};
+        /** Called with (what, error) when applying or saving a signal failed. */
+        this.onError = () => {};
         this.pc.onicecandidate = (event) => this.gathered(event.candidate);
         this.pc.onnegotiationneeded = () => this.negotiationNeeded();
         this.pc.onconnectionstatechange = () => this.connectionChanged();
     }
 
-    /** Reads the session record by name (its epoch is the floor); the offer creator then offers. */
+    /** Reads the session record by name (its epoch is the floor); the side making the first offer then offers. */
     async start() {
         const sessionName = await this.names.session();
         const found = await this.lookup([sessionName]);
@@ -86,18 +97,24 @@ export class ZoneCall {
                 else await this.received(both, "lookup");
             }
         }
-        if (this.roles.isOfferCreator) {
+        if (this.firstOffer) await this.offer("first offer");
+    }
+
+    /** Offers in a new epoch; the first offer of the call adds the video transceiver. */
+    async offer(why) {
+        if (this.ending) return;
+        if (this.pc.getTransceivers().length === 0) {
             const stream = this.localStream;
             this.pc.addTransceiver(stream?.getVideoTracks()[0] ?? "video",
                 { direction: stream ? "sendrecv" : "recvonly", streams: stream ? [stream] : [] });
-            await this.startEpoch("first offer");
         }
+        await this.startEpoch(why);
     }
 
     async lookup(recordNames) {
         const result = await this.store.post(this.scope, "records/lookup",
             { zoneID: this.zoneID, records: recordNames.map((recordName) => ({ recordName })) });
-        return (result.records ?? []).filter((r) => !r.serverErrorCode);
+        return (result.records ?? []).filter((r) => !r.serverErrorCode && this.acceptLookup(r));
     }
 
     /** Renegotiation (W3C example): only after the first exchange, the first offer is the creator's. */
@@ -137,7 +154,7 @@ export class ZoneCall {
         const session = { recordName: await this.names.session(), recordType: "SignalSession", fields: {
             sessionKey: STRING(this.key), roomID: STRING(this.room), userId: STRING(this.me),
             otherUserId: STRING(this.remote), callEpoch: INT64(epoch), updatedAt: TIMESTAMP(now) } };
-        const offer = await this.envelope(epoch, "offer", sdp);
+        const offer = await this.envelope(epoch, "offer", this.describe(sdp));
         for (let attempt = 0; attempt < SESSION_RETRIES; attempt++) {
             if (this.sessionTag) session.recordChangeTag = this.sessionTag;
             const result = await this.store.post(this.scope, "records/modify", { zoneID: this.zoneID, atomic: true,
@@ -277,7 +294,7 @@ export class ZoneCall {
         this.attachCamera();
         await this.pc.setLocalDescription();
         if (this.epoch !== offer.epoch) return;
-        const answer = await this.envelope(offer.epoch, "answer", this.pc.localDescription.sdp);
+        const answer = await this.envelope(offer.epoch, "answer", this.describe(this.pc.localDescription.sdp));
         await this.save([{ operationType: "create", record: answer }]);
         this.wrote(answer.recordName, offer.epoch, "answer");
         this.counters.answersSaved += 1;
@@ -285,9 +302,10 @@ export class ZoneCall {
         await this.released(offer.epoch, offer.sdp);
     }
 
-    /** The answerer sends its camera on the transceiver the offer made (receive-only without one). */
+    /** The answerer sends its camera on the transceiver the offer's section is on (receive-only without one). */
     attachCamera() {
-        const transceiver = this.pc.getTransceivers()[0];
+        const all = this.pc.getTransceivers();
+        const transceiver = all.find((t) => t.mid !== null) ?? all[0];
         if (!transceiver) return;
         const track = this.localStream?.getVideoTracks()[0];
         if (track && !transceiver.sender.track) {
@@ -417,13 +435,23 @@ export class ZoneCall {
     fail(what, error) {
         this.counters.errors += 1;
         this.log("error", `${what}: ${error.message}`);
+        this.onError(what, error);
     }
 
-    /** Closes the connection and stops the local media (camera or file): the tracks end, the device is free. */
-    close() {
+    /** Names of the envelopes and chunks of this pair seen or written, ours only with `own`. */
+    recordNames({ own }) {
+        return [...this.catalogue].filter(([, r]) => !own || r.own).map(([name]) => name);
+    }
+
+    /**
+     * Closes the connection and stops the local media (camera or file): the tracks end, the device is free —
+     * unless `keepLocalMedia` (a group call's other legs still send it).
+     */
+    close({ keepLocalMedia = false } = {}) {
         clearInterval(this.gcTimer);
         clearTimeout(this.local.timer);
         this.pc.close();
+        if (keepLocalMedia) return;
         for (const track of this.localStream?.getTracks() ?? []) track.stop();
     }
 }

@@ -1,16 +1,20 @@
 // The call page: /call?room=…&me=…&remote=…[&owner=1][&send=0][&report=1][&frames=N][&timeout=S]
 // [#token=…]. Wires the store, the room, the inbox, the call and the panel; exposes window.zonertcResult
 // and, with report=1, POSTs it to /call/report once the call has decoded `frames` frames (or failed), and
-// again when the remote hangs up after that.
+// again when the remote hangs up after that. With `mesh=1` the page joins the room's group call instead
+// (meshmain.js).
 import { RecordNames, isRoomID, roles, sessionKey } from "./names.js";
 import { SignalInbox } from "./inbox.js";
 import { EpochClock } from "./epoch.js";
-import { ZoneStore, register } from "./store.js";
+import { ZoneStore } from "./store.js";
 import { HybridSync } from "./sync.js";
 import { setUpRoom } from "./room.js";
 import { ZoneCall } from "./call.js";
 import { MediaFigures } from "./stats.js";
 import { SidePanel } from "./panel.js";
+import { tokenFor } from "./token.js";
+import { postReport } from "./report.js";
+import { settle } from "./settle.js";
 
 const params = new URLSearchParams(location.search);
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -37,41 +41,6 @@ function log(what, text, record) {
     console.log(`zonertc ${what} ${text}`);
 }
 
-/**
- * The bearer token of `me`: `#token=` in the fragment (never sent to a server in a URL), else the one
- * this browser stored, else a new registration (registration hands a token out once: a name already
- * registered elsewhere must come with its token).
- */
-async function tokenFor(me) {
-    const key = `zonertc.token.${me}`;
-    const given = fragment.get("token");
-    if (given) {
-        localStorage.setItem(key, given);
-        history.replaceState(null, "", location.pathname + location.search);
-        return given;
-    }
-    const stored = localStorage.getItem(key);
-    if (stored) return stored;
-    try {
-        const token = await register(me);
-        localStorage.setItem(key, token);
-        return token;
-    } catch (error) {
-        if (error.code === "EXISTS") {
-            throw new Error(`${me} is registered but this browser has no token for it: open the page with `
-                + `#token=<the token> (e.g. the contents of a peer's --token-file)`);
-        }
-        throw error;
-    }
-}
-
-/** Frames already received when the remote hangs up get at most this long to be decoded before the end (the
- * browser decodes each at its playout time, which lags arrival more on a loaded machine). */
-const SETTLE_MS = 3000;
-/** …and at least this long, so the figures are read afresh after the goodbye (Chromium serves getStats() from a
- * cache for a few tens of ms): a page that only sends otherwise judges by a count from before its last frames. */
-const SETTLE_MIN_MS = 200;
-
 function setStatus(text, ok) {
     result.status = text;
     panel.setStatus(text, ok);
@@ -82,10 +51,8 @@ async function report() {
     const posts = result.ended ? 2 : 1;
     if (params.get("report") !== "1" || (result.reports ?? 0) >= posts) return;
     result.reports = posts;
-    const query = new URLSearchParams({ room: result.room, me: result.me });
     try {
-        await fetch(`/call/report?${query}`, { method: "POST", body: JSON.stringify(result),
-            headers: { "Authorization": `Bearer ${result.token ?? ""}` }, signal: AbortSignal.timeout(10000) });
+        await postReport(result, result.token);
     } catch (error) {
         panel.line("error", `report failed: ${error.message}`);
     }
@@ -112,7 +79,7 @@ async function main() {
     document.title = `${me} ⇄ ${remote} · ${room}`;
 
     phase("script");
-    const token = await tokenFor(me);
+    const token = await tokenFor(me, fragment);
     phase("token");
     Object.defineProperty(result, "token", { value: token, enumerable: false });
     const deviceID = `browser-${crypto.randomUUID().slice(0, 8)}`;
@@ -175,26 +142,20 @@ async function main() {
     await sync.start();
     if (!call.ending) ticker = setInterval(() => tick().catch((error) => log("error", `stats: ${error.message}`)), 250);
 
-    /** The remote hung up: let every frame that arrived be decoded (or dropped) first, for at most SETTLE_MS,
-     * then close the connection, stop the camera or file stream and the store's sync, and say that the call
-     * ended and why. */
+    /** The remote hung up: let every frame that arrived be decoded (or dropped) first (settle.js), then close
+     * the connection, stop the camera or file stream and the store's sync, and say that the call ended and why. */
     async function remoteHungUp(ending) {
         clearInterval(ticker);
-        const hungUpAt = performance.now();
-        const settleBy = hungUpAt + SETTLE_MS;
-        while (performance.now() < settleBy && result.ok === null) {
+        const settleMs = await settle(async () => {
             await tick().catch(() => {});
-            const media = result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
-            const allDecoded = media.framesDecoded + media.framesDropped >= media.framesReceived;
-            if (allDecoded && performance.now() - hungUpAt >= SETTLE_MIN_MS) break;
-            await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+            return result.media ?? { framesDecoded: 0, framesDropped: 0, framesReceived: 0 };
+        }, { done: () => result.ok !== null });
         call.close();
         sync.stop();
         remoteVideo.srcObject = null;
         document.getElementById("local").srcObject = null;
         result.ended = { ...ending, atMs: Math.round(performance.now() - started),
-            settleMs: Math.round(performance.now() - hungUpAt), localTracks: localTracks() };
+            settleMs, localTracks: localTracks() };
         Object.assign(result, { signalingState: call.pc.signalingState, iceState: call.pc.iceConnectionState,
             connectionState: call.pc.connectionState, call: { ...call.counters } });
         panel.show(result);
@@ -208,7 +169,14 @@ async function main() {
     }
 }
 
-main().catch((error) => {
-    log("error", error.message);
-    finish(false, error.message);
-});
+if (params.get("mesh") === "1") {
+    import("./meshmain.js").then((page) => page.run()).catch((error) => {
+        log("error", error.message);
+        finish(false, error.message);
+    });
+} else {
+    main().catch((error) => {
+        log("error", error.message);
+        finish(false, error.message);
+    });
+}

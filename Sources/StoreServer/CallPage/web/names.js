@@ -28,6 +28,11 @@ export function roles(me, remote) {
     return { isOfferCreator: order < 0, isPolite: order > 0 };
 }
 
+/** A user ID as group calls take it (docs/PROTOCOL.md §3): 1 or more printable ASCII characters, no spaces. */
+export function isUserID(text) {
+    return typeof text === "string" && /^[\x21-\x7e]+$/.test(text);
+}
+
 /** A room ID is `room_` and 8 characters of [a-z0-9]. */
 export function isRoomID(text) {
     return /^room_[a-z0-9]{8}$/.test(text);
@@ -73,6 +78,11 @@ export class RecordNames {
     /** `RM_<userId>`, compacted the same way. */
     static member(userID) {
         return fit(userID, (id) => `RM_${id}`);
+    }
+
+    /** `CM_<userId>`, a member's presence in a group call (§11.1), compacted like `RM_`. */
+    static callMember(userID) {
+        return fit(userID, (id) => `CM_${id}`);
     }
 }
 

@@ -3,6 +3,17 @@
 
 const MAX_ROWS = 400;
 
+/** Fills the definition list `list` with `entries`, [term, value] pairs. */
+export function showFigures(list, entries) {
+    const document = list.ownerDocument;
+    list.replaceChildren(...entries.flatMap(([k, v]) => {
+        const dt = document.createElement("dt"), dd = document.createElement("dd");
+        dt.textContent = k;
+        dd.textContent = String(v);
+        return [dt, dd];
+    }));
+}
+
 export class SidePanel {
     constructor(document) {
         this.document = document;
@@ -47,11 +58,6 @@ export class SidePanel {
             ["loss", `${result.media.lossPercent} %`],
             ["RTT", result.media.rttMs === null ? "—" : `${result.media.rttMs} ms`],
         ];
-        this.figures.replaceChildren(...entries.flatMap(([k, v]) => {
-            const dt = this.document.createElement("dt"), dd = this.document.createElement("dd");
-            dt.textContent = k;
-            dd.textContent = String(v);
-            return [dt, dd];
-        }));
+        showFigures(this.figures, entries);
     }
 }

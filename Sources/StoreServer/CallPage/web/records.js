@@ -16,7 +16,8 @@ function field(record, name, type) {
     return f.value;
 }
 
-function text(record, name, { empty = false } = {}) {
+/** A STRING field (non-empty unless `empty`). */
+export function text(record, name, { empty = false } = {}) {
     const v = field(record, name, "STRING");
     if (typeof v !== "string") throw new MalformedRecord(`${record.recordName}: ${name} is not a string`);
     if (!empty && v.length === 0) throw new MalformedRecord(`${record.recordName}: ${name} is empty`);
@@ -30,6 +31,21 @@ function count(record, name) {
         throw new MalformedRecord(`${record.recordName}: ${name} ${String(v).slice(0, 24)} is out of range`);
     }
     return v;
+}
+
+/** Milliseconds since 1970: a TIMESTAMP, or an INT64 (docs/PROTOCOL.md §4, **Decided**), a safe integer. */
+export function milliseconds(record, name) {
+    const f = record.fields?.[name];
+    if (f === undefined || f === null || typeof f !== "object") {
+        throw new MalformedRecord(`${record.recordName}: ${name} is missing`);
+    }
+    if (f.type !== "TIMESTAMP" && f.type !== "INT64") {
+        throw new MalformedRecord(`${record.recordName}: ${name} is ${f.type}, expected TIMESTAMP`);
+    }
+    if (!Number.isSafeInteger(f.value)) {
+        throw new MalformedRecord(`${record.recordName}: ${name} ${String(f.value).slice(0, 24)} is out of range`);
+    }
+    return f.value;
 }
 
 function epochOf(record, nowMs) {
@@ -82,14 +98,14 @@ export function decodeSignal(record, nowMs) {
         }
         return { ...base, kind: type, sessionKey: text(record, "sessionKey"), epoch: epochOf(record, nowMs),
             owner: text(record, "ownerUserId"), sdp: text(record, "payload"),
-            updatedAt: field(record, "updatedAt", "TIMESTAMP") };
+            updatedAt: milliseconds(record, "updatedAt") };
     }
     case "SignalIceChunk": {
         const decoded = decodeCandidates(text(record, "candidateType"), text(record, "candidate", { empty: true }),
             record.recordName);
         return { ...base, kind: "chunk", sessionKey: text(record, "sessionKey"), epoch: epochOf(record, nowMs),
             owner: text(record, "ownerUserId"), seq: count(record, "seq"), ufrag: text(record, "ufrag"),
-            createdAt: field(record, "chunkCreatedAt", "TIMESTAMP"), ...decoded };
+            createdAt: milliseconds(record, "chunkCreatedAt"), ...decoded };
     }
     default:
         return null;

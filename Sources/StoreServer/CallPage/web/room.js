@@ -2,17 +2,20 @@
 // zone-wide share (publicPermission readWrite) and a database subscription, in its private database; the
 // participant accepts the share (idempotent; retried while the owner has not made it yet), saves its member
 // and subscribes, in its shared database. Each side decides its (database, zone) once and never guesses.
+// `remote` is the room's owner when we are not (in a group call, the owner named by the page's URL); with
+// `groupCall` our RoomMember says that this client joins group calls (docs/PROTOCOL.md §11.6).
 import { RecordNames } from "./names.js";
 import { StoreError } from "./store.js";
 
 /** How long a participant waits for the owner's share. */
 export const SHARE_WAIT_MS = 30000;
 
-export async function setUpRoom({ store, room, me, remote, owner, log }) {
+export async function setUpRoom({ store, room, me, remote, owner, log, groupCall = false }) {
     const scope = owner ? "private" : "shared";
     const zoneID = { zoneName: room, ownerRecordName: owner ? me : remote };
     const member = { recordName: await RecordNames.member(me), recordType: "RoomMember",
         fields: { userId: { value: me, type: "STRING" }, displayName: { value: me, type: "STRING" } } };
+    if (groupCall) member.fields.groupCallVersion = { value: 1, type: "INT64" };
     if (owner) {
         await store.post(scope, "zones/modify", { operations: [{ operationType: "create", zone: { zoneID } }] });
         await store.post(scope, "records/modify", { zoneID, operations: [

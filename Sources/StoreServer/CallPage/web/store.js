@@ -48,10 +48,10 @@ export class ZoneStore {
             "Content-Type": "application/json" };
     }
 
-    /** POST …/<scope>/<operation> with a JSON body. */
-    async post(scope, operation, body) {
+    /** POST …/<scope>/<operation> with a JSON body; `keepalive` lets the request outlive the page (64 KB). */
+    async post(scope, operation, body, { keepalive = false } = {}) {
         this.requests += 1;
-        const response = await fetch(`${CONTAINER}/${scope}/${operation}`, { method: "POST",
+        const response = await fetch(`${CONTAINER}/${scope}/${operation}`, { method: "POST", keepalive,
             headers: this.headers(), body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         return answer(response, operation);
     }
