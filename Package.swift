@@ -88,6 +88,10 @@ let package = Package(
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "Signaling", "ZoneCore", "Media",
                                                    "Net", "TestSupport", "Browser", postgres]),
+        // CloudKit Web Services Reference, page by page, against the store served three ways: the
+        // JSON API in-process, the daemon over HTTP, and two daemons on PostgreSQL (trait).
+        .testTarget(name: "CloudKitConformanceTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
+                                                                    "TestSupport", postgres]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
                                                            "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport"]),

@@ -31,35 +31,25 @@ bench_zonertc_bench() {
     echo .build/release/zonertc-bench
 }
 
-# bench_postgres_cluster DIR: starts a throwaway PostgreSQL cluster in DIR (initdb as the postgres user
-# when run as root, a Unix socket in DIR, no TCP; fsync and synchronous_commit on, as a durable
-# deployment has them) and sets BENCH_POSTGRES_URL to it and BENCH_POSTGRES_PID to its server. The
-# caller stops it: `bench_postgres_stop`. Fails with a message when PostgreSQL is not installed.
-bench_postgres_cluster() {
-    local dir="$1" bindir
-    bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
-    if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ]; then
-        echo "PostgreSQL is not installed (apt-get install postgresql)" >&2
-        return 1
+# bench_postgres DIR: starts a throwaway PostgreSQL cluster in DIR/pg (initdb; run as the postgres user
+# when we are root), reachable only through a Unix socket in DIR, and waits until it accepts
+# connections. Sets bench_postgres_bin (its bin directory), bench_postgres_pid (stop it with SIGINT)
+# and bench_postgres_url. Exits 1, saying so, when PostgreSQL is not installed.
+bench_postgres() {
+    local dir="$1" as_owner=()
+    bench_postgres_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+    if [ ! -x "$bench_postgres_bin/initdb" ]; then
+        echo "$(basename "$0"): PostgreSQL is not installed (apt-get install postgresql)" >&2
+        exit 1
     fi
-    local as_owner=()
     if [ "$(id -u)" = 0 ]; then
         chown postgres: "$dir"
         as_owner=(setpriv --reuid=postgres --regid=postgres --init-groups --)
     fi
-    "${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -A trust -U postgres >/dev/null
-    "${as_owner[@]}" "$bindir/postgres" -D "$dir/data" -k "$dir" -c listen_addresses= -c max_connections=200 \
-        >"$dir/log" 2>&1 &
-    BENCH_POSTGRES_PID=$!
-    for _ in $(seq 100); do grep -qs "ready to accept connections" "$dir/log" && break; sleep 0.1; done
-    grep -qs "ready to accept connections" "$dir/log" || { echo "PostgreSQL did not start: $dir/log" >&2; return 1; }
-    BENCH_POSTGRES_URL="postgresql:///postgres?host=$dir&user=postgres"
-}
-
-# bench_postgres_stop: stops the cluster bench_postgres_cluster started (a fast shutdown) and waits for it.
-bench_postgres_stop() {
-    [ -n "${BENCH_POSTGRES_PID:-}" ] || return 0
-    kill -INT "$BENCH_POSTGRES_PID" 2>/dev/null || true
-    wait "$BENCH_POSTGRES_PID" 2>/dev/null || true
-    BENCH_POSTGRES_PID=
+    "${as_owner[@]}" "$bench_postgres_bin/initdb" -D "$dir/pg" -A trust -U postgres >/dev/null
+    "${as_owner[@]}" "$bench_postgres_bin/postgres" -D "$dir/pg" -k "$dir" -c listen_addresses= \
+        -c max_connections=200 >"$dir/pg.log" 2>&1 &
+    bench_postgres_pid=$!
+    for _ in $(seq 100); do grep -qs "ready to accept connections" "$dir/pg.log" && break; sleep 0.1; done
+    bench_postgres_url="postgresql:///postgres?host=$dir&user=postgres"
 }

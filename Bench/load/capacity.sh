@@ -2,7 +2,7 @@
 # Capacity figures of `zonertc store serve` with `zonertc bench load`, in one run, the machine printed
 # beside them: N idle push streams and a burst of N saves (one per device, each to its own user's zone)
 # on one daemon in memory and on one on its journal (the anchor of the next); the same burst on two
-# daemons sharing a throwaway PostgreSQL cluster (bench_postgres_cluster, Bench/common.sh); then CALLS
+# daemons sharing a throwaway PostgreSQL cluster (bench_postgres, Bench/common.sh); then CALLS
 # concurrent calls' signaling on one daemon, after lone calls that give the single-call figure.
 #
 #   Bench/load/capacity.sh [DEVICES [CALLS]]      (defaults 10000 and 1000; needs postgresql and libpq-dev
@@ -18,18 +18,20 @@ bench_machine
 echo "devices: $n, calls: $calls"
 bin="$(bench_zonertc PostgreSQL)"
 work="$(mktemp -d /tmp/zonertc-capacity-XXXXXX)"
-trap 'bench_postgres_stop; rm -rf "$work"' EXIT
+bench_postgres_pid=""
+trap '[ -z "$bench_postgres_pid" ] || { kill -INT "$bench_postgres_pid"; wait "$bench_postgres_pid"; } 2>/dev/null
+      rm -rf "$work"' EXIT
 
 echo "== one daemon, in memory"
 "$bin" bench load --devices "$n" --hold "$hold"
 echo "== one daemon, journal (fsync batch): the anchor of the two daemons below"
 "$bin" bench load --devices "$n" --hold "$hold" --journal
-if bench_postgres_cluster "$work"; then
+if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     echo "== two daemons on PostgreSQL"
-    "$bin" bench load --devices "$n" --hold "$hold" --daemons 2 --postgres "$BENCH_POSTGRES_URL"
-    bench_postgres_stop
+    bench_postgres "$work"
+    "$bin" bench load --devices "$n" --hold "$hold" --daemons 2 --postgres "$bench_postgres_url"
 else
-    echo "== two daemons on PostgreSQL: skipped"
+    echo "== two daemons on PostgreSQL: skipped (PostgreSQL is not installed)"
 fi
 echo "== calls on one daemon in memory (lan push)"
 "$bin" bench load --devices 0 --calls "$calls" --call-hold "$call_hold" --lone-calls "$lone"

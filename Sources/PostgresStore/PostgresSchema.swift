@@ -82,6 +82,16 @@ enum PostgresSchema {
             END
             $fn$;
             """),
+        // Records with reference actions, locations, assets, parents, shares and devices in their
+        // stamps: log entries of version 2 and snapshots of version 2 (`SharedLogEntryCodec`,
+        // `SnapshotCodec`); the rows written before stay as they are and are still read. The
+        // tables are unchanged: the version is what keeps a daemon of an earlier build, which
+        // cannot read those entries, from starting on this database ("upgrade zonertc").
+        Migration(version: 5, description: "record format 2 in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 (record format 1) or 2 (record formats 1 and 2)';
+            COMMENT ON COLUMN zonertc_snapshot.state IS 'SnapshotCodec: ZRSNAP1 or ZRSNAP2';
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

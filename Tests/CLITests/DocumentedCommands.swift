@@ -266,6 +266,12 @@ enum DocumentedCommands {
         ("swift test --filter RecordStoreTests", .testFilter),
         ("swift test --filter StoreServerTests", .testFilter),
 
+        // docs/CLOUDKIT.md
+        ("swift test --traits PostgreSQL --filter CloudKitConformanceTests", .testFilter),
+        ("Bench/modify-compare.sh --old /tmp/zonertc-before/zonertc",
+         .quick(("--old /tmp/zonertc-before/zonertc", "--old \"$ZONERTC_AGAINST_BIN\""))
+            .with(.postgreSQL).needing("wrk", "curl", "postgres-server").expecting("medians over")),
+
         // docs/TESTING.md
         ("swift test --filter DocumentedCommandsTests", .testFilter),
         ("docs/gen-cli.sh", .quick(("docs/gen-cli.sh", "docs/gen-cli.sh --check \"$ZONERTC_BIN\""))

@@ -55,7 +55,7 @@ struct RegistrationTests {
         // Whoever asked holds no token of alice's: her private records do not read.
         let lookup = #"{"records":[{"recordName":"secret"}]}"#
         let anonymous = try Self.exchange(daemon.endpoint, Self.post("/database/1/c/e/private/records/lookup", lookup))
-        #expect(anonymous.hasPrefix("HTTP/1.1 401"), "\(anonymous)")
+        #expect(anonymous.hasPrefix("HTTP/1.1 421"), "\(anonymous)")
         #expect(!anonymous.contains("alice only"))
         let guessed = try Self.exchange(daemon.endpoint, Self.post(
             "/database/1/c/e/private/records/lookup", lookup,

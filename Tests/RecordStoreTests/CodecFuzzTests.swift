@@ -10,8 +10,18 @@ struct CodecFuzzTests {
         let zone = ZoneID(zoneName: "room_a", ownerName: "alice")
         let rec = Record(recordType: "SignalEnvelope", id: RecordID(recordName: "SE_x", zoneID: zone),
                          fields: ["payload": .string("v=0"), "n": .list([.int64(1), .double(2)]),
-                                  "b": .bytes([1, 2]), "r": .reference(RecordID(recordName: "y", zoneID: zone))],
-                         recordChangeTag: "1f", created: RecordStamp(timestamp: 1, userRecordName: "alice"))
+                                  "b": .bytes([1, 2]),
+                                  "r": .reference(Reference(RecordID(recordName: "y", zoneID: zone))),
+                                  "v": .list([.reference(Reference(RecordID(recordName: "z", zoneID: zone),
+                                                                   action: .validate))]),
+                                  "at": .location(Location(latitude: -33.9, longitude: 151.2, horizontalAccuracy: 4,
+                                                           course: 270, timestamp: 12)),
+                                  "f": .asset(Asset(spelling: .asset, fileChecksum: "c", size: 50, wrappingKey: "k",
+                                                    downloadURL: "https://example.invalid/f")),
+                                  "e": .emptyList(elementType: "LOCATION")],
+                         recordChangeTag: "1f", created: RecordStamp(timestamp: 1, userRecordName: "alice"),
+                         modified: RecordStamp(timestamp: 2, userRecordName: "bob", deviceID: "phone"),
+                         parent: "root", share: "s1")
         MutationCodec.encode([.createZone(zone, incarnation: 3, atMs: 9), .putRecord(rec),
                               .putShare(ZoneShare(zoneID: zone, participants: ["bob": .init(userRecordName: "bob", permission: .readWrite)], changeTag: "2")),
                               .putSubscription(user: "alice", scope: .shared, Subscription(subscriptionID: "s", kind: .database)),
@@ -19,7 +29,7 @@ struct CodecFuzzTests {
         return w.bytes
     }
 
-    @Test("mutations round-trip")
+    @Test("mutations round-trip, every field type and record part of record format 2 included")
     func roundTrip() throws {
         let bytes = sampleEntry()
         var r = ByteReader(bytes)
@@ -28,6 +38,12 @@ struct CodecFuzzTests {
         MutationCodec.encode(decoded, into: &w)
         #expect(w.bytes == bytes)
         #expect(r.isAtEnd)
+        guard case .putRecord(let record) = decoded[1] else {
+            Issue.record("no record: \(decoded[1])")
+            return
+        }
+        #expect(record.parent == "root" && record.share == "s1" && record.modified?.deviceID == "phone")
+        #expect(record.fields["at"]?.locationValue?.course == 270 && record.fields["f"]?.assetValue?.spelling == .asset)
     }
 
     @Test("every prefix of an entry fails cleanly")

@@ -6,7 +6,7 @@ import ZoneCore
 /// Each registered device gets its own copy of every notification: a user's devices are capped.
 @Suite("Devices registered for push")
 struct DeviceLimitTests {
-    @Test("the device past the cap is refused with LIMIT_EXCEEDED; known devices register again")
+    @Test("the device past the cap is refused with limitExceeded (BAD_REQUEST); known devices register again")
     func capPerUser() async throws {
         var options = EmbeddedStore.Options.inMemoryForTests
         options.configuration.maxDevicesPerUser = 2

@@ -30,7 +30,8 @@ import ZoneCore
         let note = Record(recordType: "Note", id: RecordID(recordName: "n", zoneID: room), fields: ["n": .int64(1)])
         let request = ModifyRecordsRequest(saves: [note, note.renamed("m")])
         let saved = try engine.modifyRecords(request, scope: .private, alice).savedRecords
-        #expect(saved.map(\.recordChangeTag) == ["1", "2"] && request.saves.map(\.recordChangeTag) == [nil, nil])
+        #expect(saved.map(\.recordChangeTag) == ["1", "2"])
+        #expect(request.operations.map(\.record?.recordChangeTag) == [nil, nil])
         let stored = try engine.lookupRecords(saved.map(\.id), scope: .private, alice).map(\.record)
         #expect(stored == saved)
     }

@@ -95,7 +95,7 @@ import ZoneCore
         MutationCodec.encode(b, into: &wb)
         #expect(wa.bytes == wb.bytes)
         var r = ByteReader(wa.bytes)
-        let back = try MutationCodec.decodeRecord(&r)
+        let back = try MutationCodec.decodeRecord(&r, format: MutationCodec.recordFormat)
         #expect(back == a && back.fields.keys == ["a", "m", "z"])
     }
 }

@@ -25,7 +25,8 @@ import ZoneCore
     @Test func aRecordPastTheLimitFailsAloneAndTheRestAreSaved() throws {
         var engine = try engine()
         let result = try engine.modifyRecords(
-            ModifyRecordsRequest(saves: [record("small", bytes: 10), record("big", bytes: 150)]), scope: .private, alice)
+            ModifyRecordsRequest(saves: [record("small", bytes: 10), record("big", bytes: 150)], atomic: false),
+            scope: .private, alice)
         #expect(result.savedRecords.map(\.id.recordName) == ["small"])
         #expect(result.failures.map(\.1.code) == [.limitExceeded])
         #expect(result.failures.map(\.1.message) == ["record big holds 151 bytes of fields; the limit is 100"])

@@ -15,7 +15,7 @@ struct CallNegotiatorTests {
     /// publication request.
     private func offering(configuration: CallNegotiator.Configuration = .init(), at now: Instant? = nil,
                           clock: EpochClock = EpochClock())
-        -> (CallNegotiator, saves: [Record], atomic: Bool, policy: SavePolicy) {
+        -> (CallNegotiator, saves: [Record], atomic: Bool, kinds: [RecordOperation.Kind]) {
         var n = try! CallNegotiator(roomID: room, myUserID: "_a11ce", remoteUserID: "_b0b", zone: zone,
                                     epochClock: clock, configuration: configuration, seed: 1)
         let now = now ?? t0
@@ -23,11 +23,12 @@ struct CallNegotiatorTests {
                 == [.lookup([RecordID(recordName: n.names.session, zoneID: zone)]), .report(.preparing)])
         let actions = n.outputs(after: .lookedUp([.failed(RecordID(recordName: n.names.session, zoneID: zone),
                                                   StoreError(.unknownItem, "none"))]), now: now)
-        let modify = actions.compactMap { a -> ([Record], Bool, SavePolicy)? in
-            guard case .modify(let saves, _, let policy, let atomic) = a else { return nil }
-            return (saves, atomic, policy)
+        let modify = actions.compactMap { a -> ([RecordOperation], Bool)? in
+            guard case .modify(let operations, let atomic) = a else { return nil }
+            return (operations, atomic)
         }
-        return (n, modify.flatMap(\.0), modify.first?.1 ?? false, modify.first?.2 ?? .allKeys)
+        let operations = modify.flatMap(\.0)
+        return (n, operations.compactMap(\.record), modify.first?.1 ?? false, operations.map(\.kind))
     }
 
     private func session(_ n: CallNegotiator, epoch: CallEpoch, tag: String) -> Record {
@@ -48,9 +49,10 @@ struct CallNegotiatorTests {
     }
 
     @Test func anEpochIsPublishedAtomicallyWithTheSessionRecord() {
-        let (n, saves, atomic, policy) = offering()
+        let (n, saves, atomic, kinds) = offering()
         #expect(saves.map(\.recordType) == [SignalRecordType.envelope, SignalRecordType.session])
-        #expect(atomic && policy == .ifServerRecordUnchanged)
+        // No session record yet: both are created, atomically.
+        #expect(atomic && kinds == [.create, .create])
         #expect(n.state == .offering(CallEpoch(milliseconds: t0.millisecondsSinceEpoch)))
         #expect(saves[1].fields[SignalField.callEpoch] == .int64(t0.millisecondsSinceEpoch))
     }
@@ -62,10 +64,13 @@ struct CallNegotiatorTests {
         let server = session(n, epoch: CallEpoch(milliseconds: mine.milliseconds - 5), tag: "t9")
         let actions = n.outputs(after: .modified(conflict(n, saves, server: server)), now: t0)
         #expect(n.counters.sessionConflicts == 1)
-        guard case .modify(let retry, _, .ifServerRecordUnchanged, true)? = actions.first else {
+        guard case .modify(let operations, true)? = actions.first else {
             Issue.record("no retry: \(actions)")
             return
         }
+        // The session over the server's tag is replaced, conditionally; the offer is still new.
+        #expect(operations.map(\.kind) == [.create, .replace])
+        let retry = operations.compactMap(\.record)
         let retried = retry.first { $0.recordType == SignalRecordType.session }!
         #expect(retried.recordChangeTag == "t9" && retried.fields[SignalField.callEpoch] == .int64(mine.milliseconds))
         #expect(retry.contains { $0.recordType == SignalRecordType.envelope })
@@ -99,8 +104,8 @@ struct CallNegotiatorTests {
         while rounds < 10 {
             let server = session(n, epoch: CallEpoch(milliseconds: mine.milliseconds - 1), tag: "t\(rounds)")
             let actions = n.outputs(after: .modified(conflict(n, saves, server: server)), now: t0)
-            guard case .modify(let again, _, _, _)? = actions.first else { break }
-            saves = again
+            guard case .modify(let again, _)? = actions.first else { break }
+            saves = again.compactMap(\.record)
             rounds += 1
         }
         #expect(rounds == 4 && n.counters.saveFailures == 1 && n.counters.sessionConflicts == 5)
@@ -108,8 +113,7 @@ struct CallNegotiatorTests {
 
     @Test func aThrottledPublicationIsRetriedAfterRetryAfter() {
         var (n, saves, _, _) = offering()
-        let request = CallNegotiator.Action.modify(saves: saves, deletes: [], policy: .ifServerRecordUnchanged,
-                                                   atomic: true)
+        let request = CallNegotiator.Action.modify(saves.map { RecordOperation.create($0) }, atomic: true)
         let limited = StoreError(.requestRateLimited, "slow", retryAfter: 3)
         #expect(n.outputs(after: .requestFailed(request, limited), now: t0) == [])
         #expect(n.nextDeadline == t0 + .seconds(3))
@@ -121,8 +125,8 @@ struct CallNegotiatorTests {
     @Test func withoutConflictResolutionSavesAreLastWriterWins() {
         var configuration = CallNegotiator.Configuration()
         configuration.protections = .none
-        let (_, saves, atomic, policy) = offering(configuration: configuration)
-        #expect(saves.count == 2 && !atomic && policy == .allKeys)
+        let (_, saves, atomic, kinds) = offering(configuration: configuration)
+        #expect(saves.count == 2 && !atomic && kinds == [.forceReplace, .forceReplace])
     }
 
     @Test func epochsIncreaseWhenTheClockStepsBack() {

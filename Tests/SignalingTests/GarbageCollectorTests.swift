@@ -64,12 +64,12 @@ struct GarbageCollectorTests {
         #expect(gc.knownRecords == 3)
     }
 
-    @Test func deletionsAreSplitIntoRequestsOf400() {
+    @Test func deletionsAreSplitIntoRequestsOf200() {
         var gc = SignalGarbageCollector(myUserID: "_a")
         gc.observe((0..<1000).map { summary("r\($0)", epoch: 1, owner: "_a", ageMinutes: 0) })
         gc.epochConnected(now: t0)
         let five = CallEpoch(milliseconds: 5)
         let batches = gc.sweep(now: t0, activeEpoch: five, connectedEpoch: five)
-        #expect(batches.map(\.count) == [400, 400, 200])
+        #expect(batches.map(\.count) == [200, 200, 200, 200, 200])
     }
 }

@@ -132,7 +132,7 @@ struct HostileRecordTests {
         #expect(n.inbox.counters.malformed == 1)
         #expect(n.activeEpoch == CallEpoch(milliseconds: epoch) && n.inbox.floor == CallEpoch(milliseconds: epoch))
         let saved = actions.compactMap { a -> [Record]? in
-            if case .modify(let saves, _, _, _) = a { saves } else { nil }
+            if case .modify(let operations, _) = a { operations.compactMap(\.record) } else { nil }
         }.flatMap { $0 }
         let ours = saved.first { $0.recordType == SignalRecordType.session }
         #expect(ours?.recordChangeTag == "evil" && ours?.fields[SignalField.callEpoch] == .int64(epoch))
@@ -144,7 +144,7 @@ struct HostileRecordTests {
         _ = n.outputs(after: .startCall, now: t0)
         let first = n.outputs(after: .lookedUp([]), now: t0)
         let saves = first.compactMap { a -> [Record]? in
-            if case .modify(let saves, _, _, _) = a { saves } else { nil }
+            if case .modify(let operations, _) = a { operations.compactMap(\.record) } else { nil }
         }.flatMap { $0 }
         let server = session(epoch: .max, tag: "evil")
         let result = ModifyRecordsResult(results: saves.map { record in
@@ -156,7 +156,7 @@ struct HostileRecordTests {
         #expect(actions.contains { if case .rejected = $0 { true } else { false } })
         #expect(n.activeEpoch == CallEpoch(milliseconds: epoch) && n.epochClock.last == CallEpoch(milliseconds: epoch))
         let retried = actions.compactMap { a -> [Record]? in
-            if case .modify(let saves, _, _, _) = a { saves } else { nil }
+            if case .modify(let operations, _) = a { operations.compactMap(\.record) } else { nil }
         }.flatMap { $0 }.first { $0.recordType == SignalRecordType.session }
         #expect(retried?.recordChangeTag == "evil")
     }

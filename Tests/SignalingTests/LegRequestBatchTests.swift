@@ -1,5 +1,5 @@
 // The legs' requests of one event, batched (docs/PROTOCOL.md §11.3): lookups of several pairs in
-// one request, non-atomic saves and deletions in one per save policy, each atomic publication on its
+// one request, non-atomic saves and deletions (of any operation types) in one, each atomic publication on its
 // own; answers split back by record name, whole-request failures to every leg.
 import RecordStore
 import Testing
@@ -19,21 +19,18 @@ struct LegRequestBatchTests {
     @Test func lookupsAndSavesOfSeveralLegsShareRequestsButPublicationsDoNot() {
         let requests = [
             LegRequest(leg: b, action: .lookup([id("SS_b")])),
-            LegRequest(leg: c, action: .modify(saves: [record("SE_c"), record("SS_c")], deletes: [],
-                                               policy: .ifServerRecordUnchanged, atomic: true)),
+            LegRequest(leg: c, action: .modify([.create(record("SE_c")), .create(record("SS_c"))], atomic: true)),
             LegRequest(leg: c, action: .lookup([id("SS_c")])),
-            LegRequest(leg: b, action: .modify(saves: [record("IC_b")], deletes: [], policy: .ifServerRecordUnchanged,
-                                               atomic: false)),
-            LegRequest(leg: c, action: .modify(saves: [], deletes: [id("IC_c_old")], policy: .ifServerRecordUnchanged,
-                                               atomic: false)),
+            LegRequest(leg: b, action: .modify([.create(record("IC_b"))], atomic: false)),
+            LegRequest(leg: c, action: .modify([.forceDelete(id("IC_c_old"))], atomic: false)),
         ]
         let batches = LegRequestBatch.batches(requests, scope: .shared)
         #expect(batches.map(\.1) == [[requests[1]], [requests[0], requests[2]], [requests[3], requests[4]]])
         #expect(batches[0].0 == StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
-            saves: [record("SE_c"), record("SS_c")], savePolicy: .ifServerRecordUnchanged, atomic: true))))
+            operations: [.create(record("SE_c")), .create(record("SS_c"))], atomic: true))))
         #expect(batches[1].0 == StoreRequest(scope: .shared, .lookupRecords([id("SS_b"), id("SS_c")])))
         #expect(batches[2].0 == StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
-            saves: [record("IC_b")], deletes: [id("IC_c_old")], savePolicy: .ifServerRecordUnchanged))))
+            operations: [.create(record("IC_b")), .forceDelete(id("IC_c_old"))], atomic: false))))
     }
 
     @Test func answersAreSplitByRecordName() {
@@ -44,10 +41,8 @@ struct LegRequestBatchTests {
                                            among: lookups)
         #expect(looked.map(\.1) == [.lookedUp([.found(record("SS_b"))]), .lookedUp([.failed(id("SS_c"), missing)])])
 
-        let saves = [LegRequest(leg: b, action: .modify(saves: [record("IC_b")], deletes: [],
-                                                        policy: .ifServerRecordUnchanged, atomic: false)),
-                     LegRequest(leg: c, action: .modify(saves: [], deletes: [id("IC_c")],
-                                                        policy: .ifServerRecordUnchanged, atomic: false))]
+        let saves = [LegRequest(leg: b, action: .modify([.create(record("IC_b"))], atomic: false)),
+                     LegRequest(leg: c, action: .modify([.forceDelete(id("IC_c"))], atomic: false))]
         let modified = LegRequestBatch.split(.modified(ModifyRecordsResult(results: [
             .saved(record("IC_b")), .deleted(id("IC_c"))])), among: saves)
         #expect(modified.map(\.1) == [.modified(ModifyRecordsResult(results: [.saved(record("IC_b"))])),
@@ -64,10 +59,9 @@ struct LegRequestBatchTests {
 
     @Test func aBatchStaysWithinTheRequestLimits() {
         let many = (0..<450).map { i in
-            LegRequest(leg: i.isMultiple(of: 2) ? b : c, action: .modify(
-                saves: [record("IC_\(i)")], deletes: [], policy: .ifServerRecordUnchanged, atomic: false))
+            LegRequest(leg: i.isMultiple(of: 2) ? b : c, action: .modify([.create(record("IC_\(i)"))], atomic: false))
         }
         let batches = LegRequestBatch.batches(many, scope: .private)
-        #expect(batches.map(\.1.count) == [400, 50])
+        #expect(batches.map(\.1.count) == [200, 200, 50])
     }
 }

@@ -40,7 +40,7 @@ struct OwnPresenceTests {
     @Test func joinReplacesThenRefreshesOverTheTag() throws {
         var p = presence()
         let join = p.join(now: t0)
-        #expect(join.savePolicy == .allKeys && join.saves[0].recordChangeTag == nil)
+        #expect(join.kinds == [.forceReplace] && join.saves[0].recordChangeTag == nil)
         #expect(join.saves[0].fields[SignalField.expiresAt] == .timestamp(t0.millisecondsSinceEpoch + 45_000))
         let joined = p.answer(saved(join, tag: "t1"), now: t0)
         #expect(joined == .joined)
@@ -49,7 +49,7 @@ struct OwnPresenceTests {
         #expect(early == nil)
         let due = p.due(now: t0 + .seconds(20))
         let refresh = try #require(due)
-        #expect(refresh.savePolicy == .ifServerRecordUnchanged && refresh.saves[0].recordChangeTag == "t1")
+        #expect(refresh.kinds == [.update] && refresh.saves[0].recordChangeTag == "t1")
         #expect(refresh.saves[0].fields[SignalField.expiresAt] == .timestamp(t0.millisecondsSinceEpoch + 65_000))
         #expect(p.nextDeadline == nil)
         let refreshed = p.answer(saved(refresh, tag: "t2"), now: t0 + .seconds(20))
@@ -85,7 +85,7 @@ struct OwnPresenceTests {
         let late = t0 + .seconds(46)
         let (outcome, again) = p.answered(failed(refresh, StoreError(.unknownItem, "collected")), now: late)
         #expect(outcome == .none)
-        #expect(again?.savePolicy == .allKeys && again?.saves.first?.recordChangeTag == nil)
+        #expect(again?.kinds == [.forceReplace] && again?.saves.first?.recordChangeTag == nil)
         #expect(again?.saves.first?.fields[SignalField.memberSession] == .string("ab"))
     }
 
@@ -108,7 +108,7 @@ struct OwnPresenceTests {
         #expect(p.nextDeadline == t0 + .seconds(3))
         let due = p.due(now: t0 + .seconds(3))
         let again = try #require(due)
-        #expect(again.savePolicy == .allKeys)
+        #expect(again.kinds == [.forceReplace])
         let refused = StoreError(.permissionFailure, "no")
         let failed = p.answer(.failed(refused), now: t0 + .seconds(3))
         #expect(failed == .failed(refused))

@@ -20,9 +20,11 @@ struct RoomSignalingTests {
                           myUserID: "_me", seed: 5, now: t0)
     }
 
-    private func presenceSave(_ m: CallMember, policy: SavePolicy, over base: Record? = nil) -> RoomSignaling.Action {
-        .store(StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
-            saves: [m.record(over: base, in: binding.zone)], savePolicy: policy))), origin: .presence)
+    /// Our presence record's save: `forceReplace` when joining, `update` over our last version after.
+    private func presenceSave(_ m: CallMember, over base: Record? = nil) -> RoomSignaling.Action {
+        let record = m.record(over: base, in: binding.zone)
+        return .store(StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
+            operations: [base == nil ? .forceReplace(record) : .update(record)], atomic: false))), origin: .presence)
     }
 
     private func stored(_ record: Record, by user: String, at ms: Int64, tag: String) -> Record {
@@ -55,7 +57,7 @@ struct RoomSignalingTests {
         me.expiresAtMs = t0.millisecondsSinceEpoch + 45_000
         let fetch = RoomSignaling.Action.store(StoreRequest(scope: .shared, .fetchZoneChanges(
             binding.zone, since: nil, resultsLimit: SyncTiming.default.resultsLimit)), origin: .path(0))
-        #expect(room.outputs(after: .join, now: t0) == [presenceSave(me, policy: .allKeys), fetch])
+        #expect(room.outputs(after: .join, now: t0) == [presenceSave(me), fetch])
         #expect(room.state == .joining)
         let saved = stored(me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch, tag: "p1")
         #expect(room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(saved)]))),
@@ -66,7 +68,7 @@ struct RoomSignalingTests {
         var refreshed = me
         refreshed.expiresAtMs += 20_000
         #expect(room.outputs(after: .timer, now: t0 + .seconds(20))
-                == [presenceSave(refreshed, policy: .ifServerRecordUnchanged, over: saved)])
+                == [presenceSave(refreshed, over: saved)])
     }
 
     @Test func aLaterMemberGetsALegThatWaitsForItsOffer() throws {
@@ -110,7 +112,8 @@ struct RoomSignalingTests {
 
     @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {
         var (room, mine) = try joined()
-        let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(deletes: [mine.id])))
+        let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
+            operations: [.forceDelete(mine.id)], atomic: false)))
         #expect(room.outputs(after: .leave, now: t0 + .seconds(1)) == [.store(delete, origin: .cleanup)])
         #expect(room.state == .leaving(.requested))
         #expect(room.outputs(after: .reply(.cleanup, .modified(ModifyRecordsResult(results: [.deleted(mine.id)]))),

@@ -69,7 +69,7 @@ struct CallPageTests {
             return r.status
         }
         let report = "/call/report?room=room_abcd1234&me=alice"
-        #expect(await send("POST", report, token: nil, body: Array("{}".utf8)) == 401)
+        #expect(await send("POST", report, token: nil, body: Array("{}".utf8)) == 421)
         #expect(await send("POST", report, token: "nonsense", body: Array("{}".utf8)) == 401)
         #expect(await send("POST", report, token: eve, body: Array("{}".utf8)) == 403)
         #expect(await send("POST", report, token: alice, body: Array("[1]".utf8)) == 400)

@@ -32,7 +32,9 @@ public protocol StoreClient: Sendable {
 }
 
 extension StoreClient {
-    /// Saves records with the default policy, throwing the first item error (convenience).
+    /// Saves records as the CloudKit framework's `CKDatabase.save` does (`SavePolicy`: created when
+    /// they carry no change tag, replaced over the version their tag names), throwing the first
+    /// record's error (convenience).
     @discardableResult
     public func save(_ records: [Record], scope: DatabaseScope = .private,
                      policy: SavePolicy = .ifServerRecordUnchanged) async throws -> [Record] {

@@ -130,7 +130,10 @@ extension ZoneState {
     /// Saves `record`, whose key is `key`, as the zone's next change.
     mutating func put(_ record: Record, as key: RecordKey) {
         sequence += 1
-        records[key] = record
+        let old = records.updateValue(record, forKey: key)
+        // Most zones hold no references with an action: then neither version needs reading.
+        if !references.isEmpty, let old { references.remove(key, old) }
+        if record.fields.mayHoldReferences { references.add(key, record) }
         // Most zones hold no tombstones; looking one up would cost a lookup all the same.
         if !tombstones.isEmpty { tombstones[key] = nil }
         log.record(key, at: sequence)
@@ -139,7 +142,8 @@ extension ZoneState {
     /// Deletes the record `key` names, leaving `tombstone`, as the zone's next change.
     mutating func remove(_ key: RecordKey, _ tombstone: Tombstone) {
         sequence += 1
-        records[key] = nil
+        let old = records.removeValue(forKey: key)
+        if !references.isEmpty, let old { references.remove(key, old) }
         tombstones[key] = tombstone
         log.record(key, at: sequence)
     }

@@ -17,40 +17,77 @@ public struct RequestContext: Sendable, Hashable {
     var clientKey: String { "\(user)/\(deviceID ?? "-")" }
 }
 
-/// How a save treats the server's copy.
+/// How a save treats the server's copy, in the shape of the CloudKit framework's
+/// `CKModifyRecordsOperation.RecordSavePolicy`: what `ModifyRecordsRequest(saves:deletes:savePolicy:)`
+/// turns into record operations.
 public enum SavePolicy: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The change tag must match the server's (a new record must not exist), else `serverRecordChanged`.
+    /// A record without a change tag is created (`create`); one with a tag replaces the version
+    /// the tag names (`replace`): a conflict is `serverRecordChanged`.
     case ifServerRecordUnchanged
-    /// Overwrite only the fields the request carries; tags ignored.
+    /// Only the fields sent change, whatever the server's version (`forceUpdate`).
     case changedKeys
-    /// Overwrite the whole record; tags ignored.
+    /// The record becomes what was sent, whatever the server's version (`forceReplace`).
     case allKeys
 }
 
-/// A `modifyRecords` request.
+/// A `records/modify` request: operations applied in order, one per record.
 public struct ModifyRecordsRequest: Sendable, Hashable {
-    public var saves: [Record]
-    public var deletes: [RecordID]
-    public var savePolicy: SavePolicy
-    /// Per zone: any failure fails the zone's other items with `batchRequestFailed`.
+    public var operations: [RecordOperation]
+    /// In a custom zone, one failed operation fails the zone's others (`batchRequestFailed`) and
+    /// none is applied. CloudKit's default: true; it does not apply to the default zone.
     public var atomic: Bool
 
-    public init(saves: [Record] = [], deletes: [RecordID] = [], savePolicy: SavePolicy = .ifServerRecordUnchanged,
-                atomic: Bool = false) {
-        self.saves = saves
-        self.deletes = deletes
-        self.savePolicy = savePolicy
+    public init(operations: [RecordOperation], atomic: Bool = true) {
+        self.operations = operations
         self.atomic = atomic
+    }
+
+    /// The request the CloudKit framework's `CKModifyRecordsOperation` would make: `saves` under
+    /// `savePolicy`, then `deletes` (`forceDelete`).
+    public init(saves: [Record] = [], deletes: [RecordID] = [], savePolicy: SavePolicy = .ifServerRecordUnchanged,
+                atomic: Bool = true) {
+        var operations: [RecordOperation] = []
+        operations.reserveCapacity(saves.count + deletes.count)
+        for record in saves {
+            switch savePolicy {
+            case .ifServerRecordUnchanged:
+                operations.append(record.recordChangeTag == nil ? .create(record) : .replace(record))
+            case .changedKeys: operations.append(.forceUpdate(record))
+            case .allKeys: operations.append(.forceReplace(record))
+            }
+        }
+        for id in deletes { operations.append(.forceDelete(id)) }
+        self.init(operations: operations, atomic: atomic)
+    }
+
+    /// The records the request saves, in order (whatever their operations).
+    public var saves: [Record] { operations.compactMap(\.record) }
+    /// The records the request deletes, in order.
+    public var deletes: [RecordID] { operations.lazy.filter(\.isDelete).map(\.recordID) }
+    /// The operations' types, in order.
+    public var kinds: [RecordOperation.Kind] { operations.map(\.kind) }
+
+    /// Operations that save a record.
+    public var saveCount: Int { operations.count - deleteCount }
+    /// Operations that delete one.
+    public var deleteCount: Int {
+        var n = 0
+        for i in operations.indices where operations[i].isDelete { n += 1 }
+        return n
     }
 
     /// Bytes the request counts for against the 2 MB request limit.
     var dataSize: Int {
-        // Records read where they sit: iterating would copy each one.
+        // Read where they sit: iterating would copy each operation's record.
         var size = 0
-        for i in saves.indices {
-            size += saves[i].fieldDataSize + saves[i].id.recordName.utf8.count + saves[i].recordType.utf8.count
+        for i in operations.indices {
+            switch operations[i] {
+            case .create(let r), .update(let r, _), .forceUpdate(let r, _), .replace(let r), .forceReplace(let r):
+                size += r.fieldDataSize + r.id.recordName.utf8.count + r.recordType.utf8.count
+            case .delete(let id, _), .forceDelete(let id):
+                size += id.recordName.utf8.count
+            }
         }
-        for i in deletes.indices { size += deletes[i].recordName.utf8.count }
         return size
     }
 }
@@ -72,7 +109,7 @@ public enum RecordResult: Sendable, Hashable {
     public var record: Record? { if case .saved(let r) = self { return r } else { return nil } }
 }
 
-/// Per-item outcomes of `modifyRecords`: saves first, in request order, then deletes.
+/// Per-operation outcomes of `modifyRecords`, in the request's order.
 public struct ModifyRecordsResult: Sendable, Hashable {
     public var results: [RecordResult]
 

@@ -16,6 +16,8 @@ struct ZoneState: Sendable {
     var records: [RecordKey: Record] = [:]
     var tombstones: [RecordKey: Tombstone] = [:]
     var log = ChangeLog<RecordKey>()
+    /// Who refers to whom with `DELETE_SELF` or `VALIDATE`, for deletes.
+    var references = ReferenceIndex()
     var share: ZoneShare? {
         didSet {
             sharedDatabases = (share?.acceptedUsers ?? []).map { DatabaseKey(user: $0, scope: .shared) }

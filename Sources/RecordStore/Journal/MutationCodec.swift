@@ -3,7 +3,16 @@ import ZoneCore
 /// Binary encoding of mutations and records for the journal and snapshots.
 ///
 /// Varint lengths, tagged unions; every decoder checks bounds and throws, never traps.
+///
+/// Versions. A record is written in record format 2 (`putRecord` tag 10, followed by the format's
+/// number): stamps with their device, the record's `parent` and `share`, and the value tags 9–11
+/// (references with their action, locations, assets). Record format 1 (`putRecord` tag 3, value
+/// tags 1–8), which builds before format 2 wrote, is still read: a journal or snapshot written by
+/// them loads as it did. A new format gets a new number after tag 10; the decoder refuses a number
+/// it does not know, naming it.
 enum MutationCodec {
+    /// The record format this build writes.
+    static let recordFormat: UInt8 = 2
     struct DecodeError: Error, CustomStringConvertible {
         var description: String
     }
@@ -31,7 +40,7 @@ enum MutationCodec {
         case let .deleteZone(id, purged):
             w.writeUInt8(2); encode(id, into: &w); w.writeUInt8(purged ? 1 : 0)
         case let .putRecord(record):
-            w.writeUInt8(3); encode(record, into: &w)
+            w.writeUInt8(10); w.writeUInt8(recordFormat); encode(record, into: &w)
         case let .deleteRecord(id, type, atMs):
             w.writeUInt8(4); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
         case let .putShare(share):
@@ -52,7 +61,8 @@ enum MutationCodec {
         switch tag {
         case 1: return .createZone(try decodeZoneID(&r), incarnation: try r.readVarint(), atMs: try r.readInt64())
         case 2: return .deleteZone(try decodeZoneID(&r), purged: try r.readUInt8() != 0)
-        case 3: return .putRecord(try decodeRecord(&r))
+        case 3: return .putRecord(try decodeRecord(&r, format: 1))
+        case 10: return .putRecord(try decodeRecord(&r, format: try readRecordFormat(&r)))
         case 4: return .deleteRecord(try decodeRecordID(&r), recordType: try r.readString(), atMs: try r.readInt64())
         case 5: return .putShare(try decodeShare(&r))
         case 6: return .deleteShare(try decodeZoneID(&r))
@@ -95,22 +105,52 @@ enum MutationCodec {
         RecordID(recordName: try r.readString(), zoneID: try decodeZoneID(&r))
     }
 
+    /// A record format number this build reads.
+    static func readRecordFormat(_ r: inout ByteReader) throws -> UInt8 {
+        let format = try r.readUInt8()
+        guard format == 2 else {
+            throw DecodeError(description: "record format \(format) at offset \(r.offset - 1) "
+                              + "(this build reads 1 and 2): upgrade zonertc")
+        }
+        return format
+    }
+
     static func encode(_ s: RecordStamp?, into w: inout ByteWriter) {
         guard let s else { w.writeUInt8(0); return }
         w.writeUInt8(1); w.writeInt64(s.timestamp); w.writeString(s.userRecordName)
+        encode(optional: s.deviceID, into: &w)
     }
 
-    static func decodeStamp(_ r: inout ByteReader) throws -> RecordStamp? {
+    static func decodeStamp(_ r: inout ByteReader, format: UInt8) throws -> RecordStamp? {
         guard try r.readUInt8() != 0 else { return nil }
-        return RecordStamp(timestamp: try r.readInt64(), userRecordName: try r.readString())
+        let stamp = RecordStamp(timestamp: try r.readInt64(), userRecordName: try r.readString())
+        guard format >= 2 else { return stamp }
+        return RecordStamp(timestamp: stamp.timestamp, userRecordName: stamp.userRecordName,
+                           deviceID: try decodeOptionalString(&r))
     }
 
+    static func encode(optional s: String?, into w: inout ByteWriter) {
+        guard let s else { w.writeUInt8(0); return }
+        w.writeUInt8(1); w.writeString(s)
+    }
+
+    static func decodeOptionalString(_ r: inout ByteReader) throws -> String? {
+        switch try r.readUInt8() {
+        case 0: return nil
+        case 1: return try r.readString()
+        case let flag: throw DecodeError(description: "optional string flag \(flag) at offset \(r.offset - 1)")
+        }
+    }
+
+    /// A record in the current record format (its number is written by the caller).
     static func encode(_ record: Record, into w: inout ByteWriter) {
         w.writeString(record.recordType)
         encode(record.id, into: &w)
         w.writeString(record.recordChangeTag ?? "")
         encode(record.created, into: &w)
         encode(record.modified, into: &w)
+        encode(optional: record.parent, into: &w)
+        encode(optional: record.share, into: &w)
         w.writeVarint(UInt64(record.fields.count))
         // Names sorted, so a record's bytes never depend on the order its fields were set in.
         for field in record.fields.sorted(by: { $0.key < $1.key }) {
@@ -119,12 +159,14 @@ enum MutationCodec {
         }
     }
 
-    static func decodeRecord(_ r: inout ByteReader) throws -> Record {
+    static func decodeRecord(_ r: inout ByteReader, format: UInt8) throws -> Record {
         let type = try r.readString()
         let id = try decodeRecordID(&r)
         let tag = try r.readString()
-        let created = try decodeStamp(&r)
-        let modified = try decodeStamp(&r)
+        let created = try decodeStamp(&r, format: format)
+        let modified = try decodeStamp(&r, format: format)
+        let parent = format >= 2 ? try decodeOptionalString(&r) : nil
+        let share = format >= 2 ? try decodeOptionalString(&r) : nil
         let n = try r.readVarint()
         guard n <= UInt64(r.remaining) else { throw DecodeError(description: "field count \(n) exceeds entry") }
         var pairs: [(String, FieldValue)] = []
@@ -136,7 +178,7 @@ enum MutationCodec {
         // A name written twice keeps its last value, as it did when this read into a dictionary.
         let fields = RecordFields(pairs)
         return Record(recordType: type, id: id, fields: fields, recordChangeTag: tag.isEmpty ? nil : tag,
-                      created: created, modified: modified)
+                      created: created, modified: modified, parent: parent, share: share)
     }
 
     static func encode(_ v: FieldValue, into w: inout ByteWriter) {
@@ -146,7 +188,22 @@ enum MutationCodec {
         case .double(let d): w.writeUInt8(3); w.writeDouble(d)
         case .timestamp(let t): w.writeUInt8(4); w.writeInt64(t)
         case .bytes(let b): w.writeUInt8(5); w.writeLengthPrefixedBytes(b)
-        case .reference(let id): w.writeUInt8(6); encode(id, into: &w)
+        case .reference(let reference):
+            w.writeUInt8(9); encode(reference.recordID, into: &w); w.writeUInt8(actionCode(reference.action))
+        case .location(let l):
+            w.writeUInt8(10); w.writeDouble(l.latitude); w.writeDouble(l.longitude)
+            // One bit per optional number present, in the dictionary's order, then the numbers.
+            let measurements = l.measurements
+            var present: UInt8 = 0
+            for (i, m) in measurements.enumerated() where m.value != nil { present |= 1 << i }
+            if l.timestamp != nil { present |= 1 << 5 }
+            w.writeUInt8(present)
+            for m in measurements { if let v = m.value { w.writeDouble(v) } }
+            if let t = l.timestamp { w.writeInt64(t) }
+        case .asset(let a):
+            w.writeUInt8(11); w.writeUInt8(a.spelling == .asset ? 0 : 1); w.writeString(a.fileChecksum)
+            w.writeInt64(a.size)
+            for s in a.strings { encode(optional: s.value, into: &w) }
         case .list(let items):
             w.writeUInt8(7); w.writeVarint(UInt64(items.count))
             for item in items { encode(item, into: &w) }
@@ -162,7 +219,35 @@ enum MutationCodec {
         case 3: return .double(try r.readDouble())
         case 4: return .timestamp(try r.readInt64())
         case 5: return .bytes(try r.readLengthPrefixedBytes())
-        case 6: return .reference(try decodeRecordID(&r))
+        case 6: return .reference(Reference(try decodeRecordID(&r)))
+        case 9:
+            let id = try decodeRecordID(&r)
+            return .reference(Reference(id, action: try decodeAction(&r)))
+        case 10:
+            var l = Location(latitude: try r.readDouble(), longitude: try r.readDouble())
+            let present = try r.readUInt8()
+            guard present < 1 << 6 else { throw DecodeError(description: "location flags \(present)") }
+            func next(_ bit: Int) throws -> Double? { present & (1 << bit) != 0 ? try r.readDouble() : nil }
+            l.horizontalAccuracy = try next(0)
+            l.verticalAccuracy = try next(1)
+            l.altitude = try next(2)
+            l.speed = try next(3)
+            l.course = try next(4)
+            l.timestamp = present & (1 << 5) != 0 ? try r.readInt64() : nil
+            return .location(l)
+        case 11:
+            let spelling: Asset.Spelling
+            switch try r.readUInt8() {
+            case 0: spelling = .asset
+            case 1: spelling = .assetID
+            case let v: throw DecodeError(description: "asset spelling \(v)")
+            }
+            var a = Asset(spelling: spelling, fileChecksum: try r.readString(), size: try r.readInt64())
+            a.referenceChecksum = try decodeOptionalString(&r)
+            a.wrappingKey = try decodeOptionalString(&r)
+            a.receipt = try decodeOptionalString(&r)
+            a.downloadURL = try decodeOptionalString(&r)
+            return .asset(a)
         case 7:
             guard depth < 8 else { throw DecodeError(description: "lists nested too deeply") }
             let n = try r.readVarint()
@@ -172,6 +257,23 @@ enum MutationCodec {
             return .list(items)
         case 8: return .emptyList(elementType: try r.readString())
         default: throw DecodeError(description: "unknown field type tag \(tag) at offset \(r.offset - 1)")
+        }
+    }
+
+    static func actionCode(_ action: ReferenceAction) -> UInt8 {
+        switch action {
+        case .none: 0
+        case .deleteSelf: 1
+        case .validate: 2
+        }
+    }
+
+    static func decodeAction(_ r: inout ByteReader) throws -> ReferenceAction {
+        switch try r.readUInt8() {
+        case 0: return .none
+        case 1: return .deleteSelf
+        case 2: return .validate
+        case let v: throw DecodeError(description: "unknown reference action \(v)")
         }
     }
 

@@ -4,8 +4,15 @@ import ZoneCore
 ///
 /// Change sequences are kept exactly, so change tokens issued before a compaction stay valid.
 /// Tombstones older than the token retention window are left out: no valid token can need them.
+///
+/// Versions: the magic's digit. Snapshot 2 holds records in `MutationCodec`'s record format 2;
+/// snapshot 1, written by builds before it, holds them in record format 1 and still loads.
 enum SnapshotCodec {
-    static let magic: [UInt8] = Array("ZRSNAP1\n".utf8)
+    static let magic: [UInt8] = Array("ZRSNAP2\n".utf8)
+    /// The snapshot versions this build reads, with the record format each holds.
+    static let readable: [(magic: [UInt8], recordFormat: UInt8)] = [
+        (Array("ZRSNAP1\n".utf8), 1), (magic, MutationCodec.recordFormat),
+    ]
 
     static func encode(_ state: StoreState, generation: UInt64, pruneTombstonesBeforeMs: Int64) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
@@ -68,8 +75,12 @@ enum SnapshotCodec {
 
     static func decode(_ bytes: [UInt8]) throws -> (state: StoreState, generation: UInt64) {
         var r = ByteReader(bytes)
-        guard Array(try r.readBytes(magic.count)) == magic else {
-            throw MutationCodec.DecodeError(description: "not a ZoneRTC snapshot (bad magic)")
+        let head = Array(try r.readBytes(magic.count))
+        guard let format = readable.first(where: { $0.magic == head })?.recordFormat else {
+            throw MutationCodec.DecodeError(description: head.starts(with: Array("ZRSNAP".utf8))
+                ? "snapshot version '\(String(decoding: head.dropFirst(6).prefix(1), as: UTF8.self))' is newer than "
+                  + "this build reads (1 and 2): upgrade zonertc"
+                : "not a ZoneRTC snapshot (bad magic)")
         }
         let generation = try r.readUInt64()
         var state = StoreState()
@@ -107,9 +118,10 @@ enum SnapshotCodec {
             var pairs: [(key: RecordKey, seq: UInt64)] = []
             for _ in 0..<(try count(&r)) {
                 let seq = try r.readVarint()
-                let record = try MutationCodec.decodeRecord(&r)
+                let record = try MutationCodec.decodeRecord(&r, format: format)
                 let key = RecordKey(record.id.recordName)
                 zone.records[key] = record
+                zone.references.add(key, record)
                 pairs.append((key, seq))
             }
             for _ in 0..<(try count(&r)) {

@@ -1,4 +1,5 @@
-/// Which of a user's databases a request addresses (a public database is out of scope).
+/// Which of a user's databases a request addresses (the container's public database comes with a
+/// later phase: docs/CLOUDKIT.md).
 public enum DatabaseScope: String, Hashable, Sendable, CaseIterable, Codable {
     /// The user's own zones.
     case `private`

@@ -1,17 +1,23 @@
-/// Who changed a record and when (CloudKit's `created`/`modified`).
+/// Who changed a record, from which device, and when: the `created`/`modified` dictionaries of
+/// CloudKit Web Services Reference, "Types and Dictionaries" → Record Dictionary, Common Response Keys
+/// (developer.apple.com/library/archive/…/CloudKitWebServicesReference/Types.html).
 public struct RecordStamp: Hashable, Sendable, Codable {
     /// Milliseconds since the Unix epoch.
     public var timestamp: Int64
     /// The user record name of whoever made the change.
     public var userRecordName: String
+    /// The device the change came from, when the request named one.
+    public var deviceID: String?
 
-    public init(timestamp: Int64, userRecordName: String) {
+    public init(timestamp: Int64, userRecordName: String, deviceID: String? = nil) {
         self.timestamp = timestamp
         self.userRecordName = userRecordName
+        self.deviceID = deviceID
     }
 }
 
-/// A record: a type, a name in a zone, typed fields, and the server's change tag.
+/// A record: a type, a name in a zone, typed fields, the server's change tag and stamps, and the
+/// records it hangs from (`parent`) or is shared by (`share`).
 ///
 /// Its contents live in one shared box (`RecordStorage`), copied when a shared record is changed:
 /// copying a record costs one retain.
@@ -20,10 +26,10 @@ public struct Record: Hashable {
 
     public init(
         recordType: String, id: RecordID, fields: RecordFields = [:], recordChangeTag: String? = nil,
-        created: RecordStamp? = nil, modified: RecordStamp? = nil
+        created: RecordStamp? = nil, modified: RecordStamp? = nil, parent: String? = nil, share: String? = nil
     ) {
         storage = .make(RecordParts(recordType: recordType, id: id, fields: fields, recordChangeTag: recordChangeTag,
-                                    created: created, modified: modified))
+                                    created: created, modified: modified, parent: parent, share: share))
     }
 
     /// The parts, to be changed: the box is first copied when another record shares it.
@@ -72,6 +78,21 @@ public struct Record: Hashable {
         _modify { yield &uniqueParts.pointee.modified }
     }
 
+    /// The name of the record this one hangs from, in the same zone (Record Dictionary, `parent`).
+    @inlinable
+    public var parent: String? {
+        get { storage.parts.pointee.parent }
+        _modify { yield &uniqueParts.pointee.parent }
+    }
+
+    /// The name of the share record that shares this one (Record Dictionary, `share`); the
+    /// server sets it, a save keeps the server's.
+    @inlinable
+    public var share: String? {
+        get { storage.parts.pointee.share }
+        _modify { yield &uniqueParts.pointee.share }
+    }
+
     /// Equal parts; two records sharing a box are still compared part by part (a field holding a
     /// NaN is unequal to itself, as it was before records shared boxes).
     public static func == (a: Record, b: Record) -> Bool { a.storage.parts.pointee == b.storage.parts.pointee }
@@ -97,7 +118,7 @@ extension Record: CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: ["recordType": recordType, "id": id, "fields": fields,
                                 "recordChangeTag": recordChangeTag as Any, "created": created as Any,
-                                "modified": modified as Any],
+                                "modified": modified as Any, "parent": parent as Any, "share": share as Any],
                displayStyle: .struct)
     }
 }

@@ -3,9 +3,9 @@
 //
 // A record travels by value through every layer (a request, the store's tables, a change-feed
 // page, an inbox, a decoder), so it is copied often: some 180 times per simulated call. Held
-// inline, its seven reference-counted parts (type, name, zone and owner names, fields, tag, the
-// two stamps' users) cost about 220 instructions a copy in retains and releases; in one box a
-// copy is a single retain.
+// inline, its reference-counted parts (type, name, zone and owner names, fields, tag, the two
+// stamps' users and devices, parent, share) cost a retain and a release each per copy (about 220
+// instructions for the first seven alone); in one box a copy is a single retain.
 //
 // The box is a `ManagedBuffer` read through its header's pointer: a class's stored property is
 // checked for exclusive access at run time on every read and write, the header's pointer is not.
@@ -19,16 +19,20 @@ struct RecordParts: Hashable, Sendable {
     @usableFromInline var recordChangeTag: String?
     @usableFromInline var created: RecordStamp?
     @usableFromInline var modified: RecordStamp?
+    @usableFromInline var parent: String?
+    @usableFromInline var share: String?
 
     @inlinable
     init(recordType: String, id: RecordID, fields: RecordFields, recordChangeTag: String?,
-         created: RecordStamp?, modified: RecordStamp?) {
+         created: RecordStamp?, modified: RecordStamp?, parent: String?, share: String?) {
         self.recordType = recordType
         self.id = id
         self.fields = fields
         self.recordChangeTag = recordChangeTag
         self.created = created
         self.modified = modified
+        self.parent = parent
+        self.share = share
     }
 }
 

@@ -4,7 +4,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: String, Hashable, Sendable, CaseIterable, Codable {
         /// A request or record exceeds a size or count limit; split and retry.
         case limitExceeded
-        /// The change tag did not match; the error carries the server's record.
+        /// The change tag did not match, or a record to create exists; the error carries the
+        /// server's record.
         case serverRecordChanged
         /// Another item of an atomic zone batch failed, so this one was not applied.
         case batchRequestFailed
@@ -26,15 +27,26 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case zoneBusy
         /// The item exists already (a second zone-wide share).
         case alreadyExists
-        /// No or an unknown identity.
+        /// No credentials where a user is needed.
         case notAuthenticated
         /// Something broke inside the store.
         case internalError
+        // Cases added later go last: the simulator's trace numbers a failure by its code's position.
+        /// The credentials named no known user (CloudKit Web Services `AUTHENTICATION_FAILED`).
+        case authenticationFailed
+        /// A `VALIDATE` reference's target is missing, or a record still referred to that way was to
+        /// be deleted (CKError `referenceViolation`; Web Services `VALIDATING_REFERENCE_ERROR`).
+        case referenceViolation
 
-        /// CloudKit Web Services' `serverErrorCode`, or one of ours where it has none.
+        /// CloudKit Web Services' `serverErrorCode` (Error Codes,
+        /// developer.apple.com/library/archive/…/CloudKitWebServicesReference/ErrorCodes.html),
+        /// or one of ours where it has none (`CHANGE_TOKEN_EXPIRED`). Kinds the Web Services table
+        /// has no name for go under the nearest one: a request over a Data Size Limit is
+        /// `BAD_REQUEST`, a busy zone `TRY_AGAIN_LATER`; the kind itself travels beside it (the
+        /// wire format's `ckErrorCode`).
         public var serverErrorCode: String {
             switch self {
-            case .limitExceeded: return "LIMIT_EXCEEDED"
+            case .limitExceeded: return "BAD_REQUEST"
             case .serverRecordChanged: return "CONFLICT"
             case .batchRequestFailed: return "ATOMIC_ERROR"
             case .permissionFailure: return "ACCESS_DENIED"
@@ -44,21 +56,31 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidArguments: return "BAD_REQUEST"
             case .requestRateLimited: return "THROTTLED"
             case .serviceUnavailable: return "TRY_AGAIN_LATER"
-            case .zoneBusy: return "ZONE_BUSY"
+            case .zoneBusy: return "TRY_AGAIN_LATER"
             case .alreadyExists: return "EXISTS"
             case .notAuthenticated: return "AUTHENTICATION_REQUIRED"
             case .internalError: return "INTERNAL_ERROR"
+            case .authenticationFailed: return "AUTHENTICATION_FAILED"
+            case .referenceViolation: return "VALIDATING_REFERENCE_ERROR"
             }
         }
 
-        /// The code for a Web Services `serverErrorCode`, for the remote client.
+        /// The kind a `serverErrorCode` means when nothing more precise comes with it (several
+        /// kinds share `BAD_REQUEST` and `TRY_AGAIN_LATER`); nil for a code this store never sends.
         public init?(serverErrorCode: String) {
-            guard let code = Code.allCases.first(where: { $0.serverErrorCode == serverErrorCode }) else {
-                if serverErrorCode == "AUTHENTICATION_FAILED" { self = .notAuthenticated; return }
-                if serverErrorCode == "QUOTA_EXCEEDED" { self = .limitExceeded; return }
-                return nil
+            switch serverErrorCode {
+            case "BAD_REQUEST": self = .invalidArguments
+            case "TRY_AGAIN_LATER": self = .serviceUnavailable
+            case "QUOTA_EXCEEDED": self = .limitExceeded
+            // Names this store used before it answered with Web Services' codes alone.
+            case "LIMIT_EXCEEDED": self = .limitExceeded
+            case "ZONE_BUSY": self = .zoneBusy
+            default:
+                guard let code = Code.allCases.first(where: { $0.serverErrorCode == serverErrorCode }) else {
+                    return nil
+                }
+                self = code
             }
-            self = code
         }
 
         /// Whether a client should retry the same request later.

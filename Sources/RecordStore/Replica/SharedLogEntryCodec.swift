@@ -4,10 +4,15 @@ import ZoneCore
 /// mutations one batch of requests made, and the notifications those changes owe devices, so
 /// every process that applies the entry can deliver them to the push streams it holds.
 ///
-/// Layout: version byte 1, the mutations as the journal encodes them, then a varint count of
+/// Layout: a version byte, the mutations as the journal encodes them, then a varint count of
 /// notifications, each user, device, notification ID, subscription ID, scope and optional zone.
+/// Version 2 entries may hold records in record format 2 (`MutationCodec`); version 1 entries,
+/// which earlier builds wrote, hold only format 1 and are still read. A daemon of an earlier build
+/// meeting a version 2 entry stops with the version, rather than misreading it.
 enum SharedLogEntryCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
+    /// The versions this build reads.
+    static let readable: ClosedRange<UInt8> = 1...2
 
     static func encode(_ mutations: [Mutation], _ notes: [DeviceNotification]) -> [UInt8] {
         var w = ByteWriter(capacity: 256)
@@ -33,8 +38,9 @@ enum SharedLogEntryCodec {
     static func decode(_ bytes: [UInt8]) throws -> ([Mutation], [DeviceNotification]) {
         var r = ByteReader(bytes)
         let v = try r.readUInt8()
-        guard v == version else {
-            throw MutationCodec.DecodeError(description: "log entry format \(v) (this build reads \(version))")
+        guard readable.contains(v) else {
+            throw MutationCodec.DecodeError(description: "log entry format \(v) (this build reads "
+                                            + "\(readable.lowerBound) to \(readable.upperBound)): upgrade zonertc")
         }
         let mutations = try MutationCodec.decodeMutations(&r)
         let count = try r.readVarint()

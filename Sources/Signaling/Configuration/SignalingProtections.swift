@@ -17,9 +17,9 @@ public struct SignalingProtections: Hashable, Sendable {
     /// Negotiator: never apply a second offer (or answer) for an epoch whose remote description
     /// is already set or that this device answered — the "stale offer after RD" reset (concern A).
     public var ignoreRepeatedDescriptions = true
-    /// Saves use `ifServerRecordUnchanged` and resolve `serverRecordChanged`: the session by the
-    /// maximum epoch, colliding offers by the epoch-glare rule (spec §3). Off: `allKeys`, the last
-    /// writer wins.
+    /// Saves are conditional (`create`, `replace` with the change tag) and resolve
+    /// `serverRecordChanged`: the session by the maximum epoch, colliding offers by the epoch-glare
+    /// rule (spec §3). Off: `forceReplace`, the last writer wins.
     public var resolveConflicts = true
 
     public init() {}

@@ -93,7 +93,7 @@ extension StoreRequest {
     public var orderingKeys: Set<OrderingKey> {
         switch operation {
         case .modifyRecords(let r):
-            return Set(r.saves.map { .record($0.id) } + r.deletes.map { .record($0) })
+            return Set(r.operations.map { .record($0.recordID) })
         case .lookupRecords(let ids):
             return Set(ids.map { .record($0) })
         case .fetchZoneChanges, .fetchDatabaseChanges:

@@ -15,8 +15,8 @@ public struct GarbageCollectionPolicy: Hashable, Sendable {
     public var ttl: Duration = .seconds(600)
     /// How often to sweep while a call runs (besides right after an epoch connects).
     public var interval: Duration = .seconds(60)
-    /// Deletions per request (CloudKit allows 400 items).
-    public var maxDeletesPerRequest = 400
+    /// Deletions per request (CloudKit Web Services, Data Size Limits: at most 200 operations).
+    public var maxDeletesPerRequest = 200
 
     public init() {}
 

@@ -1,7 +1,8 @@
 // The store requests of a room's legs, gathered over one event and sent together: lookups of
 // several pairs in one `records/lookup`, non-atomic saves and deletions of several pairs (chunks,
-// answers, garbage) in one `records/modify` per save policy. An atomic request — a pair's offer with
-// its session record, docs/PROTOCOL.md §4 — always goes alone. The answer is split back by record
+// answers, garbage) in one `records/modify` (each operation says how it saves, so operations of
+// every type share a request). An atomic request — a pair's offer with its session record,
+// docs/PROTOCOL.md §4 — always goes alone. The answer is split back by record
 // name, each leg getting the outcome of its own items as if it had asked alone.
 import RecordStore
 
@@ -38,25 +39,23 @@ public struct LegID: Hashable, Sendable, CustomStringConvertible {
 enum LegRequestBatch {
     /// Lookups per request at most (CloudKit's lookup limit is 200 records).
     static let maxLookups = 200
-    /// Operations per modify request at most (CloudKit: 400).
-    static let maxOperations = 400
+    /// Operations per modify request at most (CloudKit Web Services, Data Size Limits: 200).
+    static let maxOperations = 200
     /// Field bytes per modify request at most, well inside the 2 MB request limit.
     static let maxBytes = 1_000_000
 
     /// The store requests for `requests`, in order: the atomic ones as they came, then lookups, then the
-    /// merged modifications by save policy; each with the leg requests it carries.
+    /// merged modifications; each with the leg requests it carries.
     static func batches(_ requests: [LegRequest], scope: DatabaseScope) -> [(StoreRequest, [LegRequest])] {
         var out: [(StoreRequest, [LegRequest])] = []
         var lookups: [LegRequest] = []
-        var modifies: [SavePolicy: [LegRequest]] = [:]
-        var policies: [SavePolicy] = []
+        var modifies: [LegRequest] = []
         for request in requests {
             switch request.action {
-            case .modify(_, _, _, true):
+            case .modify(_, atomic: true):
                 if let single = request.action.storeRequest(scope: scope) { out.append((single, [request])) }
-            case .modify(_, _, let policy, false):
-                if modifies[policy] == nil { policies.append(policy) }
-                modifies[policy, default: []].append(request)
+            case .modify(_, atomic: false):
+                modifies.append(request)
             case .lookup:
                 lookups.append(request)
             case .fetchNow, .ice, .report, .rejected, .remoteHungUp:
@@ -66,19 +65,14 @@ enum LegRequestBatch {
         for group in split(lookups, limit: { ids(of: $0).count }, maxCount: maxLookups, maxBytes: .max) {
             out.append((StoreRequest(scope: scope, .lookupRecords(group.flatMap(ids(of:)))), group))
         }
-        for policy in policies {
-            for group in split(modifies[policy] ?? [], limit: operations(of:), maxCount: maxOperations,
-                               maxBytes: maxBytes) {
-                var saves: [Record] = []
-                var deletes: [RecordID] = []
-                for request in group {
-                    guard case .modify(let s, let d, _, _) = request.action else { continue }
-                    saves += s
-                    deletes += d
-                }
-                out.append((StoreRequest(scope: scope, .modifyRecords(
-                    ModifyRecordsRequest(saves: saves, deletes: deletes, savePolicy: policy, atomic: false))), group))
+        for group in split(modifies, limit: operations(of:), maxCount: maxOperations, maxBytes: maxBytes) {
+            var operations: [RecordOperation] = []
+            for request in group {
+                guard case .modify(let ops, _) = request.action else { continue }
+                operations += ops
             }
+            out.append((StoreRequest(scope: scope, .modifyRecords(
+                ModifyRecordsRequest(operations: operations, atomic: false))), group))
         }
         return out
     }
@@ -113,13 +107,13 @@ enum LegRequestBatch {
     }
 
     private static func operations(of request: LegRequest) -> Int {
-        if case .modify(let saves, let deletes, _, _) = request.action { return saves.count + deletes.count }
+        if case .modify(let operations, _) = request.action { return operations.count }
         return 0
     }
 
     private static func fieldBytes(of request: LegRequest) -> Int {
-        if case .modify(let saves, _, _, _) = request.action { return saves.reduce(0) { $0 + $1.fieldDataSize } }
-        return 0
+        guard case .modify(let operations, _) = request.action else { return 0 }
+        return operations.reduce(0) { $0 + ($1.record?.fieldDataSize ?? 0) }
     }
 
     /// The outcome of a store request carrying `requests`, split into what each leg is told.
@@ -141,9 +135,8 @@ enum LegRequestBatch {
             if requests.count == 1 { return [(requests[0], .modified(result))] }
             var owner: [String: Int] = [:]
             for (index, request) in requests.enumerated() {
-                guard case .modify(let saves, let deletes, _, _) = request.action else { continue }
-                for record in saves { owner[record.id.recordName] = index }
-                for id in deletes { owner[id.recordName] = index }
+                guard case .modify(let operations, _) = request.action else { continue }
+                for operation in operations { owner[operation.recordID.recordName] = index }
             }
             var parts = Array(repeating: [RecordResult](), count: requests.count)
             for item in result.results {

@@ -111,9 +111,10 @@ struct OwnPresence: Sendable {
         saves += 1
         nextSave = nil
         if saved == nil {
-            return ModifyRecordsRequest(saves: [member.record(over: nil, in: zone)], savePolicy: .allKeys)
+            return ModifyRecordsRequest(operations: [.forceReplace(member.record(over: nil, in: zone))], atomic: false)
         }
-        return ModifyRecordsRequest(saves: [member.record(over: saved, in: zone)], savePolicy: .ifServerRecordUnchanged)
+        // Conditional on the version we saved: a record deleted meanwhile is NOT_FOUND, not brought back.
+        return ModifyRecordsRequest(operations: [.update(member.record(over: saved, in: zone))], atomic: false)
     }
 
     /// The answer to our save; a request to send at once when the answer calls for one (a conflict

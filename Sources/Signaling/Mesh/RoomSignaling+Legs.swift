@@ -71,7 +71,7 @@ extension RoomSignaling {
         leg.negotiator.step(.hangUp, now: now, &actions)
         while let action = actions.pop() {
             switch action {
-            case .modify(_, let deletes, _, _): cleanup += deletes
+            case .modify(let operations, _): cleanup += operations.lazy.filter(\.isDelete).map(\.recordID)
             case .ice(let command): out.append(.ice(remote: remote, command))
             case .report(let state): out.append(.report(remote: remote, state))
             case .lookup, .fetchNow, .rejected, .remoteHungUp: break

@@ -355,7 +355,8 @@ public struct RoomSignaling: Sendable {
     }
 
     /// Sends what the event gathered: the legs' requests batched, the deletions in requests of at most
-    /// 400; then tells the paths whether any leg negotiates.
+    /// 200 (`forceDelete`, not atomic: a record someone else deleted first must not keep the others);
+    /// then tells the paths whether any leg negotiates.
     private mutating func flush(now: Instant, _ out: inout OutputQueue<Action>) {
         if !gathered.isEmpty {
             let batches = LegRequestBatch.batches(gathered, scope: binding.scope)
@@ -371,7 +372,8 @@ public struct RoomSignaling: Sendable {
             cleanup = []
             for start in stride(from: 0, to: doomed.count, by: LegRequestBatch.maxOperations) {
                 let part = Array(doomed[start..<min(start + LegRequestBatch.maxOperations, doomed.count)])
-                let request = StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(deletes: part)))
+                let request = StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
+                    operations: part.map { .forceDelete($0) }, atomic: false)))
                 requests.count(request)
                 cleanupInFlight += 1
                 out.append(.store(request, origin: .cleanup))

@@ -115,10 +115,10 @@ extension CallNegotiator {
         saves[offer.id.recordName] = PendingSave(kind: .offer(epoch), record: offer)
         saves[session.id.recordName] = PendingSave(kind: .session(epoch), record: session)
         if protections.resolveConflicts {
-            out.append(.modify(saves: [offer, session], deletes: [], policy: .ifServerRecordUnchanged, atomic: true))
+            out.append(.modify([saveOperation(offer), saveOperation(session)], atomic: true))
         } else {
-            out.append(.modify(saves: [offer], deletes: [], policy: .allKeys, atomic: false))
-            out.append(.modify(saves: [session], deletes: [], policy: .allKeys, atomic: false))
+            out.append(.modify([saveOperation(offer)], atomic: false))
+            out.append(.modify([saveOperation(session)], atomic: false))
         }
     }
 
@@ -155,7 +155,7 @@ extension CallNegotiator {
         // Goodbye: with GC configured, our records of this call leave the zone with us.
         guard started else { return }
         for batch in collector?.farewell() ?? [] {
-            out.append(.modify(saves: [], deletes: batch, policy: .ifServerRecordUnchanged, atomic: false))
+            out.append(Self.deletions(batch))
         }
     }
 
@@ -199,6 +199,6 @@ extension CallNegotiator {
         let record = chunk.record(name: names.iceChunk(epoch: epoch, owner: myUserID, uuid: chunkUUID()), in: zone,
                                   payloads: configuration.payloads)
         saves[record.id.recordName] = PendingSave(kind: .chunk(epoch), record: record)
-        out.append(.modify(saves: [record], deletes: [], policy: savePolicy, atomic: false))
+        out.append(.modify([saveOperation(record)], atomic: false))
     }
 }

@@ -135,7 +135,7 @@ extension CallNegotiator {
                                      payloads: configuration.payloads)
         saves[record.id.recordName] = PendingSave(kind: .answer(epoch), record: record)
         answeredEpochs.insert(epoch)
-        out.append(.modify(saves: [record], deletes: [], policy: savePolicy, atomic: false))
+        out.append(.modify([saveOperation(record)], atomic: false))
         releaseCandidates(of: offer, &out)
     }
 

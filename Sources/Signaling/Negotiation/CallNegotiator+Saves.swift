@@ -26,10 +26,15 @@ extension CallNegotiator {
 
     mutating func requestFailed(_ action: Action, _ error: StoreError, now: Instant, _ out: inout OutputQueue<Action>) {
         switch action {
-        case .modify(let records, let deletes, _, _):
-            for id in deletes where collector?.isDeleting(id.recordName) == true { collector?.deleteFailed(id, error) }
-            let failures = records.compactMap { record in
-                saves.removeValue(forKey: record.id.recordName).map { ($0, error) }
+        case .modify(let operations, _):
+            var failures: [(PendingSave, StoreError)] = []
+            for operation in operations {
+                let id = operation.recordID
+                if operation.isDelete {
+                    if collector?.isDeleting(id.recordName) == true { collector?.deleteFailed(id, error) }
+                } else if let pending = saves.removeValue(forKey: id.recordName) {
+                    failures.append((pending, error))
+                }
             }
             handleFailures(failures, now: now, &out)
         case .lookup:
@@ -91,7 +96,7 @@ extension CallNegotiator {
             saved(server)
         } else if error.code.isRetryable {
             saves[pending.record.id.recordName] = pending
-            retry(.modify(saves: [pending.record], deletes: [], policy: savePolicy, atomic: false), error, now: now)
+            retry(.modify([saveOperation(pending.record)], atomic: false), error, now: now)
         } else {
             counters.saveFailures += 1
         }
@@ -109,8 +114,8 @@ extension CallNegotiator {
         } else if let error = [offer?.1, session?.1].compactMap({ $0 }).first(where: { $0.code.isRetryable }) {
             let records = [offer?.0, session?.0].compactMap { $0 }
             for pending in records { saves[pending.record.id.recordName] = pending }
-            retry(.modify(saves: records.map(\.record), deletes: [],
-                          policy: savePolicy, atomic: protections.resolveConflicts), error, now: now)
+            retry(.modify(records.map { saveOperation($0.record) }, atomic: protections.resolveConflicts),
+                  error, now: now)
         } else {
             counters.saveFailures += 1
         }
@@ -135,7 +140,8 @@ extension CallNegotiator {
             record.recordChangeTag = server.recordChangeTag
             saves[record.id.recordName] = PendingSave(kind: pending.kind, record: record)
             counters.saveRetries += 1
-            out.append(.modify(saves: [record], deletes: [], policy: .ifServerRecordUnchanged, atomic: false))
+            // The server's tag on our offer: it replaces theirs only if nothing changed meanwhile.
+            out.append(.modify([.replace(record)], atomic: false))
         } else {
             // The server's record is data like any other: through the inbox, to perfect negotiation.
             recordsFetched([server], deleted: [], now: now, &out)

@@ -116,8 +116,9 @@ public struct CallNegotiator: Sendable {
 
     /// What the negotiator asks for.
     public enum Action: Hashable, Sendable {
-        /// Save and delete records in one request.
-        case modify(saves: [Record], deletes: [RecordID], policy: SavePolicy, atomic: Bool)
+        /// Save and delete records in one `records/modify` request; which operation each record
+        /// write uses, and why, is docs/PROTOCOL.md §4.3.
+        case modify([RecordOperation], atomic: Bool)
         /// Fetch records by name (no query: spec §2).
         case lookup([RecordID])
         /// Fetch changes now, whatever the sync strategy's timing.
@@ -323,8 +324,18 @@ public struct CallNegotiator: Sendable {
     /// A record ID in our zone.
     func recordID(_ name: String) -> RecordID { RecordID(recordName: name, zoneID: zone) }
 
-    /// The save policy: conditional when conflicts are resolved, last-writer-wins otherwise.
-    var savePolicy: SavePolicy { protections.resolveConflicts ? .ifServerRecordUnchanged : .allKeys }
+    /// How `record` is saved: with conflicts resolved, created when it carries no change tag (a new
+    /// name: an envelope, a chunk, the first session record) and replaced, conditionally, when it
+    /// does (every field of ours is written each time, so the record becomes exactly ours); without,
+    /// replaced whatever the server holds (the last writer wins, as the reference design did).
+    func saveOperation(_ record: Record) -> RecordOperation {
+        guard protections.resolveConflicts else { return .forceReplace(record) }
+        return record.recordChangeTag == nil ? .create(record) : .replace(record)
+    }
+
+    /// Garbage collection's deletions: whatever version the server holds (a record of an old epoch is
+    /// never changed again, and `NOT_FOUND` means someone else deleted it first).
+    static func deletions(_ batch: [RecordID]) -> Action { .modify(batch.map { .forceDelete($0) }, atomic: false) }
 
     /// Our media parameters for a description of the active epoch.
     mutating func mediaConfiguration(_ credentials: ICECredentials) -> SilentVideoConfiguration {
@@ -357,7 +368,7 @@ public struct CallNegotiator: Sendable {
         guard state != .idle else { return }
         let batches = collector?.sweep(now: now, activeEpoch: activeEpoch, connectedEpoch: connectedEpoch) ?? []
         for batch in batches {
-            out.append(.modify(saves: [], deletes: batch, policy: .ifServerRecordUnchanged, atomic: false))
+            out.append(Self.deletions(batch))
         }
     }
 }

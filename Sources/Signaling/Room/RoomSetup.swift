@@ -117,12 +117,15 @@ public struct RoomSetup: Sendable {
         case .createZone:
             step = .saveRecords
             let room = Room(roomID: binding.roomID, name: roomName)
+            // Created once: a record already there (a repeated setup) is `CONFLICT`, which is success
+            // here; not atomic, so the member is made even when the room record exists.
             return .store(StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
-                saves: [room.record(in: binding.zone), member.record(in: binding.zone)]))))
+                operations: [.create(room.record(in: binding.zone)), .create(member.record(in: binding.zone))],
+                atomic: false))))
         case .acceptShare:
             step = .saveRecords
             return .store(StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
-                saves: [member.record(in: binding.zone)]))))
+                operations: [.create(member.record(in: binding.zone))], atomic: false))))
         case .saveRecords:
             if role == .owner {
                 step = .createShare

@@ -32,9 +32,9 @@ extension CallNegotiator.Action {
     /// The store request this action asks for, in the database `scope`; nil for the rest.
     func storeRequest(scope: DatabaseScope) -> StoreRequest? {
         switch self {
-        case .modify(let saves, let deletes, let policy, let atomic):
-            return StoreRequest(scope: scope, .modifyRecords(
-                ModifyRecordsRequest(saves: saves, deletes: deletes, savePolicy: policy, atomic: atomic)))
+        case .modify(let operations, let atomic):
+            return StoreRequest(scope: scope,
+                                .modifyRecords(ModifyRecordsRequest(operations: operations, atomic: atomic)))
         case .lookup(let ids):
             return StoreRequest(scope: scope, .lookupRecords(ids))
         case .fetchNow, .ice, .report, .rejected, .remoteHungUp:
@@ -47,7 +47,7 @@ extension CallSignaling.RequestCounts {
     /// Counts `request` by its kind.
     mutating func count(_ request: StoreRequest) {
         switch request.operation {
-        case .modifyRecords(let r): if r.saves.isEmpty { deletes += 1 } else { saves += 1 }
+        case .modifyRecords(let r): if r.saveCount == 0 { deletes += 1 } else { saves += 1 }
         case .lookupRecords: lookups += 1
         case .fetchZoneChanges, .fetchDatabaseChanges: fetches += 1
         case .createZone, .createShare, .fetchShare, .acceptShare, .saveSubscription: break

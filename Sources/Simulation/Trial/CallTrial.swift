@@ -423,7 +423,7 @@ public struct CallTrial {
 
     private static func size(of operation: StoreRequest.Operation) -> UInt64 {
         switch operation {
-        case .modifyRecords(let r): UInt64(r.saves.count << 16 | r.deletes.count)
+        case .modifyRecords(let r): UInt64(r.saveCount << 16 | r.deleteCount)
         case .lookupRecords(let ids): UInt64(ids.count)
         default: 0
         }
@@ -432,7 +432,7 @@ public struct CallTrial {
     private static func describe(_ operation: StoreRequest.Operation) -> String {
         switch operation {
         case .modifyRecords(let r):
-            "modify " + (r.saves.map(\.id.recordName) + r.deletes.map { "-" + $0.recordName }).joined(separator: " ")
+            "modify " + r.operations.map { ($0.isDelete ? "-" : "") + $0.recordID.recordName }.joined(separator: " ")
         case .lookupRecords(let ids): "lookup " + ids.map(\.recordName).joined(separator: " ")
         case .fetchZoneChanges(_, let since, _): since == nil ? "zone changes (all)" : "zone changes since token"
         case .fetchDatabaseChanges(let since): since == nil ? "database changes (all)" : "database changes since token"

@@ -46,9 +46,11 @@ public struct TrialScene: Sendable {
                                      before: CallTrial.start, random: &random)
         for (records, user, binding) in [(previous.byOfferCreator, userA, bindingA),
                                          (previous.byAnswerer, userB, bindingB)] where !records.isEmpty {
-            for batch in stride(from: 0, to: records.count, by: 400) {
-                let request = ModifyRecordsRequest(saves: Array(records[batch..<min(batch + 400, records.count)]),
-                                                   savePolicy: .allKeys)
+            let perRequest = storeConfiguration.maxItemsPerRequest
+            for batch in stride(from: 0, to: records.count, by: perRequest) {
+                let request = ModifyRecordsRequest(
+                    operations: records[batch..<min(batch + perRequest, records.count)].map { .forceReplace($0) },
+                    atomic: false)
                 let outcome = Self.perform(&engine, StoreRequest(scope: binding.scope, .modifyRecords(request)),
                                            user: user, now: CallTrial.start - .seconds(60))
                 if case .failed(let error) = outcome { throw error }

@@ -2,7 +2,9 @@ import Foundation
 import RecordStore
 import ZoneCore
 
-/// The JSON API in the shape of CloudKit Web Services, over a store backend (embedded or PostgreSQL).
+/// The JSON API in the shape of CloudKit Web Services, over a store backend (embedded or PostgreSQL):
+/// docs/CLOUDKIT.md says, endpoint by endpoint and key by key, what follows Apple's reference and
+/// what differs. An operation the daemon does not serve is `404 NOT_FOUND`.
 ///
 /// Paths: `POST /database/1/<container>/<environment>/<private|shared>/<operation>` where the
 /// operation is `records/modify`, `records/lookup`, `records/query`, `changes/database`,
@@ -48,7 +50,7 @@ public final class StoreAPI: Sendable {
         }
         let parts = path.split(separator: "/").map(String.init)
         guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
-            return .response(error(404, .invalidArguments, "no such endpoint \(path)"))
+            return .response(error(404, .unknownItem, "no such endpoint \(path)"))
         }
         let user: String
         switch await authenticate(request) {
@@ -75,13 +77,15 @@ public final class StoreAPI: Sendable {
             }
             return .eventStream(user: user, deviceID: device)
         }
-        guard parts.count == 7 else { return .response(error(404, .invalidArguments, "no such endpoint \(path)")) }
+        guard parts.count == 7 else { return .response(error(404, .unknownItem, "no such endpoint \(path)")) }
         let scope: DatabaseScope
         switch parts[4] {
         case "private": scope = .private
         case "shared": scope = .shared
-        case "public": return .response(error(400, .invalidArguments, "the public database is out of scope"))
-        default: return .response(error(404, .invalidArguments, "unknown database '\(parts[4])'"))
+        case "public":
+            return .response(error(400, .invalidArguments,
+                                   "the public database is not supported yet (docs/CLOUDKIT.md)"))
+        default: return .response(error(404, .unknownItem, "unknown database '\(parts[4])': public, private or shared"))
         }
         guard request.method == "POST" || (request.method == "GET" && parts[6] == "list") else {
             return .response(error(405, .invalidArguments, "use POST for \(parts[5])/\(parts[6])"))
@@ -99,73 +103,39 @@ public final class StoreAPI: Sendable {
         } catch let e as WireFormat.ShapeError {
             return .response(error(400, .invalidArguments, e.description))
         } catch let e as NotFound {
-            return .response(error(404, .invalidArguments, e.description))
+            return .response(error(404, .unknownItem, e.description))
         } catch {
             log.error("request failed", ["path": path, "error": "\(error)"])
             return .response(self.error(500, .internalError, "\(error)"))
         }
     }
 
+    /// No such operation: `404 NOT_FOUND`.
     private struct NotFound: Error, CustomStringConvertible { var description: String }
 
     private func route(_ op: String, body o: WireFormat.Object, scope: DatabaseScope,
                        client: EmbeddedStoreClient) async throws -> WireFormat.Object {
-        let defaultZone = o["zoneID"] == nil ? ZoneID.defaultZone : try WireFormat.decodeZoneID(o["zoneID"])
         switch op {
         case "records/modify":
-            return try await modify(o, zone: defaultZone, scope: scope, client: client)
+            return try await modifyRecords(WireObject(o), scope: scope, client: client)
         case "records/lookup":
-            let ids = try (o["records"] as? [WireFormat.Object] ?? []).map { r -> RecordID in
-                guard let name = r["recordName"] as? String else { throw WireFormat.ShapeError("lookup needs recordName") }
-                return RecordID(recordName: name, zoneID: r["zoneID"] == nil ? defaultZone : try WireFormat.decodeZoneID(r["zoneID"]))
-            }
-            let results = try await client.lookupRecords(ids, scope: scope)
-            return ["records": zip(ids, results).map { id, r -> WireFormat.Object in
-                switch r {
-                case .found(let record): return WireFormat.encode(record)
-                case .failed(_, let e): return WireFormat.encode(e, recordName: id.recordName)
-                }
-            }]
+            return try await lookupRecords(WireObject(o), scope: scope, client: client)
         case "records/query":
-            guard let q = o["query"] as? WireFormat.Object, let type = q["recordType"] as? String else {
-                throw WireFormat.ShapeError("records/query needs query.recordType")
-            }
-            var filters: [String: FieldValue] = [:]
-            for f in q["filterBy"] as? [WireFormat.Object] ?? [] {
-                guard let name = f["fieldName"] as? String, (f["comparator"] as? String ?? "EQUALS") == "EQUALS",
-                      let value = f["fieldValue"] else {
-                    throw WireFormat.ShapeError("filterBy entries need fieldName, comparator EQUALS and fieldValue")
-                }
-                filters[name] = try WireFormat.decodeField(value, name: name)
-            }
-            let records = try await client.queryRecords(recordType: type, in: defaultZone, filters: filters, scope: scope)
-            return ["records": records.map(WireFormat.encode)]
-        case "changes/database":
-            let changes = try await client.fetchDatabaseChanges(
-                since: (o["syncToken"] as? String).map(ChangeToken.init(rawValue:)),
-                resultsLimit: WireFormat.int64(o["resultsLimit"]).map { Int(clamping: $0) }, scope: scope)
-            return ["zones": changes.changedZones.map { ["zoneID": WireFormat.encode($0)] },
-                    "deletedZones": changes.deletedZones.map { ["zoneID": WireFormat.encode($0)] },
-                    "purgedZones": changes.purgedZones.map { ["zoneID": WireFormat.encode($0)] },
-                    "syncToken": changes.syncToken.rawValue, "moreComing": changes.moreComing]
+            return try await queryRecords(WireObject(o), scope: scope, client: client)
         case "changes/zone":
-            var out: [WireFormat.Object] = []
-            for z in o["zones"] as? [WireFormat.Object] ?? [] {
-                var zone = try WireFormat.decodeZoneID(z["zoneID"])
-                if scope == .private && zone.ownerName.isEmpty { zone.ownerName = client.userRecordName }
-                let changes = try await client.fetchZoneChanges(
-                    zone, since: (z["syncToken"] as? String).map(ChangeToken.init(rawValue:)),
-                    resultsLimit: (WireFormat.int64(z["resultsLimit"]) ?? WireFormat.int64(o["resultsLimit"]))
-                        .map { Int(clamping: $0) },
-                    scope: scope)
-                let records = changes.changed.map(WireFormat.encode) + changes.deleted.map {
-                    ["recordName": $0.id.recordName, "recordType": $0.recordType, "deleted": true,
-                     "zoneID": WireFormat.encode($0.id.zoneID)] as WireFormat.Object
-                }
-                out.append(["zoneID": WireFormat.encode(zone), "records": records,
-                            "syncToken": changes.syncToken.rawValue, "moreComing": changes.moreComing])
-            }
-            return ["zones": out]
+            return try await zoneChanges(WireObject(o), scope: scope, client: client)
+        case "changes/database":
+            return try await databaseChanges(WireObject(o), scope: scope, client: client)
+        default:
+            return try await routeZonesAndShares(op, body: o, scope: scope, client: client)
+        }
+    }
+
+    /// The operations of later phases (zones, subscriptions, shares), as they were served before.
+    private func routeZonesAndShares(_ op: String, body o: WireFormat.Object, scope: DatabaseScope,
+                                     client: EmbeddedStoreClient) async throws -> WireFormat.Object {
+        let defaultZone = o["zoneID"] == nil ? ZoneID.defaultZone : try WireFormat.decodeZoneID(o["zoneID"])
+        switch op {
         case "zones/modify":
             var save: [ZoneID] = [], delete: [ZoneID] = []
             for op in o["operations"] as? [WireFormat.Object] ?? [] {
@@ -245,44 +215,8 @@ public final class StoreAPI: Sendable {
         case "shares/lookup":
             return ["share": WireFormat.encode(try await client.fetchShare(zone: defaultZone, scope: scope))]
         default:
-            throw NotFound(description: "no operation '\(op)'")
+            throw NotFound(description: "no operation '\(op)' (docs/CLOUDKIT.md lists the ones served)")
         }
-    }
-
-    private func modify(_ o: WireFormat.Object, zone: ZoneID, scope: DatabaseScope,
-                        client: EmbeddedStoreClient) async throws -> WireFormat.Object {
-        var saves: [Record] = [], deletes: [RecordID] = []
-        var policies = Set<SavePolicy>()
-        for op in o["operations"] as? [WireFormat.Object] ?? [] {
-            let type = op["operationType"] as? String ?? ""
-            switch type {
-            case "create", "update", "replace", "forceUpdate", "forceReplace":
-                saves.append(try WireFormat.decodeRecord(op["record"], defaultZone: zone))
-                policies.insert(type == "forceUpdate" ? .changedKeys : type == "forceReplace" ? .allKeys : .ifServerRecordUnchanged)
-            case "delete", "forceDelete":
-                guard let r = op["record"] as? WireFormat.Object, let name = r["recordName"] as? String else {
-                    throw WireFormat.ShapeError("delete needs record.recordName")
-                }
-                deletes.append(RecordID(recordName: name, zoneID: r["zoneID"] == nil ? zone : try WireFormat.decodeZoneID(r["zoneID"])))
-            default:
-                throw WireFormat.ShapeError("records/modify operationType '\(type)': create, update, replace, "
-                                            + "forceUpdate, forceReplace, delete or forceDelete")
-            }
-        }
-        if policies.count > 1 {
-            throw WireFormat.ShapeError("one request uses one save policy: do not mix update/forceUpdate/forceReplace")
-        }
-        let request = ModifyRecordsRequest(saves: saves, deletes: deletes,
-                                           savePolicy: policies.first ?? .ifServerRecordUnchanged,
-                                           atomic: o["atomic"] as? Bool ?? false)
-        let result = try await client.modifyRecords(request, scope: scope)
-        return ["records": result.results.map { r -> WireFormat.Object in
-            switch r {
-            case .saved(let record): return WireFormat.encode(record)
-            case .deleted(let id): return ["recordName": id.recordName, "deleted": true, "zoneID": WireFormat.encode(id.zoneID)]
-            case .failed(let id, let e): return WireFormat.encode(e, recordName: id.recordName)
-            }
-        }]
     }
 
     private struct Refusal: Error { var response: HTTPResponse }
@@ -290,11 +224,11 @@ public final class StoreAPI: Sendable {
     /// The user named by the request's bearer token.
     private func authenticate(_ request: HTTPRequest) async -> Result<String, Refusal> {
         guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
-            return .failure(Refusal(response: error(401, .notAuthenticated,
+            return .failure(Refusal(response: error(421, .notAuthenticated,
                                                     "send Authorization: Bearer <token> (see POST /auth/register)")))
         }
         guard let user = await users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
-            return .failure(Refusal(response: errorBody(401, "AUTHENTICATION_FAILED", "unknown token")))
+            return .failure(Refusal(response: error(401, .authenticationFailed, "unknown token")))
         }
         return .success(user)
     }

@@ -113,28 +113,46 @@ public struct RemoteStoreClient: StoreClient {
     private func zoneObject(_ zone: ZoneID) -> WireFormat.Object { WireFormat.encode(zone) }
 
     public func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope) async throws -> ModifyRecordsResult {
-        let saveType: String
-        switch request.savePolicy {
-        case .ifServerRecordUnchanged: saveType = "update"
-        case .changedKeys: saveType = "forceUpdate"
-        case .allKeys: saveType = "forceReplace"
+        let ops: [WireFormat.Object] = request.operations.map { op in
+            switch op {
+            case .create(let r), .replace(let r), .forceReplace(let r):
+                return ["operationType": op.kind.rawValue, "record": WireFormat.encodeForSave(r)]
+            case .update(let r, let removing), .forceUpdate(let r, let removing):
+                var record = WireFormat.encodeForSave(r)
+                // A field sent as null is cleared by an update.
+                if !removing.isEmpty, var fields = record["fields"] as? WireFormat.Object {
+                    for name in removing { fields[name] = NSNull() }
+                    record["fields"] = fields
+                }
+                return ["operationType": op.kind.rawValue, "record": record]
+            case .delete(let id, let tag):
+                var record: WireFormat.Object = ["recordName": id.recordName, "zoneID": WireFormat.encode(id.zoneID)]
+                if let tag { record["recordChangeTag"] = tag }
+                return ["operationType": "delete", "record": record]
+            case .forceDelete(let id):
+                let record: WireFormat.Object = ["recordName": id.recordName, "zoneID": WireFormat.encode(id.zoneID)]
+                return ["operationType": "forceDelete", "record": record]
+            }
         }
-        let ops: [WireFormat.Object] = request.saves.map { ["operationType": saveType, "record": WireFormat.encode($0)] }
-            + request.deletes.map { ["operationType": "forceDelete",
-                                     "record": ["recordName": $0.recordName, "zoneID": WireFormat.encode($0.zoneID)]] }
         let o = try await call("records/modify", scope: scope, ["operations": ops, "atomic": request.atomic])
         let items = o["records"] as? [WireFormat.Object] ?? []
-        let ids = request.saves.map(\.id) + request.deletes
-        guard items.count == ids.count else { throw StoreError(.internalError, "modify answered \(items.count) of \(ids.count) items") }
-        return ModifyRecordsResult(results: try zip(ids, items).enumerated().map { i, pair -> RecordResult in
-            let (id, item) = pair
-            if item["serverErrorCode"] != nil { return .failed(id, WireFormat.decodeError(item)) }
-            if i >= request.saves.count {
+        guard items.count == ops.count else {
+            throw StoreError(.internalError, "modify answered \(items.count) of \(ops.count) operations")
+        }
+        var results: [RecordResult] = []
+        results.reserveCapacity(items.count)
+        for (op, item) in zip(request.operations, items) {
+            let id = op.recordID
+            if item["serverErrorCode"] != nil {
+                results.append(.failed(id, WireFormat.decodeError(item)))
+            } else if op.isDelete {
                 let zone = item["zoneID"] == nil ? id.zoneID : try WireFormat.decodeZoneID(item["zoneID"])
-                return .deleted(RecordID(recordName: id.recordName, zoneID: zone))
+                results.append(.deleted(RecordID(recordName: id.recordName, zoneID: zone)))
+            } else {
+                results.append(.saved(try WireFormat.decodeRecord(item, defaultZone: id.zoneID)))
             }
-            return .saved(try WireFormat.decodeRecord(item, defaultZone: id.zoneID))
-        })
+        }
+        return ModifyRecordsResult(results: results)
     }
 
     public func lookupRecords(_ ids: [RecordID], scope: DatabaseScope) async throws -> [LookupResult] {
@@ -164,8 +182,13 @@ public struct RemoteStoreClient: StoreClient {
         if let token { z["syncToken"] = token.rawValue }
         if let resultsLimit { z["resultsLimit"] = resultsLimit }
         let o = try await call("changes/zone", scope: scope, ["zones": [z]])
-        guard let first = (o["zones"] as? [WireFormat.Object])?.first, let t = first["syncToken"] as? String else {
+        guard let first = (o["zones"] as? [WireFormat.Object])?.first else {
             throw StoreError(.internalError, "changes/zone answered without a zone")
+        }
+        // Zone Record Fetch Error Dictionary: this zone's failure, in a 200 answer.
+        if first["serverErrorCode"] != nil { throw WireFormat.decodeError(first) }
+        guard let t = first["syncToken"] as? String else {
+            throw StoreError(.internalError, "changes/zone answered a zone without a syncToken")
         }
         var changed: [Record] = [], deleted: [DeletedRecord] = []
         for r in first["records"] as? [WireFormat.Object] ?? [] {

@@ -29,7 +29,7 @@ enum StoreServeCommand {
                    + "TRY_AGAIN_LATER with retryAfter at once, and open push streams go on", default: "10000"),
             .value("--summary-interval", "DURATION", "how often a summary line is logged at info while anything "
                    + "happens (0: never)", default: "60s"),
-            .value("--max-devices-per-user", "N", "devices one user may register for push; more get LIMIT_EXCEEDED",
+            .value("--max-devices-per-user", "N", "devices one user may register for push; more: BAD_REQUEST",
                    default: "64"),
             .flag("--allow-register", "allow POST /auth/register (on by default when listening on loopback)"),
             .flag("--no-register", "refuse POST /auth/register even on loopback"),

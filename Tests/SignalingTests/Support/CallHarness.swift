@@ -197,10 +197,10 @@ final class CallHarness {
         }
     }
 
-    /// Saves records as `peer` (overwriting: these are test fixtures), at most 400 a request.
+    /// Saves records as `peer` (overwriting: these are test fixtures), at most 200 a request.
     func save(_ records: [Record], as peer: TestPeer) async throws {
-        for start in stride(from: 0, to: records.count, by: 400) {
-            let batch = Array(records[start..<min(start + 400, records.count)])
+        for start in stride(from: 0, to: records.count, by: 200) {
+            let batch = Array(records[start..<min(start + 200, records.count)])
             try await peer.client.save(batch, scope: peer.binding.scope, policy: .allKeys)
         }
     }

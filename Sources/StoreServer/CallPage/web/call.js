@@ -15,6 +15,8 @@ export const GC_TTL_MS = 10 * 60 * 1000;
 const CHUNK_BATCH_MS = 40;
 /** How often GC sweeps while a call runs (besides right after an epoch connects). */
 const GC_INTERVAL_MS = 60000;
+/** Operations in one records/modify request (CloudKit Web Services, Data Size Limits: 200). */
+const MAX_OPERATIONS = 200;
 /** Saves of the session record retried after CONFLICT before the epoch is given up. */
 const SESSION_RETRIES = 4;
 
@@ -157,8 +159,10 @@ export class ZoneCall {
         const offer = await this.envelope(epoch, "offer", this.describe(sdp));
         for (let attempt = 0; attempt < SESSION_RETRIES; attempt++) {
             if (this.sessionTag) session.recordChangeTag = this.sessionTag;
+            // Every field of the session is ours each time: with the server's tag it is replaced (the
+            // record becomes exactly ours), without one it is created; the offer's name is new.
             const result = await this.store.post(this.scope, "records/modify", { zoneID: this.zoneID, atomic: true,
-                operations: [{ operationType: this.sessionTag ? "update" : "create", record: session },
+                operations: [{ operationType: this.sessionTag ? "replace" : "create", record: session },
                     { operationType: "create", record: offer }] });
             const failed = result.records?.find((r) => r.serverErrorCode && r.serverErrorCode !== "ATOMIC_ERROR");
             if (!failed) {
@@ -419,8 +423,9 @@ export class ZoneCall {
             && (r.own || now - r.at > GC_TTL_MS)).map(([name]) => name);
         if (doomed.length === 0) return;
         try {
-            const result = await this.store.post(this.scope, "records/modify", { zoneID: this.zoneID,
-                operations: doomed.slice(0, 400).map((recordName) => ({ operationType: "forceDelete",
+            // Not atomic: a record someone else deleted first (NOT_FOUND) must not keep the others.
+            const result = await this.store.post(this.scope, "records/modify", { zoneID: this.zoneID, atomic: false,
+                operations: doomed.slice(0, MAX_OPERATIONS).map((recordName) => ({ operationType: "forceDelete",
                     record: { recordName } })) });
             for (const r of result.records ?? []) {
                 if (r.deleted || r.serverErrorCode === "NOT_FOUND") this.catalogue.delete(r.recordName);

@@ -1,0 +1,149 @@
+// The stores the conformance suite runs against, each started once per test process and shared by
+// every test (each test works as a user of its own): the JSON API called in-process over the
+// embedded engine, the daemon over loopback HTTP, and two daemons on one PostgreSQL database.
+import Foundation
+import Net
+import RecordStore
+@testable import StoreServer
+import Synchronization
+import TestSupport
+import ZoneCore
+#if PostgreSQL
+import PostgresStore
+#endif
+
+enum ConformanceBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// `StoreAPI.handle` in-process over `EmbeddedStore`: the JSON API without a socket.
+    case embedded
+    /// `zonertc store serve`'s daemon on a loopback port, over `EmbeddedStore`.
+    case daemon
+    /// Two daemons on one PostgreSQL database: writes through the first, reads through the second.
+    case postgres
+
+    /// PostgreSQL joins when the trait is built and PostgreSQL is installed (or under CI, where a
+    /// missing server fails it).
+    static var allCases: [ConformanceBackend] {
+        #if PostgreSQL
+        if PostgresCluster.runnable { return [.embedded, .daemon, .postgres] }
+        #endif
+        return [.embedded, .daemon]
+    }
+
+    var description: String { rawValue }
+
+    private static let servers = Mutex<[ConformanceBackend: ConformanceServer]>([:])
+
+    /// The backend's server, started on first use.
+    func server() async throws -> ConformanceServer {
+        if let running = Self.servers.withLock({ $0[self] }) { return running }
+        let started = try await ConformanceServer.start(self)
+        return Self.servers.withLock { servers in
+            if let other = servers[self] { return other }
+            servers[self] = started
+            return started
+        }
+    }
+
+    /// A new user of this backend's server.
+    func user(device: String = "conformance-device") async throws -> ConformanceUser {
+        try await server().newUser(device: device)
+    }
+}
+
+/// One running store and how to reach it.
+final class ConformanceServer: Sendable {
+    /// Sends a request; `write` picks the writing daemon where there are two.
+    typealias Send = @Sendable (_ method: String, _ path: String, _ headers: [(String, String)], _ body: [UInt8],
+                                _ write: Bool) async throws -> Reply
+    let users: UserRegistry
+    private let send: Send
+    /// What keeps the stores and daemons alive (the process ends with them).
+    private let retained: [any Sendable]
+    private let created = Atomic<Int>(0)
+
+    private init(users: UserRegistry, send: @escaping Send, retained: [any Sendable]) {
+        self.users = users
+        self.send = send
+        self.retained = retained
+    }
+
+    func newUser(device: String) throws -> ConformanceUser {
+        let n = created.add(1, ordering: .relaxed).newValue
+        let name = "u\(n)"
+        return ConformanceUser(name: name, token: try users.add(name), device: device, server: self)
+    }
+
+    func request(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8],
+                 write: Bool) async throws -> Reply {
+        try await send(method, path, headers, body, write)
+    }
+
+    static func start(_ backend: ConformanceBackend) async throws -> ConformanceServer {
+        let users = try UserRegistry(directory: nil)
+        let clock = ManualClock()
+        switch backend {
+        case .embedded:
+            var options = EmbeddedStore.Options.inMemoryForTests
+            options.configuration = .default
+            let store = try EmbeddedStore(options: options, clock: clock)
+            let api = StoreAPI(store: store, users: users, allowRegister: false)
+            return ConformanceServer(users: users, send: { method, path, headers, body, _ in
+                guard case .response(let r) = await api.handle(
+                    HTTPRequest(method: method, target: path, headers: HTTPHeaders(headers), body: body)) else {
+                    throw StoreError(.internalError, "\(path) opened a stream")
+                }
+                return try Reply(status: r.status, body: r.body)
+            }, retained: [store, api])
+        case .daemon:
+            let store = try EmbeddedStore(options: .inMemoryForTests, clock: clock)
+            let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
+                                         options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
+            try daemon.start()
+            let pool = ConnectionPool(endpoint: daemon.endpoint)
+            return ConformanceServer(users: users, send: { method, path, headers, body, _ in
+                try await Reply(pool.send(method: method, path: path, headers: headers, body: body,
+                                          timeoutMilliseconds: 30_000))
+            }, retained: [ServedDaemon(daemon: daemon, store: store)])
+        case .postgres:
+            #if PostgreSQL
+            let cluster = try PostgresCluster.shared()
+            let url = cluster.url(schema: try cluster.freshSchema())
+            var served: [ServedDaemon] = []
+            for _ in 0..<2 {
+                var options = PostgresStore.Options(url: url)
+                options.automaticPush = false
+                options.readers = 2
+                let store = try await PostgresStore.open(options: options, clock: clock)
+                let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
+                                             options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
+                try daemon.start()
+                served.append(ServedDaemon(daemon: daemon, store: store))
+            }
+            let writes = ConnectionPool(endpoint: served[0].daemon.endpoint)
+            let reads = ConnectionPool(endpoint: served[1].daemon.endpoint)
+            return ConformanceServer(users: users, send: { method, path, headers, body, write in
+                try await Reply((write ? writes : reads).send(method: method, path: path, headers: headers, body: body,
+                                                              timeoutMilliseconds: 30_000))
+            }, retained: served)
+            #else
+            throw StoreError(.internalError, "built without the PostgreSQL trait")
+            #endif
+        }
+    }
+}
+
+/// A daemon and its store, stopped when the test process lets go of them.
+final class ServedDaemon: Sendable {
+    let daemon: StoreDaemon
+    let store: any StoreBackend
+
+    init(daemon: StoreDaemon, store: any StoreBackend) {
+        self.daemon = daemon
+        self.store = store
+    }
+
+    deinit {
+        daemon.stop()
+        store.close()
+    }
+}

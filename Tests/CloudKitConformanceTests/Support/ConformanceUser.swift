@@ -1,0 +1,86 @@
+// A user of a conformance server: its token, its device, and requests as CloudKit Web Services
+// clients send them (`POST /database/1/<container>/<environment>/<database>/<operation>`).
+import Foundation
+import RecordStore
+import StoreServer
+
+struct ConformanceUser: Sendable {
+    let name: String
+    let token: String
+    let device: String
+    let server: ConformanceServer
+
+    static let container = "/database/1/iCloud.com.example.conformance/development"
+
+    /// Operations that change the store: sent to the writing daemon where there are two.
+    private static let writes: Set<String> = ["records/modify", "zones/modify", "subscriptions/modify"]
+
+    /// POSTs `body` (a JSON object) to `operation` of `database`.
+    func post(_ operation: String, _ body: [String: Any], database: String = "private") async throws -> Reply {
+        try await send(operation, WireFormat.serialize(body), database: database)
+    }
+
+    /// POSTs raw bytes (bad JSON among them).
+    func send(_ operation: String, _ bytes: [UInt8], database: String = "private",
+              authorization: String? = nil) async throws -> Reply {
+        try await server.request("POST", "\(Self.container)/\(database)/\(operation)",
+                                 headers: [("Authorization", authorization ?? "Bearer \(token)"),
+                                           ("X-Device-ID", device), ("Content-Type", "application/json")],
+                                 body: bytes, write: Self.writes.contains(operation))
+    }
+
+    /// A custom zone of this user's, made for the test.
+    func makeZone(_ name: String = "zone_c") async throws -> [String: Any] {
+        let zoneID: [String: Any] = ["zoneName": name]
+        let create: [String: Any] = ["operationType": "create", "zone": ["zoneID": zoneID]]
+        let reply = try await post("zones/modify", ["operations": [create]])
+        guard reply.status == 200 else { throw StoreError(.internalError, "zone \(name): \(reply.body)") }
+        return zoneID
+    }
+
+    /// `records/modify` with `operations` in `zoneID` (more keys in `extra`).
+    func modify(_ operations: [[String: Any]], zoneID: [String: Any]? = nil,
+                _ extra: [String: Any] = [:]) async throws -> Reply {
+        var body = extra
+        body["operations"] = operations
+        if let zoneID { body["zoneID"] = zoneID }
+        return try await post("records/modify", body)
+    }
+
+    /// `records/lookup` of `names` in `zoneID`.
+    func lookup(_ names: [String], zoneID: [String: Any]? = nil, _ extra: [String: Any] = [:]) async throws -> Reply {
+        var body = extra
+        body["records"] = names.map { ["recordName": $0] }
+        if let zoneID { body["zoneID"] = zoneID }
+        return try await post("records/lookup", body)
+    }
+
+    /// The record `name` as the server holds it, or nil.
+    func fetch(_ name: String, zoneID: [String: Any]? = nil) async throws -> [String: Any]? {
+        let reply = try await lookup([name], zoneID: zoneID)
+        guard let record = reply.records.first, record["serverErrorCode"] == nil else { return nil }
+        return record
+    }
+}
+
+/// An operation dictionary: `{"operationType": type, "record": record}`.
+func operation(_ type: String, _ record: [String: Any]) -> [String: Any] {
+    ["operationType": type, "record": record]
+}
+
+/// A record dictionary.
+func recordDictionary(_ name: String?, type: String? = "Note", tag: String? = nil,
+                      fields: [String: Any] = [:]) -> [String: Any] {
+    var o: [String: Any] = ["fields": fields]
+    if let name { o["recordName"] = name }
+    if let type { o["recordType"] = type }
+    if let tag { o["recordChangeTag"] = tag }
+    return o
+}
+
+/// A field-value dictionary with its type.
+func value(_ v: Any, _ type: String? = nil) -> [String: Any] {
+    var o: [String: Any] = ["value": v]
+    if let type { o["type"] = type }
+    return o
+}
