@@ -82,6 +82,10 @@ let package = Package(
         // decoder split check (whole / byte at a time / seeded random splits).
         .target(name: "TestSupport", dependencies: ["CSystem", "ZoneCore"], path: "Tests/TestSupport"),
         .target(name: "TestNetwork", dependencies: ["Simulation", "ZoneCore"], path: "Tests/TestNetwork"),
+        // The test drivers of the signaling machine: a store client's requests carried out one at a
+        // time, and push notifications collected for a driver that steps.
+        .target(name: "CallTestSupport", dependencies: ["Signaling", "RecordStore", "ZoneCore"],
+                path: "Tests/CallTestSupport"),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
                                                              postgres]),
@@ -94,7 +98,9 @@ let package = Package(
                                                                     "TestSupport", postgres]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
                                                            "TestSupport"]),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport",
+                                                         "CallTestSupport"]),
+        .testTarget(name: "PeerNetTests", dependencies: ["PeerNet", "Peer", "Net", "Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "TURNTests", dependencies: ["TestNetwork", "TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
@@ -106,8 +112,8 @@ let package = Package(
                                                          "TestSupport", "TestNetwork"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
-        .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "Peer", "Signaling", "ICE", "TURN", "STUN", "Media",
-                                                    "RecordStore", "ZoneCore"]),
+        .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "CallTestSupport", "Peer", "Signaling", "ICE", "TURN",
+                                                    "STUN", "Media", "RecordStore", "ZoneCore"]),
         // Our STUN, TURN and ICE against real programs (coturn, aioice); see docs/INTEROP.md.
         .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
     ]

@@ -1,48 +1,38 @@
 #!/usr/bin/env bash
-# Capacity figures of `zonertc store serve` with `zonertc bench load`, the CPU model printed beside
-# them: N idle push streams and a burst of N saves (one per device, each to its own user's zone) on
-# one daemon in memory and one on its journal; then the same on two daemons sharing a throwaway
-# PostgreSQL cluster (as Bench/postgres.sh makes it).
+# Capacity figures of `zonertc store serve` with `zonertc bench load`, in one run, the machine printed
+# beside them: N idle push streams and a burst of N saves (one per device, each to its own user's zone)
+# on one daemon in memory and on one on its journal (the anchor of the next); the same burst on two
+# daemons sharing a throwaway PostgreSQL cluster (bench_postgres, Bench/common.sh); then CALLS
+# concurrent calls' signaling on one daemon, after lone calls that give the single-call figure.
 #
-#   Bench/load/capacity.sh [DEVICES]      (default 10000; needs postgresql and libpq-dev)
+#   Bench/load/capacity.sh [DEVICES [CALLS]]      (defaults 10000 and 1000; needs postgresql and libpq-dev
+#                                                  for the PostgreSQL figure, else it is skipped)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Bench/common.sh
 n="${1:-10000}"
-if bench_quick; then n=20; fi
+calls="${2:-1000}"
+hold=5s; call_hold=20s; lone=20
+if bench_quick; then n=20; calls=4; hold=1s; call_hold=1s; lone=2; fi
 bench_machine
-echo "devices: $n"
+echo "devices: $n, calls: $calls"
 bin="$(bench_zonertc PostgreSQL)"
 work="$(mktemp -d /tmp/zonertc-capacity-XXXXXX)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+bench_postgres_pid=""
+trap '[ -z "$bench_postgres_pid" ] || { kill -INT "$bench_postgres_pid"; wait "$bench_postgres_pid"; } 2>/dev/null
+      rm -rf "$work"' EXIT
 
 echo "== one daemon, in memory"
-"$bin" bench load --devices "$n" --hold 5s
-
-echo "== one daemon, journal (fsync batch)"
-"$bin" store serve --data "$work/journal" --listen 127.0.0.1:0 --max-connections $((n + 2048)) \
-    --max-connections-per-address 100000 --summary-interval 0 >"$work/journal.out" 2>"$work/journal.err" &
-pids+=($!)
-for _ in $(seq 100); do grep -qs "listening on" "$work/journal.out" && break; sleep 0.1; done
-url="$(grep -o 'http://[0-9.:]*' "$work/journal.out" | head -1)"
-"$bin" bench load --devices "$n" --hold 5s --url "$url" --pid "${pids[0]}"
-
-bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
-if [ -x "$bindir/initdb" ]; then
+"$bin" bench load --devices "$n" --hold "$hold"
+echo "== one daemon, journal (fsync batch): the anchor of the two daemons below"
+"$bin" bench load --devices "$n" --hold "$hold" --journal
+if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     echo "== two daemons on PostgreSQL"
-    as_owner=()
-    if [ "$(id -u)" = 0 ]; then
-        chown postgres: "$work"
-        as_owner=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-    fi
-    "${as_owner[@]}" "$bindir/initdb" -D "$work/pg" -A trust -U postgres >/dev/null
-    "${as_owner[@]}" "$bindir/postgres" -D "$work/pg" -k "$work" -c listen_addresses= -c max_connections=200 \
-        >"$work/pg.log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 100); do grep -qs "ready to accept connections" "$work/pg.log" && break; sleep 0.1; done
-    "$bin" bench load --devices "$n" --hold 5s --daemons 2 --postgres "postgresql:///postgres?host=$work&user=postgres"
+    bench_postgres "$work"
+    "$bin" bench load --devices "$n" --hold "$hold" --daemons 2 --postgres "$bench_postgres_url"
 else
     echo "== two daemons on PostgreSQL: skipped (PostgreSQL is not installed)"
 fi
+echo "== calls on one daemon in memory (lan push)"
+"$bin" bench load --devices 0 --calls "$calls" --call-hold "$call_hold" --lone-calls "$lone"
+bench_machine

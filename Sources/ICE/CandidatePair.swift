@@ -29,10 +29,8 @@ public struct CandidatePair: Hashable, Sendable, CustomStringConvertible {
     public var state: State
     /// The pair was nominated (USE-CANDIDATE sent by the controlling agent and answered).
     public var nominated: Bool
-    /// The ICE generation (restart count) the pair belongs to.
-    public var generation: Int
 
-    /// Index in the checklist; stable for the generation.
+    /// Index in the checklist; stable for the agent's life.
     var id: Int
     /// Controlled side: USE-CANDIDATE arrived before our own check on this pair succeeded
     /// (RFC 8445 §7.3.1.5), so the pair is nominated once it does.
@@ -43,20 +41,19 @@ public struct CandidatePair: Hashable, Sendable, CustomStringConvertible {
     /// peer-reflexive local candidate).
     var validPairID: Int?
 
-    init(id: Int, local: Candidate, remote: Candidate, state: State, generation: Int) {
+    init(id: Int, local: Candidate, remote: Candidate, state: State) {
         self.id = id
         self.local = local
         self.remote = remote
         self.state = state
         self.nominated = false
-        self.generation = generation
     }
 
     /// The pair foundation: the local and remote foundations joined (RFC 8445 §6.1.2.6).
     public var foundation: String { local.foundation + ":" + remote.foundation }
 
-    /// Whether `other` has the same pair foundation: both candidates' foundations equal, compared
-    /// in place (the checklist compares foundations on every pacing step; `foundation` makes a string).
+    /// Whether `other` has the same pair foundation: both candidates' foundations equal (without
+    /// making the joined string `foundation` is).
     public func sharesFoundation(with other: CandidatePair) -> Bool {
         local.foundation == other.local.foundation && remote.foundation == other.remote.foundation
     }

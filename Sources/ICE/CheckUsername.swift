@@ -12,7 +12,7 @@ struct CheckUsername {
 
     init(_ username: String) {
         self.username = username
-        // Read through the bytes in place (a native string's UTF-8 is contiguous; copies nothing).
+        // Read through the bytes (a native string's UTF-8 is contiguous).
         asciiLocalLength = username.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
             var colon: Int?
             for i in bytes.indices {

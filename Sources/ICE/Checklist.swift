@@ -6,20 +6,14 @@
 
 import ZoneCore
 
-/// The pairs of one ICE generation and the triggered-check queue.
+/// The pairs of the agent's one data stream and the triggered-check queue.
 struct Checklist {
     /// Every pair, indexed by `CandidatePair.id`.
     private(set) var pairs: [CandidatePair] = []
     /// Pairs waiting for a triggered check (RFC 8445 §7.3.1.4), oldest first.
-    private(set) var triggered: [Int] = []
-    /// The generation new pairs belong to.
-    let generation: Int
-
-    init(generation: Int) { self.generation = generation }
+    private var triggered = OutputQueue<Int>()
 
     subscript(id: Int) -> CandidatePair {
-        // Read and written in place: with get/set, `checklist[id].state = …` copied the whole
-        // pair (and retained its candidates' strings) to change one field.
         _read { yield pairs[id] }
         _modify { yield &pairs[id] }
     }
@@ -52,7 +46,7 @@ struct Checklist {
             return nil
         }
         let id = pairs.count
-        var pair = CandidatePair(id: id, local: local, remote: remote, state: .frozen, generation: generation)
+        var pair = CandidatePair(id: id, local: local, remote: remote, state: .frozen)
         var blocked = false, succeeded = false
         for i in pairs.indices where pairs[i].sharesFoundation(with: pair) {
             switch pairs[i].state {
@@ -70,8 +64,7 @@ struct Checklist {
     /// (RFC 8445 §7.2.5.3.2); it is not itself checked.
     mutating func addPeerReflexiveValid(local: Candidate, from id: Int) -> Int {
         let newID = pairs.count
-        var pair = CandidatePair(id: newID, local: local, remote: pairs[id].remote, state: .succeeded,
-                                 generation: generation)
+        var pair = CandidatePair(id: newID, local: local, remote: pairs[id].remote, state: .succeeded)
         pair.valid = true
         pairs.append(pair)
         return newID
@@ -80,7 +73,7 @@ struct Checklist {
     /// Queues a triggered check on `id` (RFC 8445 §7.3.1.4), unless one is queued already, and
     /// sets the pair waiting (the caller has cancelled a check in flight).
     mutating func trigger(_ id: Int) {
-        if !triggered.contains(id) { triggered.append(id) }
+        if !triggered.contains(where: { $0 == id }) { triggered.append(id) }
         if pairs[id].state != .succeeded { pairs[id].state = .waiting }
     }
 
@@ -93,7 +86,7 @@ struct Checklist {
     /// the highest-priority waiting pair, else the highest-priority frozen pair whose foundation
     /// has nothing waiting or in progress (unfrozen now). Nil when there is nothing to check.
     mutating func nextPairToCheck(role: Role) -> Int? {
-        if !triggered.isEmpty { return triggered.removeFirst() }
+        if let id = triggered.pop() { return id }
         if let id = best(role: role, whereAt: { pairs[$0].state == .waiting }) { return id }
         if let id = best(role: role, whereAt: { pairs[$0].state == .frozen && !isBusy(foundationAt: $0) }) {
             pairs[id].state = .waiting
@@ -102,8 +95,7 @@ struct Checklist {
         return nil
     }
 
-    /// `best(role:where:)` with a predicate on the pair's index, which reads the fields it needs in
-    /// place: the pacing timer asks after every check, and handing each pair to a predicate copied it.
+    /// `best(role:where:)` with a predicate on the pair's index (it reads only the fields it needs).
     private func best(role: Role, whereAt predicate: (Int) -> Bool) -> Int? {
         var bestID: Int?
         var bestPriority: UInt64 = 0
@@ -120,8 +112,6 @@ struct Checklist {
     /// True when the pacing timer has a check to send: a triggered check, a waiting pair, or a
     /// frozen pair whose foundation has nothing waiting or in progress.
     var hasPendingChecks: Bool {
-        // By index, reading fields in place: the agent asks for its deadline after every input, and
-        // `contains(where:)` copied every pair it looked at.
         if !triggered.isEmpty { return true }
         for i in pairs.indices where pairs[i].state == .waiting { return true }
         for i in pairs.indices where pairs[i].state == .frozen {
@@ -143,7 +133,7 @@ struct Checklist {
 
     /// Whether a pair of the foundation of the pair at `index` is waiting or being checked (a frozen
     /// pair of that foundation then stays frozen, RFC 8445 §6.1.2.6). States are compared first:
-    /// they are cheap. Foundations are read in place: handing the pair over copied it.
+    /// they are cheap.
     func isBusy(foundationAt index: Int) -> Bool {
         for i in pairs.indices where (pairs[i].state == .waiting || pairs[i].state == .inProgress)
             && pairs[i].local.foundation == pairs[index].local.foundation
@@ -164,7 +154,6 @@ struct Checklist {
     func best(role: Role, where predicate: (CandidatePair) -> Bool) -> Int? {
         var bestID: Int?
         var bestPriority: UInt64 = 0
-        // By index, read in place: `for pair in pairs` copied every pair it looked at.
         for i in pairs.indices where predicate(pairs[i]) {
             let p = pairs[i].priority(role: role)
             if bestID == nil || p > bestPriority {

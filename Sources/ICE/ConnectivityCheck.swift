@@ -10,8 +10,8 @@ import ZoneCore
 
 /// What a transaction is for, and what its response means.
 enum TransactionPurpose: Hashable {
-    /// A connectivity check on pair `pairID` of the checklist of `generation`.
-    case check(pairID: Int, generation: Int, useCandidate: Bool, roleWhenSent: Role)
+    /// A connectivity check on pair `pairID` of the checklist.
+    case check(pairID: Int, useCandidate: Bool, roleWhenSent: Role)
     /// A consent-freshness check on the selected pair (RFC 7675).
     case consent
     /// A Binding to the STUN server `server` from the host candidate `base`.
@@ -44,9 +44,9 @@ struct ConnectivityCheck {
     /// response still counts.
     var isCancelled: Bool { transaction.isCancelled }
 
-    /// True for a connectivity check on `pairID` of `generation`.
-    func isCheck(pairID: Int, generation: Int) -> Bool {
-        if case .check(pairID, generation, _, _) = purpose { true } else { false }
+    /// True for a connectivity check on `pairID`.
+    func isCheck(pairID: Int) -> Bool {
+        if case .check(pairID, _, _) = purpose { true } else { false }
     }
 
     /// The Binding request of a connectivity check (RFC 8445 §7.1): USERNAME "remote:local",

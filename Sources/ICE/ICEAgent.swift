@@ -1,13 +1,14 @@
-// The ICE agent: RFC 8445 (full implementation, one component, UDP), with trickle (RFC 8838),
-// consent freshness (RFC 7675) and restart (RFC 8445 §9) — a sans-I/O machine.
+// The ICE agent: RFC 8445 (full implementation, one component, UDP), with trickle (RFC 8838)
+// and consent freshness (RFC 7675) — a sans-I/O machine.
 //
 // The caller feeds `handle(.datagram(…) | .timer, now:)` and drains `pollOutput()`; it calls
 // `handle(.timer, now:)` when `nextDeadline` is reached. The agent never reads a clock, never
 // opens a socket, and draws every random number from the configuration's seed.
 //
-// One ICE generation per call epoch (docs/SIGNALING.md §3): `restart(newCredentials:)` starts a new
-// generation with an empty checklist; the selected pair of the old generation keeps carrying data
-// (and answering consent under the old credentials) until the new generation selects a pair.
+// One agent is one ICE generation. An ICE restart (RFC 8445 §9) is a new agent with new
+// credentials: a call makes one per epoch (one call epoch is one ICE generation, docs/SIGNALING.md
+// §3), beside the old one's transport until that is closed, because an epoch's transport also
+// holds its TURN allocations, which are deleted with it.
 
 import STUN
 import ZoneCore
@@ -22,32 +23,28 @@ public struct ICEAgent {
     public let tieBreaker: UInt64
     /// The connection state last reported.
     public private(set) var state: ConnectionState = .new
-    /// The ICE generation: 0, then one more per restart.
-    public private(set) var generation = 0
-    /// Local candidates of this generation: host, server-reflexive, relayed, and peer-reflexive
-    /// ones learned from responses (which are not signalled).
+    /// Local candidates: host, server-reflexive, relayed, and peer-reflexive ones learned from
+    /// responses (which are not signalled).
     public private(set) var localCandidates: [Candidate] = []
-    /// Remote candidates of this generation, signalled or peer-reflexive.
+    /// Remote candidates, signalled or peer-reflexive.
     public private(set) var remoteCandidates: [Candidate] = []
-    /// The selected pair, possibly of an older generation during a restart.
+    /// The selected pair.
     public private(set) var selectedPair: CandidatePair?
-    /// True once server-reflexive gathering of this generation finished.
+    /// True once server-reflexive gathering finished.
     public private(set) var isGatheringComplete = false
-    /// True once the peer signalled end-of-candidates for this generation.
+    /// True once the peer signalled end-of-candidates.
     public private(set) var hasRemoteEndOfCandidates = false
 
     private var random: SeededRandom
     private var local: KeyedCredentials
     private var remote: KeyedCredentials?
-    /// Credentials the selected pair was checked under, for consent checks and for answering
-    /// the peer's consent checks after a restart.
-    private var selectedLocal: KeyedCredentials?
+    /// The remote credentials the selected pair was checked under, for its consent checks.
     private var selectedRemote: KeyedCredentials?
     /// The USERNAME of our checks, "remote:local" (RFC 8445 §7.2.2), under the current credentials
     /// and under the selected pair's: made when the remote credentials arrive, not for every check.
     private var checkUsername = ""
     private var selectedCheckUsername = ""
-    private var checklist = Checklist(generation: 0)
+    private var checklist = Checklist()
     private var transactions: [ConnectivityCheck] = []
     private var nextCheckAt: Instant
     private var firstValidAt: Instant?
@@ -60,8 +57,14 @@ public struct ICEAgent {
     private var relayedCandidatesPending: Int
     /// Application datagrams dropped because they came from no known remote candidate.
     public private(set) var droppedDatagrams = 0
-    /// Remote candidates dropped because the generation already had `maxRemoteCandidates`.
+    /// Remote candidates dropped because the agent already had `maxRemoteCandidates`.
     public private(set) var droppedRemoteCandidates = 0
+    /// Datagrams that looked like STUN (RFC 8489 §5) but did not decode, or were not Binding
+    /// messages: dropped.
+    public private(set) var malformedMessages = 0
+    /// Requests and responses of our own that could not be encoded (a USERNAME or attribute too
+    /// long for STUN): not sent.
+    public private(set) var unencodableMessages = 0
     private var lastNow: Instant
     private var outputs = OutputQueue<Output>()
 
@@ -79,19 +82,19 @@ public struct ICEAgent {
         lastNow = now
         relayedCandidatesPending = configuration.expectedRelayedCandidates
         gather(now: now)
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     // MARK: - Caller API
 
-    /// The peer's ufrag and password for the current generation (from its offer or answer).
+    /// The peer's ufrag and password (from its offer or answer).
     public mutating func setRemoteCredentials(_ credentials: Credentials) throws(ICEError) {
         remote = try KeyedCredentials(credentials)
         checkUsername = credentials.ufrag + ":" + local.credentials.ufrag
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
-    /// A remote candidate of the current generation, at any time (RFC 8838 trickle).
+    /// A remote candidate, at any time (RFC 8838 trickle).
     public mutating func addRemoteCandidate(_ candidate: Candidate) {
         guard !closed else { return }
         if let i = remoteCandidates.firstIndex(where: { $0.address == candidate.address }) {
@@ -110,7 +113,7 @@ public struct ICEAgent {
         updateState(now: lastNow)
     }
 
-    /// The peer will send no more candidates in this generation (RFC 8838 §8.2).
+    /// The peer will send no more candidates (RFC 8838 §8.2).
     public mutating func endOfRemoteCandidates() {
         hasRemoteEndOfCandidates = true
         updateState(now: lastNow)
@@ -144,30 +147,6 @@ public struct ICEAgent {
         guard !closed else { return }
         if relayedCandidatesPending > 0 { relayedCandidatesPending -= 1 }
         completeGatheringIfDone()
-        updateState(now: lastNow)
-    }
-
-    /// Starts a new generation with new local credentials (RFC 8445 §9): the checklist, remote
-    /// candidates and remote credentials are cleared, host and server-reflexive candidates are
-    /// announced again, and the selected pair keeps working until the new generation selects one.
-    public mutating func restart(newCredentials: Credentials) throws(ICEError) {
-        let newLocal = try KeyedCredentials(newCredentials)
-        generation += 1
-        local = newLocal
-        remote = nil
-        checklist = Checklist(generation: generation)
-        transactions.removeAll { if case .check = $0.purpose { true } else { false } }
-        remoteCandidates.removeAll()
-        localCandidates.removeAll { $0.kind == .peerReflexive }
-        hasRemoteEndOfCandidates = false
-        firstValidAt = nil
-        nominationPairID = nil
-        if consentLost {
-            selectedPair = nil
-            consentLost = false
-        }
-        for candidate in localCandidates { push(.event(.localCandidate(candidate))) }
-        if isGatheringComplete { push(.event(.gatheringComplete)) }
         updateState(now: lastNow)
     }
 
@@ -208,22 +187,22 @@ public struct ICEAgent {
     }
 
     /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled. Worked out after
-    /// every change (`updateState` ends every input) and kept: the driver asks after every input,
-    /// and a computed getter read where the agent lies inside a transport copied the whole agent.
+    /// every change (`updateState` ends every input).
     public private(set) var nextDeadline: Instant?
 
-    /// Mutating only so that it reads the agent in place (a non-mutating call is handed a copy).
-    private mutating func earliestDeadline() -> Instant? {
-        guard !closed else { return nil }
+    private mutating func updateDeadline() {
+        guard !closed else {
+            nextDeadline = nil
+            return
+        }
         var next: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
             if next == nil || instant < next! { next = instant }
         }
-        // By index: the driver asks after every input, and `for check in` would copy each check.
         for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
         if remote != nil && checklist.hasPendingChecks { consider(nextCheckAt) }
-        if role == .controlling, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
+        if role == .controlling, nominationPairID == nil, case .none = selectedPair,
            checklist.pairs.indices.contains(where: { checklist.pairs[$0].valid }) {
             consider(configuration.nomination.decisionDeadline(firstValidAt: firstValidAt))
         }
@@ -232,10 +211,10 @@ public struct ICEAgent {
             consider(consent.lastResponse
                 + (state == .disconnected ? consent.configuration.expiry : consent.configuration.disconnectedAfter))
         }
-        return next
+        nextDeadline = next
     }
 
-    /// The current generation's pairs, in checklist order (highest priority first).
+    /// The pairs, in checklist order (highest priority first).
     public var pairs: [CandidatePair] { checklist.ordered(role: role) }
 
     // MARK: - Gathering
@@ -253,7 +232,10 @@ public struct ICEAgent {
             for server in configuration.stunServers where server.family == base.family {
                 let id = STUNTransactionID.random(using: &random)
                 let request = STUNMessage(method: .binding, messageClass: .request, transactionID: id)
-                guard let bytes = try? request.encode(fingerprint: true) else { continue }
+                guard let bytes = try? request.encode(fingerprint: true) else {
+                    unencodableMessages += 1
+                    continue
+                }
                 start(ConnectivityCheck(
                     transactionID: id, purpose: .serverReflexive(server: server, base: base), bytes: bytes,
                     from: base, to: server, responseKey: nil, now: now, timing: configuration.gatheringTiming))
@@ -313,8 +295,8 @@ public struct ICEAgent {
             completeGatheringIfDone()
         case .consent:
             break  // consent is judged by time since the last response, not per transaction
-        case .check(let pairID, let gen, let useCandidate, _):
-            guard gen == generation, !transaction.isCancelled else { return }
+        case .check(let pairID, let useCandidate, _):
+            guard !transaction.isCancelled else { return }
             if checklist[pairID].state != .succeeded {
                 checklist[pairID].state = .failed
             } else if useCandidate, configuration.nomination.nominatesEveryCheck == false {
@@ -332,19 +314,19 @@ public struct ICEAgent {
         guard let remote else { return }
         let id = STUNTransactionID.random(using: &random)
         // PRIORITY: what a peer-reflexive candidate learned from this check would get (§7.1.1).
-        // The pair's fields are read in place rather than through a copy of the pair.
         let localPreference = UInt16(truncatingIfNeeded: checklist[pairID].local.priority >> 8)
         let priority = Priority.candidate(kind: .peerReflexive, localPreference: localPreference)
         let request = ConnectivityCheck.request(
             transactionID: id, username: checkUsername, priority: priority, role: role, tieBreaker: tieBreaker,
             useCandidate: useCandidate)
         guard let bytes = try? request.encode(key: remote.key, fingerprint: true) else {
+            unencodableMessages += 1
             checklist[pairID].state = .failed
             return
         }
         let check = ConnectivityCheck(
             transactionID: id,
-            purpose: .check(pairID: pairID, generation: generation, useCandidate: useCandidate, roleWhenSent: role),
+            purpose: .check(pairID: pairID, useCandidate: useCandidate, roleWhenSent: role),
             bytes: bytes, from: checklist[pairID].sendFrom, to: checklist[pairID].sendTo, responseKey: remote.key,
             now: now, timing: checkTiming())
         if checklist[pairID].state != .succeeded { checklist[pairID].state = .inProgress }
@@ -358,7 +340,6 @@ public struct ICEAgent {
     private func checkTiming() -> STUNTransactionTiming {
         var timing = configuration.checkTiming
         var busy = 0
-        // By index, read in place: `count(where:)` copied every pair.
         for i in checklist.pairs.indices where checklist[i].state == .waiting || checklist[i].state == .inProgress {
             busy += 1
         }
@@ -371,14 +352,17 @@ public struct ICEAgent {
     }
 
     private mutating func sendConsentCheck(on pair: CandidatePair, now: Instant) {
-        guard selectedLocal != nil, let remoteCredentials = selectedRemote else { return }
+        guard let remoteCredentials = selectedRemote else { return }
         let id = STUNTransactionID.random(using: &random)
         let localPreference = UInt16(truncatingIfNeeded: pair.local.priority >> 8)
         let request = ConnectivityCheck.request(
             transactionID: id, username: selectedCheckUsername,
             priority: Priority.candidate(kind: .peerReflexive, localPreference: localPreference),
             role: role, tieBreaker: tieBreaker, useCandidate: false)
-        guard let bytes = try? request.encode(key: remoteCredentials.key, fingerprint: true) else { return }
+        guard let bytes = try? request.encode(key: remoteCredentials.key, fingerprint: true) else {
+            unencodableMessages += 1
+            return
+        }
         start(ConnectivityCheck(
             transactionID: id, purpose: .consent, bytes: bytes, from: pair.sendFrom, to: pair.sendTo,
             responseKey: remoteCredentials.key, now: now, timing: configuration.checkTiming))
@@ -421,7 +405,10 @@ public struct ICEAgent {
         // The layout is kept: MESSAGE-INTEGRITY is checked without scanning the message again.
         guard let layout = try? STUNMessageLayout(scanning: bytes),
               let message = try? STUNMessage(decoding: bytes, layout: layout), message.method == .binding
-        else { return }
+        else {
+            malformedMessages += 1
+            return
+        }
         switch message.messageClass {
         case .request:
             onRequest(message, bytes: bytes, layout: layout, from: from, to: to, now: now)
@@ -456,21 +443,11 @@ public struct ICEAgent {
             return
         }
         // USERNAME is "local:remote" from our side (RFC 8445 §7.3.1): an unknown ufrag → 401.
-        // Up to the first colon, read in place (a split made an array of pieces for every check).
-        let checkUsername = CheckUsername(username)
-        let credentials: KeyedCredentials
-        let isCurrent: Bool
-        if checkUsername.localPartIs(local.credentials.ufrag) {
-            credentials = local
-            isCurrent = true
-        } else if let old = selectedLocal, selectedPair.map({ $0.generation < generation }) == true,
-                  checkUsername.localPartIs(old.credentials.ufrag) {
-            credentials = old
-            isCurrent = false
-        } else {
+        guard CheckUsername(username).localPartIs(local.credentials.ufrag) else {
             reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
             return
         }
+        let credentials = local
         let authentic = (try? STUNIntegrity.verify(bytes, layout: layout, key: credentials.key)) != nil
         guard authentic else {
             reply(message.errorResponse(code: STUNErrorCode.unauthenticated), key: nil, from: to, to: from)
@@ -494,7 +471,6 @@ public struct ICEAgent {
             return
         }
         reply(message.successResponse(attributes: [.xorMappedAddress(from)]), key: credentials.key, from: to, to: from)
-        guard isCurrent else { return }
 
         // A source we do not know is a peer-reflexive remote candidate (RFC 8445 §7.3.1.3).
         if !remoteCandidates.contains(where: { $0.address == from }) {
@@ -518,7 +494,7 @@ public struct ICEAgent {
         case .inProgress:
             // RFC 8445 §7.3.1.4: cancel the check in flight (no more retransmissions, and no
             // failure if it goes unanswered, though a response still counts) and check again.
-            for i in transactions.indices where transactions[i].isCheck(pairID: pairID, generation: generation) {
+            for i in transactions.indices where transactions[i].isCheck(pairID: pairID) {
                 transactions[i].transaction.handle(.cancel, now: now)
             }
             checklist.trigger(pairID)
@@ -550,8 +526,7 @@ public struct ICEAgent {
             serverReflexiveResponse(message, server: server, base: base)
         case .consent:
             if symmetric, message.messageClass == .successResponse { consent?.responded(now: now) }
-        case .check(let pairID, let gen, let useCandidate, let roleWhenSent):
-            guard gen == generation else { return }
+        case .check(let pairID, let useCandidate, let roleWhenSent):
             // Non-symmetric addresses fail the pair (RFC 8445 §7.2.5.2.1).
             guard symmetric else {
                 checklist[pairID].state = .failed
@@ -609,8 +584,7 @@ public struct ICEAgent {
         if transaction.isCancelled { checklist.untrigger(pairID) }  // the answer came after all
         checklist.unfreeze(foundationOf: pair)
         if firstValidAt == nil { firstValidAt = now }
-        if selectedPair?.sendFrom == pair.sendFrom, selectedPair?.sendTo == pair.sendTo,
-           selectedPair?.generation == generation {
+        if selectedPair?.sendFrom == pair.sendFrom, selectedPair?.sendTo == pair.sendTo {
             consent?.responded(now: now)
         }
         if useCandidate, role == .controlling {
@@ -622,11 +596,9 @@ public struct ICEAgent {
 
     // MARK: - Nomination and selection
 
-    private var hasSelectedPairOfThisGeneration: Bool { selectedPair?.generation == generation }
-
     /// Regular nomination: once the strategy picks a valid pair, check it again with USE-CANDIDATE.
     private mutating func nominateIfReady(now: Instant) {
-        guard role == .controlling, remote != nil, nominationPairID == nil, !hasSelectedPairOfThisGeneration,
+        guard role == .controlling, remote != nil, nominationPairID == nil, case .none = selectedPair,
               let id = configuration.nomination.pairToNominate(in: checklist, role: role, firstValidAt: firstValidAt,
                                                                now: now)
         else { return }
@@ -638,12 +610,10 @@ public struct ICEAgent {
     private mutating func nominate(_ id: Int, now: Instant) {
         checklist[id].nominated = true
         let pair = checklist[id]
-        if let current = selectedPair, current.generation == generation,
-           current.priority(role: role) >= pair.priority(role: role) {
+        if let current = selectedPair, current.priority(role: role) >= pair.priority(role: role) {
             return
         }
         selectedPair = pair
-        selectedLocal = local
         selectedRemote = remote
         selectedCheckUsername = checkUsername
         consent = ConsentFreshness(configuration: configuration.consent, now: now, random: &random)
@@ -664,7 +634,7 @@ public struct ICEAgent {
             newState = .closed
         } else if consentLost {
             newState = .failed
-        } else if case .some = selectedPair, let c = consent {  // a tag test: `!= nil` copied the pair
+        } else if case .some = selectedPair, let c = consent {
             switch c.status(now: now) {
             case .expired:
                 consentLost = true
@@ -674,7 +644,7 @@ public struct ICEAgent {
             case .disconnected:
                 newState = .disconnected
             case .fresh:
-                let settled = hasSelectedPairOfThisGeneration && hasRemoteEndOfCandidates && isGatheringComplete
+                let settled = hasRemoteEndOfCandidates && isGatheringComplete
                     && !checklist.hasUnfinishedPairs
                 newState = settled ? .completed : .connected
             }
@@ -693,13 +663,16 @@ public struct ICEAgent {
             state = newState
             push(.event(.stateChanged(newState)))
         }
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     // MARK: - Output
 
     private mutating func reply(_ response: STUNMessage, key: STUNIntegrityKey?, from: Endpoint, to: Endpoint) {
-        guard let bytes = try? response.encode(key: key, fingerprint: true) else { return }
+        guard let bytes = try? response.encode(key: key, fingerprint: true) else {
+            unencodableMessages += 1
+            return
+        }
         push(.transmit(bytes, from: from, to: to))
     }
 

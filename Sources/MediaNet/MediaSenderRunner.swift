@@ -182,7 +182,7 @@ public final class MediaSenderRunner: @unchecked Sendable {
 
     private func route(_ datagram: Datagram, now: Instant) {
         if impairment != nil {
-            impairment!.handle(.submit(datagram), now: now)
+            impairment?.handle(.submit(datagram), now: now)
             while let due = impairment!.pollOutput() { enqueue(due) }
         } else {
             enqueue(datagram)

@@ -26,7 +26,9 @@ public final class EventLoop: @unchecked Sendable {
     public let clock: any InstantSource
     private let epfd: Int32
     private let wakeFD: Int32
-    private let posted = Mutex<[@Sendable () -> Void]>([])
+    /// Work posted from any thread, and whether the loop was woken for it since it last took it: a
+    /// burst of posts costs one `eventfd` write, not one each.
+    private let posted = Mutex<(work: [@Sendable () -> Void], woken: Bool)>(([], false))
     private let stopping = Atomic<Bool>(false)
     private var threadID: pthread_t?
     // Loop-confined state.
@@ -78,8 +80,12 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `work` on the loop's thread, soon. Safe from any thread.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        posted.withLock { $0.append(work) }
-        _ = cs_eventfd_signal(wakeFD)
+        let wake = posted.withLock { p -> Bool in
+            p.work.append(work)
+            defer { p.woken = true }
+            return !p.woken
+        }
+        if wake { _ = cs_eventfd_signal(wakeFD) }
     }
 
     /// Ends the loop after the current iteration; `onStop` handlers then run on its thread.
@@ -187,9 +193,12 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runPosted() {
-        let work = posted.withLock { q -> [@Sendable () -> Void] in
-            defer { q.removeAll(keepingCapacity: true) }
-            return q
+        let work = posted.withLock { p -> [@Sendable () -> Void] in
+            defer {
+                p.work.removeAll(keepingCapacity: true)
+                p.woken = false
+            }
+            return p.work
         }
         for w in work { w() }
     }

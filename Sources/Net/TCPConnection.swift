@@ -22,6 +22,8 @@ public final class TCPConnection {
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
     private var closeWhenDrained = false
+    /// What the loop watches the socket for now, so an unchanged interest costs no `epoll_ctl`.
+    private var watching = (interest: EventLoop.Readiness.readable, hangup: true)
     public private(set) var isClosed = false
     public private(set) var bytesIn = 0
     public private(set) var bytesOut = 0
@@ -84,7 +86,7 @@ public final class TCPConnection {
                 guard let onReadEnd else { close(); return }
                 // Level-triggered epoll would report the end of input again and again: stop reading.
                 readEnded = true
-                loop.setInterest(fd, pendingOutbound > 0 ? .writable : [], watchHangup: false)
+                watch(pendingOutbound > 0 ? .writable : [], hangup: false)
                 onReadEnd()
                 return
             } else {
@@ -105,7 +107,7 @@ public final class TCPConnection {
                 outboundOffset += n
                 bytesOut += n
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                loop.setInterest(fd, readEnded ? .writable : [.readable, .writable], watchHangup: !readEnded)
+                watch(readEnded ? .writable : [.readable, .writable], hangup: !readEnded)
                 return
             } else if n < 0 && errno == EINTR {
                 continue
@@ -118,8 +120,14 @@ public final class TCPConnection {
         // A long-lived connection (a push stream) keeps no more than a small buffer between writes.
         outbound.removeAll(keepingCapacity: outbound.capacity <= 4096)
         outboundOffset = 0
-        loop.setInterest(fd, readEnded ? [] : .readable, watchHangup: !readEnded)
+        watch(readEnded ? [] : .readable, hangup: !readEnded)
         if closeWhenDrained { close(); return }
         onDrained()
+    }
+
+    private func watch(_ interest: EventLoop.Readiness, hangup: Bool) {
+        guard interest != watching.interest || hangup != watching.hangup else { return }
+        watching = (interest, hangup)
+        loop.setInterest(fd, interest, watchHangup: hangup)
     }
 }

@@ -4,7 +4,9 @@
 // what comes out. Every machine access happens on the loop's thread: store requests run as
 // tasks whose executor is the loop, several at once (`StoreRequestQueue`: bounded, saves of the
 // same record in the order the machine asked for them), so a poll never holds up a
-// push-triggered fetch.
+// push-triggered fetch. The run ends when the call is closed (hung up, every transport drained)
+// and the store requests it asked for are answered — or, for a store that stopped answering,
+// `goodbyeTimeout` after the hang-up.
 
 import Foundation
 import ICE
@@ -38,10 +40,25 @@ public final class PeerRunner: @unchecked Sendable {
         case interrupted
     }
 
+    /// What the driver itself dropped or did without: for the summary.
+    public struct Report: Sendable, Equatable {
+        /// Datagrams the kernel refused to send (a full socket buffer, an unreachable address).
+        public var unsentDatagrams = 0
+        /// Why push notifications could not be had, when they could not: the call then learned of
+        /// records only by its strategy's polls.
+        public var pushUnavailable: String?
+        /// Whether the goodbye timed out: the store did not answer the hang-up's requests, or
+        /// the transports were not drained, within `goodbyeTimeout`.
+        public var goodbyeTimedOut = false
+
+        public init() {}
+    }
+
     public let loop: EventLoop
     public let options: Options
     private let client: any StoreClient
     private var call: PeerCall
+    private var report = Report()
     private var sockets: [Endpoint: UDPSocket] = [:]
     private var storeQueue: StoreRequestQueue<CallSignaling.Origin>
     private var timer: EventLoop.Timer?
@@ -53,8 +70,8 @@ public final class PeerRunner: @unchecked Sendable {
     private var pendingSends: [Endpoint: [(payload: [UInt8], to: Endpoint)]] = [:]
     private var impairment: Impairment<Transmit>?
     /// Called on the loop's thread for every event of the call (progress lines, logs).
-    private let observer: @Sendable (PeerCall.Event, PeerCall) -> Void
-    private let snapshot = Mutex<PeerCallSnapshot?>(nil)
+    private let observer: @Sendable (PeerCall.Event, borrowing PeerCall) -> Void
+    private let snapshot = Mutex<(PeerCallSnapshot, Report)?>(nil)
     private let log = Logger(component: "peer")
 
     public struct Transmit: Sendable {
@@ -64,8 +81,8 @@ public final class PeerRunner: @unchecked Sendable {
     }
 
     /// `sockets` are bound already; their local endpoints must be the call's host addresses.
-    public init(call: PeerCall, client: any StoreClient, sockets: [UDPSocket], options: Options = Options(),
-                observer: @escaping @Sendable (PeerCall.Event, PeerCall) -> Void = { _, _ in }) throws {
+    public init(call: consuming PeerCall, client: any StoreClient, sockets: [UDPSocket], options: Options = Options(),
+                observer: @escaping @Sendable (PeerCall.Event, borrowing PeerCall) -> Void = { _, _ in }) throws {
         self.call = call
         self.client = client
         self.options = options
@@ -99,7 +116,10 @@ public final class PeerRunner: @unchecked Sendable {
     }
 
     /// The call as it ends (milestones, counters, media statistics), once `run` returned.
-    public var final: PeerCallSnapshot? { snapshot.withLock { $0 } }
+    public var final: PeerCallSnapshot? { snapshot.withLock { $0?.0 } }
+
+    /// What the driver dropped, once `run` returned.
+    public var finalReport: Report? { snapshot.withLock { $0?.1 } }
 
     // MARK: - Loop thread
 
@@ -117,11 +137,18 @@ public final class PeerRunner: @unchecked Sendable {
         // The push stream is opened before the call starts, so no record saved after the call's
         // first fetch can go unannounced.
         pushTask = Task(executorPreference: loop) { [self] in
-            let stream = try? await client.notifications()
+            var stream: AsyncStream<PushNotification>?
+            do {
+                stream = try await client.notifications()
+            } catch {
+                // Without push, the strategy's polls find every record (slower: say so).
+                report.pushUnavailable = "\(error)"
+                log.warning("no push notifications (\(error)): the call learns of records by polling only")
+            }
             guard outcome == nil else { return }
             call.handle(.start, now: loop.clock.now())
             pump()
-            guard let stream else { return }  // without push, the strategy's polls find every record
+            guard let stream else { return }
             for await note in stream {
                 guard outcome == nil else { return }
                 call.handle(.signaling(.notification(note)), now: loop.clock.now())
@@ -148,7 +175,7 @@ public final class PeerRunner: @unchecked Sendable {
                 storeQueue.enqueue(request, tag: origin)
             case .transmit(let bytes, let from, let to):
                 if impairment != nil {
-                    impairment!.handle(.submit(Transmit(bytes: bytes, from: from, to: to)), now: now)
+                    impairment?.handle(.submit(Transmit(bytes: bytes, from: from, to: to)), now: now)
                 } else {
                     pendingSends[from, default: []].append((bytes, to))
                 }
@@ -165,8 +192,8 @@ public final class PeerRunner: @unchecked Sendable {
 
     private func releaseImpaired(now: Instant) {
         guard impairment != nil else { return }
-        impairment!.handle(.timer, now: now)
-        while let due = impairment!.pollOutput() {
+        impairment?.handle(.timer, now: now)
+        while let due = impairment?.pollOutput() {
             pendingSends[due.from, default: []].append((due.bytes, due.to))
         }
     }
@@ -176,7 +203,12 @@ public final class PeerRunner: @unchecked Sendable {
 
     private func flushSends() {
         for (from, batch) in pendingSends where !batch.isEmpty {
-            _ = sockets[from]?.send(batch)
+            let sent = sockets[from]?.send(batch) ?? 0
+            guard sent < batch.count else { continue }
+            if report.unsentDatagrams == 0 {
+                log.warning("the socket on \(from) refused datagrams (counted from now on in the summary)")
+            }
+            report.unsentDatagrams += batch.count - sent
         }
         pendingSends.removeAll(keepingCapacity: true)
     }
@@ -185,7 +217,11 @@ public final class PeerRunner: @unchecked Sendable {
         if case .ended = event, goodbyeTimer == nil {
             // The goodbye is store requests; a store that stopped answering must not hold us.
             goodbyeTimer = loop.schedule(at: now + options.goodbyeTimeout) { [self] in
-                if outcome == nil { finishNow() }
+                guard outcome == nil else { return }
+                report.goodbyeTimedOut = true
+                log.warning("the goodbye took longer than \(options.goodbyeTimeout) (\(storeQueue.inFlightCount) store "
+                            + "request(s) unanswered, call \(call.isClosed ? "closed" : "still closing")): stopping")
+                finishNow()
             }
         }
         // What the other user wrote and we dropped: never a silent wait.
@@ -231,8 +267,9 @@ public final class PeerRunner: @unchecked Sendable {
         }
     }
 
+    /// Stops once the call is closed and its store requests are answered.
     private func finishIfDone() {
-        guard call.hasHungUp, outcome == nil, storeQueue.isIdle else { return }
+        guard call.isClosed, outcome == nil, storeQueue.isIdle else { return }
         finishNow()
     }
 
@@ -248,7 +285,8 @@ public final class PeerRunner: @unchecked Sendable {
         guard outcome == nil else { return }
         outcome = result
         pushTask?.cancel()
-        snapshot.withLock { $0 = PeerCallSnapshot(call) }
+        let final = (PeerCallSnapshot(call), report)
+        snapshot.withLock { $0 = final }
         for (_, socket) in sockets { loop.deregister(socket.fd) }
         if let timer { loop.cancel(timer) }
         loop.stop()

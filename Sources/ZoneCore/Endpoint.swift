@@ -302,8 +302,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         guard case .v4(let v) = address else { return "[\(address)]:\(port)" }
-        // Interpolating the address and the port cost about 1,400 instructions, and a call prints
-        // its relayed endpoints for the log.
+        // Written digit by digit: a call prints its relayed endpoints for the log.
         return withIPv4EndpointText(v, port) { String(decoding: $0, as: UTF8.self) }
     }
 
@@ -696,8 +695,7 @@ private func parseCIDR(_ bytes: ArraySlice<UInt8>) throws(AddressFailure) -> CID
 
 private func formatIPv4(_ v: UInt32) -> String {
     // Digit by digit into one small buffer (the text fits a small string: no allocation). Endpoints
-    // are printed where it matters — every TURN request's nonce check prints two — and
-    // interpolating four numbers cost several thousand instructions.
+    // are printed where it matters: every TURN request's nonce check prints two.
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 15) { buffer in
         var count = 0
         writeIPv4(v) { byte in

@@ -22,8 +22,7 @@ public enum JSONString {
     /// Escapes control characters (and, when `quoting`, `"` and `\`) JSON-style. U+2028 and
     /// U+2029 are escaped too: JSON allows them raw, but JavaScript string literals do not.
     public static func appendEscaped(_ text: String, to line: inout String, quoting: Bool) {
-        // Scanned over the string's contiguous bytes: through the UTF-8 view the scan cost about 50
-        // instructions a byte, more than all the rest of writing a candidate batch.
+        // Scanned over the string's contiguous bytes.
         var text = text
         guard text.withUTF8({ mayNeedEscaping($0, quoting: quoting) }) else {
             line += text

@@ -1,16 +1,13 @@
-// The output queue every sans-I/O machine drains through `pollOutput()`: appended to while an
-// input is handled, read front to back, and emptied (keeping its storage) once read through, so
-// a busy machine allocates no new storage per input.
+// The output queue every sans-I/O machine drains through `pollOutput()`, and the queue any machine
+// drains from the front: appended to while an input is handled, read front to back, and emptied
+// (keeping its storage) once read through, so a busy machine allocates no new storage per input
+// and taking the oldest element never moves the others.
 //
 // It is generic and on every machine's hot path, so it is `@inlinable` (specialized in the
-// module that uses it, rather than called through generic metadata). Outputs are moved in
-// (`append` consumes) and moved out (`pop`), and only the outputs still queued are ever
-// destroyed: slots of optionals, as this queue had before, left a nil behind every output taken,
-// and emptying the queue destroyed each nil through the runtime's generic Optional witness
-// (about 100–260 instructions a slot, some 25 k per simulated call).
+// module that uses it, rather than called through generic metadata). Elements are moved in
+// (`append` consumes) and out (`pop`), and only the ones still queued are ever destroyed.
 //
-// A machine is a value and is copied (a call into its trial, a driver's snapshot), so the storage
-// is copied on write: a copy's queue is its own.
+// A machine that holds one is a value, so the storage is copied on write: a copy's queue is its own.
 
 /// A first-in first-out queue of a machine's outputs.
 @frozen
@@ -57,6 +54,27 @@ public struct OutputQueue<Element> {
     /// Whether every output has been taken.
     @inlinable
     public var isEmpty: Bool { storage?.isEmpty ?? true }
+
+    /// How many outputs are queued.
+    @inlinable
+    public var count: Int { storage?.count ?? 0 }
+
+    /// Whether a queued output satisfies `predicate`.
+    @inlinable
+    public func contains(where predicate: (Element) -> Bool) -> Bool {
+        guard let storage else { return false }
+        return storage.contains(where: predicate)
+    }
+
+    /// Removes the queued outputs that satisfy `predicate`; the others keep their order.
+    @inlinable
+    public mutating func removeAll(where predicate: (Element) -> Bool) {
+        guard storage != nil, !storage!.isEmpty else { return }
+        if !isKnownUniquelyReferenced(&storage!) {
+            storage = storage!.copy(capacity: storage!.slots)
+        }
+        storage!.removeAll(where: predicate)
+    }
 }
 
 extension OutputQueue: @unchecked Sendable where Element: Sendable {}
@@ -87,8 +105,11 @@ final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Elemen
         return unsafeDowncast(buffer, to: OutputQueueStorage<Element>.self)
     }
 
-    // Every access to the header goes through its pointer: reading `header`, a class's stored
-    // property, costs a dynamic exclusivity check (`swift_beginAccess`) each time.
+    // The header is reached through its pointer, not the `header` property: a class's stored
+    // property is checked for exclusive access at run time on every use.
+
+    @inlinable
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.end - $0.pointee.head } }
 
     @inlinable
     var isEmpty: Bool { withUnsafeMutablePointerToHeader { $0.pointee.head == $0.pointee.end } }
@@ -101,8 +122,8 @@ final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Elemen
 
     @inlinable
     func initializeNext(_ element: consuming Element) {
-        // The slot's address is taken out of the closure so that the element is moved into it, not
-        // captured and copied; the elements stay where they are while `self` lives.
+        // The slot's address is taken out of the closure so that the element is moved into it
+        // rather than captured by the closure; the elements stay where they are while `self` lives.
         let slot = withUnsafeMutablePointers { header, elements in
             header.pointee.end += 1
             return elements + (header.pointee.end - 1)
@@ -124,8 +145,38 @@ final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Elemen
         }
     }
 
-    /// A full storage with room at the front is compacted in place; otherwise the outputs move to
-    /// storage twice as large.
+    @inlinable
+    func contains(where predicate: (Element) -> Bool) -> Bool {
+        let (first, count) = withUnsafeMutablePointers { header, elements in
+            (elements + header.pointee.head, header.pointee.end - header.pointee.head)
+        }
+        for i in 0..<count where predicate(first[i]) { return true }
+        return false
+    }
+
+    /// Removes the elements that satisfy `predicate`, moving the others down over them in order.
+    @inlinable
+    func removeAll(where predicate: (Element) -> Bool) {
+        let (first, count) = withUnsafeMutablePointers { header, elements in
+            (elements + header.pointee.head, header.pointee.end - header.pointee.head)
+        }
+        var kept = 0
+        for i in 0..<count {
+            if predicate(first[i]) {
+                (first + i).deinitialize(count: 1)
+            } else {
+                if i != kept { (first + kept).moveInitialize(from: first + i, count: 1) }
+                kept += 1
+            }
+        }
+        withUnsafeMutablePointerToHeader { header in
+            header.pointee.end = kept == 0 ? 0 : header.pointee.head + kept
+            if kept == 0 { header.pointee.head = 0 }
+        }
+    }
+
+    /// A full storage with room at the front is compacted where it is; otherwise the outputs move
+    /// to storage twice as large.
     @inlinable
     func makeRoom() -> OutputQueueStorage<Element> {
         let (head, count, capacity) = withUnsafeMutablePointerToHeader {

@@ -9,8 +9,9 @@
 /// A driver feeds every input with `handle(_:now:)`, then calls `pollOutput()` until it returns
 /// nil, and arranges to feed the machine's timer input once `nextDeadline` has passed. Outputs
 /// are handed out in the order the machine produced them; a composite machine passes every
-/// output of its parts on, in order, through one place (nothing polled is dropped).
-public protocol SansIOMachine {
+/// output of its parts on, in order, through one place (nothing polled is dropped). A machine that
+/// owns others (a call owns its transports) may be noncopyable: it has one owner, its driver.
+public protocol SansIOMachine: ~Copyable {
     /// Something that happened: a datagram, a reply, a timer, a request of the user.
     associatedtype Input
     /// Something the machine wants done or reported.
@@ -26,7 +27,7 @@ public protocol SansIOMachine {
     var nextDeadline: Instant? { get }
 }
 
-extension SansIOMachine {
+extension SansIOMachine where Self: ~Copyable {
     /// Every output now pending, in order — for tests and for drivers that batch.
     @inlinable
     public mutating func drainOutputs() -> [Output] {

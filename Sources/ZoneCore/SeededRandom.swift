@@ -55,8 +55,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         }
     }
 
-    /// The lowercase hex digit of `nibble` (0–15), worked out rather than looked up: a table of
-    /// digits was an array built on every call (~1 k instructions, six times a call).
+    /// The lowercase hex digit of `nibble` (0–15), worked out rather than looked up in a table.
     @inline(__always)
     private static func hexDigit(_ nibble: UInt64) -> UInt8 {
         let value = UInt8(truncatingIfNeeded: nibble)

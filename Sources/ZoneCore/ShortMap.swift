@@ -1,7 +1,7 @@
 /// A map for a handful of entries, found by comparing keys rather than hashing them: for the small
-/// tables on a simulated call's hot paths (a network's routes, a store's clients),
-/// where hashing a key (an address, a user name) cost more than
-/// comparing it with each entry. Linear in its size: never for a table a remote can grow.
+/// tables on a simulated call's hot paths (a network's routes, a store's clients), which a
+/// comparison with each entry searches faster than a hash of the key (an address, a user name).
+/// Linear in its size: never for a table a remote can grow.
 public struct ShortMap<Key: Equatable, Value> {
     @usableFromInline var entries: [(key: Key, value: Value)] = []
 

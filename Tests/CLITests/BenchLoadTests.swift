@@ -38,6 +38,39 @@ struct BenchLoadTests {
         #expect(try #require(report.rateEndFDs) <= (try #require(report.warmFDs)) + 2)
     }
 
+    struct CallsReport: Decodable {
+        struct Calls: Decodable {
+            var loneCalls: Int
+            var loneConverged: Int
+            var calls: Int
+            var converged: Int
+            var failed: Int
+            var peakConcurrent: Int
+            var p99Ms: Double?
+            var rejectedRecords: Int
+            var storeRequestsPerCall: Double?
+        }
+        var calls: Calls?
+    }
+
+    @Test("calls: lone calls, then 20 at once through one daemon; every one converges and ends, none fails")
+    func calls() async throws {
+        let output = try await offPool {
+            try ZonertcProcess.run(["bench", "load", "--devices", "0", "--calls", "20", "--call-rate", "0",
+                                    "--call-hold", "2s", "--lone-calls", "3", "--json"], limit: .seconds(120))
+        }
+        #expect(output.status == 0, "\(output.stderr)")
+        let report = try #require(try JSONDecoder().decode(CallsReport.self, from: Data(output.stdout.utf8)).calls)
+        #expect(report.loneConverged == 3)
+        #expect(report.converged == 20)
+        #expect(report.failed == 0)
+        #expect(report.peakConcurrent == 20)
+        #expect(report.rejectedRecords == 0)
+        #expect(report.p99Ms != nil)
+        // Offer, answer, candidates, the session record, goodbye: a real call's requests, not a handful.
+        #expect((report.storeRequestsPerCall ?? 0) >= 10, "\(report.storeRequestsPerCall ?? 0) requests per call")
+    }
+
     @Test("bad command lines exit 2 with a reason")
     func refusals() throws {
         let daemons = try ZonertcProcess.run(["bench", "load", "--daemons", "2"])
@@ -45,5 +78,10 @@ struct BenchLoadTests {
         #expect(daemons.stderr.contains("--daemons needs --postgres"), "\(daemons.stderr)")
         let both = try ZonertcProcess.run(["bench", "load", "--url", "http://127.0.0.1:1", "--postgres", "x"])
         #expect(both.status == 2)
+        let nothing = try ZonertcProcess.run(["bench", "load", "--devices", "0"])
+        #expect(nothing.status == 2)
+        let sync = try ZonertcProcess.run(["bench", "load", "--calls", "1", "--call-sync", "carrier-pigeon"])
+        #expect(sync.status == 2)
+        #expect(sync.stderr.contains("--call-sync"), "\(sync.stderr)")
     }
 }

@@ -15,11 +15,18 @@ struct CallProcessTests {
             var retransmissions: Int
             var lost: Int
         }
+        struct Drops: Decodable {
+            var malformedSTUN: Int
+            var socketRefused: Int
+        }
         struct Summary: Decodable {
             var outcome: String
             var path: String?
             var firstFrameMs: Double?
             var media: Media?
+            var restarts: Int?
+            var drops: Drops?
+            var goodbyeTimedOut: Bool?
         }
         var alice: Summary?
         var bob: Summary?
@@ -46,6 +53,13 @@ struct CallProcessTests {
         #expect(r.bob?.media?.framesReceived == 60)
         #expect(r.bob?.media?.receivedDigest == r.alice?.media?.sentDigest)
         #expect(r.bob?.path == "host")
+        // The summary counts what was dropped; on loopback the sockets refused nothing, nothing
+        // restarted, and each peer stopped once its call was closed, not on the goodbye's timeout.
+        for summary in [r.alice, r.bob] {
+            #expect(summary?.drops?.socketRefused == 0 && summary?.drops?.malformedSTUN == 0)
+            #expect(summary?.restarts == 0)
+            #expect(summary?.goodbyeTimedOut == false)
+        }
     }
 
     @Test("10% loss on both peers' datagrams: NACK repairs it, identical frames",
@@ -85,6 +99,8 @@ struct CallProcessTests {
         let r = try #require(report)
         #expect(r.verdict.ok, "\(r.verdict.text)")
         #expect(r.alice?.path == "relay" && r.bob?.path == "relay")
+        // Each peer waited for its allocation's deletion to be answered, well within the goodbye's time.
+        #expect(r.alice?.goodbyeTimedOut == false && r.bob?.goodbyeTimedOut == false)
     }
 
     @Test("a truncated IVF: a clear error naming the offset, exit 1, nothing left running")

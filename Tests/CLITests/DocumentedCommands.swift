@@ -143,6 +143,12 @@ enum DocumentedCommands {
         ("swift run -c release zonertc-bench store", .asWritten),
         ("swift run -c release zonertc-bench http", .asWritten),
         ("Bench/http-saves.sh 5", .asWritten.needing("wrk", "curl").expecting("records in the store")),
+        ("Bench/load/capacity.sh", .asWritten.with(.postgreSQL).expecting("machine: ").within(seconds: 240)),
+        ("zonertc bench load --devices 10000 --hold 5s",
+         .quick(("--devices 10000 --hold 5s", "--devices 20 --hold 1s")).expecting("errors         none")),
+        ("zonertc bench load --devices 0 --calls 1000 --call-hold 20s --lone-calls 20",
+         .quick(("--calls 1000 --call-hold 20s --lone-calls 20", "--calls 3 --call-hold 1s --lone-calls 1"))
+            .expecting("3/3 converged, 0 failed")),
         ("zonertc bench signaling --profiles lan --calls 15", .quick(("--calls 15", "--calls 1"))),
         ("Bench/ice-connect/compare.sh", .asWritten.needing("python3:aioice")),
         ("swift run -c release zonertc-bench ice", .asWritten),

@@ -2,6 +2,7 @@ import Foundation
 import Net
 import RecordStore
 import StoreServer
+import Synchronization
 import Testing
 import ZoneCore
 
@@ -72,6 +73,83 @@ struct RegistrationTests {
         guard case .found(let record) = mine.first else { Issue.record("alice lost her record"); return }
         #expect(record.fields["text"] == .string("alice only"))
         daemon.kill(SIGTERM)
+    }
+
+    /// Whether `token` authenticates on the daemon: a private lookup that is not refused with 401.
+    static func authenticates(_ token: String, at endpoint: Endpoint) throws -> Bool {
+        let reply = try exchange(endpoint, post("/database/1/c/e/private/records/lookup",
+                                                #"{"records":[{"recordName":"nothing"}]}"#,
+                                                headers: "Authorization: Bearer \(token)\r\n"))
+        return reply.hasPrefix("HTTP/1.1 200")
+    }
+
+    @Test("SIGKILL while users register: every user that got a token is there after the restart, names stay taken")
+    func registrationsSurviveACrash() async throws {
+        let dir = NSTemporaryDirectory() + "zonertc-register-crash-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let daemon = try DaemonProcess(arguments: ["--data", dir])
+        final class Progress: Sendable {
+            let acknowledged = Mutex<[(name: String, token: String)]>([])
+            let killed = Atomic<Bool>(false)
+        }
+        let progress = Progress()
+        await withTaskGroup(of: Void.self) { group in
+            for w in 0..<8 {
+                group.addTask {
+                    for i in 0..<500 {
+                        let name = "crash-\(w)-\(i)"
+                        guard let token = try? await RemoteStoreClient.register(userName: name, at: daemon.endpoint)
+                        else { return }
+                        let count = progress.acknowledged.withLock { $0.append((name, token)); return $0.count }
+                        if count >= 200, !progress.killed.exchange(true, ordering: .sequentiallyConsistent) {
+                            daemon.kill(SIGKILL)
+                        }
+                    }
+                }
+            }
+        }
+        let users = progress.acknowledged.withLock { $0 }
+        let killed = progress.killed.load(ordering: .sequentiallyConsistent)
+        #expect(users.count >= 200)
+        #expect(killed)
+
+        let restarted = try DaemonProcess(arguments: ["--data", dir])
+        defer { restarted.kill(SIGTERM) }
+        let lost = try users.filter { try !Self.authenticates($0.token, at: restarted.endpoint) }
+        #expect(lost.isEmpty, "\(lost.count) of \(users.count) acknowledged users lost, e.g. \(lost.prefix(3).map(\.name))")
+        // Their names are still taken: registering one again is refused, its token not handed out.
+        let again = try Self.exchange(restarted.endpoint, Self.post("/auth/register", #"{"userName":"crash-0-0"}"#))
+        #expect(again.hasPrefix("HTTP/1.1 409"), "\(again)")
+        #expect(try await RemoteStoreClient.register(userName: "after-crash", at: restarted.endpoint).count == 64)
+    }
+
+    @Test("a data directory an earlier version left (users.json) serves its users with their tokens, and new ones")
+    func upgradeFromUsersJSON() async throws {
+        let dir = NSTemporaryDirectory() + "zonertc-register-upgrade-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // What earlier daemons wrote: every user and its token, a pretty-printed JSON object, mode 0600.
+        let old = ["alice": String(repeating: "a1", count: 32), "bob.b": String(repeating: "b2", count: 32)]
+        let data = try JSONSerialization.data(withJSONObject: old, options: [.sortedKeys, .prettyPrinted])
+        #expect(FileManager.default.createFile(atPath: "\(dir)/users.json", contents: data,
+                                               attributes: [.posixPermissions: 0o600]))
+
+        var daemon = try DaemonProcess(arguments: ["--data", dir])
+        for (name, token) in old {
+            #expect(try Self.authenticates(token, at: daemon.endpoint), "\(name)'s token from users.json")
+        }
+        let taken = try Self.exchange(daemon.endpoint, Self.post("/auth/register", #"{"userName":"alice"}"#))
+        #expect(taken.hasPrefix("HTTP/1.1 409"), "\(taken)")
+        let carol = try await RemoteStoreClient.register(userName: "carol", at: daemon.endpoint)
+        daemon.kill(SIGTERM)
+
+        // The operator's tool reads the same users, then a restarted daemon has them all.
+        let added = try ZonertcProcess.run(["store", "user", "add", "bob.b", "--data", dir])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == old["bob.b"])
+        daemon = try DaemonProcess(arguments: ["--data", dir])
+        defer { daemon.kill(SIGTERM) }
+        for token in Array(old.values) + [carol] { #expect(try Self.authenticates(token, at: daemon.endpoint)) }
     }
 }
 

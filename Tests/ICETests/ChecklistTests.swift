@@ -14,27 +14,27 @@ import ZoneCore
     }
 
     @Test func pairsOnlyTheSameAddressFamily() {
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         #expect(list.add(local: hostA6, remote: remote("10.0.0.2:1", "r"), role: .controlling) == nil)
         #expect(list.add(local: hostA, remote: remote("10.0.0.2:1", "r"), role: .controlling) == 0)
         #expect(list.pairs.count == 1)
     }
 
     @Test func serverReflexiveIsReplacedByItsBaseAndPruned() {
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         let srflx = Candidate.serverReflexive(try! Endpoint(parsing: "203.0.113.5:6000"), base: hostA.address,
                                               server: try! Endpoint(parsing: "198.51.100.1:3478"))
         let r = remote("10.0.0.2:1", "r")
         #expect(list.add(local: hostA, remote: r, role: .controlling) != nil)
         #expect(list.add(local: srflx, remote: r, role: .controlling) == nil)  // redundant with the host pair
         #expect(list.pairs.count == 1 && list.pairs[0].local.kind == .host)
-        var other = Checklist(generation: 0)
+        var other = Checklist()
         #expect(other.add(local: srflx, remote: r, role: .controlling) == 0)
         #expect(other.pairs[0].local == hostA)  // the base stands in
     }
 
     @Test func initialStatesUnfreezeOnePairPerFoundation() {
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         list.add(local: hostA, remote: remote("10.0.0.2:1", "same", priority: 10), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.2:2", "same", priority: 20), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.3:1", "other"), role: .controlling)
@@ -55,7 +55,7 @@ import ZoneCore
     }
 
     @Test func frozenPairIsUnfrozenWhenItsFoundationFails() {
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         list.add(local: hostA, remote: remote("10.0.0.2:1", "f"), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.2:2", "f"), role: .controlling)
         #expect(list.nextPairToCheck(role: .controlling) == 0)
@@ -65,7 +65,7 @@ import ZoneCore
     }
 
     @Test func triggeredChecksComeFirstInOrder() {
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         list.add(local: hostA, remote: remote("10.0.0.2:1", "a", priority: 1), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.3:1", "b", priority: 2), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.4:1", "c", priority: 3), role: .controlling)
@@ -78,7 +78,7 @@ import ZoneCore
     }
 
     @Test func orderedByDecreasingPriority() {
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         list.add(local: hostA, remote: remote("10.0.0.2:1", "a", priority: 5), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.3:1", "b", priority: 900_000), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.4:1", "c", priority: 50), role: .controlling)
@@ -86,7 +86,7 @@ import ZoneCore
     }
 
     @Test func trickledPairOfASucceededFoundationStartsWaiting() {
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         list.add(local: hostA, remote: remote("10.0.0.2:1", "f"), role: .controlling)
         list.add(local: hostA, remote: remote("10.0.0.2:3", "f"), role: .controlling)
         list[0].state = .succeeded

@@ -78,7 +78,7 @@ import ZoneCore
 
     @Test func regularNominationWaitsForBetterPairsOrTheTimer() {
         let local = Candidate.host(Harness.hostA)
-        var list = Checklist(generation: 0)
+        var list = Checklist()
         list.add(local: local, remote: .remote(kind: .host, address: Harness.hostB, priority: 10, foundation: "lo"),
                  role: .controlling)
         list.add(local: local, remote: .remote(kind: .host, address: try! Endpoint(parsing: "10.0.0.3:1"),

@@ -42,8 +42,8 @@ import ZoneCore
         let a = Candidate.host(try! Endpoint(parsing: "10.0.0.1:5000"))
         let b = Candidate.remote(kind: .serverReflexive, address: try! Endpoint(parsing: "203.0.113.1:9"),
                                  priority: 1_694_498_815, foundation: "7")
-        let atA = CandidatePair(id: 0, local: a, remote: b, state: .waiting, generation: 0)
-        let atB = CandidatePair(id: 0, local: b, remote: a, state: .waiting, generation: 0)
+        let atA = CandidatePair(id: 0, local: a, remote: b, state: .waiting)
+        let atB = CandidatePair(id: 0, local: b, remote: a, state: .waiting)
         #expect(atA.priority(role: .controlling) == atB.priority(role: .controlled))
         #expect(atA.priority(role: .controlled) == atB.priority(role: .controlling))
     }

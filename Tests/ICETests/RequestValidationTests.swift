@@ -135,4 +135,35 @@ import ZoneCore
         a.handle(.datagram(bytes, from: peer, to: Harness.hostB), now: .seconds(11))
         #expect(a.pollOutput() == nil && a.remoteCandidates.isEmpty)
     }
+
+    /// What looks like STUN and does not decode, or is not Binding, is dropped and counted.
+    @Test func malformedSTUNIsCounted() {
+        var a = agent()
+        var bytes = request(username: "AAAA:BBBB", password: "aaaaaaaaaaaaaaaaaaaaaaaa")
+        bytes[3] &+= 8  // the header's length now overruns the message
+        a.handle(.datagram(bytes, from: peer, to: Harness.hostA), now: .seconds(11))
+        let allocate = STUNMessage(method: .allocate, messageClass: .request,
+                                   transactionID: STUNTransactionID(high: 1, low: 1))
+        a.handle(.datagram(try! allocate.encode(), from: peer, to: Harness.hostA), now: .seconds(11))
+        #expect(a.pollOutput() == nil)
+        #expect(a.malformedMessages == 2)
+    }
+
+    /// A check that cannot be encoded (the peer's ufrag makes a USERNAME longer than STUN allows,
+    /// RFC 8489 §14.3) is not sent: the pair fails and the agent counts it.
+    @Test func unencodableChecksAreCounted() throws {
+        var a = try ICEAgent(
+            configuration: AgentConfiguration(hostAddresses: [Harness.hostA], role: .controlling,
+                                              credentials: Harness.credentialsA, seed: 7),
+            now: .seconds(10))
+        try a.setRemoteCredentials(Credentials(ufrag: String(repeating: "u", count: 600),
+                                               password: "bbbbbbbbbbbbbbbbbbbbbbbb"))
+        a.addRemoteCandidate(Candidate.remote(kind: .host, address: peer, priority: 1, foundation: "1"))
+        a.handle(.timer, now: .seconds(11))
+        var checks = 0
+        while let output = a.pollOutput() { if case .transmit = output { checks += 1 } }
+        #expect(checks == 0)
+        #expect(a.unencodableMessages == 1)
+        #expect(a.pairs.allSatisfy { $0.state == .failed })
+    }
 }

@@ -222,7 +222,7 @@ struct AioiceInteropTests {
         }
         drain()
         let status = peer.waitForExit(timeout: .seconds(5))
-        transport.close()
+        transport.close(now: clock.now())
         drain()
         // Let the deallocation be answered (bounded).
         let closeEnd = clock.now() + .seconds(2)

@@ -38,8 +38,8 @@ struct ICETransportRelayTests {
         #expect(net.server.counters.packetsToPeers >= 22)
 
         // Closing deallocates both relays on the server.
-        net.transports[0].close()
-        net.transports[1].close()
+        net.transports[0].close(now: net.now)
+        net.transports[1].close(now: net.now)
         net.run(for: .seconds(5))
         #expect(net.server.activeAllocations == 0)
         #expect(net.transports.allSatisfy { $0.nextDeadline == nil })

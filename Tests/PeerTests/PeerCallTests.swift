@@ -1,5 +1,6 @@
 // Two `PeerCall`s in one in-memory store on a manual clock, their datagrams carried by the shared
 // `TestNetwork`: real signaling records, real ICE checks, no sockets, no sleeps.
+import CallTestSupport
 import Foundation
 import ICE
 import Media
@@ -7,6 +8,7 @@ import Peer
 import RecordStore
 import Signaling
 import TestNetwork
+import TURN
 import Testing
 import ZoneCore
 
@@ -23,7 +25,7 @@ final class MemoryPeer {
 
     struct VideoFrameRecord: Equatable { var pts: Int64; var bytes: [UInt8] }
 
-    init(client: EmbeddedStoreClient, call: PeerCall) {
+    init(client: EmbeddedStoreClient, call: consuming PeerCall) {
         self.client = client
         self.call = call
     }
@@ -47,14 +49,38 @@ final class MemoryCallHarness {
     var dropDatagram: ([UInt8]) -> Bool = { _ in false }
     /// Every datagram either peer sent, in order.
     var carried: [[UInt8]] = []
+    /// The TURN server both peers relay through (`relayed`), on its own host of the network.
+    private(set) var relay: TURNServer?
+    /// The relayed endpoints the TURN server has open.
+    private(set) var openRelays: Set<Endpoint> = []
+    /// What the TURN server reported (allocations made and released).
+    private(set) var relayEvents: [TURNServer.Event] = []
+    static let relayServer = Endpoint(address: .v4(0xCB00_7109), port: 3478)  // 203.0.113.9
+    static let relayUser = (name: "relay", password: "relay-secret")
 
+    /// `relayed`: both peers send only through a TURN server on its own host, whose link loses `relayLoss`
+    /// of the datagrams (seeded).
     init(strategy: SyncStrategy = .hybrid, media: (CallMediaConfiguration, CallMediaConfiguration) = (.init(), .init()),
          lifetime: CallLifetime = CallLifetime(), consent: ConsentConfiguration = ConsentConfiguration(),
          dialect: SDPDialect = .zonertc,
-         security: (MediaProtectionMode, MediaProtectionMode) = (.none, .none)) async throws
+         security: (MediaProtectionMode, MediaProtectionMode) = (.none, .none),
+         relayed: Bool = false, relayLoss: Double = 0) async throws
     {
         clock = ManualClock(start: .seconds(1_700_000_000))
         net = TestNetwork(start: clock.now(), seed: 1, link: TestNetwork.link(path: MemoryCallHarness.latency))
+        var turnServers: [TURNServerCredentials] = []
+        if relayed {
+            var c = TURNServerConfiguration(
+                realm: "zone", authentication: .users([Self.relayUser.name: Self.relayUser.password]),
+                relayAddress: Self.relayServer.address, nonceKey: [7, 7, 7])
+            c.relayPorts = 50000...50099
+            c.peerPolicy.allowLoopback = true
+            relay = TURNServer(configuration: c, seed: 9)
+            net.setLink(TestNetwork.link(path: MemoryCallHarness.latency, loss: relayLoss),
+                        for: Self.relayServer.address)
+            turnServers = [TURNServerCredentials(server: Self.relayServer, username: Self.relayUser.name,
+                                                 password: Self.relayUser.password)]
+        }
         var options = EmbeddedStore.Options.inMemoryForTests
         options.pushProfile = PushProfile(name: "lan-test", latency: .uniform(.microseconds(50), .microseconds(400)),
                                           coalescing: true)
@@ -72,7 +98,7 @@ final class MemoryCallHarness {
             var configuration = PeerCallConfiguration(
                 myUserID: user, remoteUserID: remote, signaling: signaling,
                 transport: PeerTransportConfiguration(hostAddresses: [Endpoint(address: .loopbackV4, port: port)],
-                                                      consent: consent),
+                                                      turnServers: turnServers, relayOnly: relayed, consent: consent),
                 media: media, lifetime: lifetime, seed: seed)
             configuration.mediaSecurity = security
             let peer = MemoryPeer(client: client, call: try PeerCall(configuration: configuration, binding: binding))
@@ -140,6 +166,14 @@ final class MemoryCallHarness {
         }
         net.advance(to: now)
         while let d = net.arrival(notAfter: now) {
+            if d.to == Self.relayServer {
+                runRelay(.clientDatagram(d.payload, from: d.from, to: d.to))
+                continue
+            }
+            if openRelays.contains(d.to) {
+                runRelay(.peerDatagram(d.payload, from: d.from, relay: d.to))
+                continue
+            }
             let peer = d.to.port == 41000 ? a : b
             guard !killed.contains(ObjectIdentifier(peer)) else { continue }
             await feed(peer, .datagram(d.payload, from: d.from, to: d.to))
@@ -147,13 +181,36 @@ final class MemoryCallHarness {
         for peer in running {
             if let deadline = peer.call.nextDeadline, deadline <= now { await feed(peer, .timer) }
         }
-        let next = (running.map(\.call.nextDeadline) + [net.nextArrival]).compactMap { $0 }.min()
+        if let deadline = relay?.nextDeadline, deadline <= now { runRelay(.timer) }
+        let deadlines = running.map { $0.call.nextDeadline } + [net.nextArrival, relay?.nextDeadline]
+        let next = deadlines.compactMap { $0 }.min()
         let target = min(next ?? now + .milliseconds(1), now + .milliseconds(1))
         if target > now { clock.advance(by: target - now) }
     }
 
     /// Whether no datagram is on its way.
     var wireIsEmpty: Bool { net.nextArrival == nil }
+
+    /// Feeds the TURN server and carries out what it asks for (lost, like the peers' datagrams,
+    /// while `partitioned`).
+    private func runRelay(_ input: TURNServer.Input) {
+        relay?.handle(input, now: now)
+        while let action = relay?.pollOutput() {
+            switch action {
+            case .toClient(let bytes, let client, let via):
+                if !partitioned { net.send(bytes, from: via, to: client) }
+            case .toPeer(let bytes, let from, let to):
+                if !partitioned { net.send(bytes, from: from, to: to) }
+            case .openRelay(let endpoint, let response, let client, let via):
+                openRelays.insert(endpoint)
+                if !partitioned { net.send(response, from: via, to: client) }
+            case .closeRelay(let endpoint):
+                openRelays.remove(endpoint)
+            case .event(let event):
+                relayEvents.append(event)
+            }
+        }
+    }
 
     func run(for limit: Duration, until done: () -> Bool) async -> Bool {
         let end = now + limit
@@ -176,13 +233,13 @@ final class MemoryCallHarness {
                 && h.a.call.signaling.negotiator.state == h.b.call.signaling.negotiator.state
         }
         #expect(connected)
-        let a = h.a.call, b = h.b.call
-        #expect(a.selectedPair?.local.address.port == 41000)
-        #expect(a.selectedPair?.remote.address.port == 42000)
-        #expect(b.selectedPair?.remote.address.port == 41000)
-        #expect(a.milestones.signalingComplete != nil && a.milestones.iceConnected != nil)
-        #expect(a.signaling.counters.resets == 0)
-        if case .connected = a.signaling.negotiator.state {} else { Issue.record("A is \(a.signaling.negotiator.state)") }
+        #expect(h.a.call.selectedPair?.local.address.port == 41000)
+        #expect(h.a.call.selectedPair?.remote.address.port == 42000)
+        #expect(h.b.call.selectedPair?.remote.address.port == 41000)
+        #expect(h.a.call.milestones.signalingComplete != nil && h.a.call.milestones.iceConnected != nil)
+        #expect(h.a.call.signaling.counters.resets == 0)
+        let state = h.a.call.signaling.negotiator.state
+        if case .connected = state {} else { Issue.record("A is \(state)") }
     }
 }
 
@@ -383,7 +440,7 @@ final class MemoryCallHarness {
 
     private func expectUnreachable(_ peer: MemoryPeer, since: Instant, _ h: MemoryCallHarness) async {
         let ended = await h.run(for: .seconds(60)) { peer.call.hasHungUp }
-        #expect(ended, "still \(peer.call.signaling.negotiator.state), ICE \(peer.call.iceState)")
+        #expect(ended, "still \(peer.call.signaling.negotiator.state), ICE \(peer.call.report.iceState)")
         guard case .failed(let why)? = peer.call.ending else {
             Issue.record("ended \(String(describing: peer.call.ending))")
             return
@@ -401,7 +458,7 @@ final class MemoryCallHarness {
         await expectUnreachable(h.a, since: killedAt, h)
         // It tried a new epoch (an ICE restart through the store) before giving up.
         #expect(h.a.call.signaling.negotiator.counters.epochsStarted == 2)
-        #expect(h.a.call.reconnectAttempts == 1)
+        #expect(h.a.call.report.restartsTried == 1)
     }
 
     @Test func theAnswererEndsWhenTheOfferCreatorIsKilled() async throws {
@@ -441,8 +498,8 @@ final class MemoryCallHarness {
                   case .connected(let b) = h.b.call.signaling.negotiator.state else { return false }
             return a == b && a != first
         }
-        let states = "A \(h.a.call.signaling.negotiator.state) ICE \(h.a.call.iceState), "
-            + "B \(h.b.call.signaling.negotiator.state) ICE \(h.b.call.iceState)"
+        let states = "A \(h.a.call.signaling.negotiator.state) ICE \(h.a.call.report.iceState), "
+            + "B \(h.b.call.signaling.negotiator.state) ICE \(h.b.call.report.iceState)"
         #expect(back, "\(states)")
         _ = await h.run(for: .seconds(5)) { h.a.call.hasHungUp }
         #expect(!h.a.call.hasHungUp && !h.b.call.hasHungUp)

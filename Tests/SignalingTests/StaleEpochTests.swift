@@ -1,7 +1,8 @@
 // The stale-epoch regression suite: the twelve scenarios of spec §7, each driving two
-// negotiators (through the module's `CallDriver`) against the embedded store on a manual clock.
+// negotiators (through the test driver `CallDriver`) against the embedded store on a manual clock.
 // The scenarios themselves are in Support/StaleEpochScenarios.swift; each test names, in its
 // comment, the protection it pins: removing that protection makes the test fail.
+import CallTestSupport
 import Testing
 
 @testable import Signaling

@@ -65,6 +65,31 @@ struct CallTrialTests {
         }
     }
 
+    @Test("a trial that hangs up runs until both calls are closed: every TURN allocation deleted, under loss")
+    func hangingUpClosesEveryAllocation() throws {
+        var config = Self.configuration("hybrid", nat: .both(.symmetric))
+        config.link = try LinkProfile.parse("loss=0.1")
+        config.traceText = true
+        var retransmittedDeallocations = 0
+        for i in 0..<12 {
+            var trial = try CallTrial(configuration: config, index: i, seed: 500 + UInt64(i))
+            let outcome = trial.run(hold: .seconds(1), hangUp: true)
+            #expect(outcome.converged, "trial \(i) did not connect")
+            #expect(outcome.path == .relayed)
+            let closing = try #require(outcome.closing, "trial \(i) did not close")
+            #expect(closing < CallTrial.closingLimit)
+            #expect(outcome.relay.allocations >= 2)
+            #expect(outcome.relayAllocationsLeft == 0, "trial \(i) left \(outcome.relayAllocationsLeft) allocation(s)")
+            let lines = outcome.trace.lines
+            let hangUp = try #require(lines.firstIndex { $0.contains(" hang-up") })
+            #expect(lines.last?.contains(" closed") == true, "\(lines.suffix(3))")
+            // A Refresh with LIFETIME 0 is 116 bytes here: more than one per peer is a retransmission.
+            let deallocations = lines[hangUp...].filter { $0.contains("> 203.0.113.100:3478 116 bytes") }.count
+            retransmittedDeallocations += max(0, deallocations - 2)
+        }
+        #expect(retransmittedDeallocations > 0, "the loss never hit a deallocation: the test proves less than it says")
+    }
+
     @Test("symmetric NATs on both sides need the relay: without it no call connects, with it every call does")
     func symmetricBothSidesNeedsRelay() throws {
         let setup = NATSetup.both(.symmetric)

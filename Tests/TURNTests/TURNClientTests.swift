@@ -228,6 +228,56 @@ struct TURNClientTests {
         #expect(loop.clients[0].phase == .closed)
     }
 
+    @Test("an Allocate on a 5-tuple still allocated gets 437 and is sent again once the old allocation is gone")
+    func allocateRetriedAfterMismatch() throws {
+        let loop = allocated()
+        let socket = loop.clientAddresses[0]
+        // The old allocation's first deallocation is lost; a new client on the same socket allocates.
+        var lost = false
+        loop.dropToServer = { i, bytes in
+            guard i == 0, !lost, (try? STUNMessage(decoding: bytes))?.lifetime == 0 else { return false }
+            lost = true
+            return true
+        }
+        loop.clients[0].deallocate(now: loop.now)
+        loop.addClient(address: socket)
+        #expect(loop.run(for: .seconds(10)) { $0.clients[1].phase == .allocated })
+        #expect(lost)
+        #expect(loop.events[1].contains { e in
+            if case .requestFailed(.allocate, nil, 437, _) = e { true } else { false }
+        })
+        #expect(loop.events[0].last == .deallocated)
+        #expect(loop.server.activeAllocations == 1)
+    }
+
+    @Test("an Allocate refused with 437 every time fails after its retries, 7.5 s of backoff")
+    func allocateMismatchGivesUp() throws {
+        let loop = allocated()
+        let start = loop.now
+        loop.addClient(address: loop.clientAddresses[0])
+        loop.run(for: .seconds(30)) { $0.clients[1].phase == .closed }
+        #expect(loop.events[1].last.map { if case .allocationFailed(437, _) = $0 { true } else { false } } == true)
+        #expect(loop.events[1].filter { if case .requestFailed(.allocate, _, 437, _) = $0 { true } else { false } }
+            .count == 4)
+        #expect(loop.now - start >= .milliseconds(7_500) && loop.now - start < .seconds(9))
+        #expect(loop.clients[1].nextDeadline == nil)
+    }
+
+    @Test("awaitsResponse: only answers to the client's own requests in flight")
+    func awaitsResponse() throws {
+        let loop = allocated()
+        loop.clients[0].deallocate(now: loop.now)
+        loop.drain()
+        let refresh = try STUNMessage(decoding: try #require(loop.sent.last?.bytes))
+        let answer = try refresh.successResponse(attributes: [.lifetime(seconds: 0)]).encode()
+        #expect(loop.clients[0].awaitsResponse(answer))
+        let stray = try STUNMessage(method: .refresh, messageClass: .successResponse,
+                                    transactionID: STUNTransactionID(high: 1, low: 2)).encode()
+        #expect(!loop.clients[0].awaitsResponse(stray))
+        #expect(!loop.clients[0].awaitsResponse(try refresh.encode()))  // a request, not an answer
+        #expect(!loop.clients[0].awaitsResponse(Array(answer.prefix(12))))
+    }
+
     @Test("a refused peer: CreatePermission 403 is reported and the queued payload dropped")
     func forbiddenPeer() throws {
         var configuration = TURNLoop.serverConfiguration()

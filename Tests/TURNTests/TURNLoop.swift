@@ -41,16 +41,17 @@ final class TURNLoop {
         server = TURNServer(configuration: configuration, seed: 11)
     }
 
-    /// Adds a client on `127.0.0.1:40000+i` and lets it send its first Allocate.
+    /// Adds a client on `127.0.0.1:40000+i` (or on `address`, which another client may share, as a
+    /// new ICE epoch's does its predecessor's socket) and lets it send its first Allocate.
     @discardableResult
-    func addClient(username: String = "alice", password: String = "secret",
+    func addClient(username: String = "alice", password: String = "secret", address: Endpoint? = nil,
                    configure: (inout TURNClientConfiguration) -> Void = { _ in }) -> Int {
         let index = clients.count
         var c = TURNClientConfiguration(server: serverAddress, username: username, password: password,
                                         seed: 100 + UInt64(index))
         configure(&c)
         clients.append(TURNClient(configuration: c, now: now))
-        clientAddresses.append(Endpoint(address: .loopbackV4, port: 40000 + UInt16(index)))
+        clientAddresses.append(address ?? Endpoint(address: .loopbackV4, port: 40000 + UInt16(index)))
         events.append([])
         return index
     }
@@ -80,7 +81,10 @@ final class TURNLoop {
     private func deliver(_ arrival: Arrival) {
         if arrival.to == serverAddress {
             server.handle(.clientDatagram(arrival.payload, from: arrival.from, to: arrival.to), now: now)
-        } else if let i = clientAddresses.firstIndex(of: arrival.to) {
+        } else if clientAddresses.contains(arrival.to) {
+            // On a shared socket, the client whose request it answers; else the newest there.
+            let sharing = clientAddresses.indices.filter { clientAddresses[$0] == arrival.to }
+            let i = sharing.first { clients[$0].awaitsResponse(arrival.payload) } ?? sharing.last!
             clients[i].handle(.datagram(arrival.payload, from: arrival.from), now: now)
         } else {
             server.handle(.peerDatagram(arrival.payload, from: arrival.from, relay: arrival.to), now: now)

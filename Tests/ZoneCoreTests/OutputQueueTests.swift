@@ -79,4 +79,47 @@ struct OutputQueueTests {
         }
         #expect(alive.count == 0)
     }
+
+    @Test("count, contains and removeAll(where:) keep the others in order, destroy the removed once")
+    func removal() {
+        var random = SeededRandom(seed: 5)
+        for capacity in [0, 4, 16] {
+            var queue = OutputQueue<Int>(capacity: capacity)
+            var model: [Int] = []
+            for round in 0..<2000 {
+                switch random.next() % 4 {
+                case 0, 1:
+                    for _ in 0..<Int(random.next() % 5) { queue.append(round); model.append(round) }
+                case 2:
+                    let popped = queue.pop()
+                    #expect(popped == (model.isEmpty ? nil : model.removeFirst()))
+                default:
+                    let cut = Int(random.next() % 7)
+                    queue.removeAll { $0 % 7 == cut }
+                    model.removeAll { $0 % 7 == cut }
+                }
+                #expect(queue.count == model.count)
+                let probe = Int(random.next() % UInt64(round + 1))
+                #expect(queue.contains { $0 == probe } == model.contains(probe))
+            }
+            var rest: [Int] = []
+            while let value = queue.pop() { rest.append(value) }
+            #expect(rest == model)
+        }
+        let alive = Counter()
+        do {
+            var queue = OutputQueue<Tracked>(capacity: 2)
+            for i in 0..<10 { queue.append(Tracked(i, alive)) }
+            let copy = queue
+            queue.removeAll { $0.value % 2 == 0 }
+            #expect(alive.count == 10, "the copy keeps what the original removed")
+            #expect(copy.count == 10 && queue.count == 5)
+            var odd: [Int] = []
+            while let value = queue.pop() { odd.append(value.value) }
+            #expect(odd == [1, 3, 5, 7, 9])
+            queue.removeAll { _ in true }
+            #expect(queue.isEmpty)
+        }
+        #expect(alive.count == 0)
+    }
 }

@@ -125,9 +125,8 @@ public final class SRTPSession {
         return status
     }
 
-    /// Protecting a packet with no room for the trailer: one allocation of the full size, the
-    /// packet copied in once and protected there (growing it in place would allocate, copy and
-    /// zero the trailer).
+    /// Protecting a packet with no room for the trailer: one buffer of the full size, the packet
+    /// written into it and protected there.
     private func runCopying(_ transform: Transform, _ context: srtp_t?,
                             _ packet: inout [UInt8]) -> srtp_err_status_t {
         let count = packet.count

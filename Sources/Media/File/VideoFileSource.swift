@@ -20,8 +20,8 @@ public struct VideoFileSource: Sendable {
     /// Frames returned so far.
     public private(set) var framesRead = 0
 
-    // Exactly one reader is set. (Optionals rather than an enum with payloads: mutating through
-    // `reader?.next()` works in place, where taking a payload out would copy its buffer.)
+    // Exactly one reader is set: optionals rather than an enum with payloads, so the reader is
+    // advanced where it is stored (`reader?.next()`).
     private var ivf: IVFReader?
     private var annexB: AnnexBReader?
     private var y4m: Y4MReader?

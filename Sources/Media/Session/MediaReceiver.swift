@@ -213,23 +213,40 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     /// A packet from a source not yet taken on (see `probe`).
     private var probation: (packet: RTPPacket, size: Int, arrival: Instant)?
     private var packetsSinceReport = 0
-    private var outputs: [Output] = []
-    private var outputHead = 0
+    private var outputs = OutputQueue<Output>()
     private var lastNow: Instant
     private var nextReceiverReport: Instant?
     private var lastPictureLoss: Instant?
-    /// Since when the first keyframe is asked for on a timer: the sender's SSRC known and no
-    /// keyframe yet; nil otherwise.
-    private var keyframeWaitSince: Instant?
     private var lastArrival: Instant?
-    private var byeAt: Instant?
     /// The extended sequence number of the stream's last packet, when the sender's final report
     /// said it is beyond the highest seen.
     private var expectedLast: UInt64?
-    private var finished = false
-    /// Whether frames are still dropped until a keyframe: from the start when the stream's first
-    /// sequence number is unknown (the receiver may have joined midway), else never.
-    private var awaitingKeyframe: Bool
+    /// Where the stream is in its life.
+    private var phase = Phase.streaming
+    /// Whether frames wait for a keyframe.
+    private var keyframeWait: KeyframeWait
+
+    /// Where the stream is in its life.
+    private enum Phase: Equatable {
+        /// Packets are taken.
+        case streaming
+        /// The sender said BYE at `since`: the stream ends once nothing is buffered or missing and
+        /// no packet arrived for `finishGrace`.
+        case ending(since: Instant)
+        /// `.finished` was queued: nothing more is taken.
+        case finished
+    }
+
+    /// Whether frames wait for a keyframe: from the start when the stream's first sequence number
+    /// is unknown (the receiver may have joined midway), until the first keyframe.
+    private enum KeyframeWait: Equatable {
+        /// Every frame is delivered.
+        case none
+        /// Frames are dropped until a keyframe; the sender's SSRC is unknown, so no PLI can name it.
+        case awaitingSource
+        /// Frames are dropped until a keyframe, asked for by PLIs, on a timer from `since`.
+        case requesting(since: Instant)
+    }
     // Interarrival jitter (RFC 3550 §A.8), in RTP clock units ×16.
     private var lastTransit: Int64?
     private var jitterQ4: Int64 = 0
@@ -253,8 +270,11 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         nacks = NackGenerator(configuration: configuration.nack, initialRoundTripTime: configuration.roundTripTime)
         timestampReference = configuration.timestampOrigin
         lastNow = now
-        awaitingKeyframe = configuration.firstSequenceNumber == nil
-        if awaitingKeyframe && configuration.remoteSSRC != nil { keyframeWaitSince = now }
+        if configuration.firstSequenceNumber != nil {
+            keyframeWait = .none
+        } else {
+            keyframeWait = configuration.remoteSSRC == nil ? .awaitingSource : .requesting(since: now)
+        }
         if let first = configuration.firstSequenceNumber {
             jitter.expectFirst(sequenceNumber: first)
             nacks.expectFirst(sequenceNumber: first)
@@ -263,13 +283,13 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     }
 
     /// Whether the receiver has finished and its last output was taken.
-    public var isFinished: Bool { finished && outputHead == outputs.count }
+    public var isFinished: Bool { phase == .finished && outputs.isEmpty }
 
     // MARK: Input
 
     public mutating func handle(_ input: Input, now: Instant) {
         lastNow = max(lastNow, now)
-        guard !finished else { return }
+        guard phase != .finished else { return }
         switch input {
         case .timer:
             break
@@ -349,7 +369,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     /// Takes `ssrc` as the stream, with the packet on probation if it is from it.
     private mutating func lock(on ssrc: UInt32, payloadType: UInt8?, now: Instant) {
         remoteSSRC = ssrc
-        if awaitingKeyframe { keyframeWaitSince = now }
+        if keyframeWait != .none { keyframeWait = .requesting(since: now) }
         if let payloadType { self.payloadType = payloadType }
         if let candidate = probation, candidate.packet.ssrc == ssrc {
             self.payloadType = candidate.packet.payloadType
@@ -412,9 +432,9 @@ public struct MediaReceiver: SansIOMachine, Sendable {
                 stats.senderReportsReceived += 1
                 lastSenderReport = (sr.compactNTP, now, sr.ntpTimestamp, sr.rtpTimestamp)
             case .goodbye(let bye) where remoteSSRC.map(bye.sources.contains) ?? true:
-                if byeAt == nil {
+                if phase == .streaming {
                     stats.byeReceived = true
-                    byeAt = now
+                    phase = .ending(since: now)
                 }
                 // Answer every BYE with a report, so the sender learns what is still missing.
                 queueReport(now: now, extra: [])
@@ -449,20 +469,13 @@ public struct MediaReceiver: SansIOMachine, Sendable {
     /// The next frame, RTCP packet or event, or nil until `nextDeadline` or the next input. Frames
     /// are handed out, never written: the driver records them (`VideoFileSink`).
     public mutating func pollOutput() -> Output? {
-        guard outputHead < outputs.count else { return nil }
-        let output = outputs[outputHead]
-        outputHead += 1
-        if outputHead == outputs.count {
-            outputs.removeAll(keepingCapacity: true)
-            outputHead = 0
-        }
-        return output
+        outputs.pop()
     }
 
     /// When the receiver next has something to do if nothing arrives.
     public var nextDeadline: Instant? {
-        if outputHead < outputs.count { return lastNow }
-        guard !finished else { return nil }
+        if !outputs.isEmpty { return lastNow }
+        guard phase != .finished else { return nil }
         var deadline = nextReceiverReport
         func consider(_ instant: Instant?) {
             if let instant { deadline = deadline.map { min($0, instant) } ?? instant }
@@ -472,25 +485,24 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         consider(keyframeRequestDue)
         // The end waits for what is buffered or missing (their own deadlines drive until then):
         // a past finish instant offered meanwhile would have the driver spin.
-        if let byeAt, jitter.count == 0, nacks.missingCount == 0 {
+        if case .ending(let byeAt) = phase, jitter.count == 0, nacks.missingCount == 0 {
             consider(max(byeAt, lastArrival ?? byeAt) + configuration.finishGrace)
         }
         return deadline
     }
 
     private mutating func advance(now: Instant) {
-        guard !finished else { return }
+        guard phase != .finished else { return }
         for event in jitter.poll(now: now) {
             switch event {
             case .frame(let frame):
-                if awaitingKeyframe {
+                if keyframeWait != .none {
                     guard jitter.depacketizer.isKeyframe(frame.bytes) else {
                         stats.framesBeforeKeyframe += 1
                         requestKeyframe(now: now)
                         continue
                     }
-                    awaitingKeyframe = false
-                    keyframeWaitSince = nil
+                    keyframeWait = .none
                 }
                 deliver(frame, now: now)
                 if let limit = configuration.frameLimit, stats.framesReceived >= limit {
@@ -521,7 +533,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
         if let every = configuration.receiverReportPackets, packetsSinceReport >= every {
             queueReport(now: now, extra: [])
         }
-        if let byeAt, jitter.count == 0, nacks.missingCount == 0,
+        if case .ending(let byeAt) = phase, jitter.count == 0, nacks.missingCount == 0,
            now >= max(byeAt, lastArrival ?? byeAt) + configuration.finishGrace {
             finish(now: now)
         }
@@ -565,7 +577,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
 
     /// When the next PLI asking for the first keyframe is due, if nothing asks sooner.
     private var keyframeRequestDue: Instant? {
-        guard let since = keyframeWaitSince, configuration.pictureLossInterval > .zero else { return nil }
+        guard case .requesting(let since) = keyframeWait, configuration.pictureLossInterval > .zero else { return nil }
         return max(since, lastPictureLoss ?? since) + configuration.pictureLossInterval
     }
 
@@ -584,7 +596,7 @@ public struct MediaReceiver: SansIOMachine, Sendable {
             stats.lost += Int(expectedLast - highest)
         }
         queueReport(now: now, extra: [.goodbye(RTCPGoodbye(sources: [configuration.ssrc]))])
-        finished = true
+        phase = .finished
         outputs.append(.event(.finished))
     }
 

@@ -217,8 +217,8 @@ public struct MediaSender: SansIOMachine, Sendable {
     private var resend: [UInt16] = []
     private var resendHead = 0
     private var resendQueued = Set<UInt16>()
-    private var rtcp: [[UInt8]] = []
-    private var events: [Event] = []
+    private var rtcp = OutputQueue<[UInt8]>()
+    private var events = OutputQueue<Event>()
     private var nextSenderReport: Instant
     /// The sequence number and RTP timestamp of the last original packet.
     private var lastSequence: UInt16?
@@ -384,9 +384,9 @@ public struct MediaSender: SansIOMachine, Sendable {
         let now = lastNow
         // Packetizes the next frame once the current one is out (it may be due at `now` already).
         advance(now: now)
-        if !rtcp.isEmpty {
+        if let packet = rtcp.pop() {
             stats.rtcpSent += 1
-            return .rtcp(rtcp.removeFirst())
+            return .rtcp(packet)
         }
         while resendHead < resend.count {
             let sequence = resend[resendHead]
@@ -405,10 +405,8 @@ public struct MediaSender: SansIOMachine, Sendable {
         if packetHead < packets.count && !windowCloses(now: now) {
             return .rtp(nextOriginalPacket(now: now))
         }
-        if !events.isEmpty {
-            // `.finished` is always last; other events come as they happen.
-            return .event(events.removeFirst())
-        }
+        // `.finished` is always last; other events come as they happen.
+        if let event = events.pop() { return .event(event) }
         return nil
     }
 

@@ -10,8 +10,8 @@ import DTLS
 import Signaling
 import ZoneCore
 
-/// Media protection on the selected pair, sans-I/O.
-struct MediaProtection {
+/// Media protection on the selected pair, sans-I/O. Noncopyable: its DTLS session is one.
+struct MediaProtection: ~Copyable {
     /// Something that happened to the protection.
     enum Input {
         /// The remote's description: does it agree about DTLS, and if so who starts the handshake.
@@ -38,11 +38,35 @@ struct MediaProtection {
         case failed(String)
     }
 
+    /// Where the protection is.
+    enum Phase: Equatable {
+        /// No pair is selected yet (with DTLS, the session is made when the remote's description
+        /// arrives).
+        case awaitingPair
+        /// The pair is selected and DTLS is handshaking on it.
+        case handshaking
+        /// Media may flow.
+        case secured
+        /// The descriptions disagree about DTLS, or DTLS failed: no media ever flows (the call ends
+        /// with the reason).
+        case failed
+    }
+
+    /// What the protection dropped.
+    struct Drops: Equatable {
+        /// Media packets to send that came before the path was secured, or after it failed.
+        var unsecuredSends = 0
+        /// Datagrams that arrived before DTLS was set up (no remote description yet).
+        var receivedBeforeSetup = 0
+    }
+
     let security: MediaProtectionMode
+    private(set) var phase = Phase.awaitingPair
+    private(set) var drops = Drops()
     private var outputs = OutputQueue<Output>()
-    private var pairSelected = false
-    private var secured = false
     #if WebRTC
+    /// The DTLS-SRTP session, from the remote's description on; it outlives ICE restarts and
+    /// renegotiations (the handshake is done once per call).
     private var transport: SecureMediaTransport?
     #endif
 
@@ -65,28 +89,28 @@ struct MediaProtection {
         switch security {
         case .none:
             if fingerprint != nil {
-                outputs.append(.failed("the remote requires DTLS-SRTP (its description has a=fingerprint); "
-                                       + "this peer runs --media-security none"))
+                fail("the remote requires DTLS-SRTP (its description has a=fingerprint); "
+                     + "this peer runs --media-security none")
             }
         #if WebRTC
         case .dtlsSRTP(let certificate):
             guard transport == nil else { return }  // DTLS outlives ICE restarts and renegotiations
             guard let fingerprint else {
-                outputs.append(.failed("the remote's description has no a=fingerprint (plain RTP/AVPF); "
-                                       + "this peer requires --media-security dtls-srtp"))
+                fail("the remote's description has no a=fingerprint (plain RTP/AVPF); "
+                     + "this peer requires --media-security dtls-srtp")
                 return
             }
             guard let role = MediaProtection.dtlsRole(remote: description.setupRole(for: section),
                                                      remoteIsOffer: description.type == .offer) else {
-                outputs.append(.failed("the remote's a=setup leaves no DTLS role for us "
-                                       + "(\(description.setupRole(for: section).map { "\($0)" } ?? "none"))"))
+                fail("the remote's a=setup leaves no DTLS role for us "
+                     + "(\(description.setupRole(for: section).map { "\($0)" } ?? "none"))")
                 return
             }
             do {
                 transport = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
                     role: role, certificate: certificate, remoteFingerprint: fingerprint))
             } catch {
-                outputs.append(.failed("DTLS could not be set up: \(error)"))
+                fail("DTLS could not be set up: \(error)")
             }
         #endif
         }
@@ -111,13 +135,13 @@ struct MediaProtection {
     #endif
 
     private mutating func pairIsSelected(now: Instant) {
-        guard !pairSelected else { return }
-        pairSelected = true
+        guard phase == .awaitingPair else { return }
         switch security {
         case .none:
             secure()
         #if WebRTC
         case .dtlsSRTP:
+            phase = .handshaking
             transport?.handle(.start, now: now)
             drainTransport()
         #endif
@@ -130,6 +154,10 @@ struct MediaProtection {
             outputs.append(.media(bytes))
         #if WebRTC
         case .dtlsSRTP:
+            guard transport != nil else {
+                drops.receivedBeforeSetup += 1
+                return
+            }
             transport?.handle(.received(bytes), now: now)
             drainTransport()
         #endif
@@ -137,7 +165,10 @@ struct MediaProtection {
     }
 
     private mutating func send(_ packet: [UInt8], now: Instant) {
-        guard secured else { return }
+        guard phase == .secured else {
+            drops.unsecuredSends += 1
+            return
+        }
         switch security {
         case .none:
             outputs.append(.transmit(packet))
@@ -169,9 +200,14 @@ struct MediaProtection {
     mutating func pollOutput() -> Output? { outputs.pop() }
 
     private mutating func secure() {
-        guard !secured else { return }
-        secured = true
+        guard phase == .awaitingPair || phase == .handshaking else { return }
+        phase = .secured
         outputs.append(.secured)
+    }
+
+    private mutating func fail(_ reason: String) {
+        phase = .failed
+        outputs.append(.failed(reason))
     }
 
     #if WebRTC
@@ -181,7 +217,7 @@ struct MediaProtection {
             case .transmit(let datagram): outputs.append(.transmit(datagram))
             case .rtp(let packet), .rtcp(let packet): outputs.append(.media(packet))
             case .connected: secure()
-            case .failed(let failure): outputs.append(.failed("\(failure)"))
+            case .failed(let failure): fail("\(failure)")
             case .closed: break  // a remote's hang-up comes through signaling
             case .stun: break  // ICE has taken STUN before data reaches us
             }

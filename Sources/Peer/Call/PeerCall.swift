@@ -1,15 +1,21 @@
-// A call, sans-I/O: the signaling machine (records in the store), the ICE transport of the
-// current epoch, the media protection (DTLS-SRTP or plain) on the selected pair, and the media
-// that flows on it (docs/ARCHITECTURE.md "A call, end to end"). The runner performs the store requests
+// A call, sans-I/O: the signaling machine (records in the store), the ICE transports of its
+// epochs, the media protection (DTLS-SRTP or plain) on the selected pair, and the media that
+// flows on it (docs/ARCHITECTURE.md "A call, end to end"). The runner performs the store requests
 // and moves datagrams and time; every decision is made here, so the simulator and the tests run
 // exactly this.
 //
-// Where the call is lives in one value, `state` (`PeerCallState`). What its parts produce passes
-// through one place, `route`, which drains them in a fixed order — the transports, signaling,
-// the protection, the media — and hands each output to its consumer, which only feeds other
-// parts; nothing is polled anywhere else, so nothing polled is dropped (the shape of str0m's
-// `do_poll_output`). A decision to end the call is taken where it is found: the goodbye it
-// causes is routed after whatever was already queued.
+// Where the call is, and what exists there, is one value: `state` (`PeerCallState`) owns the
+// transports and the deadlines of each phase. What the parts produce passes through one place,
+// `route`, which drains them in a fixed order — the transports, signaling, the protection, the
+// media — and hands each output to its consumer, which only feeds other parts; nothing is polled
+// anywhere else, so nothing polled is dropped (the shape of str0m's `do_poll_output`). A decision
+// to end the call is taken where it is found: the goodbye it causes is routed after whatever was
+// already queued. Hanging up is not the end: the call is `closing` until every transport it had,
+// those ICE restarts retired included, has had its TURN deallocations answered or timed out, and
+// `closed` after that — what a driver waits for.
+//
+// Noncopyable: a call has one owner (its driver, or a room holding it as one leg), and it owns its
+// transports; a copy would share them.
 
 import ICE
 import Media
@@ -18,7 +24,7 @@ import Signaling
 import ZoneCore
 
 /// One peer's side of a call.
-public struct PeerCall {
+public struct PeerCall: ~Copyable {
     /// Something that happened to the call.
     public enum Input: Sendable {
         /// Begin the call (set up the epoch, offer or wait for the offer).
@@ -35,8 +41,8 @@ public struct PeerCall {
 
     /// Something the call wants done or reported.
     public enum Output: Sendable {
-        /// Carry out a store request and feed back `.signaling(.reply(origin, outcome))`. Boxed: a
-        /// request is a few hundred bytes, and every output is copied through the call's queue.
+        /// Carry out a store request and feed back `.signaling(.reply(origin, outcome))`. Indirect:
+        /// a request is large and rare beside the datagrams that make most outputs.
         indirect case store(StoreRequest, origin: CallSignaling.Origin)
         /// Send `bytes` from the local socket bound to `from` to `to`.
         case transmit([UInt8], from: Endpoint, to: Endpoint)
@@ -48,10 +54,9 @@ public struct PeerCall {
     public enum Event: Sendable {
         /// The negotiator's state changed.
         case callState(CallState)
-        /// The ICE connection state of the current epoch changed.
+        /// The ICE connection state of a transport changed.
         case iceState(ConnectionState)
-        /// A pair was selected: media flows on it. Boxed: a pair is some 200 bytes, and every output
-        /// (a datagram to transmit, most of them) was as large, copied into the queue and out of it.
+        /// A pair was selected: media flows on it. Indirect, as a store request is: large and rare.
         indirect case selectedPair(CandidatePair)
         /// A frame was received (in order, with its original timestamp).
         case frame(VideoFrame)
@@ -61,65 +66,38 @@ public struct PeerCall {
         case mediaFinished
         /// A TURN allocation was made or failed.
         case relay(String)
-        /// The call hung up, by the user's wish or by itself (`ending` says how it went).
+        /// The call hung up, by the user's wish or by itself (`ending` says how it went); it is
+        /// closing.
         case ended(Ending)
         /// A record the remote peer wrote was dropped: its name and why (for a warning).
         case rejectedRecord(String)
         /// Media could not be sent on the path (consent expired, the transport closed): the
-        /// first refusal since the last selected pair; the rest are counted in `unsentDatagrams`.
+        /// first refusal since the last selected pair; the rest are counted in the report.
         case sendFailed(String)
         /// The remote peer hung up (its goodbye was read in the zone): who, and what showed it.
         case remoteHungUp(String)
     }
 
     public let configuration: PeerCallConfiguration
-    /// Where the call is.
-    public private(set) var state: PeerCallState = .idle
+    /// Where the call is, and what it holds there.
+    var state: PeerCallState = .idle
     public private(set) var signaling: CallSignaling
     public private(set) var milestones = CallMilestones()
-    /// The transport of the newest epoch.
-    private var current: EpochTransport?
-    /// The transport an ICE restart replaced: closed, routed until its last outputs are out.
-    /// Boxed: a call is set up and handed around as a value, and an inline `EpochTransport?` (~2 KB,
-    /// nil but for the moments after an ICE restart) made every copy of it that much longer.
-    /// Mutated only when the box is not shared (`route`), so a copied call still behaves as a value.
-    private var retired: RetiredEpoch?
-    /// The last pair selected, kept for summaries after the path failed or the call ended
-    /// (whether media may flow on it is `state`'s to say).
-    public private(set) var selectedPair: CandidatePair?
-    /// The last ICE connection state a transport reported.
-    public private(set) var iceState: ConnectionState = .new
     public private(set) var media: CallMedia
     /// DTLS-SRTP (or nothing) between the selected pair and the media.
     private var protection: MediaProtection
-    /// Datagrams of the protection made before our side selected a pair (the remote's DTLS
-    /// ClientHello can arrive first): sent once one is, instead of waiting for a retransmission.
-    private var heldForPair: [[UInt8]] = []
-    static let heldForPairLimit = 16
     /// Local candidates polled from a transport, signaled as one batch once it has no more outputs.
     private var gathered: (epoch: CallEpoch, candidates: [ICECandidate])?
     private var outputs = OutputQueue<Output>()
     private var seed: UInt64
     /// Set when the media budget ran out: more media output is due at once.
     private var mediaBacklog: Instant?
-    /// Whether a refused send was reported since the last selected pair (`Event.sendFailed`).
-    private var sendFailureReported = false
-    /// Why the last TURN allocation failed, if one did.
-    public private(set) var relayFailure: String?
-    /// ICE restarts tried since the call first connected.
-    public private(set) var reconnectAttempts = 0
-    /// Datagrams for the pair that could not be sent: no transport, no pair and the hold full,
-    /// or the transport refused them.
-    public private(set) var unsentDatagrams = 0
-    /// Datagrams that arrived before the call had a transport to take them.
-    public private(set) var datagramsWithoutTransport = 0
-    /// When the call fails unless its media is done (`CallLifetime.mediaTimeout`, from the first
-    /// pair selected); nil before that, without a timeout, and once the media is done.
-    private var mediaDueBy: Instant?
-    /// The remote hung up while our media was still going: why, and until when the media may
-    /// finish what already arrived (the receiver's jitter buffer and its wait after the sender's
-    /// BYE) before the call ends anyway.
-    private var remoteGoodbye: (why: String, settleBy: Instant)?
+    /// What the summary tells: the last path, restarts, drops.
+    public private(set) var report = PeerCallReport()
+    /// When to feed `.timer` next: worked out at the end of every input, the only place the parts
+    /// change.
+    public private(set) var nextDeadline: Instant?
+
     /// How long the media may take to finish after the remote's goodbye (the call page waits as long).
     static let remoteGoodbyeSettle: Duration = .seconds(3)
 
@@ -127,29 +105,21 @@ public struct PeerCall {
     public static let remoteUnreachable = "remote unreachable"
 
     public init(configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
-        // What can throw is built first; the call is put together by an initializer that cannot throw.
-        // A throwing initializer of a value this large copied the finished call three times on return
-        // (and retained and released all of it once), about 29 KB per call made.
         let media = CallMedia(configuration: configuration.media, seed: configuration.seed)
-        let signaling = try CallSignaling(
+        signaling = try CallSignaling(
             configuration: Self.signalingConfiguration(configuration, media: media), binding: binding,
             myUserID: configuration.myUserID, remoteUserID: configuration.remoteUserID,
             epochClock: configuration.epochClock, seed: configuration.seed)
-        self.init(configuration: configuration, media: media, signaling: signaling)
-    }
-
-    private init(configuration: PeerCallConfiguration, media: consuming CallMedia, signaling: consuming CallSignaling) {
         self.configuration = configuration
         seed = configuration.seed
         self.media = media
-        self.signaling = signaling
         protection = MediaProtection(security: configuration.mediaSecurity)
-        nextDeadline = earliestDeadline()
+        updateDeadline()
     }
 
     /// The signaling configuration of the call: what the media adds to our descriptions.
     private static func signalingConfiguration(_ configuration: PeerCallConfiguration,
-                                               media: borrowing CallMedia) -> SignalingConfiguration {
+                                               media: CallMedia) -> SignalingConfiguration {
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.negotiator.mediaAttributes += media.sdpAttributes
         signalingConfiguration.negotiator.dtls = configuration.mediaSecurity.sdp
@@ -172,17 +142,57 @@ public struct PeerCall {
         return signalingConfiguration
     }
 
+    // MARK: - Where the call is
+
+    /// Where the call is.
+    public var phase: Phase {
+        switch state {
+        case .idle: .idle
+        case .joining: .joining
+        case .negotiating: .negotiating
+        case .connected: .connected
+        case .restarting: .restarting
+        case .closing(let closing): .closing(closing.ending)
+        case .closed(let ending): .closed(ending)
+        }
+    }
+
     /// How the call ended, once it has hung up.
     public var ending: Ending? { state.ending }
 
-    /// Whether the call has hung up (its goodbye may still be in the store requests it asked for).
+    /// Whether the call has hung up (it may still be closing).
     public var hasHungUp: Bool { state.ending != nil }
+
+    /// Whether the call has hung up and drained every transport: nothing more will come out of it
+    /// but what the store requests it asked for bring back.
+    public var isClosed: Bool {
+        switch state {
+        case .closed: true
+        default: false
+        }
+    }
+
+    /// The current epoch's selected pair, while the call is up.
+    public var selectedPair: CandidatePair? { state.current?.selectedPair }
+
+    /// Everything the call's transports dropped, those it let go of included.
+    public var transportDrops: ICETransport.Drops {
+        var drops = report.drainedTransportDrops
+        state.forEachTransport { drops = drops + $0.drops }
+        return drops
+    }
+
+    /// Media packets the protection dropped before the path was secured (or after it failed), and
+    /// datagrams that came before DTLS was set up.
+    public var unprotectedDrops: Int { protection.drops.unsecuredSends + protection.drops.receivedBeforeSetup }
+
+    // MARK: - The machine
 
     /// Feeds an input at `now`.
     public mutating func handle(_ input: Input, now: Instant) {
         switch input {
         case .start:
-            guard case .idle = state else { return }  // a call starts once
+            guard state.isIdle else { return }  // a call starts once
             milestones.started = now
             state = .joining(connectBy: configuration.lifetime.connectTimeout.map { now + $0 })
             signaling.handle(.start, now: now)
@@ -193,25 +203,18 @@ public struct PeerCall {
         case .timer:
             actOnDeadline(now: now)
             if let wake = signaling.nextDeadline, wake <= now { signaling.handle(.timer, now: now) }
-            // What signaling's timer asked for goes out before what the transport's timer sends.
+            // What signaling's timer asked for goes out before what the transports' timers send.
             route(now: now)
-            if let deadline = current?.transport?.nextDeadline, deadline <= now {
-                current?.transport?.handle(.timer, now: now)
-            }
+            state.forEachTransport { $0.timer(now: now) }
             protection.handle(.timer, now: now)
             media.handle(.timer, now: now)
         case .datagram(let bytes, let from, let to):
-            if current?.transport == nil {
-                datagramsWithoutTransport += 1
-            } else {
-                current?.transport?.handle(.datagram(bytes, from: from, to: to), now: now)
-            }
+            let taken = state.transport(for: bytes, from: from, to: to)?.receive(bytes, from: from, to: to, now: now)
+            if taken != true { report.datagramsWithoutTransport += 1 }
         }
         route(now: now)
-        if case .hangingUp(let ending) = state, current?.transport?.nextDeadline == nil {
-            state = .ended(ending)
-        }
-        nextDeadline = earliestDeadline()
+        state.dropDrained(now: now) { report.drainedTransportDrops = report.drainedTransportDrops + $0.drops }
+        updateDeadline()
     }
 
     /// The next output, or nil until the next input.
@@ -219,70 +222,58 @@ public struct PeerCall {
         outputs.pop()
     }
 
-    /// When to feed `.timer` next. Worked out once at the end of every input, the only place the
-    /// parts change, and kept: a call is several kilobytes, and a computed property read where the
-    /// call lies in a class (as a driver keeps it) is read from a copy of the whole call.
-    public private(set) var nextDeadline: Instant?
-
-    /// The earliest deadline of the call's own and its parts'. Mutating only so that it reads the
-    /// call in place: a non-mutating method called from a mutating one is handed a copy of `self`.
-    private mutating func earliestDeadline() -> Instant? {
-        let own = hasHungUp ? nil
-            : Instant.earliest(.earliest(.earliest(state.deadline, Self.deadline(of: &protection)), mediaDueBy),
-                               remoteGoodbye?.settleBy)
-        return .earliest(.earliest(.earliest(Self.deadline(of: &signaling), current?.transport?.nextDeadline),
-                                   .earliest(Self.deadline(of: &media), mediaBacklog)), own)
+    /// Works out the earliest deadline of the call's own and its parts' (their deadlines are
+    /// kept by each, worked out as their inputs end).
+    private mutating func updateDeadline() {
+        var next = Instant.earliest(signaling.nextDeadline, state.transportDeadline)
+        if media.isActive { next = .earliest(next, media.nextDeadline) }
+        next = .earliest(next, mediaBacklog)
+        if state.ending == nil { next = .earliest(next, .earliest(state.deadline, protection.nextDeadline)) }
+        nextDeadline = next
     }
-
-    // The parts' deadlines, read through `inout`: a getter called on a part where it lies in the
-    // call was handed a copy of the part's fields it reads (five copies per input).
-    private static func deadline(of part: inout CallSignaling) -> Instant? { part.nextDeadline }
-    // A call without media has no deadline there: asking copied the (absent) sender and receiver.
-    private static func deadline(of part: inout CallMedia) -> Instant? { part.isActive ? part.nextDeadline : nil }
-    private static func deadline(of part: inout MediaProtection) -> Instant? { part.nextDeadline }
 
     // MARK: - The call's own decisions
 
-    /// The connect, hold and reconnect deadlines (`CallLifetime`).
+    /// The connect, hold, media, goodbye and reconnect deadlines (`CallLifetime`).
     private mutating func actOnDeadline(now: Instant) {
-        if let goodbye = remoteGoodbye, goodbye.settleBy <= now, !hasHungUp {
-            end(endingAfterRemoteHangUp(goodbye.why), now: now)
-            return
+        guard let due = state.due(now: now) else { return }
+        let ending: Ending
+        switch due {
+        case .connect:
+            ending = connectTimeout()
+        case .remoteGoodbye(let why):
+            ending = endingAfterRemoteHangUp(why)
+        case .media:
+            ending = mediaTimeout()
+        case .hold:
+            ending = .completed
+        case .reconnect(let attempt):
+            ending = .failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
+                             + "after ICE failed (\(attempt) restart(s) tried)")
         }
-        if let due = mediaDueBy, due <= now, !hasHungUp {
-            mediaDueBy = nil
-            let s = media.stats
-            let limit = configuration.media.receiveFrames.map { " of \($0)" } ?? ""
-            let timeout = configuration.lifetime.mediaTimeout ?? .zero
-            end(.failed("the media did not end within \(timeout) of connecting (\(s.framesReceived)\(limit) frames "
-                        + "received, \(s.framesSent) sent)"), now: now)
-            return
-        }
-        switch state {
-        case .joining(let connectBy?), .negotiating(_, let connectBy?):
-            guard connectBy <= now else { return }
-            let relay = relayFailure.map { "; relay \($0)" } ?? ""
-            let timeout = configuration.lifetime.connectTimeout ?? .zero
-            end(.failed("no connection within \(timeout) (call \(signaling.negotiator.state), ICE \(iceState))"
-                        + relay), now: now)
-        case .connected(_, _, let holdUntil?) where holdUntil <= now:
-            end(.completed, now: now)
-        case .restarting(_, let reconnectBy, let holdUntil):
-            if let holdUntil, holdUntil <= now {
-                end(.completed, now: now)
-            } else if reconnectBy <= now {
-                end(.failed("\(Self.remoteUnreachable): no path within \(configuration.lifetime.reconnectTimeout) "
-                            + "after ICE failed (\(reconnectAttempts) restart(s) tried)"), now: now)
-            }
-        case .idle, .joining, .negotiating, .connected, .hangingUp, .ended:
-            break
-        }
+        end(ending, now: now)
     }
 
-    /// Hangs up once: stops media, says goodbye through the store (which closes ICE).
+    private func connectTimeout() -> Ending {
+        let relay = report.relayFailure.map { "; relay \($0)" } ?? ""
+        let timeout = configuration.lifetime.connectTimeout ?? .zero
+        return .failed("no connection within \(timeout) (call \(signaling.negotiator.state), ICE \(report.iceState))"
+                       + relay)
+    }
+
+    private func mediaTimeout() -> Ending {
+        let s = media.stats
+        let limit = configuration.media.receiveFrames.map { " of \($0)" } ?? ""
+        let timeout = configuration.lifetime.mediaTimeout ?? .zero
+        return .failed("the media did not end within \(timeout) of connecting (\(s.framesReceived)\(limit) frames "
+                       + "received, \(s.framesSent) sent)")
+    }
+
+    /// Hangs up once: stops media, says goodbye through the store (which closes ICE); every
+    /// transport is drained from now on.
     private mutating func end(_ how: Ending, now: Instant) {
-        guard !hasHungUp else { return }
-        state = .hangingUp(how)
+        guard state.ending == nil else { return }
+        state.hangUp(how, now: now)
         milestones.ended = now
         outputs.append(.event(.ended(how)))
         media.handle(.stop, now: now)
@@ -292,28 +283,21 @@ public struct PeerCall {
     /// ICE failed on `epoch` — every pair failed, or consent on the selected pair expired (RFC
     /// 7675 §5.1). Before the first connection the connect timeout governs; after it, the
     /// negotiator restarts ICE in a new epoch (the offer creator starts it) and the call gives
-    /// that `reconnectTimeout`, at most `reconnectAttempts` times, then ends.
+    /// that `reconnectTimeout`, at most `reconnectAttempts` times, then ends. A remote that said
+    /// goodbye is not reconnected to.
     private mutating func pathFailed(epoch: CallEpoch, now: Instant) {
-        let holdUntil: Instant?
-        let reconnectBy: Instant
-        switch state {
-        case .idle, .joining, .negotiating, .hangingUp, .ended:
+        switch state.pathFailed(now: now, reconnectTimeout: configuration.lifetime.reconnectTimeout,
+                                attempts: configuration.lifetime.reconnectAttempts) {
+        case .notConnected:
             signaling.handle(.ice(.failed(epoch: epoch)), now: now)
-            return
-        case .connected(_, _, let hold):
-            holdUntil = hold
-            reconnectBy = now + configuration.lifetime.reconnectTimeout
-        case .restarting(_, let by, let hold):
-            holdUntil = hold
-            reconnectBy = by
+        case .remoteGoodbye(let why):
+            end(endingAfterRemoteHangUp(why), now: now)
+        case .exhausted(let tried):
+            end(.failed("\(Self.remoteUnreachable): ICE failed (\(tried) restart(s) tried)"), now: now)
+        case .restarting(let attempt):
+            report.restartsTried = attempt
+            signaling.handle(.ice(.failed(epoch: epoch)), now: now)
         }
-        guard reconnectAttempts < configuration.lifetime.reconnectAttempts else {
-            end(.failed("\(Self.remoteUnreachable): ICE failed (\(reconnectAttempts) restart(s) tried)"), now: now)
-            return
-        }
-        reconnectAttempts += 1
-        state = .restarting(attempt: reconnectAttempts, reconnectBy: reconnectBy, holdUntil: holdUntil)
-        signaling.handle(.ice(.failed(epoch: epoch)), now: now)
     }
 
     // MARK: - The route
@@ -323,23 +307,15 @@ public struct PeerCall {
     static let mediaBudget = 128
 
     /// Drains every part, one output at a time, in a fixed order, until all are quiet: the
-    /// retired and current transports first (what they report may change what signaling says),
-    /// then signaling, the protection, and the media within its budget. Each output goes to one
-    /// consumer, which feeds other parts; their outputs are taken by this loop, in order.
+    /// transports first (what they report may change what signaling says), then signaling, the
+    /// protection, and the media within its budget. Each output goes to one consumer, which feeds
+    /// other parts; their outputs are taken by this loop, in order.
     private mutating func route(now: Instant) {
         var budget = Self.mediaBudget
         mediaBacklog = nil
         while true {
-            if retired != nil {
-                if !isKnownUniquelyReferenced(&retired) { retired = RetiredEpoch(retired!.transport) }
-                if let output = retired!.transport.transport?.pollOutput() {
-                    transportOutput(output, epoch: retired!.transport.epoch, now: now)
-                    continue
-                }
-                retired = nil
-            }
-            if let output = current?.transport?.pollOutput(), let epoch = current?.epoch {
-                transportOutput(output, epoch: epoch, now: now)
+            if let (output, transport) = state.pollTransports() {
+                transportOutput(output, from: transport, now: now)
                 continue
             }
             if gathered != nil {
@@ -366,8 +342,6 @@ public struct PeerCall {
 
     // MARK: Signaling's actions
 
-    /// Takes the action (`consuming`): destroyed by `route` after the call, a polled output went through
-    /// the runtime's generic Optional destroy (about 280 instructions an output).
     private mutating func signalingAction(_ action: consuming CallSignaling.Action, now: Instant) {
         switch action {
         case .store(let request, let origin):
@@ -391,13 +365,23 @@ public struct PeerCall {
             let why = "\(configuration.remoteUserID) hung up (its \(type.rawValue) of epoch \(epoch) was deleted "
                 + "from the zone)"
             outputs.append(.event(.remoteHungUp(why)))
-            guard !hasHungUp, remoteGoodbye == nil else { return }
-            if !media.isActive || milestones.mediaFinished != nil {
-                end(.completed, now: now)
-            } else {
-                // What already arrived may still be on its way out of the receiver: let it finish.
-                remoteGoodbye = (why, now + Self.remoteGoodbyeSettle)
-            }
+            remoteHungUp(why, now: now)
+        }
+    }
+
+    /// The remote's goodbye: a call whose media is done (or that has none) ends as planned; one
+    /// whose media flows lets what already arrived finish (the receiver's jitter buffer and its
+    /// wait after the sender's BYE) until `remoteGoodbyeSettle`; one not connected ends now.
+    private mutating func remoteHungUp(_ why: String, now: Instant) {
+        guard state.ending == nil else { return }
+        if !media.isActive || milestones.mediaFinished != nil {
+            end(.completed, now: now)
+            return
+        }
+        if state.isConnected {
+            _ = state.settle(goodbye: PeerCallState.RemoteGoodbye(why: why, settleBy: now + Self.remoteGoodbyeSettle))
+        } else {
+            end(endingAfterRemoteHangUp(why), now: now)
         }
     }
 
@@ -417,32 +401,24 @@ public struct PeerCall {
         return .failed("\(why) before the media ended (\(got.joined(separator: ", ")))")
     }
 
-    /// Carries out an ICE command; what the transport reports is routed after it.
+    /// Carries out an ICE command; what the transports report is routed after it.
     private mutating func perform(_ command: ICECommand, now: Instant) {
         switch command {
         case .restartICE(let epoch, let credentials):
-            current?.transport?.close()
-            retired = current.map(RetiredEpoch.init)
-            current = EpochTransport(epoch: epoch, credentials: credentials)
-            switch state {
-            case .joining(let connectBy), .negotiating(_, let connectBy):
-                state = .negotiating(epoch: epoch, connectBy: connectBy)
-            case .idle, .connected, .restarting, .hangingUp, .ended:
-                break  // connected: the pair stands until the new epoch selects one
-            }
+            let fresh = EpochTransport(epoch: epoch, credentials: credentials)
+            report.unsentDatagrams += state.replaceCurrent(with: fresh, now: now)
         case .setLocalDescription(let epoch, let description):
-            guard current?.epoch == epoch else { return }
+            guard let current = state.current, current.epoch == epoch else { return }
             media.handle(.localDescription(description), now: now)
             seed &+= 1
             let role: Role = description.type == .offer ? .controlling : .controlled
-            let transport = configuration.transport, seed = seed
             do throws(ICEError) {
-                try current?.start(role: role, configuration: transport, seed: seed, now: now)
+                try current.start(role: role, configuration: configuration.transport, seed: seed, now: now)
             } catch {
                 signaling.handle(.ice(.failed(epoch: epoch)), now: now)
             }
         case .applyRemoteDescription(let epoch, let description):
-            guard current?.epoch == epoch else { return }
+            guard let current = state.current, current.epoch == epoch else { return }
             media.handle(.remoteDescription(description), now: now)
             if let problem = media.problem { end(.failed(problem), now: now) }
             protection.handle(.remoteDescription(description), now: now)
@@ -451,10 +427,10 @@ public struct PeerCall {
             let section = description.media.first { $0.kind == .video && !$0.isRejected } ?? description.media.first
             let credentials = section.flatMap { description.iceCredentials(for: $0) }
             let candidates = section?.candidates.compactMap(\.iceCandidate) ?? []
-            let previous = current?.remoteCredentials
+            let previous = current.remoteCredentials
             do throws(ICEError) {
-                try current?.setRemote(credentials: credentials, candidates: candidates,
-                                       ended: section?.hasEndOfCandidates ?? false)
+                try current.setRemote(credentials: credentials, candidates: candidates,
+                                      ended: section?.hasEndOfCandidates ?? false)
             } catch {
                 signaling.handle(.ice(.failed(epoch: epoch)), now: now)
                 return
@@ -463,53 +439,52 @@ public struct PeerCall {
             // restart, which leaves the ICE connection up (RFC 8839 §4.4.1.1.1). The negotiator
             // went back to connecting when it applied the description; tell it the connection
             // stands (the `legacy` configuration re-applies old offers like this).
-            if previous != nil, previous == credentials, current?.transport?.selectedPair != nil,
-               iceState == .connected || iceState == .completed {
+            if previous != nil, previous == credentials, current.selectedPair != nil,
+               current.state == .connected || current.state == .completed {
                 signaling.handle(.ice(.connected(epoch: epoch)), now: now)
             }
         case .addRemoteCandidates(let epoch, let candidates, let ended):
-            guard current?.epoch == epoch else { return }
-            current?.add(candidates.compactMap(\.iceCandidate), ended: ended)
+            guard let current = state.current, current.epoch == epoch else { return }
+            current.add(candidates.compactMap(\.iceCandidate), ended: ended)
         case .close:
-            current?.transport?.close()
+            state.forEachTransport { $0.close(now: now) }
         }
     }
 
     // MARK: The transports' outputs
 
-    /// Takes the output (`consuming`), as `signalingAction` does.
-    private mutating func transportOutput(_ output: consuming ICETransport.Output, epoch: CallEpoch, now: Instant) {
+    private mutating func transportOutput(_ output: consuming ICETransport.Output, from transport: EpochTransport,
+                                          now: Instant) {
+        let epoch = transport.epoch
         switch output {
         case .transmit(let bytes, let from, let to):
             outputs.append(.transmit(bytes, from: from, to: to))
         case .event(.localCandidate(let candidate)):
             if let batch = gathered, batch.epoch != epoch { signalGathered(now: now) }
-            let ufrag = epoch == current?.epoch ? current?.credentials.usernameFragment
-                : retired?.transport.credentials.usernameFragment
             if gathered == nil { gathered = (epoch, []) }
-            gathered?.candidates.append(ICECandidate(candidate, usernameFragment: ufrag))
+            gathered?.candidates.append(ICECandidate(candidate,
+                                                     usernameFragment: transport.credentials.usernameFragment))
         case .event(.gatheringComplete):
             signalGathered(now: now)
             signaling.handle(.ice(.gatheringComplete(epoch: epoch)), now: now)
         case .event(.stateChanged(let connection)):
-            iceState = connection
+            report.iceState = connection
             outputs.append(.event(.iceState(connection)))
             if connection == .failed { pathFailed(epoch: epoch, now: now) }
         case .event(.selectedPair(let pair)):
-            pairSelected(pair, epoch: epoch, now: now)
+            pairSelected(pair, on: transport, now: now)
         case .event(.data(let bytes, _)):
             protection.handle(.received(bytes), now: now)
         case .event(.relayAllocated(let relayed, let server)):
             outputs.append(.event(.relay(Self.allocationText(relayed, on: server))))
         case .event(.relayFailed(let server, let code, let reason)):
             let failure = "TURN server \(server): \(code) \(reason)"
-            relayFailure = failure
+            report.relayFailure = failure
             outputs.append(.event(.relay("failed: \(failure)")))
         }
     }
 
-    /// "allocated RELAYED on SERVER", for the log: the endpoints written as bytes into one buffer,
-    /// since interpolating them cost several thousand instructions in every call that relays.
+    /// "allocated RELAYED on SERVER", for the log, with the endpoints written as bytes.
     private static func allocationText(_ relayed: Endpoint, on server: Endpoint) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(64)
@@ -528,25 +503,15 @@ public struct PeerCall {
         signaling.handle(.ice(.localCandidates(epoch: batch.epoch, batch.candidates)), now: now)
     }
 
-    private mutating func pairSelected(_ pair: CandidatePair, epoch: CallEpoch, now: Instant) {
-        selectedPair = pair
-        sendFailureReported = false
-        switch state {
-        case .joining, .negotiating:
-            state = .connected(epoch: epoch, pair: pair,
-                               holdUntil: configuration.lifetime.holdAfterConnect.map { now + $0 })
-            if milestones.mediaFinished == nil { mediaDueBy = configuration.lifetime.mediaTimeout.map { now + $0 } }
-        case .connected(_, _, let holdUntil), .restarting(_, _, let holdUntil):
-            state = .connected(epoch: epoch, pair: pair, holdUntil: holdUntil)
-        case .idle, .hangingUp, .ended:
-            break
-        }
+    private mutating func pairSelected(_ pair: CandidatePair, on transport: EpochTransport, now: Instant) {
+        report.lastSelectedPair = pair
+        let lifetime = configuration.lifetime
+        state.pairSelected(holdUntil: lifetime.holdAfterConnect.map { now + $0 },
+                           mediaDueBy: milestones.mediaFinished == nil ? lifetime.mediaTimeout.map { now + $0 } : nil)
         milestones.iceConnected = milestones.iceConnected ?? now
         outputs.append(.event(.selectedPair(pair)))
-        signaling.handle(.ice(.connected(epoch: epoch)), now: now)
-        let held = heldForPair
-        heldForPair.removeAll()
-        for bytes in held { sendOnSelectedPair(bytes, now: now) }
+        signaling.handle(.ice(.connected(epoch: transport.epoch)), now: now)
+        for bytes in transport.takeHeld() { sendOnSelectedPair(bytes, now: now) }
         protection.handle(.pairSelected, now: now)
     }
 
@@ -568,21 +533,19 @@ public struct PeerCall {
 
     /// Sends on the current transport's selected pair; before one is selected, holds a few.
     private mutating func sendOnSelectedPair(_ bytes: [UInt8], now: Instant) {
-        guard current?.transport != nil else {
-            unsentDatagrams += 1
+        guard let current = state.current, current.hasStarted else {
+            report.unsentDatagrams += 1
             return
         }
-        guard current?.transport?.selectedPair != nil else {
-            if heldForPair.count < Self.heldForPairLimit { heldForPair.append(bytes) } else { unsentDatagrams += 1 }
+        guard current.selectedPair != nil else {
+            if !current.hold(bytes) { report.unsentDatagrams += 1 }
             return
         }
         do throws(ICEError) {
-            try current?.transport?.send(bytes)
+            try current.send(bytes)
         } catch {
-            unsentDatagrams += 1
-            guard !sendFailureReported else { return }
-            sendFailureReported = true
-            outputs.append(.event(.sendFailed(error.description)))
+            report.unsentDatagrams += 1
+            if state.firstSendFailure() { outputs.append(.event(.sendFailed(error.description))) }
         }
     }
 
@@ -597,21 +560,12 @@ public struct PeerCall {
             outputs.append(.event(.frame(frame)))
         case .finished:
             milestones.mediaFinished = milestones.mediaFinished ?? now
-            mediaDueBy = nil
+            state.mediaDone()
             outputs.append(.event(.mediaFinished))
-            if configuration.lifetime.endAfterMedia || remoteGoodbye != nil { end(.completed, now: now) }
+            if configuration.lifetime.endAfterMedia || state.isSettlingGoodbye { end(.completed, now: now) }
         }
     }
 }
 
 /// The one machine contract (`ZoneCore/SansIOMachine.swift`).
 extension PeerCall: SansIOMachine {}
-
-/// The transport an ICE restart replaced, in a box of its own (`PeerCall.retired`).
-private final class RetiredEpoch {
-    var transport: EpochTransport
-
-    init(_ transport: EpochTransport) {
-        self.transport = transport
-    }
-}

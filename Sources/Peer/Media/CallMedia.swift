@@ -98,8 +98,7 @@ public struct CallMedia: SansIOMachine {
         case stopped
     }
 
-    /// Whether the call hung up. Matched, not compared: `phase != .stopped` ran the synthesized
-    /// `==` (with the set of streams) on every input, poll and deadline read.
+    /// Whether the call hung up.
     private var isStopped: Bool {
         if case .stopped = phase { true } else { false }
     }
@@ -192,6 +191,7 @@ public struct CallMedia: SansIOMachine {
     // MARK: Input
 
     public mutating func handle(_ input: Input, now: Instant) {
+        defer { updateDeadline() }
         guard !isStopped else { return }
         lastNow = max(lastNow, now)
         switch input {
@@ -212,10 +212,10 @@ public struct CallMedia: SansIOMachine {
             break
         }
         // Time reaches the parts whose deadline came, whatever the input (a call without media has
-        // neither part: asking looked at both absent optionals, several hundred bytes each, at every step).
+        // neither part).
         guard isActive else { return }
-        if let d = sender?.nextDeadline, d <= now { sender!.handle(.timer, now: now) }
-        if let d = receiver?.nextDeadline, d <= now { receiver!.handle(.timer, now: now) }
+        if let d = sender?.nextDeadline, d <= now { sender?.handle(.timer, now: now) }
+        if let d = receiver?.nextDeadline, d <= now { receiver?.handle(.timer, now: now) }
     }
 
     /// Our own description: the SSRCs it announced (none in today's dialect).
@@ -361,7 +361,7 @@ public struct CallMedia: SansIOMachine {
             sender?.handle(.rtcp(bytes), now: now)
             receiver?.handle(.rtcp(bytes), now: now)
         } else if receiver != nil {
-            receiver!.handle(.rtp(bytes), now: now)
+            receiver?.handle(.rtp(bytes), now: now)
         } else {
             droppedWithoutReceiver += 1
         }
@@ -373,9 +373,15 @@ public struct CallMedia: SansIOMachine {
     public mutating func pollOutput() -> Output? {
         // A call without media has nothing to drain; the call polls at every step.
         guard isActive, !isStopped else { return nil }
+        if let output = nextOutput() { return output }
+        updateDeadline()
+        return nil
+    }
+
+    private mutating func nextOutput() -> Output? {
         while sender != nil {
             feedSender()
-            guard let output = sender!.pollOutput() else { break }
+            guard let output = sender?.pollOutput() else { break }
             switch output {
             case .rtp(let bytes), .rtcp(let bytes):
                 return .packet(bytes)
@@ -385,13 +391,13 @@ public struct CallMedia: SansIOMachine {
                 break  // counted in the sender's stats: a file has no encoder to make a keyframe
             }
         }
-        while receiver != nil, let output = receiver!.pollOutput() {
+        while let output = receiver?.pollOutput() {
             switch output {
             case .rtcp(let bytes):
                 return .packet(bytes)
             case .frame(let frame):
                 receivedChecksum?.add(frame)
-                if let latency = receiver!.lastFrameTiming?.latency, latency >= .zero { latencies.record(latency) }
+                if let latency = receiver?.lastFrameTiming?.latency, latency >= .zero { latencies.record(latency) }
                 return .frame(frame)
             case .event(.finished):
                 if let finished = streamFinished(.receiving) { return finished }
@@ -400,22 +406,22 @@ public struct CallMedia: SansIOMachine {
         return nil
     }
 
-    public var nextDeadline: Instant? {
-        // Asked after every input of the call: a peer without media answers without looking at
-        // its (absent) sender and receiver, which copied them.
-        guard isActive, !isStopped else { return nil }
-        return .earliest(sender?.nextDeadline, receiver?.nextDeadline)
+    /// When the media next wants `.timer`: worked out as each input ends and once its output is drained.
+    public private(set) var nextDeadline: Instant?
+
+    private mutating func updateDeadline() {
+        nextDeadline = isActive && !isStopped ? .earliest(sender?.nextDeadline, receiver?.nextDeadline) : nil
     }
 
     /// Hands the sender the file's frames as far ahead as it asks, then the end of the stream.
     private mutating func feedSender() {
         guard let frames = configuration.send?.frames else { return }
-        while sender!.framesWanted > 0 {
+        while let wanted = sender?.framesWanted, wanted > 0 {
             if nextFrame < frames.count {
-                sender!.handle(.frame(frames[nextFrame]), now: lastNow)
+                sender?.handle(.frame(frames[nextFrame]), now: lastNow)
                 nextFrame += 1
             } else {
-                sender!.handle(.endOfStream, now: lastNow)
+                sender?.handle(.endOfStream, now: lastNow)
             }
         }
     }

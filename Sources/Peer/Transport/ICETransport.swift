@@ -69,6 +69,50 @@ public struct ICETransport {
     /// allocation any more, a peer of the other family, too large for one TURN message).
     public private(set) var unsentThroughRelays = 0
 
+    /// What a transport dropped, for a call's summary: never silently.
+    public struct Drops: Hashable, Sendable, Codable {
+        /// Datagrams that looked like STUN or ChannelData and did not decode (the agent's and the
+        /// TURN clients'), or STUN other than Binding reaching the agent.
+        public var malformed = 0
+        /// Requests and responses of our own that could not be encoded: not sent.
+        public var unencodable = 0
+        /// Application data from no known remote candidate (RFC 8445 §7.3: anyone could send it).
+        public var unknownSource = 0
+        /// Datagrams the agent sent from a relayed address that its TURN client refused.
+        public var unsentThroughRelays = 0
+        /// Payloads a TURN client dropped: queue full, permission refused, allocation gone.
+        public var relayPayloads = 0
+
+        public init() {}
+
+        public static func + (a: Drops, b: Drops) -> Drops {
+            var sum = a
+            sum.malformed += b.malformed
+            sum.unencodable += b.unencodable
+            sum.unknownSource += b.unknownSource
+            sum.unsentThroughRelays += b.unsentThroughRelays
+            sum.relayPayloads += b.relayPayloads
+            return sum
+        }
+
+        /// Every drop counted.
+        public var total: Int { malformed + unencodable + unknownSource + unsentThroughRelays + relayPayloads }
+    }
+
+    /// What the agent and the relays dropped so far.
+    public var drops: Drops {
+        var drops = Drops()
+        drops.malformed = agent.malformedMessages
+        drops.unencodable = agent.unencodableMessages
+        drops.unknownSource = agent.droppedDatagrams
+        drops.unsentThroughRelays = unsentThroughRelays
+        for relay in relays {
+            drops.malformed += relay.client.counters.malformed
+            drops.relayPayloads += relay.client.counters.droppedPayloads
+        }
+        return drops
+    }
+
     public init(configuration: Configuration, now: Instant) throws(ICEError) {
         var agentConfiguration = configuration.agent
         let hosts = configuration.agent.hostAddresses
@@ -83,6 +127,7 @@ public struct ICETransport {
         }
         agent = try ICEAgent(configuration: agentConfiguration, now: now)
         lastNow = now
+        closingBound = configuration.turnTiming.timeout * 2
         for (index, (turn, socket)) in usable.enumerated() {
             let client = TURNClient(configuration: TURNClientConfiguration(
                 server: turn.server, username: turn.username, password: turn.password,
@@ -127,13 +172,25 @@ public struct ICETransport {
         pump(now: lastNow)
     }
 
-    /// Closes the agent and deletes the allocations (Refresh with lifetime 0): keep feeding
-    /// datagrams and timers until `nextDeadline` is nil for the deallocations to be answered.
-    public mutating func close() {
+    /// Closes the agent and deletes the allocations (Refresh with lifetime 0) at `now`: keep
+    /// feeding datagrams and timers until `nextDeadline` is nil for the deallocations to be answered.
+    public mutating func close(now: Instant) {
+        lastNow = max(lastNow, now)
         agent.close()
         for i in relays.indices { relays[i].client.deallocate(now: lastNow) }
         pump(now: lastNow)
     }
+
+    /// Whether a datagram from `from` on the socket `to` answers a request one of this transport's
+    /// TURN clients still waits for: with several transports on one socket (a closing one beside
+    /// its successor), the one a TURN server's answer is for.
+    public func awaitsResponse(_ bytes: [UInt8], from: Endpoint, to: Endpoint) -> Bool {
+        relays.contains { $0.server == from && $0.socket == to && $0.client.awaitsResponse(bytes) }
+    }
+
+    /// The longest a closed transport may take to be drained: its deallocations' transactions, and
+    /// one more after a challenge (401 or 438, RFC 8489 §9.2.5) starts them again.
+    public let closingBound: Duration
 
     /// Feeds an input at `now`.
     public mutating func handle(_ input: Input, now: Instant) {
@@ -159,21 +216,14 @@ public struct ICETransport {
     }
 
     /// When to call `handle(.timer, now:)` next. Worked out whenever the agent or a relay may have
-    /// changed (the end of every pump, new remote credentials) and kept: the call asks after every
-    /// input, and a computed property read through the call's optional epoch copied the transport.
+    /// changed (the end of every pump, new remote credentials).
     public private(set) var nextDeadline: Instant?
 
     private mutating func updateDeadline() {
         var next = agent.nextDeadline
-        // By index and through `inout`, read in place: a non-mutating read of an element's client
-        // copied the whole relay first (this runs after every input).
-        for i in relays.indices {
-            if let d = Self.deadline(of: &relays[i].client), next == nil || d < next! { next = d }
-        }
+        for i in relays.indices { next = .earliest(next, relays[i].client.nextDeadline) }
         nextDeadline = next
     }
-
-    private static func deadline(of client: inout TURNClient) -> Instant? { client.nextDeadline }
 
     // MARK: - Plumbing
 

@@ -45,8 +45,9 @@ public enum JournalFormat {
         return w.bytes
     }
 
-    /// Frames one payload as an entry.
-    static func frame(_ payload: [UInt8], into out: inout [UInt8]) {
+    /// Frames one payload as an entry. Other append-only files of ours (the daemon's user log) frame
+    /// their entries the same way, behind a magic of their own.
+    public static func frame(_ payload: [UInt8], into out: inout [UInt8]) {
         let n = UInt32(payload.count)
         let crc = CRC32.checksum(payload)
         out.reserveCapacity(out.count + entryHeaderSize + payload.count)
@@ -94,14 +95,23 @@ public enum JournalFormat {
         }
         var r = ByteReader(bytes, offset: magic.count)
         let generation = (try? r.readUInt64()) ?? 0
+        let found = entries(in: bytes, from: headerSize)
+        return Scan(entries: found.entries, validLength: found.validLength, tornBytes: bytes.count - found.validLength,
+                    generation: generation, damage: found.damage)
+    }
+
+    /// The intact entries from `offset` on, up to the first that is incomplete or fails its checksum;
+    /// where they end; and `damage` when an intact entry follows the unreadable bytes.
+    public static func entries(in bytes: [UInt8], from offset: Int)
+        -> (entries: [ArraySlice<UInt8>], validLength: Int, damage: Damage?)
+    {
         var entries: [ArraySlice<UInt8>] = []
-        var offset = headerSize
+        var offset = offset
         while let len = intactEntry(in: bytes, at: offset) {
             entries.append(bytes[(offset + entryHeaderSize)..<(offset + entryHeaderSize + len)])
             offset += entryHeaderSize + len
         }
         let damage = nextIntactEntry(in: bytes, after: offset).map { Damage(offset: offset, nextIntactEntry: $0) }
-        return Scan(entries: entries, validLength: offset, tornBytes: bytes.count - offset, generation: generation,
-                    damage: damage)
+        return (entries, offset, damage)
     }
 }

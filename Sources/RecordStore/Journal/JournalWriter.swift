@@ -3,9 +3,10 @@ import ZoneCore
 
 /// Appends framed entries to the journal file and tells callers when they are durable.
 ///
-/// `batch` runs one flusher thread: every entry appended while a sync is under way goes into
-/// the next single `write` + `fdatasync`, so 16 concurrent writers pay for one sync, not 16.
-/// Appends themselves never block on the disk in that mode.
+/// `batch` and `always` run one flusher thread, so an append never waits for the disk (it is made
+/// under the store's lock). In `batch` every entry appended while a sync is under way goes into the
+/// next single `write` + `fdatasync`, so 16 concurrent writers pay for one sync, not 16; in `always`
+/// the flusher writes and syncs the entries one at a time. `none` writes in `append`.
 final class JournalWriter: @unchecked Sendable {
     /// A position in the journal: the count of entries appended so far.
     typealias LSN = UInt64
@@ -19,6 +20,8 @@ final class JournalWriter: @unchecked Sendable {
     private let condition = NSCondition()
     private var fd: Int32
     private var pending: [UInt8] = []
+    /// `always`: the framed size of each entry in `pending`, oldest first.
+    private var pendingEntries: [Int] = []
     private var appended: LSN = 0
     private var durable: LSN = 0
     private var waiters: [(LSN, CheckedContinuation<Void, Error>)] = []
@@ -33,7 +36,7 @@ final class JournalWriter: @unchecked Sendable {
         self.fd = fd
         self.fileSize = fileSize
         self.policy = policy
-        if policy == .batch {
+        if policy != .none {
             // The thread holds the writer until `shutdown` ends its loop.
             let t = Thread { self.flushLoop() }
             t.name = "zonertc-journal"
@@ -42,23 +45,26 @@ final class JournalWriter: @unchecked Sendable {
         }
     }
 
-    /// Appends one entry; returns its LSN. In `always` and `none` mode the entry is written
-    /// (and synced, for `always`) before this returns.
+    /// Appends one entry; returns its LSN. In `none` mode the entry is written before this returns;
+    /// otherwise the flusher writes it.
     func append(_ payload: [UInt8]) throws(IOError) -> LSN {
         condition.lock()
         defer { condition.unlock() }
         if let failure { throw failure }
+        let before = pending.count
         JournalFormat.frame(payload, into: &pending)
         appended += 1
         switch policy {
         case .batch:
             condition.broadcast()
-        case .always, .none:
+        case .always:
+            pendingEntries.append(pending.count - before)
+            condition.broadcast()
+        case .none:
             let bytes = pending
             pending.removeAll(keepingCapacity: true)
             do {
                 try writeAll(bytes)
-                if policy == .always { try sync() }
             } catch {
                 failure = error
                 throw error
@@ -97,6 +103,7 @@ final class JournalWriter: @unchecked Sendable {
         while flushing { condition.wait() }
         let bytes = pending
         pending.removeAll(keepingCapacity: true)
+        pendingEntries.removeAll()
         let target = appended
         var ready: [CheckedContinuation<Void, Error>] = []
         do {
@@ -166,10 +173,20 @@ final class JournalWriter: @unchecked Sendable {
         while true {
             while pending.isEmpty && !closed { condition.wait() }
             if closed && pending.isEmpty { break }
-            let bytes = pending
-            pending = []
-            pending.reserveCapacity(bytes.count)
-            let target = appended
+            let bytes: [UInt8]
+            let target: LSN
+            if policy == .always, let first = pendingEntries.first {
+                // One entry per sync: the oldest waiting, as `durable` counts entries in order.
+                bytes = Array(pending[0..<first])
+                pending.removeFirst(first)
+                pendingEntries.removeFirst()
+                target = appended - LSN(pendingEntries.count)
+            } else {
+                bytes = pending
+                pending = []
+                pending.reserveCapacity(bytes.count)
+                target = appended
+            }
             flushing = true
             // The disk work happens outside the lock so appends keep flowing into the next batch.
             condition.unlock()
@@ -216,7 +233,7 @@ final class JournalWriter: @unchecked Sendable {
 }
 
 /// Writes all of `bytes` to `fd`, retrying short writes and EINTR; the system's reason on failure.
-func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> String? {
+public func writeFully(_ fd: Int32, _ bytes: [UInt8]) -> String? {
     var done = 0
     while done < bytes.count {
         let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }

@@ -197,8 +197,8 @@ extension STUNAttribute {
     /// The length of the value (without padding); throws when the value breaks its attribute's
     /// limits, so nothing invalid is ever written.
     ///
-    /// Inlined into the encoder (its one caller), so the switch reads the attribute in the
-    /// message's buffer: called, it was handed a copy (a retain and a release of its payload).
+    /// Inlined into the encoder, its one caller, where the attribute is read from the message's
+    /// buffer.
     @inline(__always)
     func encodedValueLength() throws(STUNError) -> Int {
         let length: Int

@@ -4,7 +4,7 @@
 // The MAC of an attribute covers the message up to that attribute, with the header's length field
 // set as if the message ended right after it. When FINGERPRINT (or MESSAGE-INTEGRITY-SHA256)
 // follows, the length on the wire is larger, so the covered prefix is copied to a stack buffer
-// and its length field patched there: one copy of a few hundred bytes, no heap allocation.
+// and its length field patched there.
 // FINGERPRINT needs no patch, since it is always last (STUNMessageLayout enforces it).
 //
 // MACs are compared in constant time, so a forger learns nothing from how long a rejection took.

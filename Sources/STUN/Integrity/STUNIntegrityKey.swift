@@ -23,9 +23,8 @@ public struct STUNIntegrityKey: Sendable {
     public var hmacSHA1: HMAC<SHA1> {
         _read { yield keyed.hmacSHA1 }
     }
-    /// The keyed states, shared by every copy of the key. Inline they made a key over 200 bytes,
-    /// copied with every credential, transaction and allocation that holds one (an ICE agent holds
-    /// four); boxed, a copy of the key is a reference.
+    /// The keyed states, made once per key and shared by every copy of it (a key is held by every
+    /// credential, transaction and allocation that signs with it).
     private let keyed: KeyedStates
 
     private final class KeyedStates: Sendable {

@@ -84,9 +84,8 @@ extension STUNMessage {
         }
     }
 
-    // The attribute lists are read in place, through their buffers: a `for attribute in list`
-    // loop copied every attribute out (retaining its string or array) and destroyed the copy,
-    // once to size the message and once to write it.
+    // The attribute lists are read through their buffers, once to size the message and once to
+    // write it.
 
     /// The encoded size of the attributes of `list` that the encoder writes (§14: a 4-byte
     /// header and the value padded to 4 bytes each); throws when a value breaks its limits.

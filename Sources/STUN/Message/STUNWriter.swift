@@ -1,8 +1,7 @@
 // A byte writer for the encoders: network-order fields (RFC 8489 §5: all are big-endian) written
 // into an array's storage that the encoder sized up front. Every encoder computes its output's
-// exact size before writing, so bytes go straight into place: appending to the array one byte at
-// a time checked its uniqueness and capacity at every byte, which was most of an encode's own
-// cost. Each write is still checked against the end of the storage, so a size computed wrong
+// exact size before writing, so bytes go straight into place rather than being appended one at
+// a time. Each write is still checked against the end of the storage, so a size computed wrong
 // traps instead of writing past it.
 
 /// Writes big-endian fields into storage sized in advance.

@@ -104,8 +104,6 @@ public struct STUNClientTransaction: SansIOMachine {
     /// cap), or Rm × RTO after the last send.
     private mutating func interval(afterSend send: Int) -> Duration {
         if send >= timing.transmissions { return timing.finalInterval }
-        // Doubled by adding: `Duration * Int` is generic over the integer type and cost several
-        // hundred instructions for every transaction.
         defer { rto = min(rto + rto, timing.maxRTO) }
         return rto
     }

@@ -40,4 +40,15 @@ public struct STUNTransactionTiming: Hashable, Sendable {
 
     /// The wait after the last send before the transaction times out: Rm × RTO.
     public var finalInterval: Duration { initialRTO * finalWait }
+
+    /// From the first send to the timeout (RFC 8489 §6.2.1: 39.5 s with the defaults).
+    public var timeout: Duration {
+        var total = finalInterval
+        var rto = initialRTO
+        for _ in 0..<maxRetransmits {
+            total += rto
+            rto = min(rto + rto, maxRTO)
+        }
+        return total
+    }
 }

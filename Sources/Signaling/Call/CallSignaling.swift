@@ -32,8 +32,7 @@ public struct CallSignaling: Sendable {
         case notification(PushNotification)
         /// The ICE agent reports.
         case ice(ICEEvent)
-        /// A store request's outcome. Boxed: an outcome is a few hundred bytes, and every event is
-        /// copied on its way through the call's machines.
+        /// A store request's outcome. Indirect: an outcome is large, and rare beside the other events.
         indirect case reply(Origin, StoreOutcome)
         /// Records learned some other way (tests choose their order of arrival with this).
         case fetched([Record], deleted: [RecordID])
@@ -43,14 +42,14 @@ public struct CallSignaling: Sendable {
 
     /// What the driver must do.
     public enum Action: Hashable, Sendable {
-        /// Make the request and reply with `.reply(origin, outcome)`. Boxed, as the outcome is.
+        /// Make the request and reply with `.reply(origin, outcome)`. Indirect, as the outcome is.
         indirect case store(StoreRequest, origin: Origin)
         /// Tell the ICE agent.
         case ice(ICECommand)
         /// The call's state changed.
         case report(CallState)
-        /// An ingestion path stopped: the zone is gone or access was lost. Boxed, as the next: rare
-        /// and large (an error, a problem), while every action is moved through queues.
+        /// An ingestion path stopped: the zone is gone or access was lost. Indirect, as the next:
+        /// rare and large (an error, a problem).
         indirect case zoneUnavailable(path: String, StoreError)
         /// A record the remote peer wrote was dropped (malformed or refused): log it.
         indirect case rejected(SignalInbox.Problem)
@@ -85,19 +84,11 @@ public struct CallSignaling: Sendable {
     public init(configuration: SignalingConfiguration = .default, binding: RoomBinding, myUserID: String,
                 remoteUserID: String, epochClock: EpochClock = EpochClock(), seed: UInt64,
                 tokens: [SyncTokens] = []) throws(SignalRecordError) {
-        // What can throw is built first, the machine by an initializer that cannot throw: a throwing
-        // initializer copied the finished machine (1.7 KB) three times on return.
-        let negotiator = try CallNegotiator(
+        negotiator = try CallNegotiator(
             roomID: binding.roomID, myUserID: myUserID, remoteUserID: remoteUserID, zone: binding.zone,
             epochClock: epochClock, configuration: configuration.negotiator, seed: seed)
-        self.init(configuration: configuration, binding: binding, negotiator: negotiator, tokens: tokens)
-    }
-
-    private init(configuration: SignalingConfiguration, binding: RoomBinding, negotiator: consuming CallNegotiator,
-                 tokens: [SyncTokens]) {
         self.configuration = configuration
         self.binding = binding
-        self.negotiator = negotiator
         paths = configuration.ingestion.enumerated().map { index, path in
             let kept = index < tokens.count ? tokens[index] : SyncTokens()
             return ChangeSync(strategy: path.strategy, timing: configuration.timing, zone: binding.zone,
@@ -125,8 +116,7 @@ public struct CallSignaling: Sendable {
     }
 
     /// When the machine next needs a `.timer`. Worked out at the end of every event, the only time
-    /// the parts change, and kept: a computed getter read where the machine lies inside a call was
-    /// handed a copy of the whole machine, after every input of the call.
+    /// the parts change.
     public private(set) var nextDeadline: Instant?
 
     private mutating func updateDeadline() {
@@ -144,7 +134,7 @@ public struct CallSignaling: Sendable {
 
     /// Feeds one event at `now`; the store requests and reports it causes wait in `pollOutput()`, in order.
     public mutating func handle(_ event: Event, now: Instant) {
-        // The step appends to the queue itself, moved out and back: no array is made per event.
+        // The step appends to the queue itself (taken out of `self` while `self` is stepped).
         var out = pendingOutputs
         pendingOutputs = OutputQueue(capacity: 0)
         step(event, now: now, &out)

@@ -74,8 +74,7 @@ public struct SignalGarbageCollector: Sendable {
 
     /// Notes records that exist (fetched, or saved by us).
     public mutating func observe(_ summaries: [SignalRecordSummary]) {
-        // Each read where it lies and copied once, into the catalogue: a loop over the elements
-        // copied each before it was copied in.
+        // By index: each record is read from the array and entered into the catalogue once.
         for i in summaries.indices { catalogue[summaries[i].id.recordName] = summaries[i] }
     }
 
@@ -103,7 +102,6 @@ public struct SignalGarbageCollector: Sendable {
         let nowMs = now.millisecondsSinceEpoch
         let ttlMs = policy.ttl.nanoseconds / 1_000_000
         var doomed: [RecordID] = []
-        // Each summary read where it lies: a loop over the catalogue's entries copied every one.
         for i in catalogue.indices where !deleting.contains(catalogue.keys[i]) {
             let record = catalogue.values[i]
             // Never the active epoch, nor one newer (a remote restart not adopted yet).

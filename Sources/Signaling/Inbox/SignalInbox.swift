@@ -52,8 +52,8 @@ public struct SignalInbox: Sendable {
     public enum Delivery: Hashable, Sendable {
         /// The remote peer's version of the session record.
         indirect case session(SignalSession, Record)
-        /// A remote offer or answer. Boxed, as the session is: a few a call, each 400 bytes, which
-        /// every delivery of candidates would otherwise be too.
+        /// A remote offer or answer. Indirect, as the session is: large, and a few a call beside the
+        /// many deliveries of candidates.
         indirect case envelope(SignalEnvelope, Record)
         /// Remote candidates of one epoch, in order; `endOfCandidates` ends them.
         case candidates(epoch: CallEpoch, owner: String, [ICECandidate], endOfCandidates: Bool)
@@ -280,8 +280,7 @@ public struct SignalInbox: Sendable {
             case .room, .member: break
             }
         }
-        // Sorted only when there is an order to make: a fetch brings one of each at most, mostly, and
-        // sorting copied even a single record (with its payload) into a new array.
+        // Sorted only when there is an order to make: a fetch brings one of each at most, mostly.
         if sessions.count > 1 { sessions.sort { $0.0.callEpoch < $1.0.callEpoch } }
         for (session, record) in sessions {
             output.deliveries.append(.session(session, record))
@@ -321,8 +320,7 @@ public struct SignalInbox: Sendable {
     /// the candidates held for it, in order.
     public mutating func remoteDescriptionApplied(epoch: CallEpoch, ufrag: String) -> [Delivery] {
         guard !isStale(epoch) else { return [] }
-        // Changed where it lies: a copy taken out shared its tables with the one left in the
-        // dictionary, so its first change copied them.
+        // Changed through the dictionary's subscript, so its tables are not shared with a copy.
         return queues[epoch, default: CandidateQueue(epoch: epoch)].release(ufrag: ufrag, protections, &counters)
     }
 

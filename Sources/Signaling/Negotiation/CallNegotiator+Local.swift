@@ -10,8 +10,7 @@ extension CallNegotiator {
         guard state == .idle else { return }
         state = .preparing
         collector?.start(now: now)
-        // The name first, from the stored part alone: built inside the call of a method on the
-        // whole negotiator, it was built on a copy of the negotiator (1.3 KB) made for the call.
+        // The name first, from the stored part alone.
         let session = names.session
         out.append(.lookup([RecordID(recordName: session, zoneID: zone)]))
     }

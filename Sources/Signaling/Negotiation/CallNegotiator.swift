@@ -105,8 +105,8 @@ public struct CallNegotiator: Sendable {
         case lookedUp([LookupResult])
         /// The per-item outcome of a `modify` action (`serverRecordChanged` among them).
         case modified(ModifyRecordsResult)
-        /// A `modify` or `lookup` action failed as a whole. Boxed: an action and an error are a few
-        /// hundred bytes, and every event is copied on its way in.
+        /// A `modify` or `lookup` action failed as a whole. Indirect: large, and rare beside the
+        /// other events.
         indirect case requestFailed(Action, StoreError)
         /// The ICE agent reports.
         case ice(ICEEvent)
@@ -127,8 +127,8 @@ public struct CallNegotiator: Sendable {
         case ice(ICECommand)
         /// The call's state changed.
         case report(CallState)
-        /// A record the remote peer wrote was dropped (malformed or refused): log it. Boxed: a
-        /// problem is 160 bytes, and rare; every action is moved through queues.
+        /// A record the remote peer wrote was dropped (malformed or refused): log it. Indirect:
+        /// large, and rare beside the other actions.
         indirect case rejected(SignalInbox.Problem)
         /// The remote peer hung up: its description of the active epoch (of this type) left the
         /// zone, which only its goodbye does (docs/PROTOCOL.md §7).
@@ -160,9 +160,9 @@ public struct CallNegotiator: Sendable {
     }
 
     /// Saves in flight, found by their record's name: a short list (a call has a few in flight at
-    /// once) searched by comparing names, instead of a dictionary hashing names of 100+ characters
-    /// on every save and every reply (~2.2 k instructions an insert). Only found by name, never
-    /// walked, so the order kept in makes no difference.
+    /// once) searched by comparing names, rather than a dictionary hashing names of 100+ characters
+    /// on every save and every reply. Only found by name, never walked, so the order kept in makes
+    /// no difference.
     struct PendingSaves: Sendable {
         private var entries: [PendingSave] = []
 
@@ -227,8 +227,7 @@ public struct CallNegotiator: Sendable {
     var answeredEpochs: Set<CallEpoch> = []
     /// Remote candidates applied, by epoch (to count duplicate applies). Kept as values, not as
     /// printed text: printing every candidate again only to hash the text cost more than applying it.
-    /// Room for a call's candidates from the start: grown from empty, the set was rehashed (every
-    /// candidate in it hashed again, each hash a few hundred instructions) as the first ones came.
+    /// Room for a call's candidates from the start, so the set is not rehashed as the first ones come.
     var appliedCandidates = Set<AppliedCandidate>(minimumCapacity: 16)
     struct AppliedCandidate: Hashable {
         var epoch: CallEpoch
@@ -252,15 +251,7 @@ public struct CallNegotiator: Sendable {
     public init(roomID: RoomID, myUserID: String, remoteUserID: String, zone: ZoneID,
                 epochClock: EpochClock = EpochClock(), configuration: Configuration = Configuration(),
                 seed: UInt64, makesFirstOffer: Bool? = nil) throws(SignalRecordError) {
-        // The key (what can throw) first, the negotiator by an initializer that cannot throw: a throwing
-        // initializer copied the finished negotiator (1.3 KB) three times on return.
         let sessionKey = try SessionKey(roomID: roomID, users: myUserID, remoteUserID)
-        self.init(sessionKey: sessionKey, myUserID: myUserID, remoteUserID: remoteUserID, zone: zone,
-                  epochClock: epochClock, configuration: configuration, seed: seed, makesFirstOffer: makesFirstOffer)
-    }
-
-    private init(sessionKey: SessionKey, myUserID: String, remoteUserID: String, zone: ZoneID,
-                 epochClock: EpochClock, configuration: Configuration, seed: UInt64, makesFirstOffer: Bool?) {
         self.sessionKey = sessionKey
         names = SignalRecordNames(sessionKey: sessionKey)
         roles = PeerRoles(myUserID: myUserID, remoteUserID: remoteUserID, makesFirstOffer: makesFirstOffer)
@@ -353,7 +344,6 @@ public struct CallNegotiator: Sendable {
 
     /// The first usable video section's ICE ufrag of a description.
     static func ufrag(of description: SessionDescription) -> String? {
-        // A plain loop: a lazy filter and map copied the description and its sections into closures.
         for section in description.media where section.kind == .video && !section.isRejected {
             if let ufrag = description.iceCredentials(for: section)?.usernameFragment { return ufrag }
         }

@@ -7,9 +7,8 @@ public enum ICECommand: Hashable, Sendable {
     /// Begin a new ICE generation for `epoch` with fresh credentials: an ICE restart
     /// (RFC 8445 §9), or the start of ICE for a call's first epoch. Gathering begins.
     case restartICE(epoch: CallEpoch, credentials: ICECredentials)
-    /// Our description of `epoch` (offer or answer) is set. Boxed, as is the remote one: a
-    /// description is 192 bytes, and every action of the call's machines (most of them small) was
-    /// that large and moved that much on each queue push and pop.
+    /// Our description of `epoch` (offer or answer) is set. Indirect, as is the remote one: a
+    /// description is large, and most actions of the call's machines are small.
     indirect case setLocalDescription(epoch: CallEpoch, SessionDescription)
     /// Apply the remote peer's description of `epoch`.
     indirect case applyRemoteDescription(epoch: CallEpoch, SessionDescription)

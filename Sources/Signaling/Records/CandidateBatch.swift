@@ -42,8 +42,7 @@ public struct CandidateBatch: Hashable, Sendable {
     /// without its quotes) at its place.
     private static func json(count: Int, endOfCandidates: Bool, capacity: Int,
                              writeCandidate: (Int, inout SDPTextBuffer) -> Void) -> String {
-        // Written as bytes into one buffer (`SDPTextBuffer`), made a string once: each `String` append
-        // cost several hundred instructions.
+        // Written as bytes into one buffer (`SDPTextBuffer`), made a string once.
         var text = SDPTextBuffer(capacity: capacity)
         text.ascii("{\"v\":")
         text.decimal(UInt(Self.version))

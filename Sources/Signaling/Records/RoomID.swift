@@ -12,9 +12,8 @@ public struct RoomID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static let suffixLength = 8
     private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    /// Checks `text` against the shape spec §1 gives. Read in place, a byte at a time: every room
-    /// record fetched is checked, and copying the text and the prefix into arrays (and looking each
-    /// letter up in the alphabet) cost more than the rest of reading the record.
+    /// Checks `text` against the shape spec §1 gives, a byte at a time (every room
+    /// record fetched is checked).
     public init(_ text: String) throws(SignalRecordError) {
         guard text.utf8.count == Self.prefix.utf8.count + Self.suffixLength,
               text.utf8.starts(with: Self.prefix.utf8),

@@ -10,8 +10,8 @@ public enum SignalRecord: Hashable, Sendable {
     case member(RoomMember)
     /// A `SignalSession` record.
     case session(SignalSession)
-    /// A `SignalEnvelope` record. Boxed: an envelope is 264 bytes, twice any other case, and only a
-    /// few records of a call are envelopes; every record read is moved about at the largest size.
+    /// A `SignalEnvelope` record. Indirect: an envelope is twice the size of any other case, and
+    /// only a few records of a call are envelopes.
     indirect case envelope(SignalEnvelope)
     /// A `SignalIceChunk` record.
     case iceChunk(SignalIceChunk)

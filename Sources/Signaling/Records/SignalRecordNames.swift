@@ -63,7 +63,7 @@ public struct SignalRecordNames: Hashable, Sendable {
 
     /// The parts one after another, in a string allocated once at its final size (a name is built
     /// for every record saved and for every fetched record checked against ours).
-    /// Their bytes are copied in: appending each part as a string cost a few hundred instructions.
+    /// Their bytes are appended, not the parts as strings.
     private static func joined(_ parts: String...) -> String {
         let count = parts.reduce(0) { $0 + $1.utf8.count }
         return String(unsafeUninitializedCapacity: count) { name in

@@ -47,13 +47,12 @@ public enum SignalField {
 
 /// Reads typed fields of a fetched record, turning every problem into a `SignalRecordError`.
 struct FieldReader {
-    /// The record's fields and name, all a reader looks at: a copy of the whole record (its type,
-    /// zone, change tag and stamps retained one by one) was made for every record read.
+    /// The record's fields and name, all a reader looks at.
     let fields: RecordFields
     let recordName: String
 
-    /// Borrows the record, as the decoders that make one do: an initializer otherwise takes its
-    /// argument as a copy of its own.
+    /// Borrows the record, as the decoders that make one do (an initializer takes its arguments
+    /// owned unless told).
     init(_ record: borrowing Record, type: String) throws(SignalRecordError) {
         guard record.recordType == type else {
             throw SignalRecordError(.wrongRecordType, recordName: record.id.recordName,

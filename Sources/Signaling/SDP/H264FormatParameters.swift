@@ -45,7 +45,7 @@ struct H264FormatParameters {
     }
 
     /// Whether a parameter's `name` is `key` (lowercase, of the same length) in any ASCII case.
-    /// Byte by byte on the two buffers: a generic comparison of the two sequences cost ten times this.
+    /// Byte by byte on the two buffers.
     private static func matches(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ key: StaticString) -> Bool {
         key.withUTF8Buffer { key in
             guard name.count == key.count else { return false }

@@ -27,7 +27,7 @@ public struct H264ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads six hex digits; nil for anything else (the value comes from the remote).
     public init?(_ text: some StringProtocol) {
-        // Read into one number, not copied into arrays: answering an offer reads four of these.
+        // Read into one number (answering an offer reads four of these).
         let digits = text.utf8
         guard digits.count == 6 else { return nil }
         var value: UInt32 = 0

@@ -168,7 +168,7 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
     /// The attribute value with its name, `candidate:…`: the form W3C `RTCIceCandidate.candidate`
     /// and our signaling chunks carry.
     public var description: String {
-        // The prefix written into the same buffer: joining it to the value as strings cost a third string.
+        // The prefix written into the same buffer as the value.
         var text = SDPTextBuffer(capacity: 128)
         write(to: &text)
         return text.string

@@ -57,8 +57,8 @@ public struct MediaDescription: Hashable, Sendable {
     private static let rtpLetters = Array("RTP".utf8)
 
     static func isRTPProtocol(_ text: String) -> Bool {
-        // Read in place, without case or splitting: every `codecs` asks, and the pieces of a
-        // split were an array allocated each time. Matches a `/`-separated piece equal to RTP.
+        // Read from the string's bytes, ignoring ASCII case, without splitting (every `codecs` asks).
+        // Matches a `/`-separated piece equal to RTP.
         var matched = 0  // letters of "RTP" matched so far in this piece; -1 once it cannot match
         for byte in text.utf8 {
             if byte == UInt8(ascii: "/") {
@@ -143,9 +143,8 @@ public struct MediaDescription: Hashable, Sendable {
     public var codecs: [RTPCodec] {
         guard isRTP else { return [] }
         // One pass noting where the codec lines are, then searched in order: a section lists a
-        // handful of payload types, and hashing their formats and names cost more than these scans.
-        // The notes are plain numbers, in one array with room for every attribute: copies of the
-        // lines' strings in three arrays cost more to make and free than the rest of the reading.
+        // handful of payload types, too few to be worth hashing. The notes are plain numbers (line
+        // indices), in one array with room for every attribute.
         var lines: [CodecLine] = []
         lines.reserveCapacity(attributes.count)
         for index in attributes.indices {

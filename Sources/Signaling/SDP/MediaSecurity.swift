@@ -33,8 +33,8 @@ public enum MediaSecurity: String, Hashable, Sendable, CaseIterable, CustomStrin
         self = Self.namesSRTP(transportProtocol) ? .dtlsSRTP : .none
     }
 
-    /// Whether a protocol contains `SAVP` in any ASCII case, read in place (every answer asks):
-    /// on the string's own bytes, as walking its UTF-8 view index by index cost ten times more.
+    /// Whether a protocol contains `SAVP` in any ASCII case, read from the string's own bytes
+    /// (every answer asks).
     static func namesSRTP(_ transportProtocol: String) -> Bool {
         let found = transportProtocol.utf8.withContiguousStorageIfAvailable(containsSAVP)
         return found ?? containsSAVP(Array(transportProtocol.utf8))

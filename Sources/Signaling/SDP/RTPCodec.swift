@@ -49,8 +49,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     /// The value of one `a=fmtp` parameter (`key=value` pairs separated by `;`, keys compared
     /// without case); nil when absent or the parameters are not in that form.
     public func formatParameter(_ key: String) -> String? {
-        // The key is compared as bytes: through its UTF-8 view each comparison cost several times
-        // the scan.
+        // The key is compared as bytes.
         var key = key
         return key.withUTF8 { key in
             var value: String?
@@ -73,8 +72,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
         _ body: (_ name: Slice<UnsafeBufferPointer<UInt8>>, _ value: Slice<UnsafeBufferPointer<UInt8>>) -> Bool
     ) {
         guard var text = formatParameters else { return }
-        // Read in place, byte by byte, from the string's own contiguous bytes: splitting and
-        // lowercasing copies (then walking string indices) cost more than the rest of an answer.
+        // Read byte by byte from the string's own contiguous bytes, ignoring ASCII case.
         text.withUTF8 { bytes in
             var start = 0
             while start < bytes.count {
@@ -112,8 +110,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether `a` and `b` are the same name in any ASCII case. Lengths first: they tell most
     /// codec names apart (`VP8`, `H264`, `rtx`) without comparing a letter. Then the strings' own
-    /// bytes: every codec of an answer is named several times, and walking two UTF-8 views
-    /// cost several times the comparison.
+    /// bytes (every codec of an answer is named several times).
     private static func sameIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         let same = a.utf8.withContiguousStorageIfAvailable { a in
@@ -199,7 +196,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     ) -> RTPCodec {
         var codec = self
         codec.payloadType = theirs.payloadType
-        // Usually both list the same feedback: then ours is kept as it is, not copied item by item.
+        // Usually both list the same feedback: then ours is kept as it is.
         if !feedback.allSatisfy(theirs.feedback.contains) {
             codec.feedback = feedback.filter(theirs.feedback.contains)
         }

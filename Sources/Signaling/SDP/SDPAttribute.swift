@@ -87,9 +87,8 @@ public enum SDPAttribute: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `<semantics> <id>…`: appended word by word, as every description prints its BUNDLE group
-    /// (joining an array made of the words cost two arrays and a join for a value as short as
-    /// `BUNDLE 0`).
+    /// `<semantics> <id>…`: appended word by word (every description prints its BUNDLE group,
+    /// usually as short as `BUNDLE 0`).
     private static func groupValue(_ semantics: String, _ identifiers: [String]) -> String {
         var value = semantics
         for identifier in identifiers {

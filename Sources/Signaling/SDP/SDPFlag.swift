@@ -4,9 +4,8 @@ enum SDPFlag: Sendable {
 }
 
 extension Sequence<SDPAttribute> {
-    /// Whether `flag` is among the attributes. Matched by case: `contains(.rtcpMux)` compared every
-    /// attribute through `==`, copying and destroying each it passed (a few hundred instructions
-    /// apiece, several times for every description read).
+    /// Whether `flag` is among the attributes, matched by case rather than compared with `==`
+    /// (every description read asks several times).
     func contains(flag: SDPFlag) -> Bool {
         contains { attribute in
             switch (attribute, flag) {

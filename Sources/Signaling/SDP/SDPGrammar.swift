@@ -77,8 +77,7 @@ enum SDPGrammar {
         digits(bytes, as: type)
     }
 
-    /// `decimal(_:as:)` read from a string's own bytes: a format on an `m=` line is kept as text,
-    /// and copying it into an array to read it cost more than the reading.
+    /// `decimal(_:as:)` read from a string's own bytes (a format on an `m=` line is kept as text).
     static func decimal<T: FixedWidthInteger & UnsignedInteger>(_ text: String, as type: T.Type) -> T? {
         digits(text.utf8, as: type)
     }

@@ -37,8 +37,7 @@ public struct SDPOrigin: Hashable, Sendable, CustomStringConvertible {
         return text.string
     }
 
-    /// Writes `description` piece by piece (every description prints its origin; an interpolated
-    /// string cost a few thousand instructions).
+    /// Writes `description` piece by piece (every description prints its origin).
     func write(to text: inout SDPTextBuffer) {
         text.append(username)
         text.ascii(" ")

@@ -194,7 +194,7 @@ public struct SDPParser: Sendable {
                 SessionDescription(
                     type: self.type, origin: origin, sessionName: SDPGrammar.string(value), timing: []))
         case .sessionLevel(var session):
-            state = .expectingVersion  // drop the state's reference so `session` mutates without a copy
+            state = .expectingVersion  // `session` is the only reference while it is changed
             if let media = try sessionLine(type, value, line: line, session: &session) {
                 state = .mediaLevel(session, media)
             } else {

@@ -1,12 +1,10 @@
 // The text of a session description being written: UTF-8 bytes in one buffer, made a `String`
-// once at the end. Every offer and answer is printed, a hundred pieces each; appending a piece to
-// a `String` costs a few hundred instructions, appending its bytes a few dozen, and numbers are
-// written digit by digit instead of through a string of their own.
+// once at the end. Every offer and answer is printed, a hundred pieces each, so pieces are appended
+// as bytes and numbers written digit by digit, not through strings of their own.
 //
-// The bytes live in memory the buffer owns rather than in an `[UInt8]`: `Array.append(contentsOf:)`
-// cost ~93 instructions a piece (uniqueness check, generic copy), a copy into owned memory after
-// one capacity comparison a handful. The buffer is non-copyable, so the memory has one owner and
-// is freed exactly once, when the buffer ends.
+// The bytes live in memory the buffer owns, grown by doubling and written after one capacity
+// comparison. The buffer is non-copyable, so the memory has one owner and is freed exactly once,
+// when the buffer ends.
 
 import ZoneCore
 

@@ -18,8 +18,7 @@ extension SessionDescription {
     }
 
     /// The SDP text, every line ended by CRLF: the lines of `lines`, written as UTF-8 bytes into
-    /// one buffer and made a string once (every offer and answer is printed; an array of lines, or
-    /// appending piece by piece to a `String`, cost several times the text itself).
+    /// one buffer and made a string once (every offer and answer is printed).
     public var description: String {
         var text = SDPTextBuffer(capacity: 2048)
         text.ascii("v=0\r\n")

@@ -84,8 +84,7 @@ public struct SilentVideoConfiguration: Hashable, Sendable {
     }
 
     /// The ICE, DTLS and direction attributes of our video section, in Chrome's order, in an array
-    /// with room for `more` lines after them: the section's other lines are appended to it, and
-    /// grown a piece at a time it was reallocated and copied several times per description.
+    /// with room for `more` lines after them: the section's other lines are appended to it.
     func transportAttributes(mid: String, setup: DTLSSetupRole?, direction: MediaDirection,
                              reserving more: Int) -> [SDPAttribute] {
         var attributes: [SDPAttribute] = []

@@ -67,7 +67,7 @@ public struct ChangeSync: Sendable {
         case databaseChanges(DatabaseChanges)
         /// The answer to `fetchZoneChanges`.
         case zoneChanges(ZoneChanges)
-        /// The last fetch failed. Boxed: an error is 176 bytes, and every event is copied in.
+        /// The last fetch failed. Indirect: an error is large, and rare beside the other events.
         indirect case failed(StoreError)
     }
 
@@ -79,8 +79,8 @@ public struct ChangeSync: Sendable {
         case fetchZoneChanges(since: ChangeToken?)
         /// Hand these changes to the inbox.
         case deliver(ZoneChanges)
-        /// The zone was deleted or access to it lost: the path has stopped. Boxed: rare, and an
-        /// error is 176 bytes, which every action would otherwise be.
+        /// The zone was deleted or access to it lost: the path has stopped. Indirect: rare, and an
+        /// error is large.
         indirect case zoneUnavailable(StoreError)
     }
 
@@ -111,6 +111,7 @@ public struct ChangeSync: Sendable {
     private var started = false
     private var stopped = false
     private var negotiating = false
+    /// Jobs waiting to run, oldest first: at most one of each kind, so three at most.
     private var pending: [Job] = []
     private var running: (job: Job, request: Action)?
     /// A push job found our zone changed: follow with zone changes.
@@ -175,8 +176,7 @@ public struct ChangeSync: Sendable {
                 schedulePoll(from: now)
             }
             if let until = blockedUntil, until <= now { blockedUntil = nil }
-        // `out` is still empty here: the arrivals' actions are taken as they are, not appended (an
-        // append to an empty array allocated a buffer of its own and copied every action into it).
+        // `out` is still empty here: the arrivals' actions are taken as they are.
         case .databaseChanges(let changes):
             out = databaseChangesArrived(changes)
         case .zoneChanges(let changes):

@@ -31,8 +31,7 @@ public struct Arrival: Sendable {
 }
 
 /// An `Arrival` without its payload (the datagram's, unchanged): a plain value, and so is the
-/// `Result` that carries it. The simulator takes one per datagram, and a `Result` holding an array
-/// is destroyed through the runtime's generic value witnesses.
+/// `Result` that carries it (the simulator takes one per datagram).
 public struct Delivery: Sendable {
     public var host: HostID
     public var from: Endpoint
@@ -142,7 +141,7 @@ public struct VirtualNetwork {
         /// When the link's duplicate arrives, if it made one.
         public var duplicateAt: Instant?
 
-        /// The datagram that arrives, carrying `payload`, taken rather than retained (the sender is done with it).
+        /// The datagram that arrives, carrying `payload` (the sender is done with it).
         public func datagram(carrying payload: consuming [UInt8]) -> Datagram {
             Datagram(payload: payload, source: source, destination: destination, host: host)
         }
@@ -176,8 +175,6 @@ public struct VirtualNetwork {
             return .failure(.unroutable)
         }
         let bits = Int64(payload.count + 28) * 8  // UDP and IPv4 headers
-        // The hosts are crossed where they lie in the array (copying one out and back copied its
-        // name and link for every datagram).
         let departure = Self.cross(&hosts[host.index], bits: bits, now: now, uplink: true, &random, &counters)
         var arrival: Instant?
         if let departure {

@@ -6,11 +6,7 @@ import ZoneCore
 
 /// A queue of events on a virtual clock.
 public struct EventScheduler<Event> {
-    /// A heap entry: when, in which order, and the event itself, moved through the heap's storage and
-    /// never copied (a copy retains what the event holds). Events (a few dozen bytes) used to wait in
-    /// slots of their own while the heap moved their numbers; putting one in a freed slot destroyed
-    /// the `nil` left there, and an `Event?` is destroyed through the runtime's generic value
-    /// witnesses, which cost more than the moves.
+    /// A heap entry: when, in which order, and the event itself, moved through the heap's storage.
     private struct Entry {
         var due: Instant
         var sequence: UInt64

@@ -25,6 +25,10 @@ public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
     case fault
     case zoneUnavailable
     case remoteHungUp
+    /// The trial had both peers hang up.
+    case hangUp
+    /// Both calls closed: every transport drained, every store request answered.
+    case closed
 
     public var description: String {
         switch self {
@@ -45,6 +49,8 @@ public enum TraceKind: UInt8, Sendable, CustomStringConvertible {
         case .fault: "fault"
         case .zoneUnavailable: "zone-unavailable"
         case .remoteHungUp: "remote-hung-up"
+        case .hangUp: "hang-up"
+        case .closed: "closed"
         }
     }
 }
@@ -56,8 +62,7 @@ public struct EventTrace: Sendable {
     /// kind's numbers, 8 bytes each. A copy; `withUnsafeBytes` reads them in place.
     public var bytes: [UInt8] { Array(storage[..<count]) }
     /// The records in their first `count` bytes, zeros after: the array grows by zeros ahead of
-    /// the records, so a record is written in place rather than appended (the array's generic
-    /// `append(contentsOf:)` cost several times the record's own stores).
+    /// the records, so each record is written into bytes that are there already.
     private var storage: [UInt8]
     /// How many bytes of `storage` hold records.
     private var count = 0
@@ -93,7 +98,7 @@ public struct EventTrace: Sendable {
     /// The size of one record.
     private static let recordSize = 34
 
-    /// Writes the record's 34 bytes in place after the last one, first doubling the zeros ahead
+    /// Writes the record's 34 bytes after the last one, first doubling the zeros ahead
     /// when fewer than a record's worth are left: every event writes one.
     @inline(__always)
     private mutating func appendRecord(_ time: UInt64, _ kind: UInt8, _ actor: UInt8, _ a: UInt64, _ b: UInt64,
@@ -115,10 +120,9 @@ public struct EventTrace: Sendable {
 
     /// FNV-1a (32-bit) of a datagram: its content, in the trace, at a cost of one pass.
     ///
-    /// Read through the array's buffer, eight bytes a turn: the hash is one chain of xor and
-    /// multiply per byte that nothing shortens, so what a datagram's pass can lose is the loop
-    /// around it (the index's bounds check, increment and branch were as many instructions again
-    /// as the hash's own). The bytes, and so the value, are the same as a byte-by-byte loop's.
+    /// Read through the array's buffer, eight bytes a turn (FNV-1a is one chain of xor and multiply
+    /// per byte, so only the loop around it can be made shorter). The value is the byte-by-byte
+    /// loop's.
     @inline(__always)
     public static func fingerprint(_ payload: [UInt8]) -> UInt64 {
         payload.withUnsafeBufferPointer { bytes in

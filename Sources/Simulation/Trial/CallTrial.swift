@@ -4,6 +4,8 @@
 // on a relay host — all on the scheduler's virtual clock and the virtual network. The trial is
 // only the driver: it moves datagrams, store requests, replies and pushes between the machines,
 // at the instants the network, store and push models give, and records each step in the trace.
+// A trial that hangs up runs on until both calls are closed (every transport drained, TURN
+// allocations deleted) and the store has answered what they asked for.
 import ICE
 import Peer
 import RecordStore
@@ -11,8 +13,9 @@ import Signaling
 import TURN
 import ZoneCore
 
-/// A simulated call between two peers, from the call's start to convergence or the deadline.
-public struct CallTrial {
+/// A simulated call between two peers, from the call's start to convergence or the deadline (and,
+/// hanging up, to both calls closed). Noncopyable, as the calls it drives are.
+public struct CallTrial: ~Copyable {
     /// Whether peers' ICE gathers relayed candidates from the relay (the TURN server on the relay
     /// host, which is also their STUN server) when the configuration offers it. Without relayed
     /// candidates, trials whose peers both map per remote endpoint (symmetric NATs) cannot connect.
@@ -28,9 +31,8 @@ public struct CallTrial {
     static let relayPort: UInt16 = 3478
     static let turnUser = ("sim", "simulated-relay-password")
 
-    /// What the scheduler holds. The store cases carry a request or an outcome and its origin
-    /// (385 bytes with them); boxed, they leave every event about the size of a datagram, which the
-    /// scheduler moves several times per event (the store cases are a tenth of the events).
+    /// What the scheduler holds. The store cases are indirect: a request or an outcome is large,
+    /// and only a tenth of the events carry one.
     private enum Event {
         case start(Int)
         case wake(Int)
@@ -43,23 +45,21 @@ public struct CallTrial {
     }
 
     /// A datagram on its way, with the fingerprint its send recorded: the network never changes a
-    /// payload, so its delivery records the same one without a second pass over the bytes. A struct,
-    /// not the two as a case's payload: that tuple was copied on every send, through the runtime's
-    /// generic tuple witnesses.
+    /// payload, so its delivery records the same one without a second pass over the bytes.
     private struct Flight {
         var datagram: Datagram
         var fingerprint: UInt64
     }
 
-    /// A peer of the call, a value in `peers`: its call machine is fed where it lies in the array. (A
-    /// class cost a retain, a release and a dynamic exclusivity check each time the call was reached,
-    /// three times a step.)
-    private struct Participant {
+    /// A peer of the call: its call machine, and the driver's bookkeeping for it.
+    private struct Participant: ~Copyable {
         let user: String
         var call: PeerCall
         let host: HostID
         let socket: Endpoint
         var wakeAt: Instant?
+        /// Store requests asked for and not yet answered.
+        var storeRequestsOut = 0
     }
 
     public let configuration: TrialConfiguration
@@ -71,12 +71,11 @@ public struct CallTrial {
     private var relay: TURNServer
     private let relayHost: HostID
     private let relayListen: Endpoint
-    /// The relay's open relayed endpoints: one or two per call, so a list searched in place (a set
-    /// hashed the endpoint of every datagram reaching the relay host).
+    /// The relay's open relayed endpoints: one or two per call, so a list, searched.
     private var relayEndpoints: [Endpoint] = []
     private var relayWakeAt: Instant?
     private var pushWakeAt: Instant?
-    private var peers: [Participant] = []
+    private var peers: InlineArray<2, Participant>
     private var trace: EventTrace
     private var convergedAt: Instant?
     private var convergedEpoch: CallEpoch?
@@ -86,35 +85,33 @@ public struct CallTrial {
     /// Sets the scene — or takes `scene`, made once for many trials of the same configuration — and
     /// the network and both peers, ready to start.
     public init(configuration: TrialConfiguration, index: Int, seed: UInt64, scene: TrialScene? = nil) throws {
-        self.configuration = configuration
-        self.index = index
-        self.seed = seed
+        // Everything that can throw is made before the trial's own properties are set: a
+        // noncopyable value is never left half made.
         var random = SeededRandom(seed: seed)
         let start = CallTrial.start
-        scheduler = EventScheduler(start: start)
-        trace = EventTrace(origin: start, capturesText: configuration.traceText)
+        var trace = EventTrace(origin: start, capturesText: configuration.traceText)
         trace.record(.trialStart, at: start, actor: 0, UInt64(index), seed,
                      text: "\(index) seed \(seed) \(configuration.signaling.name) nat \(configuration.nat) "
                          + "push \(configuration.push.name) loss \(configuration.push.dropProbability)")
 
         // The network: the relay, then each peer on its link, behind its NAT if it has one.
-        network = VirtualNetwork(seed: random.next())
-        relayHost = network.addHost("relay", address: CallTrial.relayAddress, link: configuration.relayLink)
-        relayListen = Endpoint(address: CallTrial.relayAddress, port: CallTrial.relayPort)
+        var network = VirtualNetwork(seed: random.next())
+        let relayHost = network.addHost("relay", address: CallTrial.relayAddress, link: configuration.relayLink)
+        let relayListen = Endpoint(address: CallTrial.relayAddress, port: CallTrial.relayPort)
         var turnConfiguration = TURNServerConfiguration(
             realm: "zonertc.sim", authentication: .users([CallTrial.turnUser.0: CallTrial.turnUser.1]),
             relayAddress: CallTrial.relayAddress,
             nonceKey: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         turnConfiguration.software = "ZoneRTC simulated relay"
-        relay = TURNServer(configuration: turnConfiguration, seed: random.next())
+        let relay = TURNServer(configuration: turnConfiguration, seed: random.next())
 
         // The store: the room, devices and old records of the scene, behind latency and faults.
         let sceneSeed = random.next()
         let scene = try scene.flatMap { $0.isShareable ? $0 : nil }
             ?? TrialScene(configuration: configuration, seed: sceneSeed)
-        store = SimulatedStore(engine: scene.engine, pushProfile: configuration.push,
-                               latency: configuration.storeLatency, faults: configuration.faults, origin: start,
-                               seed: random.next())
+        let store = SimulatedStore(engine: scene.engine, pushProfile: configuration.push,
+                                   latency: configuration.storeLatency, faults: configuration.faults, origin: start,
+                                   seed: random.next())
         let (userA, userB) = CallTrial.users
         let (bindingA, bindingB) = (scene.offerCreator, scene.answerer)
 
@@ -123,8 +120,9 @@ public struct CallTrial {
         var signaling = configuration.signaling
         signaling.negotiator.payloads = SignalPayloadCache()
         let stunServers = [relayListen]
-        peers.reserveCapacity(2)
-        for (n, (user, binding, remote)) in [(userA, bindingA, userB), (userB, bindingB, userA)].enumerated() {
+        let sides = [(userA, bindingA, userB), (userB, bindingB, userA)]
+        let peers = try InlineArray<2, Participant> { (n: Int) throws -> Participant in
+            let (user, binding, remote) = sides[n]
             let octet = UInt32(n == 0 ? 10 : 20)
             let publicAddress = IPAddress.v4(0xC633_6400 | octet)  // 198.51.100.10 / .20
             let host: HostID
@@ -149,22 +147,35 @@ public struct CallTrial {
                                                      signaling: signaling, transport: transport,
                                                      seed: random.next()),
                 binding: binding)
-            // Moved into its participant, not copied (9.6 KB and a retain of everything it holds).
-            peers.append(Participant(user: user, call: consume call, host: host, socket: socket, wakeAt: nil))
+            return Participant(user: user, call: call, host: host, socket: socket, wakeAt: nil)
         }
+
+        self.configuration = configuration
+        self.index = index
+        self.seed = seed
+        self.trace = trace
+        self.network = network
+        self.relayHost = relayHost
+        self.relayListen = relayListen
+        self.relay = relay
+        self.store = store
+        self.peers = peers
+        scheduler = EventScheduler(start: start)
         scheduler.schedule(.start(0), at: start)
         scheduler.schedule(.start(1), at: start)
     }
 
+    /// The longest a trial that hangs up waits for both calls to close: every wait is bounded.
+    public static let closingLimit: Duration = .seconds(120)
+
     /// Runs the call until both peers are connected on one epoch (and `hold` longer), or the
-    /// deadline passes.
-    public mutating func run(hold: Duration = .zero) -> TrialOutcome {
+    /// deadline passes. With `hangUp`, both peers then hang up and the trial runs on until both
+    /// calls are closed and the store has answered every request they made (or `closingLimit`).
+    public mutating func run(hold: Duration = .zero, hangUp: Bool = false) -> TrialOutcome {
         let start = CallTrial.start
         var limit = start + configuration.deadline
         while true {
             if let convergedAt, limit > convergedAt + hold { limit = convergedAt + hold }
-            // The event is handed on as the last thing its binding does: with work after it in the loop,
-            // it was copied for `handle` and the original destroyed at the end of the loop.
             guard let event = scheduler.next(notAfter: limit) else { break }
             handle(event)
         }
@@ -173,23 +184,47 @@ public struct CallTrial {
             trace.record(.deadline, at: limit, actor: 0, text: "not connected on one epoch within "
                          + SimulationDuration.format(configuration.deadline))
         }
-        let path: PathKind? = convergedAt == nil ? nil : peers[0].call.selectedPair.map {
-            $0.local.kind == .relay || $0.remote.kind == .relay ? .relayed : .direct
+        let path: PathKind? = peers[0].call.report.lastSelectedPair.flatMap { pair in
+            convergedAt == nil ? nil : pair.local.kind == .relay || pair.remote.kind == .relay ? .relayed : .direct
         }
+        let closing = hangUp ? hangUpAndClose() : nil
         var counters: [SignalingCounters] = []
-        for i in peers.indices { counters.append(peers[i].call.inPlaceCounters()) }
+        for i in peers.indices { counters.append(peers[i].call.signaling.counters) }
         return TrialOutcome(
             index: index, seed: seed, convergence: convergedAt.map { $0 - start }, epoch: convergedEpoch, path: path,
             peers: counters, firstPush: firstPush, firstPoll: firstPoll,
             network: network.counters, store: store.counters, relay: relay.counters, events: scheduler.processed,
-            trace: trace)
+            trace: trace, closing: closing, relayAllocationsLeft: relay.activeAllocations)
+    }
+
+    /// Both peers hang up; runs until both calls are closed and their store requests answered.
+    /// Returns how long that took (nil when `closingLimit` passed first).
+    private mutating func hangUpAndClose() -> Duration? {
+        let hungUpAt = scheduler.now
+        for i in peers.indices {
+            trace.record(.hangUp, at: hungUpAt, actor: UInt8(i + 1))
+            feed(i, .hangUp)
+        }
+        let limit = hungUpAt + Self.closingLimit
+        while !bothClosed(), let event = scheduler.next(notAfter: limit) {
+            handle(event)
+        }
+        guard bothClosed() else {
+            trace.record(.deadline, at: limit, actor: 0, text: "not closed within "
+                         + SimulationDuration.format(Self.closingLimit) + " of hanging up")
+            return nil
+        }
+        trace.record(.closed, at: scheduler.now, actor: 0)
+        return scheduler.now - hungUpAt
+    }
+
+    /// Both calls closed and nothing of theirs left at the store.
+    private mutating func bothClosed() -> Bool {
+        peers.indices.allSatisfy { peers[$0].call.isClosed && peers[$0].storeRequestsOut == 0 }
     }
 
     // MARK: Events
 
-    /// Takes the event (`consuming`) from `run`: an `Event?` left there to destroy went through the
-    /// runtime's generic Optional destroy, which finds the payload's layout at run time (so do the
-    /// `Optional`s and `Result`s of other non-trivial values: the outputs and arrivals below).
     private mutating func handle(_ event: consuming Event) {
         let now = scheduler.now
         switch consume event {
@@ -217,11 +252,12 @@ public struct CallTrial {
             scheduler.schedule(.storeReply(i, origin, outcome), after: reply)
             schedulePush()
         case .storeReply(let i, let origin, let outcome):
+            peers[i].storeRequestsOut -= 1
             feed(i, .signaling(.reply(origin, outcome)))
         case .push:
             pushWakeAt = nil
             for note in store.duePushes(now: now) {
-                guard let i = peers.firstIndex(where: { $0.user == note.userRecordName }) else { continue }
+                guard let i = peers.indices.first(where: { peers[$0].user == note.userRecordName }) else { continue }
                 trace.record(.pushDelivered, at: now, actor: UInt8(i + 1), note.notification.notificationID)
                 if firstPush == nil { firstPush = now - CallTrial.start }
                 feed(i, .signaling(.notification(note.notification)))
@@ -247,7 +283,8 @@ public struct CallTrial {
             scheduleRelay()
             return
         }
-        guard let i = peers.firstIndex(where: { $0.host == arrival.host }), arrival.to == peers[i].socket else {
+        guard let i = peers.indices.first(where: { peers[$0].host == arrival.host }), arrival.to == peers[i].socket
+        else {
             trace.record(.datagramDropped, at: now, actor: 5, 4, EventTrace.pack(arrival.from),
                          EventTrace.pack(arrival.to), text: "no socket at \(arrival.to)")
             return
@@ -271,14 +308,14 @@ public struct CallTrial {
         scheduleWake(i)
     }
 
-    /// Carries out one output of peer `i`'s call. Takes the output (`consuming`): an `Output?` left to
-    /// `feed` to destroy went through the runtime's generic Optional destroy (about 260 instructions).
+    /// Carries out one output of peer `i`'s call.
     private mutating func carryOut(_ output: consuming PeerCall.Output, of i: Int, polling: Bool, now: Instant) {
         switch consume output {
         case .store(let request, let origin):
             if polling, firstPoll == nil, case .path = origin, Self.isFetch(request) {
                 firstPoll = now - CallTrial.start
             }
+            peers[i].storeRequestsOut += 1
             let (arrival, reply) = store.timing(client: peers[i].user, now: now)
             trace.record(.storeRequest, at: now, actor: UInt8(i + 1), Self.code(of: request.operation),
                          Self.size(of: request.operation), text: Self.describe(request.operation))
@@ -312,8 +349,8 @@ public struct CallTrial {
     }
 
     private mutating func checkConvergence(now: Instant) {
-        guard convergedAt == nil, case .connected(let e) = peers[0].call.inPlaceState(),
-              peers[1].call.inPlaceState() == .connected(e)
+        guard convergedAt == nil, case .connected(let e) = peers[0].call.signaling.negotiator.state,
+              peers[1].call.signaling.negotiator.state == .connected(e)
         else { return }
         convergedAt = now
         convergedEpoch = e
@@ -349,8 +386,7 @@ public struct CallTrial {
 
     // MARK: Network
 
-    /// Takes the payload (`consuming`) from the output or action it came in, which is consumed
-    /// too: a borrowed payload was retained for its flight and released with the output.
+    /// Takes the payload from the output or action it came in: it travels on as the flight's.
     private mutating func send(_ bytes: consuming [UInt8], from: Endpoint, to: Endpoint, host: HostID, actor: UInt8) {
         let now = scheduler.now
         switch network.transmit(bytes, from: from, to: to, host: host, now: now) {
@@ -362,7 +398,6 @@ public struct CallTrial {
             trace.record(.datagramSent, at: now, actor: actor, EventTrace.pack(from), EventTrace.pack(to),
                          fingerprint, text: "\(from) > \(to) \(bytes.count) bytes")
             let flight = Flight(datagram: copies.datagram(carrying: consume bytes), fingerprint: fingerprint)
-            // Moved into its event unless the network duplicated it (then copied for the first).
             guard let duplicateAt = copies.duplicateAt else {
                 scheduler.schedule(.datagram(consume flight), at: copies.at)
                 return
@@ -379,8 +414,7 @@ public struct CallTrial {
         }
     }
 
-    /// Carries out one action of the relay, taken as `carryOut` takes a call's output (and kept out of
-    /// line: inlined into `runRelay`, the action was copied and its `Action?` destroyed there).
+    /// Carries out one action of the relay.
     @inline(never)
     private mutating func relayAction(_ action: consuming TURNServer.Action) {
         switch consume action {
@@ -502,17 +536,4 @@ public struct CallTrial {
         case .closed: 6
         }
     }
-}
-
-extension PeerCall {
-    // A call is a large value; reading a computed property from outside copies all of it
-    // first. Asked through `inout`, it is read where it lies. (The trial asks after every step;
-    // `nextDeadline` is stored, so it is read in place anyway.)
-
-    /// The negotiator's state, read in place.
-    mutating func inPlaceState() -> CallState { signaling.negotiator.state }
-
-    /// The signaling counters, read in place (`peers.map(\.call.signaling.counters)` copied each
-    /// participant whole, call and all).
-    mutating func inPlaceCounters() -> SignalingCounters { signaling.counters }
 }

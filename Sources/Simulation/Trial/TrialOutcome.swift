@@ -40,6 +40,11 @@ public struct TrialOutcome: Sendable {
     public var events: Int
     /// The trial's event trace.
     public var trace: EventTrace
+    /// For a trial that hung up: hang-up → both calls closed and their store requests answered;
+    /// nil when the trial did not hang up or did not close within `CallTrial.closingLimit`.
+    public var closing: Duration?
+    /// Allocations the relay still held at the end of the trial.
+    public var relayAllocationsLeft: Int
 
     public var converged: Bool { convergence != nil }
 }

@@ -57,8 +57,8 @@ public struct TrialScene: Sendable {
             }
         }
         _ = engine.drainNotifications()
-        // Each trial's first write to a zone copies its tables from here: with room for the call's
-        // records they are copied as they are, not copied and rehashed into larger ones.
+        // Each trial's first write to a zone copies its tables from here: made with room for the
+        // call's records, they need not grow in the trial.
         engine.reserveCapacity(recordsPerZone: Self.recordsPerCall)
         self.engine = engine
         offerCreator = bindingA

@@ -34,9 +34,12 @@ public final class StoreAPI: Sendable {
         self.allowRegister = allowRegister
     }
 
+    /// The answer to `GET /health`.
+    public static let healthy = HTTPResponse.json(200, Array(#"{"status":"ok"}"#.utf8))
+
     public func handle(_ request: HTTPRequest) async -> Outcome {
         let path = request.path
-        if path == "/health" { return .response(.json(200, Array(#"{"status":"ok"}"#.utf8))) }
+        if path == "/health" { return .response(Self.healthy) }
         if path == "/auth/register" { return .response(await register(request)) }
         if path == "/call/report" { return .response(await callReport(request)) }
         if path == "/call" || path.hasPrefix("/call/") {

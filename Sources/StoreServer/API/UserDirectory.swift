@@ -1,4 +1,4 @@
-/// Where the daemon's users and their bearer tokens live: `users.json` in the data directory
+/// Where the daemon's users and their bearer tokens live: `users.log` in the data directory
 /// (`UserRegistry`) or a table of the shared database (the PostgreSQL backend).
 public protocol UserDirectory: Sendable {
     /// Creates a new user and returns its token — only ever once: an existing name throws

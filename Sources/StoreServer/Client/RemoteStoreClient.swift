@@ -353,7 +353,7 @@ final class ConnectionPool: Sendable {
         // Connecting blocks (at most its 5 s timeout): on a thread of the blocking pool.
         let endpoint = self.endpoint
         let conn: HTTPClientConnection = try await withCheckedThrowingContinuation { continuation in
-            BlockingIOPool.shared.run {
+            ThreadPool.blockingIO.run {
                 do { continuation.resume(returning: try HTTPClientConnection(endpoint: endpoint)) } catch {
                     continuation.resume(throwing: StoreError(.serviceUnavailable,
                                                              "cannot reach the store at \(endpoint): \(error)"))

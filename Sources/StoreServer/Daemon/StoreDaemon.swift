@@ -6,9 +6,11 @@ import ZoneCore
 
 /// The store served over HTTP/1.1 on an event loop: connections, the JSON API, push streams.
 ///
-/// The loop thread moves bytes and runs each connection's `HTTPServerConnection` machine; the
-/// API runs as tasks and posts responses back to the loop. Push streams follow the store's
-/// delivery model and send one server-sent event per notification.
+/// The loop thread moves bytes and runs each connection's `HTTPServerConnection` machine, and
+/// nothing else: the API runs as tasks on the daemon's worker threads (`ThreadPool`) and posts
+/// responses back to the loop, so the loop never waits for the store's lock, a journal sync, the
+/// user log or PostgreSQL. Push streams follow the store's delivery model and send one server-sent
+/// event per notification, encoded on a worker.
 ///
 /// Overload: past `maxRequestsInFlight` a request is answered at once with 503 `TRY_AGAIN_LATER`
 /// and a `retryAfter` (CloudKit Web Services' code for "try the request again"), without touching
@@ -36,6 +38,9 @@ public final class StoreDaemon: @unchecked Sendable {
         /// How often a summary line (connections, streams, requests/s, pushes, shed) is logged at
         /// info, when anything happened since the last; nil: never.
         public var summaryInterval: Duration? = .seconds(60)
+        /// Threads running requests (the store's lock orders its operations; the rest, JSON and
+        /// push events, runs on as many at once).
+        public var workers = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
         public init(listen: Endpoint) { self.listen = listen }
     }
@@ -69,6 +74,8 @@ public final class StoreDaemon: @unchecked Sendable {
     public let options: Options
     public let endpoint: Endpoint
     private let loop: EventLoop
+    /// Where requests and push streams run.
+    private let workers: ThreadPool
     private let listenFD: Int32
     private let log = Logger(component: "store-serve")
     // Loop-confined.
@@ -103,6 +110,7 @@ public final class StoreDaemon: @unchecked Sendable {
         self.api = api
         self.options = options
         loop = try EventLoop(name: "zonertc-store-serve")
+        workers = ThreadPool(maxThreads: options.workers, name: "zonertc-store-work")
         (listenFD, endpoint) = try TCPSocket.listen(on: options.listen, backlog: 4096)
         var limits = ConnectionAdmission.Limits()
         limits.maxConnections = options.maxConnections
@@ -154,7 +162,7 @@ public final class StoreDaemon: @unchecked Sendable {
             loop.deregister(listenFD)
             close(listenFD)
             for c in connections.values {
-                c.streamTask?.cancel()
+                endStream(c)
                 c.tcp.close()
             }
             connections.removeAll()
@@ -247,7 +255,7 @@ public final class StoreDaemon: @unchecked Sendable {
         admission.closed(id)
         c.machine.handle(.peerClosed, now: loop.clock.now())
         if c.streamTask != nil { counters.openStreams -= 1 }
-        c.streamTask?.cancel()
+        endStream(c)
         if let t = c.timer { loop.cancel(t) }
         if let t = c.heartbeat { loop.cancel(t) }
     }
@@ -255,7 +263,7 @@ public final class StoreDaemon: @unchecked Sendable {
     /// Feeds the connection's machine and carries out everything it asks, in order.
     private func feed(_ input: HTTPServerConnection.Input, to c: Served) {
         c.machine.handle(input, now: loop.clock.now())
-        var shed = false
+        var answerNow: HTTPResponse?
         while let action = c.machine.pollOutput() {
             switch action {
             case .send(let bytes):
@@ -264,16 +272,19 @@ public final class StoreDaemon: @unchecked Sendable {
                 c.tcp.closeAfterFlush()
             case .dispatch(let request):
                 counters.requests += 1
-                if counters.requestsInFlight >= options.maxRequestsInFlight && request.path != "/health" {
+                if request.path == "/health" {
+                    // The loop's own liveness, answered here: it holds whatever the workers are doing.
+                    answerNow = StoreAPI.healthy
+                } else if counters.requestsInFlight >= options.maxRequestsInFlight {
                     counters.shed += 1
-                    shed = true
+                    answerNow = shedResponse()
                 } else {
                     dispatch(request, on: c.id)
                 }
             }
         }
-        if shed {
-            feed(.respond(shedResponse()), to: c)
+        if let answerNow {
+            feed(.respond(answerNow), to: c)
             return
         }
         reschedule(c)
@@ -312,44 +323,54 @@ public final class StoreDaemon: @unchecked Sendable {
         }
     }
 
+    /// What a request came to, back on the loop.
+    private enum Answer: Sendable {
+        case response(HTTPResponse)
+        /// A push stream, listening already.
+        case stream(AsyncStream<PushNotification>, user: String, device: String)
+    }
+
     private func dispatch(_ request: HTTPRequest, on id: UInt64) {
         counters.requestsInFlight += 1
         let api = self.api
         let log = self.log
-        Task(executorPreference: loop) { [self] in
+        Task(executorPreference: workers) { [self] in
             let watch = Stopwatch()
-            let outcome = await api.handle(request)
-            if case .response(let r) = outcome {
+            let answer: Answer
+            switch await api.handle(request) {
+            case .response(let r):
                 log.debug("\(request.method) \(request.path) \(r.status)",
                           ["ms": String(format: "%.3f", watch.elapsed.milliseconds), "bytes": "\(r.body.count)"])
+                answer = .response(r)
+            case .eventStream(let user, let device):
+                // Listen before answering, so nothing delivered after the client sees "ready" is missed.
+                answer = .stream(api.store.push.listen(user: user, deviceID: device), user: user, device: device)
             }
-            loop.execute { [self] in self.finish(outcome, on: id) }
+            loop.execute { [self] in self.finish(answer, on: id) }
         }
     }
 
-    private func finish(_ outcome: StoreAPI.Outcome, on id: UInt64) {
+    private func finish(_ answer: Answer, on id: UInt64) {
         counters.requestsInFlight -= 1
+        // A stream whose connection is gone ends when its last reference does (the hub drops it).
         guard let c = connections[id] else { return }
-        switch outcome {
+        switch answer {
         case .response(let response):
             feed(.respond(response), to: c)
-        case .eventStream(let user, let device):
-            openStream(c, user: user, device: device)
+        case .stream(let stream, let user, let device):
+            openStream(c, stream, user: user, device: device)
         }
     }
 
-    private func openStream(_ c: Served, user: String, device: String) {
+    private func openStream(_ c: Served, _ stream: AsyncStream<PushNotification>, user: String, device: String) {
         counters.streams += 1
         counters.openStreams += 1
         log.debug("push stream opened", ["user": user, "device": device])
-        // Listen before answering, so nothing delivered after the client sees "ready" is missed.
-        let stream = api.store.push.listen(user: user, deviceID: device)
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")])
         feed(.startStream(status: 200, headers: headers), to: c)
         if let t = c.timer { loop.cancel(t); c.timer = nil }
         let id = c.id
-        // The API registered the device before answering (StoreAPI.handle).
-        c.streamTask = Task(executorPreference: loop) { [self] in
+        c.streamTask = Task(executorPreference: workers) { [self] in
             loop.execute { [self] in self.sendEvent(Array(": ready\n\n".utf8), to: id) }
             for await note in stream {
                 let json = WireFormat.serialize(WireFormat.encode(note))
@@ -361,6 +382,13 @@ public final class StoreDaemon: @unchecked Sendable {
             }
         }
         scheduleHeartbeat(c)
+    }
+
+    /// Ends a connection's push stream, if it has one. Cancelling runs the stream's termination
+    /// handler, which takes the push hub's lock: on a worker, never on the loop.
+    private func endStream(_ c: Served) {
+        guard let task = c.streamTask else { return }
+        workers.run { task.cancel() }
     }
 
     private func sendEvent(_ bytes: [UInt8], to id: UInt64, counted: Bool = false) {

@@ -195,6 +195,12 @@ extension TURNClient {
         switch kind {
         case .allocate:
             guard phase == .allocating else { return }
+            if code == STUNErrorCode.allocationMismatch, allocateRetry.count < configuration.allocationMismatchRetries {
+                let backoff = configuration.timing.initialRTO * (1 << allocateRetry.count)
+                allocateRetry = (now + backoff, allocateRetry.count + 1)
+                push(.event(.requestFailed(method: .allocate, peer: nil, code: code, reason: reason)))
+                return
+            }
             close()
             push(.event(.allocationFailed(code: code, reason: reason)))
         case .refresh(let lifetime):

@@ -44,7 +44,11 @@ public struct TURNClient {
     var peerByChannel: [UInt16: Endpoint] = [:]
     var nextChannelNumber = ChannelData.channelRange.lowerBound
     /// Payloads waiting for their peer's permission, oldest first.
-    var queue: [(payload: [UInt8], peer: Endpoint)] = []
+    var queue = OutputQueue<(payload: [UInt8], peer: Endpoint)>()
+    /// How many of them wait.
+    var queued = 0
+    /// When to send the Allocate again after a 437, and how many times it was sent again so far.
+    var allocateRetry: (at: Instant?, count: Int) = (nil, 0)
     var random: SeededRandom
     private var outputs = OutputQueue<Output>()
 
@@ -53,10 +57,15 @@ public struct TURNClient {
         self.configuration = configuration
         credentials = LongTermCredentials(username: configuration.username, password: configuration.password)
         random = SeededRandom(seed: configuration.seed)
+        startAllocate(now: now)
+        updateDeadline()
+    }
+
+    /// Sends an Allocate (RFC 8656 §7.1): UDP relaying, the lifetime asked for.
+    mutating func startAllocate(now: Instant) {
         var attributes: [STUNAttribute] = [.requestedTransport(protocolNumber: STUNAttribute.transportUDP)]
         if let lifetime = configuration.requestedLifetime { attributes.append(.lifetime(seconds: seconds(lifetime))) }
         start(.allocate, attributes: attributes, now: now)
-        nextDeadline = earliestDeadline()
     }
 
     // MARK: - Caller API
@@ -67,7 +76,7 @@ public struct TURNClient {
     ///
     /// - Throws: `notAllocated` without an allocation, `peerFamilyMismatch`, `payloadTooLarge`.
     public mutating func send(_ payload: [UInt8], to peer: Endpoint, now: Instant) throws(TURNClientError) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         guard phase == .allocated, let relayed = relayedAddress else {
             throw TURNClientError(.notAllocated, "no allocation on \(configuration.server) to send through")
         }
@@ -84,12 +93,13 @@ public struct TURNClient {
         case .installed?:
             transmitData(payload, to: peer, now: now)
         case .pending?:
-            if queue.count >= configuration.maxQueuedPayloads {
-                if queue.isEmpty { counters.droppedPayloads += 1; return }
-                queue.removeFirst()
+            if queued >= configuration.maxQueuedPayloads {
+                guard queue.pop() != nil else { counters.droppedPayloads += 1; return }
+                queued -= 1
                 counters.droppedPayloads += 1
             }
             queue.append((payload, peer))
+            queued += 1
         case .failed?, nil:
             counters.droppedPayloads += 1
         }
@@ -98,7 +108,7 @@ public struct TURNClient {
     /// Asks for a permission for `peer`'s IP address unless one exists or is on its way
     /// (a refused one is asked again after `permissionRetryDelay`).
     public mutating func createPermission(for peer: Endpoint, now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         guard phase == .allocated else { return }
         let ip = peer.address.unmapped
         if let existing = permissions[ip] {
@@ -110,7 +120,7 @@ public struct TURNClient {
 
     /// Binds a channel to `peer` unless one is bound, on its way, or was refused.
     public mutating func bindChannel(to peer: Endpoint, now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         guard phase == .allocated, channels[peer] == nil,
               nextChannelNumber <= ChannelData.channelRange.upperBound else { return }
         let number = nextChannelNumber
@@ -124,7 +134,7 @@ public struct TURNClient {
     /// Deletes the allocation: Refresh with LIFETIME 0 (RFC 8656 §8). `.deallocated` follows
     /// when the server answers (or the request times out). Queued payloads are dropped.
     public mutating func deallocate(now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         switch phase {
         case .closed, .deallocating:
             return
@@ -135,10 +145,22 @@ public struct TURNClient {
         case .allocated:
             phase = .deallocating
             transactions.removeAll()
-            counters.droppedPayloads += queue.count
-            queue.removeAll()
+            dropQueue()
             start(.refresh(lifetime: 0), attributes: [.lifetime(seconds: 0)], now: now)
         }
+    }
+
+    /// Whether `bytes` is a response to one of the requests still waiting for an answer (a
+    /// closing client's deallocation, say), so a caller with several clients on one socket can
+    /// tell which one a datagram from the server is for. Reads the STUN header only (RFC 8489 §5).
+    public func awaitsResponse(_ bytes: [UInt8]) -> Bool {
+        guard phase != .closed, bytes.count >= STUNMessageHeader.size, bytes[0] & 0xC0 == 0 else { return false }
+        switch STUNMessageType(rawValue: UInt16(bytes[0]) << 8 | UInt16(bytes[1])).messageClass {
+        case .successResponse, .errorResponse: break
+        case .request, .indication: return false
+        }
+        guard let id = STUNTransactionID(bytes: bytes[8..<20]) else { return false }
+        return transactions.contains { $0.transactionID == id }
     }
 
     /// The channel bound to `peer`, if any.
@@ -154,7 +176,7 @@ public struct TURNClient {
 
     /// Feeds an input at `now`.
     public mutating func handle(_ input: Input, now: Instant) {
-        defer { nextDeadline = earliestDeadline() }
+        defer { updateDeadline() }
         switch input {
         case .timer:
             onTimer(now: now)
@@ -173,24 +195,24 @@ public struct TURNClient {
     }
 
     /// When to call `handle(.timer, now:)` next; nil when nothing is scheduled. Worked out at the
-    /// end of every call that may change it and kept: the transport asks after every input, and a
-    /// computed getter read where the client lies inside the transport copied the whole client.
+    /// end of every call that may change it.
     public private(set) var nextDeadline: Instant?
 
-    /// Mutating only so that it reads the client in place (a non-mutating call is handed a copy).
-    private mutating func earliestDeadline() -> Instant? {
+    private mutating func updateDeadline() {
         var next: Instant?
         func consider(_ instant: Instant?) {
             guard let instant else { return }
             if next == nil || instant < next! { next = instant }
         }
         for i in transactions.indices { consider(transactions[i].transaction.nextDeadline) }
-        guard phase == .allocated else { return next }
-        consider(refreshAt)
-        consider(expiresAt)
-        for permission in permissions.values { consider(permission.deadline) }
-        for channel in channels.values { consider(channel.deadline) }
-        return next
+        if phase == .allocating { consider(allocateRetry.at) }
+        if phase == .allocated {
+            consider(refreshAt)
+            consider(expiresAt)
+            for permission in permissions.values { consider(permission.deadline) }
+            for channel in channels.values { consider(channel.deadline) }
+        }
+        nextDeadline = next
     }
 
     // MARK: - Timers
@@ -206,6 +228,10 @@ public struct TURNClient {
                 failed(transaction, code: TURNClient.noResponseCode,
                        reason: "no response from \(configuration.server) to \(transaction.kind.method)", now: now)
             }
+        }
+        if phase == .allocating, let retryAt = allocateRetry.at, now >= retryAt {
+            allocateRetry.at = nil
+            startAllocate(now: now)
         }
         guard phase == .allocated else { return }
         if let expiresAt, now >= expiresAt {
@@ -306,18 +332,32 @@ public struct TURNClient {
         bindChannel(to: peer, now: now)
     }
 
-    /// Sends the queued payloads for `ip` now that its permission exists.
+    /// Sends the queued payloads for `ip` now that its permission exists; the others wait on.
     mutating func flushQueue(for ip: IPAddress, now: Instant) {
-        let ready = queue.filter { $0.peer.address.unmapped == ip }
-        queue.removeAll { $0.peer.address.unmapped == ip }
-        for item in ready { transmitData(item.payload, to: item.peer, now: now) }
+        var waiting = OutputQueue<(payload: [UInt8], peer: Endpoint)>()
+        while let item = queue.pop() {
+            if item.peer.address.unmapped == ip {
+                queued -= 1
+                transmitData(item.payload, to: item.peer, now: now)
+            } else {
+                waiting.append(item)
+            }
+        }
+        queue = waiting
     }
 
-    /// Drops the queued payloads for `ip`.
-    mutating func dropQueue(for ip: IPAddress) {
-        let before = queue.count
-        queue.removeAll { $0.peer.address.unmapped == ip }
-        counters.droppedPayloads += before - queue.count
+    /// Drops the queued payloads for `ip` (every one without `ip`).
+    mutating func dropQueue(for ip: IPAddress? = nil) {
+        var waiting = OutputQueue<(payload: [UInt8], peer: Endpoint)>()
+        while let item = queue.pop() {
+            if ip == nil || item.peer.address.unmapped == ip {
+                queued -= 1
+                counters.droppedPayloads += 1
+            } else {
+                waiting.append(item)
+            }
+        }
+        queue = waiting
     }
 
     // MARK: - Ending
@@ -337,8 +377,8 @@ public struct TURNClient {
         permissions.removeAll()
         channels.removeAll()
         peerByChannel.removeAll()
-        counters.droppedPayloads += queue.count
-        queue.removeAll()
+        allocateRetry.at = nil
+        dropQueue()
     }
 
     mutating func push(_ output: Output) {

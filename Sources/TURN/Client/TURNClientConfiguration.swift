@@ -35,6 +35,12 @@ public struct TURNClientConfiguration: Sendable {
     /// How many 401/438 challenges in a row one request may answer before it fails (a server
     /// that keeps changing its nonce must not keep the client busy forever).
     public var maxChallenges: Int
+    /// How many times an Allocate refused with 437 (Allocation Mismatch, RFC 8656 §7.3) is sent
+    /// again, after the retransmission timeout and twice as long each time, before it fails. The
+    /// 5-tuple is usually held by an allocation of this client's socket that is being deleted:
+    /// after an ICE restart the new epoch allocates from the socket the retired epoch's
+    /// allocation, whose Refresh with LIFETIME 0 may still be on its way, used.
+    public var allocationMismatchRetries: Int
     /// The seed of transaction IDs.
     public var seed: UInt64
 
@@ -43,9 +49,11 @@ public struct TURNClientConfiguration: Sendable {
         allocationRefreshMargin: Duration = .seconds(60), permissionRefreshInterval: Duration = .seconds(240),
         channelRefreshInterval: Duration = .seconds(540), permissionRetryDelay: Duration = .seconds(10),
         timing: STUNTransactionTiming = STUNTransactionTiming(), maxQueuedPayloads: Int = 64, maxChallenges: Int = 3,
-        seed: UInt64
+        allocationMismatchRetries: Int = 4, seed: UInt64
     ) {
         precondition(maxQueuedPayloads >= 0 && maxChallenges >= 1, "queue bound ≥ 0 and at least one challenge")
+        precondition((0...STUNTransactionTiming.maxCount).contains(allocationMismatchRetries),
+                     "allocation mismatch retries 0…\(STUNTransactionTiming.maxCount)")
         precondition(permissionRefreshInterval > .zero && channelRefreshInterval > .zero)
         self.server = server
         self.username = username
@@ -58,6 +66,7 @@ public struct TURNClientConfiguration: Sendable {
         self.timing = timing
         self.maxQueuedPayloads = maxQueuedPayloads
         self.maxChallenges = maxChallenges
+        self.allocationMismatchRetries = allocationMismatchRetries
         self.seed = seed
     }
 }

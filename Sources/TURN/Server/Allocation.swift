@@ -72,8 +72,7 @@ struct Allocation: Sendable {
 
     /// The earliest of an allocation's own expiry (`expires`), its permissions' and its channels':
     /// when the timer next has something of it to remove. Given the fields, not the allocation:
-    /// `AllocationTable` reads them where the allocation lies (a getter on the allocation in its
-    /// slot was handed a copy of all of it).
+    /// `AllocationTable` reads them from the allocation's slot.
     static func earliestExpiry(expires: Instant, permissions: [IPAddress: Instant],
                                channels: [UInt16: (peer: Endpoint, expires: Instant)]) -> Instant {
         var next = expires

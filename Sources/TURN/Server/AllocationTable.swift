@@ -5,8 +5,7 @@ import ZoneCore
 ///
 /// Each allocation sits in a numbered slot that stays the same for its whole life, so a driver can
 /// keep its relayed socket in an array at that index (`RelayHandle`) instead of hashing an address
-/// for every datagram. Mutation through the subscripts happens in place: the data path bumps
-/// counters without copying an allocation's permission and channel tables.
+/// for every datagram. The data path works on an allocation through its slot.
 struct AllocationTable: Sendable {
     private(set) var slots: [Allocation?] = []
     private var freeSlots: [Int] = []
@@ -81,8 +80,7 @@ struct AllocationTable: Sendable {
         }
     }
 
-    // The data path's and the expiry queue's questions, answered on the slot in place: going
-    // through the subscripts would copy the allocation (and retain each of its tables) every time.
+    // The data path's and the expiry queue's questions, answered on the slot.
 
     /// The peer bound to `channel` in `slot`, when the binding and its permission are current.
     func boundPeer(slot: Int, channel: UInt16, now: Instant) -> Endpoint? {
@@ -122,10 +120,9 @@ struct AllocationTable: Sendable {
         return slots[slot]?.scheduledExpiry
     }
 
-    /// The user, key and verified NONCE of the allocation of `tuple`, read in place: what a request
+    /// The user, key and verified NONCE of the allocation of `tuple`: what a request
     /// on an existing allocation has already proved (`TURNServer.authenticate`).
     func credentials(of tuple: FiveTuple) -> (user: String, key: STUNIntegrityKey, nonce: String)? {
-        // Field by field: binding the whole allocation would copy it and retain each of its tables.
         guard let i = slotByTuple[tuple], let user = slots[i]?.user, let key = slots[i]?.key,
               let nonce = slots[i]?.verifiedNonce else { return nil }
         return (user, key, nonce)

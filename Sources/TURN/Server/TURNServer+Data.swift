@@ -202,7 +202,7 @@ extension TURNServer {
     }
 
     private mutating func sendIndication(_ m: STUNMessage, tuple: FiveTuple, now: Instant) {
-        // The allocation is read in place through its slot, not copied.
+        // The allocation is read through its slot.
         guard let slot = allocations.slot(of: tuple), let relay = allocations[slot: slot]?.relay,
               let peer = m.xorPeerAddresses.first, let data = m.data,
               allocations.permits(slot: slot, peer: peer, now: now) else {

@@ -4,8 +4,7 @@ import ZoneCore
 
 extension TURNServer {
     /// A request from a client: Binding (no authentication), or an authenticated TURN request.
-    /// The answers go straight to `outputs`, in the order they are made: every request used to
-    /// return them in an array of its own, allocated and freed only to be copied into the queue.
+    /// The answers go straight to `outputs`, in the order they are made.
     mutating func request(_ m: STUNMessage, raw: [UInt8], layout: STUNMessageLayout, tuple: FiveTuple,
                           now: Instant) {
         // RFC 8489 §6.3.1: unknown comprehension-required attributes → 420 listing them.
@@ -168,13 +167,12 @@ extension TURNServer {
     }
 
     /// Whether `nonce` was minted by this server for `tuple` and has not expired. The nonce is read
-    /// in place as minted — a stamp of 1–16 hex digits, `-`, the signature — since every request
+    /// as minted — a stamp of 1–16 hex digits, `-`, the signature — since every request
     /// carries one (anything else a client sends is simply not fresh). With `signatureChecked`, the
     /// caller knows this very nonce passed this check for `tuple` before (`Allocation.verifiedNonce`):
     /// only its form and expiry are checked, not its HMAC again.
     func nonceIsFresh(_ nonce: String, for tuple: FiveTuple, now: Instant, signatureChecked: Bool = false) -> Bool {
-        // Read from the UTF-8 bytes in place: stepping through `String.UTF8View` indices cost
-        // several times the byte loop, on every authenticated request.
+        // Read from the string's UTF-8 bytes, a byte at a time.
         var nonce = nonce
         let signed = nonce.withUTF8 { text -> UInt64? in
             guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return nil }
@@ -315,7 +313,7 @@ extension TURNServer {
 
     private mutating func refresh(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                   now: Instant) {
-        guard allocations[tuple]?.user == user else {  // read in place, not copied
+        guard allocations[tuple]?.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         if m.lifetime == 0 {
@@ -331,7 +329,7 @@ extension TURNServer {
 
     private mutating func createPermission(_ m: STUNMessage, key: STUNIntegrityKey, user: String, tuple: FiveTuple,
                                            now: Instant) {
-        guard allocations[tuple]?.user == user else {  // read in place, not copied
+        guard allocations[tuple]?.user == user else {
             return fail(m, 437, "Allocation Mismatch", key: key, tuple: tuple)
         }
         let peers = m.xorPeerAddresses

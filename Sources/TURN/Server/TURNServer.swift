@@ -207,7 +207,7 @@ public struct TURNServer: Sendable {
     /// Encodes a response, with MESSAGE-INTEGRITY when a key is known, and FINGERPRINT.
     func respond(_ message: STUNMessage, key: STUNIntegrityKey?, tuple: FiveTuple) -> Action? {
         let hasSoftware = message.attributes.contains { if case .software = $0 { true } else { false } }
-        // SOFTWARE goes last, from an array made once, not appended to a copy of every answer.
+        // SOFTWARE goes last, from an array made once.
         guard let bytes = try? message.encode(key: key, fingerprint: true,
                                               appending: hasSoftware ? [] : softwareAttribute) else { return nil }
         return .toClient(bytes, client: tuple.client, via: tuple.server)

@@ -35,10 +35,64 @@ struct PeerSummary: Codable {
     var resets: Int?
     /// Signal records the other user wrote that were dropped as malformed or refused.
     var malformedRecords: Int?
+    /// ICE restarts tried after the path failed.
+    var restarts: Int?
+    /// What was dropped on the way, by where: every drop is counted.
+    var drops: Drops?
+    /// Why push notifications could not be had (the call then polled only), when they could not.
+    var pushUnavailable: String?
+    /// The store did not answer the goodbye, or the transports did not drain, in time.
+    var goodbyeTimedOut: Bool?
     var media: CallMediaStats?
 
+    /// The drops of a call and of its driver.
+    struct Drops: Codable, Equatable {
+        /// STUN and ChannelData that did not decode, or STUN other than Binding reaching ICE.
+        var malformedSTUN: Int
+        /// STUN messages of our own that could not be encoded.
+        var unencodableSTUN: Int
+        /// Application data from no known remote candidate.
+        var unknownSource: Int
+        /// Datagrams a TURN client refused or dropped.
+        var relayRefused: Int
+        /// Datagrams for the pair that could not be sent (no pair, the transport refused them).
+        var unsent: Int
+        /// Datagrams no transport took (before the first, or after the call closed them).
+        var withoutTransport: Int
+        /// Media before the path was secured, or datagrams before DTLS was set up.
+        var beforeProtection: Int
+        /// Datagrams the kernel refused to send.
+        var socketRefused: Int
+
+        init(_ call: CallDrops, socketRefused: Int) {
+            malformedSTUN = call.malformedSTUN
+            unencodableSTUN = call.unencodableSTUN
+            unknownSource = call.unknownSource
+            relayRefused = call.relayRefused
+            unsent = call.unsent
+            withoutTransport = call.withoutTransport
+            beforeProtection = call.beforeProtection
+            self.socketRefused = socketRefused
+        }
+
+        var total: Int {
+            malformedSTUN + unencodableSTUN + unknownSource + relayRefused + unsent + withoutTransport
+                + beforeProtection + socketRefused
+        }
+
+        /// "none", or the counts that are not zero.
+        var text: String {
+            let parts = [(malformedSTUN, "malformed STUN"), (unencodableSTUN, "unencodable STUN"),
+                         (unknownSource, "from unknown sources"), (relayRefused, "refused by the relay"),
+                         (unsent, "unsent on the pair"), (withoutTransport, "without a transport"),
+                         (beforeProtection, "before protection"), (socketRefused, "refused by the socket")]
+                .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            return parts.isEmpty ? "none" : parts.joined(separator: ", ")
+        }
+    }
+
     init(me: String, remote: String, room: String, sync: String, outcome: PeerRunner.Outcome,
-         snapshot: PeerCallSnapshot?) {
+         snapshot: PeerCallSnapshot?, runner: PeerRunner.Report? = nil) {
         self.me = me
         self.remote = remote
         self.room = room
@@ -67,6 +121,10 @@ struct PeerSummary: Codable {
         duplicates = s.signaling.duplicates
         resets = s.signaling.resets
         malformedRecords = s.signaling.malformedRecords
+        restarts = s.restartsTried
+        drops = Drops(s.drops, socketRefused: runner?.unsentDatagrams ?? 0)
+        pushUnavailable = runner?.pushUnavailable
+        goodbyeTimedOut = runner?.goodbyeTimedOut
         media = s.media
     }
 
@@ -93,6 +151,10 @@ struct PeerSummary: Codable {
                          + "\(staleDrops ?? 0) stale dropped, \(duplicates ?? 0) duplicates, \(resets ?? 0) resets, "
                          + "\(malformedRecords ?? 0) malformed records")
         }
+        if let restarts, restarts > 0 { lines.append("  ICE restarts        \(restarts)") }
+        if let drops { lines.append("  dropped             \(drops.text)") }
+        if let pushUnavailable { lines.append("  push                unavailable (\(pushUnavailable)): polled only") }
+        if goodbyeTimedOut == true { lines.append("  goodbye             timed out") }
         if let media, let text = media.summaryText { lines.append(text) }
         return lines.joined(separator: "\n")
     }
@@ -107,7 +169,7 @@ final class ProgressLine: @unchecked Sendable {
 
     init(enabled: Bool) { self.enabled = enabled }
 
-    func update(_ event: PeerCall.Event, _ call: PeerCall) {
+    func update(_ event: PeerCall.Event, _ call: borrowing PeerCall) {
         guard enabled else { return }
         var force = true
         if case .frame = event { force = false }
@@ -116,7 +178,7 @@ final class ProgressLine: @unchecked Sendable {
         defer { lock.unlock() }
         guard force || now.timeIntervalSince(lastDraw) > 0.2 else { return }
         lastDraw = now
-        var parts = ["call \(call.signaling.negotiator.state)", "ICE \(call.iceState)"]
+        var parts = ["call \(call.signaling.negotiator.state)", "ICE \(call.report.iceState)"]
         if let pair = call.selectedPair { parts.append("path \(pair.local.kind.rawValue)→\(pair.remote.kind.rawValue)") }
         if let media = call.media.stats.progressText { parts.append(media) }
         let line = parts.joined(separator: " · ")

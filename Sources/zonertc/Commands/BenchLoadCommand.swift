@@ -1,5 +1,7 @@
 import Foundation
+import Harness
 import Net
+import Signaling
 import StoreServer
 import Synchronization
 import ZoneCore
@@ -11,8 +13,8 @@ enum BenchLoadCommand {
         path: ["bench", "load"],
         summary: "Load a store daemon with many devices (push streams, subscriptions, saves) and measure it.",
         options: [
-            .value("--devices", "N", "devices, each a user with a zone, a database subscription and a push stream",
-                   default: "1000"),
+            .value("--devices", "N", "devices, each a user with a zone, a database subscription and a push stream "
+                   + "(0: calls only)", default: "1000"),
             .value("--bursts", "N", "rounds in which every device saves once, all at once", default: "1"),
             .value("--rate", "N", "then saves per second, spread over the devices (0: none)", default: "0"),
             .value("--duration", "DURATION", "how long the --rate phase lasts", default: "10s"),
@@ -20,10 +22,20 @@ enum BenchLoadCommand {
                    default: "2s"),
             .value("--request-connections", "N", "request connections per daemon, shared by the devices",
                    default: "256"),
+            .value("--calls", "N", "then calls' signaling, N of them up at once at most (two peers each, no media)",
+                   default: "0"),
+            .value("--call-rate", "N", "calls started per second (0: all at once)", default: "100"),
+            .value("--call-hold", "DURATION", "how long each call stays up after it starts", default: "20s"),
+            .value("--lone-calls", "N", "calls made one at a time before the others: the single-call figure",
+                   default: "10"),
+            .value("--call-sync", "STRATEGY", "how the calls' peers learn records: push, poll-token, "
+                   + "poll-fullscan, hybrid", default: "push"),
             .value("--url", "URL", "a running daemon (started with a high --max-connections-per-address); "
                    + "else one is started here"),
             .value("--pid", "PID", "with --url: the daemon's process id, to read its RSS, descriptors and CPU"),
             .value("--postgres", "URL", "start --daemons daemons on this PostgreSQL database"),
+            .flag("--journal", "the daemon started here keeps its data in a journal (a temporary --data "
+                  + "directory, fsync batch) instead of in memory"),
             .value("--daemons", "N", "daemons to start on --postgres", default: "1"),
             .value("--push-profile", "PROFILE", "push profile of the daemons started here", default: "lan"),
             .value("--timeout", "DURATION", "bound on each phase (setup, streams, deliveries)", default: "120s"),
@@ -35,9 +47,12 @@ enum BenchLoadCommand {
             many 127.x.y.z addresses (100 streams to an address) so the daemon's per-address cap does not bind.
             Each device's saves go to its own zone (8 records, saved over and over, so a long run's data set
             stops growing), so each save notifies exactly one push stream; push latency is from a save's request
-            to its device's notification. Calls' signaling is not played yet. The daemons' RSS, descriptors and CPU time
-            come from /proc. A progress line goes to stderr on a terminal. Exit 1 when a save was lost, a push
-            never came, or a stream failed.
+            (sent at once, pipelined) to its device's notification. Then --calls: each call is two users in a room
+            of their own running the real signaling machines over the HTTP client with push streams, a stand-in
+            for ICE and no media; convergence is from both peers' start to both connected, and --lone-calls
+            calls made first, one at a time, give the single-call figure of the same run. The daemons' RSS,
+            descriptors and CPU time come from /proc. A progress line goes to stderr on a terminal. Exit 1 when a
+            save was lost, a push never came, a stream failed or a call failed.
             """,
         run: run)
 
@@ -71,11 +86,30 @@ enum BenchLoadCommand {
         var daemonRSSBytes: Int
         var daemonFDs: Int
         var daemonCPUSeconds: Double
+        /// CPU time per acknowledged save while saving (bursts and rate), the daemons' and this
+        /// process's: what a save costs, which a loaded machine does not change as it does latency.
+        var daemonCPUMicrosPerSave: Double?
+        var benchCPUMicrosPerSave: Double?
+        var calls: CallReport?
         var seconds: Double
     }
 
     static func run(_ args: ParsedCommand) async throws -> Int32 {
-        let deviceCount = try args.int("--devices", in: 1...100_000) ?? 1000
+        let deviceCount = try args.int("--devices", in: 0...100_000) ?? 1000
+        let callCount = try args.int("--calls", in: 0...100_000) ?? 0
+        let loneCalls = try args.int("--lone-calls", in: 0...10_000) ?? 10
+        guard let callRate = Double(args.string("--call-rate") ?? "100"), callRate >= 0, callRate <= 100_000 else {
+            throw UsageError(message: "--call-rate: a number of calls per second, 0 to 100000", command: spec)
+        }
+        let callSync = args.string("--call-sync") ?? "push"
+        guard let signaling = SignalingConfiguration.named(callSync), !["standard", "legacy"].contains(callSync) else {
+            throw UsageError(message: "--call-sync \(callSync): push, poll-token, poll-fullscan or hybrid", command: spec)
+        }
+        // Lone calls are made before --calls, or alone when asked for by name.
+        let runsCalls = callCount > 0 || (loneCalls > 0 && !args.strings("--lone-calls").isEmpty)
+        if deviceCount == 0 && !runsCalls {
+            throw UsageError(message: "nothing to do: give --devices or --calls", command: spec)
+        }
         let bursts = try args.int("--bursts", in: 0...1000) ?? 1
         let rate = try args.int("--rate", in: 0...1_000_000) ?? 0
         let connections = try args.int("--request-connections", in: 1...4096) ?? 256
@@ -86,10 +120,15 @@ enum BenchLoadCommand {
             }
         }
         let phase = try duration("--duration"), hold = try duration("--hold"), timeout = try duration("--timeout")
+        let callHold = try duration("--call-hold")
         let postgres = args.string("--postgres")
         let url = args.string("--url")
-        if url != nil && (postgres != nil || daemonCount > 1) {
-            throw UsageError(message: "--url excludes --postgres and --daemons", command: spec)
+        let journal = args.has("--journal")
+        if url != nil && (postgres != nil || daemonCount > 1 || journal) {
+            throw UsageError(message: "--url excludes --postgres, --journal and --daemons", command: spec)
+        }
+        if journal && postgres != nil {
+            throw UsageError(message: "--journal and --postgres exclude each other", command: spec)
         }
         if daemonCount > 1 && postgres == nil {
             throw UsageError(message: "--daemons needs --postgres: daemons share only a database", command: spec)
@@ -112,10 +151,12 @@ enum BenchLoadCommand {
             if let pid = try args.int("--pid", in: 1...Int(Int32.max)) { pids = [Int32(pid)] }
         } else {
             for d in 0..<daemonCount {
-                let backend = postgres.map { ["--postgres", $0] } ?? ["--memory"]
+                let backend = postgres.map { ["--postgres", $0] } ?? (journal ? ["--data", "\(directory)/data"] : ["--memory"])
+                // Each call's peer holds its push stream and up to four request connections.
+                let held = deviceCount + connections * daemonCount + (loneCalls + callCount) * 10 + 1024
                 let child = try ChildProcess(name: "store\(d)", arguments: [
                     "store", "serve", "--listen", "127.0.0.1:0", "--push-profile", args.string("--push-profile")!,
-                    "--max-connections", "\(deviceCount + connections * daemonCount + 1024)",
+                    "--max-connections", "\(held)",
                     "--max-connections-per-address", "100000", "--summary-interval", "10s",
                 ] + backend, directory: directory)
                 children.append(child)
@@ -145,10 +186,14 @@ enum BenchLoadCommand {
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
-        func finish(_ code: Int32) async -> Int32 {
+        func endProgress() async {
+            guard !stopProgress.isSet else { return }
             stopProgress.set()
             await progressTask.value
             if progress { FileHandle.standardError.write(Data("\n".utf8)) }
+        }
+        func finish(_ code: Int32) async -> Int32 {
+            await endProgress()
             await stopAll()
             return code
         }
@@ -169,6 +214,7 @@ enum BenchLoadCommand {
 
         // Bursts, then the steady rate.
         let saving = Stopwatch()
+        let cpuBefore = (daemon: daemonStats().cpuSeconds, bench: CPUTime.now())
         for _ in 0..<bursts {
             let target = await load.onLoop { () -> Int in
                 for device in load.devices { load.save(device) }
@@ -200,10 +246,20 @@ enum BenchLoadCommand {
             load.tally.savesAnswered >= load.tally.savesSent && load.unnotified == 0
         }
         let savingSeconds = max(saving.elapsed.seconds, 1e-3)
+        let cpuAfter = (daemon: daemonStats().cpuSeconds, bench: CPUTime.now())
         var lost: Int?
         if !args.has("--no-verify") {
             lost = await withCheckedContinuation { continuation in
                 load.loop.execute { load.verify { continuation.resume(returning: $0) } }
+            }
+        }
+        var callReport: CallReport?
+        if runsCalls {
+            await endProgress()
+            let plan = CallPlan(lone: loneCalls, concurrent: callCount, rate: callRate, hold: callHold,
+                                timeout: timeout, sync: callSync, signaling: signaling)
+            callReport = try await runCalls(plan, endpoints: endpoints, runID: runID) { line in
+                if progress { FileHandle.standardError.write(Data("[bench load] \(line)\n".utf8)) }
             }
         }
         let end = daemonStats()
@@ -224,8 +280,14 @@ enum BenchLoadCommand {
             warmRSSBytes: pids.isEmpty ? nil : warm?.rssBytes, warmFDs: pids.isEmpty ? nil : warm?.fds,
             rateEndRSSBytes: pids.isEmpty ? nil : rateEnd?.rssBytes, rateEndFDs: pids.isEmpty ? nil : rateEnd?.fds,
             daemonRSSBytes: end.rssBytes, daemonFDs: end.fds,
-            daemonCPUSeconds: end.cpuSeconds, seconds: watch.elapsed.seconds)
+            daemonCPUSeconds: end.cpuSeconds,
+            daemonCPUMicrosPerSave: pids.isEmpty || tally.savesAcknowledged == 0 ? nil
+                : (cpuAfter.daemon - cpuBefore.daemon) * 1e6 / Double(tally.savesAcknowledged),
+            benchCPUMicrosPerSave: tally.savesAcknowledged == 0 ? nil
+                : (cpuAfter.bench - cpuBefore.bench) * 1e6 / Double(tally.savesAcknowledged),
+            calls: callReport, seconds: watch.elapsed.seconds)
         let failed = (lost ?? 0) > 0 || undelivered > 0 || tally.streamsFailed > 0 || ready < deviceCount
+            || (callReport.map { $0.failed > 0 || $0.loneConverged < $0.loneCalls } ?? false)
         let code = await finish(failed ? 1 : 0)
         if json {
             print(try Terminal.json(report))
@@ -249,6 +311,10 @@ enum BenchLoadCommand {
             "  daemon at end  \(Terminal.bytes(r.daemonRSSBytes)) RSS, \(r.daemonFDs) fds, "
                 + String(format: "%.1f", r.daemonCPUSeconds) + " CPU s",
         ]
+        if let d = r.daemonCPUMicrosPerSave, let b = r.benchCPUMicrosPerSave {
+            lines.append("  CPU per save   daemon " + String(format: "%.0f", d) + " µs, bench " + String(format: "%.0f", b)
+                         + " µs")
+        }
         if let w = r.warmRSSBytes, let e = r.rateEndRSSBytes, let wf = r.warmFDs, let ef = r.rateEndFDs, w > 0 {
             lines.append("  steady rate    RSS \(Terminal.bytes(w)) after warm-up, \(Terminal.bytes(e)) at the end ("
                          + String(format: "%+.1f %%", Double(e - w) * 100 / Double(w)) + "), fds \(wf) → \(ef)")
@@ -256,6 +322,7 @@ enum BenchLoadCommand {
         if let lost = r.lostWrites { lines.append("  read back      \(lost) acknowledged saves missing") }
         let errors = r.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         lines.append("  errors         " + (errors.isEmpty ? "none" : errors.joined(separator: ", ")))
+        if let calls = r.calls { lines += callSummary(calls) }
         return lines.joined(separator: "\n")
     }
 }

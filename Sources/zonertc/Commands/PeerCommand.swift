@@ -258,7 +258,7 @@ struct PeerSetup {
         }
         guard let snapshot = runner.final else { return fail("the call ended without a summary") }
         var summary = PeerSummary(me: me, remote: remote, room: roomID.rawValue, sync: syncName,
-                                  outcome: outcome, snapshot: snapshot)
+                                  outcome: outcome, snapshot: snapshot, runner: runner.finalReport)
         summary.mediaSecurity = mediaSecurityName
         if json {
             print((try? Terminal.json(summary)) ?? "{}")

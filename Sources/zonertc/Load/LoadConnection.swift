@@ -4,8 +4,13 @@ import Net
 import StoreServer
 import ZoneCore
 
-/// One client connection of `zonertc bench load`, on the load's event loop: requests one at a
-/// time in the order given (HTTP/1.1 keep-alive), or one push stream. Loop-confined.
+/// One client connection of `zonertc bench load`, on the load's event loop: requests pipelined
+/// (HTTP/1.1 keep-alive: each is sent at once, the answers come back in order), or one push stream.
+/// Loop-confined.
+///
+/// Pipelined, because the devices the bench plays would each send their save at once on a
+/// connection of their own: waiting for one answer before sending the next request would add the
+/// bench's own queueing to every latency it measures.
 ///
 /// Each connection leaves from a source address of its own choosing in 127.0.0.0/8, so thousands
 /// of them spread over many addresses and the daemon's per-address cap does not bind.
@@ -15,8 +20,9 @@ final class LoadConnection {
 
     let tcp: TCPConnection
     private var parser = HTTPResponseParser()
-    private var queued: [(bytes: [UInt8], done: Completion)] = []
-    private var waiting: Completion?
+    /// The completions of the requests sent and not answered yet, oldest first from `head`.
+    private var waiting: [Completion] = []
+    private var head = 0
     /// A push stream: its head's status, then each chunk of events.
     var onStreamHead: (Int) -> Void = { _ in }
     var onStreamChunk: ([UInt8]) -> Void = { _ in }
@@ -58,27 +64,20 @@ final class LoadConnection {
         return connection
     }
 
-    /// Requests queued or under way.
-    var load: Int { queued.count + (waiting == nil ? 0 : 1) }
+    /// Requests sent and not answered yet.
+    var load: Int { waiting.count - head }
 
-    /// Sends `bytes` (a whole request) after those before it; `done` gets its response.
+    /// Sends `bytes` (a whole request) now, behind those before it; `done` gets its response.
     func request(_ bytes: [UInt8], done: @escaping Completion) {
         guard !tcp.isClosed else { return done(0, []) }
-        queued.append((bytes, done))
-        if waiting == nil { sendNext() }
+        waiting.append(done)
+        tcp.send(bytes)
     }
 
     /// Sends the request that opens a push stream.
     func openStream(_ bytes: [UInt8]) { tcp.send(bytes) }
 
     func close() { tcp.close() }
-
-    private func sendNext() {
-        guard waiting == nil, !queued.isEmpty else { return }
-        let next = queued.removeFirst()
-        waiting = next.done
-        tcp.send(next.bytes)
-    }
 
     private func received(_ bytes: ArraySlice<UInt8>) {
         parser.append(bytes)
@@ -91,11 +90,18 @@ final class LoadConnection {
             switch step {
             case .needMore:
                 return
-            case .response(let head, let body):
-                let done = waiting
-                waiting = nil
-                done?(head.status, body)
-                sendNext()
+            case .response(let response, let body):
+                guard head < waiting.count else {
+                    tcp.close()  // an answer nobody asked for
+                    return
+                }
+                let done = waiting[head]
+                head += 1
+                if head == waiting.count {
+                    waiting.removeAll(keepingCapacity: true)
+                    head = 0
+                }
+                done(response.status, body)
             case .streamHead(let head):
                 onStreamHead(head.status)
             case .chunk(let chunk):
@@ -108,9 +114,9 @@ final class LoadConnection {
     }
 
     private func closed() {
-        let failed = (waiting.map { [$0] } ?? []) + queued.map(\.done)
-        waiting = nil
-        queued = []
+        let failed = waiting[head...]
+        waiting = []
+        head = 0
         for done in failed { done(0, []) }
         onClose()
     }

@@ -1,6 +1,7 @@
 // Two peers in one room of an in-memory embedded store, on a manual clock: each peer is a
-// `CallDriver` (the module's own driver) with a `FakeICE`. The harness moves time in steps,
+// `CallDriver` (CallTestSupport's driver) with a `FakeICE`. The harness moves time in steps,
 // pumps push by hand and waits for the notifications to land — never on the wall clock.
+import CallTestSupport
 import RecordStore
 import Signaling
 import Testing

@@ -1,8 +1,8 @@
-// The thin driver of `CallSignaling` over any `StoreClient`: it carries out store requests and
-// feeds their outcomes back, and gives everything else (ICE commands, reports) to its caller.
-// No decisions live here (docs/ARCHITECTURE.md "The one rule"); the peer, the simulator
-// and the tests all use it.
+// The thin test driver of `CallSignaling` over any `StoreClient`: it carries out store requests
+// and feeds their outcomes back, and gives everything else (ICE commands, reports) to its caller.
+// No decisions live here (docs/ARCHITECTURE.md "The one rule").
 import RecordStore
+import Signaling
 import ZoneCore
 
 /// Runs one peer's call signaling against a store client.

@@ -1,4 +1,4 @@
-// Push notifications collected for a driver that polls for them: a task drains the client's
+// Push notifications collected for a test driver that polls for them: a task drains the client's
 // notification stream into a queue the driver empties at each step.
 import RecordStore
 import Synchronization

@@ -1,3 +1,4 @@
+import PeerNet
 import RecordStore
 import Signaling
 import Testing

@@ -6,6 +6,7 @@
 // change tags advance as the machine expects. No I/O: the driver asks what may start now and
 // says when each request has finished.
 import RecordStore
+import Signaling
 
 /// A bounded queue of store requests that keeps the order of requests touching the same record.
 ///

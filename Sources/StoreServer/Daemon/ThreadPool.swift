@@ -1,0 +1,90 @@
+import Foundation
+
+/// Threads of our own: for blocking calls (`blockingIO`: a socket's `connect`, a file's `fdatasync`),
+/// so a waiting call never occupies a thread of Swift concurrency's cooperative pool (or Dispatch's,
+/// which shares its root queue on Linux), and as the executor of the daemon's requests
+/// (`Task(executorPreference:)`), so they never run on its event loop nor wait for that shared pool.
+/// Threads start when work finds none idle (up to `maxThreads`) and end after two idle seconds, so a
+/// finished process or a stopped daemon is not kept alive by them.
+public final class ThreadPool: TaskExecutor, @unchecked Sendable {
+    /// For blocking system calls.
+    static let blockingIO = ThreadPool(maxThreads: 64, name: "zonertc-io")
+
+    private let condition = NSCondition()
+    /// Waiting work, oldest first from `head` (a burst of thousands is taken in order without
+    /// shifting the array for each).
+    private var jobs: [() -> Void] = []
+    private var head = 0
+    private var idle = 0
+    /// Signals sent to idle threads that they have not woken up for yet.
+    private var wakes = 0
+    private var threads = 0
+    public let maxThreads: Int
+    public let name: String
+
+    /// A pool of at most `maxThreads` (at least 1) threads named `name`.
+    public init(maxThreads: Int, name: String) {
+        self.maxThreads = max(1, maxThreads)
+        self.name = name
+    }
+
+    /// Runs `job` on a pool thread.
+    public func run(_ job: @escaping @Sendable () -> Void) {
+        submit(job)
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        submit { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
+    private func submit(_ job: @escaping () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        // An idle thread that was signalled stays counted as idle until it runs again: a burst of jobs
+        // must not count it once per job, or they would queue behind one thread while others could start.
+        if idle > wakes {
+            wakes += 1
+            condition.signal()
+        } else if threads < maxThreads {
+            threads += 1
+            let t = Thread { [self] in self.work() }
+            t.name = name
+            t.start()
+        }
+        condition.unlock()
+    }
+
+    /// Idle threads end after this long.
+    private let idleLifetime: TimeInterval = 2
+
+    private func work() {
+        condition.lock()
+        while true {
+            while head == jobs.count {
+                idle += 1
+                let woke = condition.wait(until: Date(timeIntervalSinceNow: idleLifetime))
+                idle -= 1
+                if wakes > 0 { wakes -= 1 }
+                if !woke && head == jobs.count {
+                    threads -= 1
+                    condition.unlock()
+                    return
+                }
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: jobs.count <= 1024)
+                head = 0
+            } else if head >= 1024 && head * 2 >= jobs.count {
+                // A backlog that never empties: drop what was taken, at most as often as it doubles.
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job()
+            condition.lock()
+        }
+    }
+}
