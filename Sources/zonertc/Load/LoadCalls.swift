@@ -1,5 +1,6 @@
 import Foundation
 import Net
+import PeerNet
 import RecordStore
 import Signaling
 import StoreServer
