@@ -29,6 +29,20 @@ public struct EmbeddedStoreClient: StoreClient {
         }
     }
 
+    /// A page of a records/query answer (`StoreEngine.queryRecords(_:in:zoneWide:…)`).
+    public func query(_ query: RecordQuery, in zone: ZoneID?, zoneWide: Bool, resultsLimit: Int?,
+                      continuationMarker: String?, scope: DatabaseScope) async throws -> QueryPage {
+        try await run(.read) { e, c throws(StoreError) in
+            try e.queryRecords(query, in: zone, zoneWide: zoneWide, resultsLimit: resultsLimit,
+                               continuationMarker: continuationMarker, scope: scope, c)
+        }
+    }
+
+    /// Zones by ID (zones/lookup), each found or failed.
+    public func lookupZones(_ zones: [ZoneID], scope: DatabaseScope) async throws -> [ZoneLookupResult] {
+        try await run(.read) { e, c throws(StoreError) in try e.lookupZones(zones, scope: scope, c) }
+    }
+
     public func fetchZoneChanges(_ zone: ZoneID, since token: ChangeToken?, resultsLimit: Int?,
                                  scope: DatabaseScope) async throws -> ZoneChanges {
         try await run(.read) { e, c throws(StoreError) in

@@ -148,23 +148,6 @@ extension StoreEngine {
             }
         }
     }
-
-    /// Records of one type in one zone whose fields equal `filters` (private database only:
-    /// the shared database does not support zone-wide queries, as on CloudKit).
-    public mutating func queryRecords(recordType: String, in zoneID: ZoneID, filters: [String: FieldValue] = [:],
-                                      scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> [Record] {
-        try admit(ctx, touchesZone: true)
-        guard scope == .private else {
-            throw StoreError(.invalidArguments,
-                             "queries are not supported on the shared database: fetch by record name or zone changes")
-        }
-        let zone = try resolveZone(zoneID, scope: scope, access: .read, ctx)
-        let records = state.zones[zone].map { Array($0.records.values) } ?? []
-        return records
-            .filter { r in r.recordType == recordType && r.fields.holds(filters) }
-            .sorted { $0.id.recordName < $1.id.recordName }
-    }
-
 }
 
 extension StoreEngine {

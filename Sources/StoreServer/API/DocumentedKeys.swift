@@ -51,6 +51,10 @@ struct DocumentedKeys: Sendable {
     static let query = DocumentedKeys("a query", ["recordType", "filterBy", "sortBy"])
     static let filter = DocumentedKeys("a filter dictionary",
                                        ["comparator", "fieldName", "fieldValue", "distance", "systemFieldName"])
+    static let sort = DocumentedKeys("a sort descriptor", ["fieldName", "ascending", "relativeLocation"])
+
+    // GettingZonesbyIdentifier.html: the request.
+    static let zoneLookupRequest = DocumentedKeys("a zones/lookup request", ["zones"])
 
     // FetchingRecordZoneChanges(changeszone).html: "A zone dictionary contains all the same keys as
     // this request except zones, and a required zoneID"; the page spells `numberAsStrings`, both

@@ -1,11 +1,10 @@
 import Foundation
 import RecordStore
 
-// records/modify, records/lookup and records/query, key by key as CloudKit Web Services Reference
-// documents them: "Modifying Records (records/modify)", "Fetching Records by Record Name
-// (records/lookup)", "Fetching Records Using a Query (records/query)"
+// records/modify and records/lookup, key by key as CloudKit Web Services Reference documents
+// them: "Modifying Records (records/modify)", "Fetching Records by Record Name (records/lookup)"
 // (developer.apple.com/library/archive/…/CloudKitWebServicesReference/ModifyRecords.html,
-// …/LookupRecords.html, …/QueryingRecords.html). A documented key this store does not serve yet is
+// …/LookupRecords.html). records/query is in StoreAPI+Query.swift. A documented key this store does not serve yet is
 // refused with BAD_REQUEST naming it, never ignored; docs/CLOUDKIT.md lists them.
 extension StoreAPI {
     /// `desiredKeys` and `numbersAsStrings` of a request or of one of its dictionaries, over `base`.
@@ -90,47 +89,5 @@ extension StoreAPI {
             case .failed(_, let e): return WireFormat.encode(e, recordName: pair.0.recordName)
             }
         }]
-    }
-
-    /// Queries with `EQUALS` filters in one zone; sorting, paging, other comparators and zone-wide
-    /// queries come with a later phase and are refused by name until then.
-    func queryRecords(_ body: WireObject, scope: DatabaseScope,
-                      client: EmbeddedStoreClient) async throws -> WireFormat.Object {
-        try body.allowing(.queryRequest)
-        try Self.refuseNotYetSupported(body, "resultsLimit", what: "paging a query")
-        try Self.refuseNotYetSupported(body, "continuationMarker", what: "paging a query")
-        let zoneID = try body["zoneID"].map { try WireFormat.decodeZoneID($0) }
-        // "This key is ignored if zoneID is non-null."
-        if zoneID == nil, try body.bool("zoneWide") == true {
-            throw WireFormat.ShapeError("zoneWide: searching every zone is not supported yet (docs/CLOUDKIT.md)")
-        }
-        _ = try body.bool("zoneWide")
-        let rendering = try Self.rendering(body)
-        guard let query = try body.object("query") else { throw WireFormat.ShapeError("query is required") }
-        try query.allowing(.query)
-        let type = try query.requiredString("recordType")
-        if let sort = try query.array("sortBy"), !sort.isEmpty {
-            throw WireFormat.ShapeError("query.sortBy: sorting is not supported yet (docs/CLOUDKIT.md)")
-        }
-        let zone = zoneID ?? .defaultZone
-        var filters: [String: FieldValue] = [:]
-        for f in try query.objects("filterBy") {
-            try f.allowing(.filter)
-            let comparator = try f.requiredString("comparator")
-            guard comparator == "EQUALS" else {
-                throw WireFormat.ShapeError("\(f.name("comparator")): \(comparator) is not supported yet; "
-                                            + "EQUALS is (docs/CLOUDKIT.md)")
-            }
-            try Self.refuseNotYetSupported(f, "systemFieldName", what: "filtering on system fields")
-            try Self.refuseNotYetSupported(f, "distance", what: "NEAR")
-            let name = try f.requiredString("fieldName")
-            guard let raw = f["fieldValue"] else { throw WireFormat.ShapeError("\(f.name("fieldValue")) is required") }
-            guard let value = try WireFormat.decodeField(raw, name: name, zone: zone) else {
-                throw WireFormat.ShapeError("\(f.name("fieldValue")) must not be null")
-            }
-            filters[name] = value
-        }
-        let records = try await client.queryRecords(recordType: type, in: zone, filters: filters, scope: scope)
-        return ["records": records.map { WireFormat.encode($0, rendering) }]
     }
 }

@@ -122,6 +122,8 @@ public final class StoreAPI: Sendable {
             return try await lookupRecords(WireObject(o), scope: scope, client: client)
         case "records/query":
             return try await queryRecords(WireObject(o), scope: scope, client: client)
+        case "zones/lookup":
+            return try await lookupZones(WireObject(o), scope: scope, client: client)
         case "changes/zone":
             return try await zoneChanges(WireObject(o), scope: scope, client: client)
         case "changes/database":

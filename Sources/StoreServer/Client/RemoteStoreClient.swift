@@ -171,9 +171,18 @@ public struct RemoteStoreClient: StoreClient {
         let filterBy: [WireFormat.Object] = filters.sorted { $0.key < $1.key }.map {
             ["fieldName": $0.key, "comparator": "EQUALS", "fieldValue": WireFormat.encodeField($0.value)]
         }
-        let o = try await call("records/query", scope: scope, [
-            "zoneID": zoneObject(zone), "query": ["recordType": recordType, "filterBy": filterBy]])
-        return try (o["records"] as? [WireFormat.Object] ?? []).map { try WireFormat.decodeRecord($0, defaultZone: zone) }
+        var request: WireFormat.Object = ["zoneID": zoneObject(zone),
+                                          "query": ["recordType": recordType, "filterBy": filterBy]]
+        var records: [Record] = []
+        // Page after page while the server hands out a continuationMarker; each page holds at
+        // least one record, so this ends after the zone's records.
+        while true {
+            let o = try await call("records/query", scope: scope, request)
+            let page = o["records"] as? [WireFormat.Object] ?? []
+            for item in page { records.append(try WireFormat.decodeRecord(item, defaultZone: zone)) }
+            guard let next = o["continuationMarker"] as? String, !page.isEmpty else { return records }
+            request["continuationMarker"] = next
+        }
     }
 
     public func fetchZoneChanges(_ zone: ZoneID, since token: ChangeToken?, resultsLimit: Int?,

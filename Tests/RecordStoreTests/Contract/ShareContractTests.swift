@@ -137,14 +137,17 @@ struct ShareContractTests {
         #expect(error?.code == .zoneNotFound)
     }
 
-    @Test("queries fail on the shared database, work on the private one", arguments: ContractBackend.allCases)
-    func queriesNotOnShared(_ backend: ContractBackend) async throws {
+    @Test("a shared zone is queried once its share is accepted; the owner queries it in the private database",
+          arguments: ContractBackend.allCases)
+    func queriesOnShared(_ backend: ContractBackend) async throws {
         let (_, alice, bob) = try await setUp(backend)
-        _ = try await bob.acceptShare(zone: shared)
-        let error = await storeError {
+        let before = await storeError {
             _ = try await bob.queryRecords(recordType: "Note", in: shared, filters: [:], scope: .shared)
         }
-        #expect(error?.code == .invalidArguments)
+        #expect(before?.code == .permissionFailure)
+        _ = try await bob.acceptShare(zone: shared)
+        let seen = try await bob.queryRecords(recordType: "Note", in: shared, filters: ["v": .int64(1)], scope: .shared)
+        #expect(seen.map(\.id.recordName) == ["hello"])
         let found = try await alice.queryRecords(recordType: "Note", in: room, filters: ["v": .int64(1)], scope: .private)
         #expect(found.map(\.id.recordName) == ["hello"])
     }

@@ -1,0 +1,40 @@
+import ZoneCore
+
+/// One zone of a zones/lookup answer.
+public enum ZoneLookupResult: Sendable, Hashable {
+    /// The zone exists and the user may read it: its ID (owner resolved), whether operations on
+    /// it are atomic (custom zones; not the default zone), and its change feed's current token
+    /// (custom zones only: the default zone has none).
+    case found(ZoneID, atomic: Bool, syncToken: ChangeToken?)
+    /// The Zone Fetch Error Dictionary: `ZONE_NOT_FOUND`, or `ACCESS_DENIED` for another
+    /// user's private zone.
+    case failed(ZoneID, StoreError)
+}
+
+extension StoreEngine {
+    /// Zones by ID, as CloudKit Web Services Reference's "Fetching Zones by Identifier
+    /// (zones/lookup)" has it (developer.apple.com/library/archive/…/CloudKitWebServicesReference/
+    /// GettingZonesbyIdentifier.html): one result per zone asked, in the request's order.
+    public mutating func lookupZones(_ ids: [ZoneID], scope: DatabaseScope,
+                                     _ ctx: RequestContext) throws(StoreError) -> [ZoneLookupResult] {
+        try admit(ctx, touchesZone: false)
+        if ids.count > configuration.maxItemsPerRequest {
+            throw StoreError(.limitExceeded,
+                             "\(ids.count) zones in one lookup; the limit is \(configuration.maxItemsPerRequest)")
+        }
+        return ids.map { asked in
+            do throws(StoreError) {
+                let id = try resolveZone(asked, scope: scope, access: .read, ctx)
+                guard !id.isDefaultZone, let slot = state.zones.index(forKey: id) else {
+                    return .found(id, atomic: false, syncToken: nil)
+                }
+                let zone = state.zones.values[slot]
+                let token = ChangeToken(.init(kind: .zone, owner: zone.tokenOwner, incarnation: zone.incarnation,
+                                              sequence: zone.sequence, issuedAtMs: ctx.now.millisecondsSinceEpoch))
+                return .found(id, atomic: true, syncToken: token)
+            } catch {
+                return .failed(asked, error)
+            }
+        }
+    }
+}
