@@ -31,9 +31,9 @@ let package = Package(
         .target(name: "CDigests"),
         .target(name: "ZoneCore", dependencies: ["CDigests"]),
         .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
-        // The call page's web/ files are embedded by CallPage/generate.sh (CallPageFiles.swift), not as resources.
+        // The call page's web/ files are compiled into the binary (no resource bundle beside it).
         .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"],
-                exclude: ["CallPage/web", "CallPage/generate.sh", "CallPage/package.json"]),
+                exclude: ["CallPage/package.json"], resources: [.embedInCode("CallPage/web")]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
         // Headless Chromium: where it is, the flags a loopback call needs, ffmpeg's verdict on what it sent

@@ -3,20 +3,20 @@ import RecordStore
 @testable import StoreServer
 import Testing
 
-/// The call page as the daemon serves it: the embedded files are web/ exactly (generate.sh was run), each
+/// The call page as the daemon serves it: the embedded files are web/ exactly (every file listed), each
 /// with its media type; the report endpoint keeps a user's report for that user only.
 @Suite("Call page")
 struct CallPageTests {
     static let web = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Sources/StoreServer/CallPage/web").standardized
 
-    @Test("CallPageFiles.swift holds every file of web/, byte for byte (else run CallPage/generate.sh)")
+    @Test("CallPage.files holds every file of web/, byte for byte (else list it in CallPage+Files.swift)")
     func embeddedFilesAreCurrent() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.web.path).sorted()
         #expect(names.sorted() == CallPage.files.keys.sorted())
         for name in names {
-            let disk = try String(contentsOf: Self.web.appendingPathComponent(name), encoding: .utf8)
-            #expect(CallPage.files[name] == disk, "\(name) changed: run Sources/StoreServer/CallPage/generate.sh")
+            let disk = try [UInt8](Data(contentsOf: Self.web.appendingPathComponent(name)))
+            #expect(CallPage.files[name] == disk, "\(name) differs from web/")
         }
     }
 
@@ -34,7 +34,8 @@ struct CallPageTests {
 
     @Test("every module the page imports is served")
     func importsResolve() throws {
-        for (name, text) in CallPage.files where name.hasSuffix(".js") {
+        for (name, bytes) in CallPage.files where name.hasSuffix(".js") {
+            let text = String(decoding: bytes, as: UTF8.self)
             for line in text.split(separator: "\n") where line.hasPrefix("import ") {
                 guard let from = line.range(of: #"from "\./"#) else { continue }
                 let module = line[from.upperBound...].prefix { $0 != "\"" }
