@@ -56,6 +56,19 @@ target_modules() {
     sed 's/#.*//' "$root/Fuzz/$1/modules" | tr -s ' \t\n' '\n' | sed '/^$/d'
 }
 
+# Resources a module embeds in code, as Package.swift declares them (`.embedInCode(DIR)`): SwiftPM generates
+# `PackageResources` with one `[UInt8]` per file; a module compiled here gets the same from the same files.
+declare -A embedded_resources=([StoreServer]="CallPage/web")
+write_embedded_resources() {
+    local dir="$1" file name
+    echo "struct PackageResources {"
+    for file in "$dir"/*; do
+        name="$(basename "$file" | sed 's/[^A-Za-z0-9]/_/g')"
+        printf 'static let %s: [UInt8] = [%s]\n' "$name" "$(od -An -v -tu1 "$file" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')"
+    done
+    echo "}"
+}
+
 # Compiles Sources/<module> into $modules_dir/<module>.{swiftmodule,o} unless an identical build exists.
 declare -A built=()
 build_module() {
@@ -83,6 +96,11 @@ build_module() {
         return 0
     fi
     mapfile -t sources < <(find "$root/Sources/$module" -name '*.swift' | sort)
+    if [ -n "${embedded_resources[$module]:-}" ]; then
+        write_embedded_resources "$root/Sources/$module/${embedded_resources[$module]}" \
+            > "$modules_dir/$module-resources.swift"
+        sources+=("$modules_dir/$module-resources.swift")
+    fi
     [ ${#sources[@]} -gt 0 ] || { echo "run-fuzz: Sources/$module has no Swift files" >&2; return 1; }
     # The digest covers the flags, the sources and the digests of the modules it imports (built before it).
     local -a deps
