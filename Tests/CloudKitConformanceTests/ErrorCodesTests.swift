@@ -61,10 +61,10 @@ struct ErrorCodesTests {
         #expect(failed["recordName"] as? String == "gone" && failed["reason"] is String && failed["uuid"] is String)
     }
 
-    @Test("the public database is refused until it is served (400 BAD_REQUEST)", arguments: ConformanceBackend.allCases)
-    func publicDatabase(_ backend: ConformanceBackend) async throws {
+    @Test("a database other than public, private and shared is 404 NOT_FOUND", arguments: ConformanceBackend.allCases)
+    func unknownDatabase(_ backend: ConformanceBackend) async throws {
         let user = try await backend.user()
-        let reply = try await user.post("records/lookup", ["records": [["recordName": "x"]]], database: "public")
-        #expect(reply.status == 400 && reply.code == "BAD_REQUEST")
+        let reply = try await user.post("records/lookup", ["records": [["recordName": "x"]]], database: "publik")
+        #expect(reply.status == 404 && reply.code == "NOT_FOUND", "\(reply)")
     }
 }

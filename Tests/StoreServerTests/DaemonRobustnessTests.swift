@@ -101,7 +101,7 @@ struct DaemonRobustnessTests {
         close(b)
     }
 
-    @Test("no token: 421 AUTHENTICATION_REQUIRED; a wrong one: 401 AUTHENTICATION_FAILED; the public database: 400")
+    @Test("no token: 421 AUTHENTICATION_REQUIRED; a wrong one: 401 AUTHENTICATION_FAILED; the public database: 200")
     func identity() throws {
         let running = try Running()
         let none = try running.raw(Array("POST /database/1/c/e/private/zones/list HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n".utf8), keepOpen: true)
@@ -112,7 +112,7 @@ struct DaemonRobustnessTests {
         #expect(wrong.0.hasPrefix("HTTP/1.1 401") && wrong.0.contains("AUTHENTICATION_FAILED"))
         let pub = try running.raw(Array("POST /database/1/c/e/public/zones/list HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(running.token)\r\nContent-Length: 0\r\n\r\n".utf8), keepOpen: true)
         close(pub.1)
-        #expect(pub.0.hasPrefix("HTTP/1.1 400"))
+        #expect(pub.0.hasPrefix("HTTP/1.1 200") && pub.0.contains("__defaultOwner__"))
     }
 
     @Test("the remote client retries retryAfter errors visibly, and gives up past its budget")

@@ -39,6 +39,16 @@ struct UserRegistryTests {
         }
     }
 
+    @Test("the store's own names (the public database's owner, the anonymous reader) are never a user's")
+    func reservedNames() throws {
+        let users = try UserRegistry(directory: nil)
+        for name in [ReservedNames.publicOwner, ReservedNames.anonymousReader] {
+            #expect(UserRegistry.nameProblem(name) != nil)
+            #expect(throws: UserRegistry.RegistryError.self) { try users.add(name) }
+        }
+        #expect(UserRegistry.nameProblem("__other__") == nil)
+    }
+
     @Test("registering appends one entry of the same size whatever the number of users, and shares syncs")
     func registrationIsAnAppend() async throws {
         try await withDirectory { dir in

@@ -15,6 +15,16 @@ public struct RequestContext: Sendable, Hashable {
     }
 
     var clientKey: String { "\(user)/\(deviceID ?? "-")" }
+
+    /// A request without a signed-in user that may read the public database and nothing else
+    /// (CloudKit's API token without a web auth token). The engine refuses it every other
+    /// database and every write with `AUTHENTICATION_REQUIRED`.
+    public static func anonymous(deviceID: String? = nil, now: Instant) -> RequestContext {
+        RequestContext(user: ReservedNames.anonymousReader, deviceID: deviceID, now: now)
+    }
+
+    /// Whether this is the anonymous reader's request.
+    public var isAnonymous: Bool { user == ReservedNames.anonymousReader }
 }
 
 /// How a save treats the server's copy, in the shape of the CloudKit framework's

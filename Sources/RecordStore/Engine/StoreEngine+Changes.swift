@@ -9,6 +9,7 @@ extension StoreEngine {
     public mutating func fetchZoneChanges(_ zoneID: ZoneID, since token: ChangeToken?, resultsLimit: Int? = nil,
                                           scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> ZoneChanges {
         try admit(ctx, touchesZone: true)
+        try Self.checkHasChangeFeeds(scope, "changes/zone")
         if zoneID.isDefaultZone {
             throw StoreError(.invalidArguments, "the default zone has no change feed: use a custom zone")
         }
@@ -47,6 +48,8 @@ extension StoreEngine {
                                               scope: DatabaseScope,
                                               _ ctx: RequestContext) throws(StoreError) -> DatabaseChanges {
         try admit(ctx, touchesZone: false)
+        try Self.checkHasChangeFeeds(scope, "changes/database")
+        try checkSignedIn(scope: scope, access: .read, ctx)
         let key = DatabaseKey(user: ctx.user, scope: scope)
         let db = state.databases[key] ?? DatabaseState()
         var since: UInt64 = 0
@@ -96,5 +99,15 @@ extension StoreEngine {
                              + "\(configuration.tokenRetention.nanoseconds / 1_000_000_000) s: fetch again without a token")
         }
         return p
+    }
+
+    /// The change feeds are the private and shared databases' ("Fetching Record Zone Changes" and
+    /// "Fetching Database Changes" list those two as the possible `database`): the public database
+    /// has none, `BAD_REQUEST`.
+    public static func checkHasChangeFeeds(_ scope: DatabaseScope, _ endpoint: String) throws(StoreError) {
+        if scope == .public {
+            throw StoreError(.invalidArguments, "\(endpoint) is not available in the public database (CloudKit "
+                             + "serves it in the private and shared databases): query the public database instead")
+        }
     }
 }

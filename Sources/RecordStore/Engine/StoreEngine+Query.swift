@@ -38,7 +38,11 @@ extension StoreEngine {
         let zones: [ZoneID]
         if let zoneID {
             zones = [try resolveZone(zoneID, scope: scope, access: .read, ctx)]
+        } else if zoneWide && scope == .public {
+            // The public database's one zone is the whole database.
+            zones = [try resolveZone(.defaultZone, scope: scope, access: .read, ctx)]
         } else if zoneWide {
+            try checkSignedIn(scope: scope, access: .read, ctx)
             guard scope == .private else {
                 throw StoreError(.invalidArguments,
                                  "zoneWide: the shared database is queried one zone at a time: name its zoneID")

@@ -131,6 +131,7 @@ extension StoreEngine {
             saved.id = id
             saved.modified = stamp
             if let existing {
+                try Self.checkCreator(of: existing, scope: scope, ctx)
                 if kind == .create {
                     throw StoreError(.serverRecordChanged, "record \(sent.id.recordName) already exists",
                                      serverRecord: existing)
@@ -211,6 +212,7 @@ extension StoreEngine {
             guard let existing = current(key, in: resolved, planned) else {
                 throw Self.missing(given.recordName, in: resolved)
             }
+            try Self.checkCreator(of: existing, scope: scope, ctx)
             if tag != nil { try Self.checkTag(tag, of: existing, .delete) }
             let cascaded = try cascade(from: key, in: resolved, planned)
             return ItemPlan(id: id, zone: zone,

@@ -104,8 +104,13 @@ extension StoreEngine {
         let ids = request.operations.count
         guard ids > 1 else { return }
         func resolved(_ id: RecordID) -> RecordID {
-            RecordID(recordName: id.recordName,
-                     zoneID: scope == .private ? id.zoneID.resolvingOwner(ctx.user) : id.zoneID)
+            switch scope {
+            case .private: return RecordID(recordName: id.recordName, zoneID: id.zoneID.resolvingOwner(ctx.user))
+            case .shared: return id
+            case .public:
+                return id.zoneID.isDefaultZone && id.zoneID.ownerName.isEmpty
+                    ? RecordID(recordName: id.recordName, zoneID: .publicZone) : id
+            }
         }
         func repeated(_ id: RecordID) -> StoreError {
             StoreError(.invalidArguments, "record \(id) appears more than once in one request")

@@ -13,6 +13,9 @@ extension StoreEngine {
                     throw StoreError(.invalidArguments, "a subscription ID has 1 to 255 characters")
                 }
                 switch (scope, sub.kind) {
+                case (.public, _):
+                    throw StoreError(.invalidArguments, "subscriptions in the public database are not supported "
+                                     + "(docs/CLOUDKIT.md)")
                 case (.shared, .zone), (.shared, .query):
                     throw StoreError(.invalidArguments,
                                      "only database subscriptions are allowed on the shared database")

@@ -13,6 +13,10 @@ extension StoreEngine {
         var results: [ZoneResult] = []
         for zone in save {
             do throws(StoreError) {
+                if scope == .public {
+                    throw StoreError(.invalidArguments, "the public database has only its default zone: "
+                                     + "zones are created in the private database")
+                }
                 guard scope == .private else {
                     throw StoreError(.permissionFailure, "zones are created in the owner's private database")
                 }
@@ -33,6 +37,8 @@ extension StoreEngine {
             do throws(StoreError) {
                 if zone.isDefaultZone { throw StoreError(.invalidArguments, "the default zone cannot be deleted") }
                 switch scope {
+                case .public:
+                    throw StoreError(.invalidArguments, "the public database has only its default zone")
                 case .private:
                     let id = try resolveZone(zone, scope: .private, access: .write, ctx)
                     commit(.deleteZone(id, purged: false))
@@ -64,7 +70,10 @@ extension StoreEngine {
     /// zones shared with and accepted by the user (shared).
     public mutating func listZones(scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> [ZoneID] {
         try admit(ctx, touchesZone: false)
+        try checkSignedIn(scope: scope, access: .read, ctx)
         switch scope {
+        case .public:
+            return [ZoneID.publicZone]
         case .private:
             let own = state.zones.keys.filter { $0.ownerName == ctx.user && !$0.isDefaultZone }
             return [state.defaultZoneID(of: ctx.user)] + own.sorted { $0.zoneName < $1.zoneName }

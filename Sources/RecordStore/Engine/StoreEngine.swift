@@ -85,7 +85,16 @@ public struct StoreEngine: Sendable {
     /// `scope` with `access`. Returns the resolved zone ID (owner filled in).
     func resolveZone(_ zoneID: ZoneID, scope: DatabaseScope, access: Access,
                      _ ctx: RequestContext) throws(StoreError) -> ZoneID {
+        try checkSignedIn(scope: scope, access: access, ctx)
         switch scope {
+        case .public:
+            // "You cannot create custom zones in the public database": its default zone is all there is.
+            guard zoneID.isDefaultZone,
+                  zoneID.ownerName.isEmpty || zoneID.ownerName == ZoneID.publicOwnerName else {
+                throw StoreError(.zoneNotFound, "zone \(zoneID) is not in the public database: it has only "
+                                 + "its default zone")
+            }
+            return ZoneID.publicZone
         case .private:
             let id = zoneID.resolvingOwner(ctx.user)
             guard id.ownerName == ctx.user else {
@@ -115,6 +124,23 @@ public struct StoreEngine: Sendable {
             }
             return zoneID
         }
+    }
+
+    /// The anonymous reader (`RequestContext.anonymous`) may read the public database and nothing
+    /// else: anything more needs a signed-in user, `AUTHENTICATION_REQUIRED`.
+    func checkSignedIn(scope: DatabaseScope, access: Access, _ ctx: RequestContext) throws(StoreError) {
+        guard ctx.isAnonymous, scope != .public || access == .write else { return }
+        throw StoreError(.notAuthenticated, scope == .public
+                         ? "writing to the public database needs a signed-in user"
+                         : "the \(scope.rawValue) database needs a signed-in user")
+    }
+
+    /// In the public database a record is changed or deleted by the user who created it alone
+    /// (CloudKit's default security roles: "world readable, owner writable"): `ACCESS_DENIED`.
+    static func checkCreator(of existing: Record, scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) {
+        guard scope == .public, let creator = existing.created?.userRecordName, creator != ctx.user else { return }
+        throw StoreError(.permissionFailure, "record \(existing.id.recordName) of the public database was created "
+                         + "by another user: only its creator may change or delete it")
     }
 
     // MARK: Notifications

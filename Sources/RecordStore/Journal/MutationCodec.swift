@@ -78,13 +78,18 @@ enum MutationCodec {
     // MARK: Values
 
     static func encode(_ scope: DatabaseScope, into w: inout ByteWriter) {
-        w.writeUInt8(scope == .private ? 0 : 1)
+        switch scope {
+        case .private: w.writeUInt8(0)
+        case .shared: w.writeUInt8(1)
+        case .public: w.writeUInt8(2)
+        }
     }
 
     static func decodeScope(_ r: inout ByteReader) throws -> DatabaseScope {
         switch try r.readUInt8() {
         case 0: return .private
         case 1: return .shared
+        case 2: return .public
         case let v: throw DecodeError(description: "unknown database scope \(v)")
         }
     }

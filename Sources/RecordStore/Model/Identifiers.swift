@@ -1,10 +1,13 @@
-/// Which of a user's databases a request addresses (the container's public database comes with a
-/// later phase: docs/CLOUDKIT.md).
+/// Which database a request addresses: one of the user's own two, or the container's public one.
 public enum DatabaseScope: String, Hashable, Sendable, CaseIterable, Codable {
     /// The user's own zones.
     case `private`
     /// Zones other users shared with this user, after acceptance.
     case shared
+    /// The container's one database every user shares: its default zone only (`ZoneID.publicZone`),
+    /// readable by anyone (the anonymous reader too), each record writable by its creator alone, as
+    /// CloudKit's public database is by default (docs/CLOUDKIT.md, "The public database").
+    case `public`
 }
 
 /// A record zone: its name and the user who owns it.
@@ -57,6 +60,14 @@ public struct ZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var isDefaultZone: Bool { zoneName == ZoneID.defaultZoneName }
 
+    /// The owner the public database's zone is stored under: the CloudKit framework's
+    /// `CKCurrentUserDefaultName`. No user may be named so (`ReservedNames`), so no private zone
+    /// is ever the public one.
+    public static let publicOwnerName = ReservedNames.publicOwner
+
+    /// The public database's one zone, as the store keeps it and answers it.
+    public static let publicZone = ZoneID(zoneName: defaultZoneName, ownerName: publicOwnerName)
+
     public var description: String { ownerName.isEmpty ? zoneName : "\(zoneName)@\(ownerName)" }
 
     /// Appends `description` to `text` (a message sized beforehand is written in one piece).
@@ -72,6 +83,18 @@ public struct ZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
     func resolvingOwner(_ user: String) -> ZoneID {
         ownerName.isEmpty ? ZoneID(zoneName: zoneName, ownerName: user) : self
     }
+}
+
+/// User names the store keeps for identities of its own: never a registered user's.
+public enum ReservedNames {
+    /// The owner of the public database's zone.
+    public static let publicOwner = "__defaultOwner__"
+    /// The identity of a request that may read the public database without a signed-in user
+    /// (`RequestContext.anonymous`).
+    public static let anonymousReader = "__anonymousReader__"
+
+    /// Whether `name` is one of them.
+    public static func contains(_ name: String) -> Bool { name == publicOwner || name == anonymousReader }
 }
 
 /// A record's identity: its name within a zone.

@@ -27,6 +27,8 @@ extension StoreAPI {
 
     func zoneChanges(_ body: WireObject, scope: DatabaseScope,
                      client: EmbeddedStoreClient) async throws -> WireFormat.Object {
+        // The whole request, not each zone's: the public database has no change feed at all.
+        try StoreEngine.checkHasChangeFeeds(scope, "changes/zone")
         try body.allowing(.zoneChangesRequest)
         var common = ZoneChangeOptions()
         try common.read(body)

@@ -6,13 +6,13 @@ import ZoneCore
 /// docs/CLOUDKIT.md says, endpoint by endpoint and key by key, what follows Apple's reference and
 /// what differs. An operation the daemon does not serve is `404 NOT_FOUND`.
 ///
-/// Paths: `POST /database/1/<container>/<environment>/<private|shared>/<operation>` where the
+/// Paths: `POST /database/1/<container>/<environment>/<private|shared|public>/<operation>` where the
 /// operation is `records/modify`, `records/lookup`, `records/query`, `changes/database`,
 /// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify`, `subscriptions/list`,
 /// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
 /// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
 /// `GET /health`; the call page `GET /call`, `GET /call/<file>`, `POST|GET /call/report` (CallPage).
-/// Identity: `Authorization: Bearer <token>`, device: `X-Device-ID`.
+/// Identity: `Authorization: Bearer <token>` (a `StoreCaller`), device: `X-Device-ID`.
 public final class StoreAPI: Sendable {
     /// What a request turns into.
     public enum Outcome: Sendable {
@@ -24,14 +24,20 @@ public final class StoreAPI: Sendable {
     public let store: any StoreBackend
     public let users: any UserDirectory
     public let allowRegister: Bool
+    /// Whether a request that names no user may read the public database as the anonymous reader
+    /// (`StoreCaller.anonymous`). The hook for API-token authentication: a request carrying a valid
+    /// `ckAPIToken` alone says yes. Off by default: such a request is `421 AUTHENTICATION_REQUIRED`.
+    public let allowsAnonymousRead: @Sendable (HTTPRequest) -> Bool
     /// What call pages reported.
     public let reports = CallReports()
     private let log = Logger(component: "store-api")
 
-    public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool) {
+    public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool,
+                allowsAnonymousRead: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }) {
         self.store = store
         self.users = users
         self.allowRegister = allowRegister
+        self.allowsAnonymousRead = allowsAnonymousRead
     }
 
     /// The answer to `GET /health`.
@@ -52,13 +58,17 @@ public final class StoreAPI: Sendable {
         guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
             return .response(error(404, .unknownItem, "no such endpoint \(path)"))
         }
-        let user: String
+        let caller: StoreCaller
         switch await authenticate(request) {
-        case .success(let u): user = u
+        case .success(let c): caller = c
         case .failure(let refusal): return .response(refusal.response)
         }
+        let user = caller.userRecordName
         let device = request.headers["X-Device-ID"]
         if parts.count == 5 && parts[4] == "push" {
+            if caller == .anonymous {
+                return .response(error(421, .notAuthenticated, "the push stream needs a signed-in user"))
+            }
             guard request.method == "GET" else { return .response(error(405, .invalidArguments, "the push stream is GET")) }
             guard let device, !device.isEmpty else {
                 return .response(error(400, .invalidArguments, "the push stream needs an X-Device-ID header"))
@@ -82,13 +92,14 @@ public final class StoreAPI: Sendable {
         switch parts[4] {
         case "private": scope = .private
         case "shared": scope = .shared
-        case "public":
-            return .response(error(400, .invalidArguments,
-                                   "the public database is not supported yet (docs/CLOUDKIT.md)"))
+        case "public": scope = .public
         default: return .response(error(404, .unknownItem, "unknown database '\(parts[4])': public, private or shared"))
         }
         guard request.method == "POST" || (request.method == "GET" && parts[6] == "list") else {
             return .response(error(405, .invalidArguments, "use POST for \(parts[5])/\(parts[6])"))
+        }
+        if let refusal = caller.refusal("\(parts[5])/\(parts[6])", scope: scope) {
+            return .response(error(421, .notAuthenticated, refusal))
         }
         let body: WireFormat.Object
         do { body = try WireFormat.parseObject(request.body) } catch {
@@ -223,16 +234,18 @@ public final class StoreAPI: Sendable {
 
     private struct Refusal: Error { var response: HTTPResponse }
 
-    /// The user named by the request's bearer token.
-    private func authenticate(_ request: HTTPRequest) async -> Result<String, Refusal> {
+    /// The user named by the request's bearer token; without one, the anonymous reader where
+    /// `allowsAnonymousRead` lets the request in.
+    private func authenticate(_ request: HTTPRequest) async -> Result<StoreCaller, Refusal> {
         guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
+            if allowsAnonymousRead(request) { return .success(.anonymous) }
             return .failure(Refusal(response: error(421, .notAuthenticated,
                                                     "send Authorization: Bearer <token> (see POST /auth/register)")))
         }
         guard let user = await users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
             return .failure(Refusal(response: error(401, .authenticationFailed, "unknown token")))
         }
-        return .success(user)
+        return .success(.user(user))
     }
 
     /// `POST /call/report?room=R&me=U` keeps a call page's result (a JSON object); `GET` reads it back.
@@ -245,7 +258,8 @@ public final class StoreAPI: Sendable {
         }
         let user: String
         switch await authenticate(request) {
-        case .success(let u): user = u
+        case .success(.user(let u)): user = u
+        case .success(.anonymous): return error(421, .notAuthenticated, "a call report needs a signed-in user")
         case .failure(let refusal): return refusal.response
         }
         guard user == me else { return error(403, .permissionFailure, "\(user) may not touch the report of \(me)") }

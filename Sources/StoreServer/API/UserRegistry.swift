@@ -1,4 +1,5 @@
 import Foundation
+import RecordStore
 import Synchronization
 import ZoneCore
 
@@ -105,6 +106,7 @@ public final class UserRegistry: Sendable {
     /// Whether a user name is acceptable (what CloudKit user record names look like, and more).
     public static func nameProblem(_ name: String) -> String? {
         if name.isEmpty || name.utf8.count > 255 { return "a user name has 1 to 255 characters" }
+        if ReservedNames.contains(name) { return "the user name '\(name)' is the store's own" }
         let ok = name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x5F || $0 == 0x2D || $0 == 0x2E }
         return ok ? nil : "a user name may hold letters, digits, '_', '-' and '.'"
     }

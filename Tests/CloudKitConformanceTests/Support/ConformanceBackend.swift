@@ -78,6 +78,11 @@ final class ConformanceServer: Sendable {
         try await send(method, path, headers, body, write)
     }
 
+    /// Which requests without a user read the public database as the anonymous reader: those that
+    /// carry an API token (`?ckAPIToken=…`), as CloudKit's do. The token itself is not checked here
+    /// (API tokens are the authentication work's).
+    static let anonymousRead: @Sendable (HTTPRequest) -> Bool = { $0.target.contains("ckAPIToken=") }
+
     static func start(_ backend: ConformanceBackend) async throws -> ConformanceServer {
         let users = try UserRegistry(directory: nil)
         let clock = ManualClock()
@@ -86,7 +91,8 @@ final class ConformanceServer: Sendable {
             var options = EmbeddedStore.Options.inMemoryForTests
             options.configuration = .default
             let store = try EmbeddedStore(options: options, clock: clock)
-            let api = StoreAPI(store: store, users: users, allowRegister: false)
+            let api = StoreAPI(store: store, users: users, allowRegister: false,
+                               allowsAnonymousRead: ConformanceServer.anonymousRead)
             return ConformanceServer(users: users, send: { method, path, headers, body, _ in
                 guard case .response(let r) = await api.handle(
                     HTTPRequest(method: method, target: path, headers: HTTPHeaders(headers), body: body)) else {
@@ -96,7 +102,8 @@ final class ConformanceServer: Sendable {
             }, retained: [store, api])
         case .daemon:
             let store = try EmbeddedStore(options: .inMemoryForTests, clock: clock)
-            let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
+            let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false,
+                                                       allowsAnonymousRead: ConformanceServer.anonymousRead),
                                          options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
             try daemon.start()
             let pool = ConnectionPool(endpoint: daemon.endpoint)
@@ -114,7 +121,8 @@ final class ConformanceServer: Sendable {
                 options.automaticPush = false
                 options.readers = 2
                 let store = try await PostgresStore.open(options: options, clock: clock)
-                let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
+                let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false,
+                                                           allowsAnonymousRead: ConformanceServer.anonymousRead),
                                              options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
                 try daemon.start()
                 served.append(ServedDaemon(daemon: daemon, store: store))
