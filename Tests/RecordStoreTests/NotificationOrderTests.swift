@@ -30,7 +30,9 @@ import ZoneCore
         let note = Record(recordType: "Note", id: RecordID(recordName: "n1", zoneID: room), fields: ["t": .int64(1)])
         _ = try engine.modifyRecords(ModifyRecordsRequest(saves: [note]), scope: .private, author)
         let sent = engine.drainNotifications()
-        let expected = ["db", "q", "z"].flatMap { sub in ["a-tablet", "b-laptop", "c-phone"].map { (sub, $0) } }
+        // Database and zone subscriptions per request in ID order, then query subscriptions per
+        // record (QuerySubscriptionFiringTests).
+        let expected = ["db", "z", "q"].flatMap { sub in ["a-tablet", "b-laptop", "c-phone"].map { (sub, $0) } }
         #expect(sent.map { "\($0.notification.subscriptionID) \($0.deviceID)" } == expected.map { "\($0) \($1)" })
         #expect(sent.allSatisfy { $0.userRecordName == "alice" && $0.notification.databaseScope == .private })
         #expect(sent.map { $0.notification.zoneID } == [nil, nil, nil] + Array(repeating: room, count: 6))

@@ -69,6 +69,16 @@ extension StoreEngine {
                 changed.append((zone, [type]))
             }
         }
+        // Zones whose owner watches them by query subscription, asked once per zone; their records'
+        // changes are kept with what they were before, for notifyQuerySubscriptions.
+        var watched: [(zone: ZoneID, byQuery: Bool)] = []
+        var events: [RecordEvent] = []
+        func isWatched(_ zone: ZoneID) -> Bool {
+            if let known = watched.first(where: { $0.zone == zone }) { return known.byQuery }
+            let byQuery = watchedByQuery(zone)
+            watched.append((zone, byQuery))
+            return byQuery
+        }
         for i in plans.indices {
             // Taken out of its plan, the record is held alone: setting its tag changes it in place
             // instead of copying it.
@@ -77,14 +87,27 @@ extension StoreEngine {
                 results.append(.failed(plans[i].id, error))
             case .save(var record, let key):
                 record.recordChangeTag = newChangeTag()
+                let zone = record.id.zoneID
+                let before = isWatched(zone) ? stored(key, in: zone) : nil
                 commit(.putRecord(record), recordKey: key)
-                note(record.id.zoneID, record.recordType)
+                note(zone, record.recordType)
+                if isWatched(zone) {
+                    events.append(RecordEvent(zone: zone, recordName: record.id.recordName, before: before,
+                                              after: record))
+                }
                 results.append(.saved(record))
             case .delete(let id, let type, let key, let cascaded):
                 let atMs = ctx.now.millisecondsSinceEpoch
+                func deleted(_ id: RecordID, _ key: RecordKey) {
+                    guard isWatched(id.zoneID) else { return }
+                    events.append(RecordEvent(zone: id.zoneID, recordName: id.recordName,
+                                              before: stored(key, in: id.zoneID), after: nil))
+                }
+                deleted(id, key)
                 commit(.deleteRecord(id, recordType: type, atMs: atMs), recordKey: key)
                 note(id.zoneID, type)
                 for doomed in cascaded {
+                    deleted(doomed.id, doomed.key)
                     commit(.deleteRecord(doomed.id, recordType: doomed.recordType, atMs: atMs), recordKey: doomed.key)
                     note(doomed.id.zoneID, doomed.recordType)
                 }
@@ -94,6 +117,7 @@ extension StoreEngine {
             }
         }
         for (zone, types) in changed { notifyZoneChanged(zone, recordTypes: types, ctx) }
+        notifyQuerySubscriptions(events, ctx)
         return ModifyRecordsResult(results: results)
     }
 

@@ -2,7 +2,8 @@ import ZoneCore
 
 extension StoreEngine {
     /// Saves and deletes subscriptions. The shared database takes database subscriptions only:
-    /// query and zone subscriptions there are refused, as on CloudKit.
+    /// query and zone subscriptions there are refused, as on CloudKit. A query subscription's
+    /// query is held to records/query's limits, its notification info to APNs' payload size.
     public mutating func modifySubscriptions(save: [Subscription], delete: [String], scope: DatabaseScope,
                                              _ ctx: RequestContext) throws(StoreError) -> [SubscriptionResult] {
         try admit(ctx, touchesZone: false)
@@ -26,9 +27,19 @@ extension StoreEngine {
                     _ = try resolveZone(z, scope: .private, access: .read, ctx)
                 case (.private, .query(let type, let z)):
                     if let problem = NameRules.recordTypeProblem(type) { throw StoreError(.invalidArguments, problem) }
+                    if let query = sub.query {
+                        if query.recordType != type {
+                            throw StoreError(.invalidArguments, "the query's recordType is not the subscription's")
+                        }
+                        try query.validate()
+                    }
                     if let z { _ = try resolveZone(z, scope: .private, access: .read, ctx) }
                 case (_, .database):
                     break
+                }
+                if let info = sub.notificationInfo, info.byteCount > NotificationInfo.maxBytes {
+                    throw StoreError(.limitExceeded, "notificationInfo holds \(info.byteCount) bytes of text; the "
+                                     + "limit is \(NotificationInfo.maxBytes) (APNs' payload)")
                 }
                 var stored = sub
                 if case .zone(let z) = sub.kind { stored.kind = .zone(z.resolvingOwner(ctx.user)) }

@@ -17,8 +17,8 @@ public struct StoreEngine: Sendable {
     public var keepsMutations = true {
         didSet { if !keepsMutations { committed.removeAll() } }
     }
-    private var notifications: [DeviceNotification] = []
-    private var nextNotificationID: UInt64 = 1
+    var notifications: [DeviceNotification] = []
+    var nextNotificationID: UInt64 = 1
 
     public init(configuration: StoreConfiguration = .default) {
         self.configuration = configuration
@@ -146,7 +146,8 @@ public struct StoreEngine: Sendable {
     // MARK: Notifications
 
     /// Generates notifications for a committed change to `zoneID` touching `recordTypes` (each
-    /// named once), for every subscribed device that can see the zone, except the author's device.
+    /// named once), for every database and zone subscription of a device that can see the zone,
+    /// except the author's device (query subscriptions: `notifyQuerySubscriptions`).
     mutating func notifyZoneChanged(_ zoneID: ZoneID, recordTypes: [String], _ ctx: RequestContext) {
         // The owner's private database first, then each accepted participant's shared database in
         // name order.
@@ -159,8 +160,9 @@ public struct StoreEngine: Sendable {
                 switch sub.kind {
                 case .database: return !zoneID.isDefaultZone
                 case .zone(let z): return z.resolvingOwner(zoneID.ownerName) == zoneID
-                case .query(let type, let z):
-                    return recordTypes.contains(type) && (z == nil || z!.resolvingOwner(zoneID.ownerName) == zoneID)
+                case .query:
+                    // Per record, with the record's before and after: notifyQuerySubscriptions.
+                    return false
                 }
             }
         }

@@ -324,6 +324,7 @@ enum MutationCodec {
 
     static func encode(_ sub: Subscription, into w: inout ByteWriter) {
         w.writeString(sub.subscriptionID)
+        if sub.needsFormat2 { return SubscriptionCodec.encode(sub, into: &w) }
         switch sub.kind {
         case .database: w.writeUInt8(0)
         case .zone(let z): w.writeUInt8(1); encode(z, into: &w)
@@ -342,6 +343,7 @@ enum MutationCodec {
             let type = try r.readString()
             let zone = try r.readUInt8() == 1 ? try decodeZoneID(&r) : nil
             return Subscription(subscriptionID: id, kind: .query(recordType: type, zoneID: zone))
+        case SubscriptionCodec.format2: return try SubscriptionCodec.decode(id: id, &r)
         case let v: throw DecodeError(description: "unknown subscription kind \(v)")
         }
     }

@@ -5,7 +5,9 @@ import ZoneCore
 /// every process that applies the entry can deliver them to the push streams it holds.
 ///
 /// Layout: a version byte, the mutations as the journal encodes them, then a varint count of
-/// notifications, each user, device, notification ID, subscription ID, scope and optional zone.
+/// notifications, each user, device, notification ID, subscription ID, scope and optional zone
+/// (flag 1), or zone, record name and reason (flag 2: a query subscription's; earlier builds stop
+/// at the flag, naming it).
 /// Version 2 entries may hold records in record format 2 (`MutationCodec`); version 1 entries,
 /// which earlier builds wrote, hold only format 1 and are still read. A daemon of an earlier build
 /// meeting a version 2 entry stops with the version, rather than misreading it.
@@ -25,7 +27,14 @@ enum SharedLogEntryCodec {
             w.writeVarint(n.notification.notificationID)
             w.writeString(n.notification.subscriptionID)
             MutationCodec.encode(n.notification.databaseScope, into: &w)
-            if let zone = n.notification.zoneID {
+            if let zone = n.notification.zoneID, let name = n.notification.recordName,
+               let reason = n.notification.queryNotificationReason {
+                // A query subscription's: the record and the reason follow the zone.
+                w.writeUInt8(2)
+                MutationCodec.encode(zone, into: &w)
+                w.writeString(name)
+                w.writeUInt8(reasonCode(reason))
+            } else if let zone = n.notification.zoneID {
                 w.writeUInt8(1)
                 MutationCodec.encode(zone, into: &w)
             } else {
@@ -57,17 +66,41 @@ enum SharedLogEntryCodec {
             let subscription = try r.readString()
             let scope = try MutationCodec.decodeScope(&r)
             let zone: ZoneID?
+            var name: String?
+            var reason: QueryNotificationReason?
             switch try r.readUInt8() {
             case 0: zone = nil
             case 1: zone = try MutationCodec.decodeZoneID(&r)
+            case 2:
+                zone = try MutationCodec.decodeZoneID(&r)
+                name = try r.readString()
+                reason = try decodeReason(&r)
             case let other: throw MutationCodec.DecodeError(description: "zone hint flag \(other)")
             }
             notes.append(DeviceNotification(userRecordName: user, deviceID: device, notification: PushNotification(
-                notificationID: id, subscriptionID: subscription, databaseScope: scope, zoneID: zone)))
+                notificationID: id, subscriptionID: subscription, databaseScope: scope, zoneID: zone,
+                recordName: name, queryNotificationReason: reason)))
         }
         guard r.remaining == 0 else {
             throw MutationCodec.DecodeError(description: "\(r.remaining) bytes after the log entry")
         }
         return (mutations, notes)
+    }
+
+    private static func reasonCode(_ reason: QueryNotificationReason) -> UInt8 {
+        switch reason {
+        case .recordCreated: return 1
+        case .recordUpdated: return 2
+        case .recordDeleted: return 3
+        }
+    }
+
+    private static func decodeReason(_ r: inout ByteReader) throws -> QueryNotificationReason {
+        switch try r.readUInt8() {
+        case 1: return .recordCreated
+        case 2: return .recordUpdated
+        case 3: return .recordDeleted
+        case let v: throw MutationCodec.DecodeError(description: "query notification reason \(v)")
+        }
     }
 }

@@ -1,3 +1,5 @@
+import RecordStore
+
 /// The keys CloudKit Web Services Reference documents for each dictionary of a request this store
 /// reads strictly, page by page (developer.apple.com/library/archive/…/CloudKitWebServicesReference/):
 /// a key outside them is `BAD_REQUEST` naming it (`WireObject.allowing`). Made once: a request
@@ -66,4 +68,20 @@ struct DocumentedKeys: Sendable {
 
     // FetchingDatabaseChanges(changeszone).html.
     static let databaseChangesRequest = DocumentedKeys("a changes/database request", ["syncToken", "resultsLimit"])
+
+    // ModifySubscriptions.html, GetSubscriptions.html, LookupSubscriptionsbyID.html; Types.html:
+    // the Subscription and Notification Info dictionaries. Answers carry `deleted` and the error
+    // keys beside `subscriptionID`, which a client may send back.
+    static let subscriptionsModifyRequest = DocumentedKeys("a subscriptions/modify request", ["operations"])
+    static let subscriptionOperation = DocumentedKeys("a subscription operation", ["operationType", "subscription"])
+    static let subscription = DocumentedKeys(
+        "a subscription dictionary",
+        ["subscriptionID", "subscriptionType", "query", "zoneID", "zoneWide", "firesOn", "firesOnce",
+         "notificationInfo"])
+    static let notificationInfo = DocumentedKeys(
+        "a notification info dictionary",
+        NotificationInfo.stringKeys.union(["alertLocalizationArgs", "shouldBadge", "shouldSendContentAvailable"]))
+    static let subscriptionsListRequest = DocumentedKeys("a subscriptions/list request", [])
+    static let subscriptionsLookupRequest = DocumentedKeys("a subscriptions/lookup request", ["subscriptions"])
+    static let subscriptionLookup = DocumentedKeys("a subscription lookup", ["subscriptionID"])
 }

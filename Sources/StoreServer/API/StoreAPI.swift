@@ -8,7 +8,7 @@ import ZoneCore
 ///
 /// Paths: `POST /database/1/<container>/<environment>/<private|shared|public>/<operation>` where the
 /// operation is `records/modify`, `records/lookup`, `records/query`, `changes/database`,
-/// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify`, `subscriptions/list`,
+/// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify|list|lookup`,
 /// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
 /// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
 /// `GET /health`; the call page `GET /call`, `GET /call/<file>`, `POST|GET /call/report` (CallPage).
@@ -139,12 +139,18 @@ public final class StoreAPI: Sendable {
             return try await zoneChanges(WireObject(o), scope: scope, client: client)
         case "changes/database":
             return try await databaseChanges(WireObject(o), scope: scope, client: client)
+        case "subscriptions/modify":
+            return try await modifySubscriptions(WireObject(o), scope: scope, client: client)
+        case "subscriptions/list":
+            return try await listSubscriptions(WireObject(o), scope: scope, client: client)
+        case "subscriptions/lookup":
+            return try await lookupSubscriptions(WireObject(o), scope: scope, client: client)
         default:
             return try await routeZonesAndShares(op, body: o, scope: scope, client: client)
         }
     }
 
-    /// The operations of later phases (zones, subscriptions, shares), as they were served before.
+    /// The operations of later phases (zones, shares), as they were served before.
     private func routeZonesAndShares(_ op: String, body o: WireFormat.Object, scope: DatabaseScope,
                                      client: EmbeddedStoreClient) async throws -> WireFormat.Object {
         let defaultZone = o["zoneID"] == nil ? ZoneID.defaultZone : try WireFormat.decodeZoneID(o["zoneID"])
@@ -172,32 +178,6 @@ public final class StoreAPI: Sendable {
             }]
         case "zones/list":
             return ["zones": try await client.listZones(scope: scope).map { ["zoneID": WireFormat.encode($0)] }]
-        case "subscriptions/modify":
-            var save: [Subscription] = [], delete: [String] = []
-            for op in o["operations"] as? [WireFormat.Object] ?? [] {
-                switch op["operationType"] as? String {
-                case "create", "update": save.append(try WireFormat.decodeSubscription(op["subscription"]))
-                case "delete":
-                    guard let id = (op["subscription"] as? WireFormat.Object)?["subscriptionID"] as? String else {
-                        throw WireFormat.ShapeError("delete needs subscription.subscriptionID")
-                    }
-                    delete.append(id)
-                case let other: throw WireFormat.ShapeError("subscriptions/modify operationType '\(other ?? "")'")
-                }
-            }
-            let results = try await client.modifySubscriptions(save: save, delete: delete, scope: scope)
-            return ["subscriptions": results.map { r -> WireFormat.Object in
-                switch r {
-                case .saved(let s): return WireFormat.encode(s)
-                case .deleted(let id): return ["subscriptionID": id, "deleted": true]
-                case .failed(let id, let e):
-                    var eo = WireFormat.encode(e)
-                    eo["subscriptionID"] = id
-                    return eo
-                }
-            }]
-        case "subscriptions/list":
-            return ["subscriptions": try await client.listSubscriptions(scope: scope).map(WireFormat.encode)]
         case "shares/create":
             var participants: [String: SharePermission] = [:]
             for p in o["participants"] as? [WireFormat.Object] ?? [] {

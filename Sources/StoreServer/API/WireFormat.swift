@@ -98,40 +98,17 @@ public enum WireFormat {
                          participants: participants, changeTag: o["shortGUID"] as? String ?? "")
     }
 
-    public static func encode(_ sub: Subscription) -> Object {
-        var o: Object = ["subscriptionID": sub.subscriptionID]
-        switch sub.kind {
-        case .database: o["subscriptionType"] = "database"
-        case .zone(let z): o["subscriptionType"] = "zone"; o["zoneID"] = encode(z)
-        case .query(let type, let z):
-            o["subscriptionType"] = "query"
-            o["query"] = ["recordType": type]
-            if let z { o["zoneID"] = encode(z) }
-        }
-        return o
-    }
-
+    /// A Subscription Dictionary of an answer (the remote client's reading of what it saved).
     public static func decodeSubscription(_ any: Any?) throws -> Subscription {
-        guard let o = any as? Object, let id = o["subscriptionID"] as? String else {
-            throw ShapeError("a subscription needs subscriptionID")
-        }
-        switch o["subscriptionType"] as? String ?? "database" {
-        case "database": return Subscription(subscriptionID: id, kind: .database)
-        case "zone": return Subscription(subscriptionID: id, kind: .zone(try decodeZoneID(o["zoneID"])))
-        case "query":
-            guard let q = o["query"] as? Object, let type = q["recordType"] as? String else {
-                throw ShapeError("a query subscription needs query.recordType")
-            }
-            return Subscription(subscriptionID: id, kind: .query(recordType: type,
-                                                                 zoneID: o["zoneID"] == nil ? nil : try decodeZoneID(o["zoneID"])))
-        case let other: throw ShapeError("unknown subscriptionType '\(other)'")
-        }
+        try StoreAPI.decodeSubscription(WireObject(any, at: "subscription"))
     }
 
     public static func encode(_ n: PushNotification) -> Object {
         var o: Object = ["notificationID": n.notificationID, "subscriptionID": n.subscriptionID,
                          "databaseScope": n.databaseScope.rawValue]
         if let z = n.zoneID { o["zoneID"] = encode(z) }
+        if let name = n.recordName { o["recordName"] = name }
+        if let reason = n.queryNotificationReason { o["queryNotificationReason"] = reason.rawValue }
         return o
     }
 
@@ -142,7 +119,10 @@ public enum WireFormat {
         guard let id, let sub = o["subscriptionID"] as? String,
               let scope = DatabaseScope(rawValue: o["databaseScope"] as? String ?? "") else { return nil }
         return PushNotification(notificationID: id, subscriptionID: sub, databaseScope: scope,
-                                zoneID: o["zoneID"] == nil ? nil : try? decodeZoneID(o["zoneID"]))
+                                zoneID: o["zoneID"] == nil ? nil : try? decodeZoneID(o["zoneID"]),
+                                recordName: o["recordName"] as? String,
+                                queryNotificationReason: (o["queryNotificationReason"] as? String)
+                                    .flatMap(QueryNotificationReason.init(rawValue:)))
     }
 
     // MARK: JSON bytes
