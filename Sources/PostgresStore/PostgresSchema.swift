@@ -92,6 +92,13 @@ enum PostgresSchema {
                 'SharedLogEntryCodec: version 1 (record format 1) or 2 (record formats 1 and 2)';
             COMMENT ON COLUMN zonertc_snapshot.state IS 'SnapshotCodec: ZRSNAP1 or ZRSNAP2';
             """),
+        // The container's API tokens (`store serve --api-token`), remembered for every daemon on
+        // the database and across restarts (PostgresUserDirectory+APITokens.swift).
+        Migration(version: 6, description: "API tokens", sql: """
+            CREATE TABLE zonertc_api_tokens (
+                token text PRIMARY KEY,
+                declared_at timestamptz NOT NULL DEFAULT now());
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

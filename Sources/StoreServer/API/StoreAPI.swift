@@ -12,7 +12,9 @@ import ZoneCore
 /// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
 /// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
 /// `GET /health`; the call page `GET /call`, `GET /call/<file>`, `POST|GET /call/report` (CallPage).
-/// Identity: `Authorization: Bearer <token>`, device: `X-Device-ID`.
+/// Identity (Authentication.swift): `Authorization: Bearer <token>`, or CloudKit's `?ckAPIToken=A&ckWebAuthToken=T`
+/// (`ckSession=T`); device: `X-Device-ID`. Also `GET …/public/users/current`, `POST …/tokens/create|register`,
+/// `GET /webcourier?tok=` (the web clients' push long-poll) and the sign-in page `/auth/signin`.
 public final class StoreAPI: Sendable {
     /// What a request turns into.
     public enum Outcome: Sendable {
@@ -28,10 +30,18 @@ public final class StoreAPI: Sendable {
     public let reports = CallReports()
     private let log = Logger(component: "store-api")
 
-    public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool) {
+    /// The container's API tokens (`ckAPIToken`).
+    public let apiTokens: APITokens
+    /// Push for web clients: the tokens of `tokens/create` and their long-polls.
+    public let webcourier: Webcourier
+
+    public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool,
+                apiTokens: APITokens = APITokens(), webcourier: Webcourier.Options = Webcourier.Options()) {
         self.store = store
         self.users = users
         self.allowRegister = allowRegister
+        self.apiTokens = apiTokens
+        self.webcourier = Webcourier(push: store.push, options: webcourier)
     }
 
     /// The answer to `GET /health`.
@@ -41,6 +51,8 @@ public final class StoreAPI: Sendable {
         let path = request.path
         if path == "/health" { return .response(Self.healthy) }
         if path == "/auth/register" { return .response(await register(request)) }
+        if path == SignInPage.path { return .response(await signIn(request)) }
+        if path == Webcourier.path { return .response(await pollWebcourier(request)) }
         if path == "/call/report" { return .response(await callReport(request)) }
         if path == "/call" || path.hasPrefix("/call/") {
             guard request.method == "GET" else {
@@ -52,11 +64,19 @@ public final class StoreAPI: Sendable {
         guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
             return .response(error(404, .unknownItem, "no such endpoint \(path)"))
         }
-        let user: String
-        switch await authenticate(request) {
-        case .success(let u): user = u
+        let identity: RequestIdentity
+        switch await identify(request) {
+        case .success(let i): identity = i
         case .failure(let refusal): return .response(refusal.response)
         }
+        if parts.count == 6 && parts[4] == "tokens" {
+            return .response(await tokens(parts[5], request, identity: identity))
+        }
+        if parts.count == 7 && parts[4] == "public" && parts[5] == "users" {
+            return .response(users(parts[6], request, identity: identity))
+        }
+        // Only the public database (served on its own) admits the anonymous caller.
+        guard case .user(let user) = identity else { return .response(signInRequired(request)) }
         let device = request.headers["X-Device-ID"]
         if parts.count == 5 && parts[4] == "push" {
             guard request.method == "GET" else { return .response(error(405, .invalidArguments, "the push stream is GET")) }
@@ -221,20 +241,6 @@ public final class StoreAPI: Sendable {
         }
     }
 
-    private struct Refusal: Error { var response: HTTPResponse }
-
-    /// The user named by the request's bearer token.
-    private func authenticate(_ request: HTTPRequest) async -> Result<String, Refusal> {
-        guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
-            return .failure(Refusal(response: error(421, .notAuthenticated,
-                                                    "send Authorization: Bearer <token> (see POST /auth/register)")))
-        }
-        guard let user = await users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
-            return .failure(Refusal(response: error(401, .authenticationFailed, "unknown token")))
-        }
-        return .success(user)
-    }
-
     /// `POST /call/report?room=R&me=U` keeps a call page's result (a JSON object); `GET` reads it back.
     /// Only U itself (its bearer token) may post or read U's report.
     private func callReport(_ request: HTTPRequest) async -> HTTPResponse {
@@ -271,7 +277,7 @@ public final class StoreAPI: Sendable {
         }
     }
 
-    private func register(_ request: HTTPRequest) async -> HTTPResponse {
+    func register(_ request: HTTPRequest) async -> HTTPResponse {
         guard allowRegister else {
             return error(403, .permissionFailure, "registration is off: create users with `zonertc store user add`")
         }
@@ -293,7 +299,7 @@ public final class StoreAPI: Sendable {
         }
     }
 
-    private func error(_ status: Int, _ code: StoreError.Code, _ reason: String) -> HTTPResponse {
+    func error(_ status: Int, _ code: StoreError.Code, _ reason: String) -> HTTPResponse {
         .json(status, WireFormat.serialize(WireFormat.encode(StoreError(code, reason))))
     }
 

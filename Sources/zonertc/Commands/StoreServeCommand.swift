@@ -31,6 +31,11 @@ enum StoreServeCommand {
                    + "happens (0: never)", default: "60s"),
             .value("--max-devices-per-user", "N", "devices one user may register for push; more: BAD_REQUEST",
                    default: "64"),
+            .value("--api-token", "TOKEN", "an API token of the container (CloudKit's ckAPIToken; 16 to 256 of "
+                   + "A-Z a-z 0-9 - . _ ~); remembered in --data or the database, so later starts accept it too; "
+                   + "repeatable", repeatable: true),
+            .value("--webcourier-timeout", "DURATION", "how long a web client's long-poll on its webcourierURL "
+                   + "waits for a notification before it answers 204 and the client polls again", default: "30s"),
             .flag("--allow-register", "allow POST /auth/register (on by default when listening on loopback)"),
             .flag("--no-register", "refuse POST /auth/register even on loopback"),
         ],
@@ -38,6 +43,8 @@ enum StoreServeCommand {
             Prints one line when it listens: `zonertc store: listening on http://HOST:PORT …`.
             Create users with `zonertc store user add NAME --data DIR`, or register them over HTTP on loopback.
             Registration creates new users only: an existing name gets EXISTS and no token.
+            CloudKit web clients send ?ckAPIToken=A&ckWebAuthToken=T: A must be an --api-token (given now or at an
+            earlier start); T is a user's token, which the sign-in page /auth/signin hands back (docs/CLOUDKIT.md).
             Stops cleanly on SIGINT or SIGTERM: the journal is flushed and push streams are ended; if that takes
             longer than 10 s it exits anyway (status 1), since every acknowledged write is already durable.
             Per-connection events are logged at debug; log lines the output cannot take are dropped and counted.
@@ -92,6 +99,21 @@ enum StoreServeCommand {
         } catch {
             throw UsageError(message: "--summary-interval: \(error)", command: spec)
         }
+        let apiTokens = args.strings("--api-token")
+        for token in apiTokens {
+            if let problem = APITokens.problem(token) {
+                throw UsageError(message: "--api-token: \(problem)", command: spec)
+            }
+        }
+        var courier = Webcourier.Options()
+        do {
+            courier.timeout = try PushProfile.parseDuration(args.string("--webcourier-timeout") ?? "30s")
+        } catch {
+            throw UsageError(message: "--webcourier-timeout: \(error)", command: spec)
+        }
+        guard courier.timeout > .zero && courier.timeout <= .seconds(300) else {
+            throw UsageError(message: "--webcourier-timeout: between 1ms and 300s", command: spec)
+        }
         let descriptors = FileLimit.raiseToHardLimit()
         if descriptors < daemonOptions.maxConnections + 64 {
             Logger(component: "store-serve").warning(
@@ -101,6 +123,7 @@ enum StoreServeCommand {
 
         let store: any StoreBackend
         let users: any UserDirectory
+        let declared: [String]
         var facts: String
         if let postgres {
             (store, users) = try await PostgresOption.open(url: postgres, configuration: options.configuration,
@@ -108,6 +131,7 @@ enum StoreServeCommand {
                                                            pushSeed: options.pushSeed, groupCommit: groupCommit,
                                                            spec: spec)
             facts = "postgres \(postgres), push \(options.pushProfile.name), group commit \(groupCommit.description)"
+            declared = try await PostgresOption.rememberAPITokens(apiTokens, users: users, spec: spec)
         } else {
             let embedded = try EmbeddedStore(options: options)
             facts = "data \(data ?? "in memory"), fsync \(options.fsync.rawValue), push \(options.pushProfile.name)"
@@ -117,11 +141,15 @@ enum StoreServeCommand {
             }
             store = embedded
             users = try UserRegistry(directory: data)
+            declared = try data.map { try APITokenFile.remember(apiTokens, in: $0) } ?? apiTokens
         }
-        let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: allowRegister),
-                                     options: daemonOptions)
+        let api = StoreAPI(store: store, users: users, allowRegister: allowRegister,
+                           apiTokens: APITokens(declared), webcourier: courier)
+        let daemon = try StoreDaemon(api: api, options: daemonOptions)
         try daemon.start()
         if allowRegister { facts += ", registration open" }
+        // How many, never which: a token is not logged.
+        if !declared.isEmpty { facts += ", \(declared.count) API token\(declared.count == 1 ? "" : "s")" }
         print("zonertc store: listening on http://\(daemon.endpoint) (\(facts))")
         fflush(nil)
         let signal = await waitForTerminationSignal()

@@ -78,6 +78,18 @@ final class ConformanceServer: Sendable {
         try await send(method, path, headers, body, write)
     }
 
+    /// How long a webcourier poll waits here: long enough for a test to see it wait, short enough to
+    /// keep the suite fast.
+    static let webcourierTimeout: Duration = .milliseconds(300)
+
+    /// The JSON API as every backend serves it: registration closed, the suite's API token declared.
+    private static func makeAPI(_ store: any StoreBackend, _ users: UserRegistry) -> StoreAPI {
+        var courier = Webcourier.Options()
+        courier.timeout = webcourierTimeout
+        return StoreAPI(store: store, users: users, allowRegister: false,
+                        apiTokens: APITokens([ConformanceUser.apiToken]), webcourier: courier)
+    }
+
     static func start(_ backend: ConformanceBackend) async throws -> ConformanceServer {
         let users = try UserRegistry(directory: nil)
         let clock = ManualClock()
@@ -86,7 +98,7 @@ final class ConformanceServer: Sendable {
             var options = EmbeddedStore.Options.inMemoryForTests
             options.configuration = .default
             let store = try EmbeddedStore(options: options, clock: clock)
-            let api = StoreAPI(store: store, users: users, allowRegister: false)
+            let api = makeAPI(store, users)
             return ConformanceServer(users: users, send: { method, path, headers, body, _ in
                 guard case .response(let r) = await api.handle(
                     HTTPRequest(method: method, target: path, headers: HTTPHeaders(headers), body: body)) else {
@@ -96,7 +108,7 @@ final class ConformanceServer: Sendable {
             }, retained: [store, api])
         case .daemon:
             let store = try EmbeddedStore(options: .inMemoryForTests, clock: clock)
-            let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
+            let daemon = try StoreDaemon(api: makeAPI(store, users),
                                          options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
             try daemon.start()
             let pool = ConnectionPool(endpoint: daemon.endpoint)
@@ -114,7 +126,7 @@ final class ConformanceServer: Sendable {
                 options.automaticPush = false
                 options.readers = 2
                 let store = try await PostgresStore.open(options: options, clock: clock)
-                let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false),
+                let daemon = try StoreDaemon(api: makeAPI(store, users),
                                              options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
                 try daemon.start()
                 served.append(ServedDaemon(daemon: daemon, store: store))

@@ -29,6 +29,25 @@ struct ConformanceUser: Sendable {
                                  body: bytes, write: Self.writes.contains(operation))
     }
 
+    /// The API token every conformance server declares (`store serve --api-token`).
+    static let apiToken = "conformance-api-token-0001"
+
+    /// A request as CloudKit JS sends it: credentials in the query string (`ckAPIToken` and
+    /// `ckWebAuthToken`, or `ckSession`; `nil` leaves one out), a `text/plain` JSON body, no
+    /// `Authorization` header. `path` follows the container (`private/records/lookup`, `tokens/create`).
+    func web(_ path: String, _ body: [String: Any]? = [:], method: String = "POST",
+             apiToken: String? = ConformanceUser.apiToken, webToken: String?? = .none,
+             session: Bool = false, extra: String = "", write: Bool = false) async throws -> Reply {
+        var query: [String] = []
+        if let apiToken { query.append("ckAPIToken=\(apiToken)") }
+        let web: String? = webToken ?? token
+        if let web { query.append("\(session ? "ckSession" : "ckWebAuthToken")=\(web)") }
+        if !extra.isEmpty { query.append(extra) }
+        let target = "\(Self.container)/\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        return try await server.request(method, target, headers: [("Content-Type", "text/plain")],
+                                        body: body.map { WireFormat.serialize($0) } ?? [], write: write)
+    }
+
     /// A custom zone of this user's, made for the test.
     func makeZone(_ name: String = "zone_c") async throws -> [String: Any] {
         let zoneID: [String: Any] = ["zoneName": name]
