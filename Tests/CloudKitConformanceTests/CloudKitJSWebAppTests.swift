@@ -25,7 +25,8 @@ struct CloudKitJSWebAppTests {
         courier.timeout = .seconds(10)
         let api = StoreAPI(store: store, users: try UserRegistry(directory: nil), allowRegister: true,
                            apiTokens: APITokens([Self.apiToken]), webcourier: courier)
-        let daemon = try StoreDaemon(api: api, options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
+        let listen = try Endpoint(parsing: "127.0.0.1:0")
+        let daemon = try StoreDaemon(api: api, options: StoreDaemon.Options(listen: listen))
         try daemon.start()
         defer { api.webcourier.stop(); daemon.stop(); store.close() }
         let server = daemon.endpoint
@@ -99,7 +100,8 @@ struct CloudKitJSWebAppTests {
                 "\(saved.text)")
         let note = try await polled
         #expect(note.status == 200, "\(note.status) \(note.text)")
-        #expect(note.json["subscriptionID"] as? String == "inbox" && note.json["notificationType"] as? String == "recordZone")
+        #expect(note.json["subscriptionID"] as? String == "inbox")
+        #expect(note.json["notificationType"] as? String == "recordZone")
         #expect((note.json["zoneID"] as? [String: Any])?["zoneName"] as? String == "Inbox", "\(note.text)")
         #expect(note.json["containerIdentifier"] as? String == "iCloud.com.example.webapp")
     }

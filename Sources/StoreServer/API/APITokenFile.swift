@@ -37,7 +37,9 @@ public enum APITokenFile {
     private static func write(_ text: String, to path: String, directory: String) throws {
         let temporary = path + ".new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FileError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw FileError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
         let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {

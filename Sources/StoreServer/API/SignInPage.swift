@@ -42,7 +42,9 @@ enum SignInPage {
         var out: [String: String] = [:]
         for pair in text.split(separator: "&") {
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ s: Substring) -> String? { String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            func decode(_ s: Substring) -> String? {
+                String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
             guard let name = decode(kv[0]), let value = kv.count > 1 ? decode(kv[1]) : "" else { return nil }
             out[name] = value
         }
@@ -57,7 +59,9 @@ extension StoreAPI {
     func signIn(_ request: HTTPRequest) async -> HTTPResponse {
         switch request.method {
         case "GET":
-            guard let page = CallPage.files[SignInPage.file] else { return error(500, .internalError, "no sign-in page") }
+            guard let page = CallPage.files[SignInPage.file] else {
+                return error(500, .internalError, "no sign-in page")
+            }
             return HTTPResponse(status: 200, headers: HTTPHeaders([
                 ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
                 ("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer"),

@@ -41,9 +41,8 @@ extension StoreAPI {
         }
         if !registration.already {
             do {
-                try await store.perform(user: user, deviceID: registration.deviceID, access: .write) { e, ctx throws(StoreError) in
-                    try e.registerDevice(ctx)
-                }
+                try await store.perform(user: user, deviceID: registration.deviceID,
+                                        access: .write) { e, ctx throws(StoreError) in try e.registerDevice(ctx) }
             } catch let e as StoreError {
                 return .json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e)))
             } catch {

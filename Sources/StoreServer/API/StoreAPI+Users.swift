@@ -10,7 +10,8 @@ extension StoreAPI {
     /// name. The other `users/*` endpoints (discover, lookup, caller) are `404 NOT_FOUND`.
     func users(_ operation: String, _ request: HTTPRequest, identity: RequestIdentity) -> HTTPResponse {
         guard operation == "current" else {
-            return error(404, .unknownItem, "no operation 'users/\(operation)' (docs/CLOUDKIT.md lists the ones served)")
+            return error(404, .unknownItem,
+                         "no operation 'users/\(operation)' (docs/CLOUDKIT.md lists the ones served)")
         }
         guard request.method == "GET" else { return error(405, .invalidArguments, "users/current is GET") }
         guard let user = identity.userName else { return signInRequired(request) }

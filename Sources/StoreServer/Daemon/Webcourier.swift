@@ -148,7 +148,8 @@ public final class Webcourier: Sendable {
             if let caller, caller != c.user { return .answer(.forbidden) }
             guard c.registered else { return .answer(.notRegistered) }
             if !c.queued.isEmpty {
-                return .answer(.notification(s.couriers[token]!.queued.removeFirst(), user: c.user, container: c.container))
+                let note = s.couriers[token]!.queued.removeFirst()
+                return .answer(.notification(note, user: c.user, container: c.container))
             }
             return .wait(user: c.user, container: c.container)
         }

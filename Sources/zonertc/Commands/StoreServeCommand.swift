@@ -10,7 +10,8 @@ enum StoreServeCommand {
         summary: "Serve the record store over HTTP in the shape of CloudKit Web Services, with push streams.",
         options: [
             .value("--listen", "HOST:PORT", "address to listen on (port 0: any free port)", default: "127.0.0.1:8470"),
-            .value("--data", "DIR", "data directory (journal, snapshot, users.log); or --postgres, or --memory"),
+            .value("--data", "DIR", "data directory (journal, snapshot, users.log, api-tokens); "
+                   + "or --postgres, or --memory"),
             .value("--postgres", "URL", PostgresOption.help + "; several daemons may serve one"),
             .flag("--memory", "keep everything in memory (nothing survives a restart)"),
             .value("--fsync", "POLICY", "always, batch or none", default: "batch"),
