@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "ZoneCore", dependencies: ["CDigests"]),
         .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
         // The call page's web/ files are compiled into the binary (no resource bundle beside it).
-        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"],
+        // OpenSSL only under the trait: the server-to-server key check (ECDSAP256Verifier.swift).
+        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore",
+                                                    .target(name: "COpenSSL", condition: .when(traits: ["WebRTC"]))],
                 exclude: ["CallPage/package.json"], resources: [.embedInCode("CallPage/web")]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
         .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
@@ -95,7 +97,9 @@ let package = Package(
         // CloudKit Web Services Reference, page by page, against the store served three ways: the
         // JSON API in-process, the daemon over HTTP, and two daemons on PostgreSQL (trait).
         .testTarget(name: "CloudKitConformanceTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
-                                                                    "TestSupport", postgres]),
+                                                                    "TestSupport", postgres,
+                                                                    .target(name: "COpenSSL",
+                                                                            condition: .when(traits: ["WebRTC"]))]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
                                                            "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport",

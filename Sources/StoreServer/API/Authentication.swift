@@ -133,10 +133,19 @@ extension StoreAPI {
     ///   user; an unknown one is `401 AUTHENTICATION_FAILED`;
     /// - a `ckAPIToken` must be one the daemon declares, else `401 AUTHENTICATION_FAILED`; alone it
     ///   is the anonymous identity;
-    /// - nothing at all is `421 AUTHENTICATION_REQUIRED` with the sign-in page's `redirectURL`.
+    /// - nothing at all is `421 AUTHENTICATION_REQUIRED` with the sign-in page's `redirectURL`;
+    /// - a server-to-server key's signature (`ServerKeys`) acts as the keys' user; a bad one is `401`.
     ///
     /// Our bearer token needs no API token: our peers and the call page send it alone.
     func identify(_ request: HTTPRequest) async -> Result<RequestIdentity, Refusal> {
+        // "Accessing CloudKit Using a Server-to-Server Key": a signed request is judged by its signature alone.
+        if ServerKeys.signed(request) {
+            switch serverKeys.verify(request, now: Date()) {
+            case .success(let user): return .success(.user(user))
+            case .failure(let refused):
+                return .failure(Refusal(response: error(401, .authenticationFailed, refused.reason)))
+            }
+        }
         let credentials = RequestCredentials(request)
         if credentials.conflicting {
             return .failure(Refusal(response: error(401, .authenticationFailed,

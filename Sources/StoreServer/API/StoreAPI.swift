@@ -35,12 +35,17 @@ public final class StoreAPI: Sendable {
     /// Push for web clients: the tokens of `tokens/create` and their long-polls.
     public let webcourier: Webcourier
 
+    /// The container's server-to-server keys (`X-Apple-CloudKit-Request-*`).
+    public let serverKeys: ServerKeys
+
     public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool,
-                apiTokens: APITokens = APITokens(), webcourier: Webcourier.Options = Webcourier.Options()) {
+                apiTokens: APITokens = APITokens(), serverKeys: ServerKeys = ServerKeys(),
+                webcourier: Webcourier.Options = Webcourier.Options()) {
         self.store = store
         self.users = users
         self.allowRegister = allowRegister
         self.apiTokens = apiTokens
+        self.serverKeys = serverKeys
         self.webcourier = Webcourier(push: store.push, options: webcourier)
     }
 

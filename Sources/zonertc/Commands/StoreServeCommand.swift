@@ -35,6 +35,10 @@ enum StoreServeCommand {
             .value("--api-token", "TOKEN", "an API token of the container (CloudKit's ckAPIToken; 16 to 256 of "
                    + "A-Z a-z 0-9 - . _ ~); remembered in --data or the database, so later starts accept it too; "
                    + "repeatable", repeatable: true),
+            .value("--server-key", "KEYID=PEM-FILE", "a server-to-server key (ECDSA P-256, public or private PEM): "
+                   + "requests signed with it (X-Apple-CloudKit-Request-*) act as --server-key-user; needs a build "
+                   + "with the WebRTC trait (OpenSSL); repeatable", repeatable: true),
+            .value("--server-key-user", "NAME", "the user that --server-key requests act as"),
             .value("--webcourier-timeout", "DURATION", "how long a web client's long-poll on its webcourierURL "
                    + "waits for a notification before it answers 204 and the client polls again", default: "30s"),
             .flag("--allow-register", "allow POST /auth/register (on by default when listening on loopback)"),
@@ -106,6 +110,7 @@ enum StoreServeCommand {
                 throw UsageError(message: "--api-token: \(problem)", command: spec)
             }
         }
+        let serverKeys = try loadServerKeys(args)
         var courier = Webcourier.Options()
         do {
             courier.timeout = try PushProfile.parseDuration(args.string("--webcourier-timeout") ?? "30s")
@@ -145,7 +150,7 @@ enum StoreServeCommand {
             declared = try data.map { try APITokenFile.remember(apiTokens, in: $0) } ?? apiTokens
         }
         let api = StoreAPI(store: store, users: users, allowRegister: allowRegister,
-                           apiTokens: APITokens(declared), webcourier: courier)
+                           apiTokens: APITokens(declared), serverKeys: serverKeys, webcourier: courier)
         let daemon = try StoreDaemon(api: api, options: daemonOptions)
         try daemon.start()
         if allowRegister { facts += ", registration open" }
@@ -163,6 +168,39 @@ enum StoreServeCommand {
         watchdog.disarm()
         Terminal.error(stopped ? "zonertc store: stopped" : "zonertc store: stopped (connections were cut)")
         return 0
+    }
+
+    /// `--server-key KEYID=PEM-FILE` (repeatable) and `--server-key-user NAME`.
+    static func loadServerKeys(_ args: ParsedCommand) throws -> ServerKeys {
+        let given = args.strings("--server-key")
+        let user = args.string("--server-key-user")
+        if given.isEmpty {
+            if user != nil { throw UsageError(message: "--server-key-user needs --server-key", command: spec) }
+            return ServerKeys()
+        }
+        guard let user, UserRegistry.nameProblem(user) == nil else {
+            throw UsageError(message: "--server-key needs --server-key-user NAME (a user name: the user its "
+                             + "requests act as)", command: spec)
+        }
+        var keys: [String: any SignatureVerifier] = [:]
+        for text in given {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 256 else {
+                throw UsageError(message: "--server-key: '\(text)' is not KEYID=PEM-FILE", command: spec)
+            }
+            #if WebRTC
+            guard let pem = FileManager.default.contents(atPath: parts[1]) else {
+                throw UsageError(message: "--server-key: cannot read \(parts[1])", command: spec)
+            }
+            do { keys[parts[0]] = try ECDSAP256Verifier(pem: Array(pem)) } catch {
+                throw UsageError(message: "--server-key: \(parts[1]): \(error)", command: spec)
+            }
+            #else
+            throw UsageError(message: "--server-key: this zonertc was built without OpenSSL; build it with "
+                             + "`swift build --traits WebRTC`", command: spec)
+            #endif
+        }
+        return ServerKeys(keys, user: user)
     }
 
     static func parseThrottle(_ text: String, seed: UInt64) throws -> ThrottlePolicy {

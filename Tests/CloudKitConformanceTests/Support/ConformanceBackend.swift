@@ -82,12 +82,22 @@ final class ConformanceServer: Sendable {
     /// keep the suite fast.
     static let webcourierTimeout: Duration = .milliseconds(300)
 
+    /// The server-to-server key every backend declares, in builds with OpenSSL.
+    static let serverKeys: ServerKeys = {
+        #if WebRTC
+        guard let verifier = try? ECDSAP256Verifier(pem: TestSigningKey.shared.publicPEM) else { return ServerKeys() }
+        return ServerKeys([ConformanceUser.serverKeyID: verifier], user: ConformanceUser.serverKeyUser)
+        #else
+        return ServerKeys()
+        #endif
+    }()
+
     /// The JSON API as every backend serves it: registration closed, the suite's API token declared.
     private static func makeAPI(_ store: any StoreBackend, _ users: UserRegistry) -> StoreAPI {
         var courier = Webcourier.Options()
         courier.timeout = webcourierTimeout
         return StoreAPI(store: store, users: users, allowRegister: false,
-                        apiTokens: APITokens([ConformanceUser.apiToken]), webcourier: courier)
+                        apiTokens: APITokens([ConformanceUser.apiToken]), serverKeys: serverKeys, webcourier: courier)
     }
 
     static func start(_ backend: ConformanceBackend) async throws -> ConformanceServer {

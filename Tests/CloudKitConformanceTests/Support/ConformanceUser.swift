@@ -31,6 +31,9 @@ struct ConformanceUser: Sendable {
 
     /// The API token every conformance server declares (`store serve --api-token`).
     static let apiToken = "conformance-api-token-0001"
+    /// The server-to-server key every conformance server declares (builds with OpenSSL), and its user.
+    static let serverKeyID = "conformance-server-key"
+    static let serverKeyUser = "server_user"
 
     /// A request as CloudKit JS sends it: credentials in the query string (`ckAPIToken` and
     /// `ckWebAuthToken`, or `ckSession`; `nil` leaves one out), a `text/plain` JSON body, no
