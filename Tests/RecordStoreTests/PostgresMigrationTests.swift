@@ -40,13 +40,14 @@ struct PostgresMigrationTests {
         _ = try cluster.sql("""
             DROP FUNCTION \(schema).zonertc_lock_head(bigint, bigint);
             DROP FUNCTION \(schema).zonertc_append(bigint, bytea, text);
+            DROP TABLE \(schema).zonertc_api_tokens;
             DELETE FROM \(schema).zonertc_migrations WHERE version >= 4;
             """)
         #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "3")
 
         let (daemon, store, client) = try await serve()
         defer { daemon.stop(); store.close() }
-        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "5")
+        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "7")
         let read = try await client.fetchAllZoneChanges(zone, since: nil, scope: .private).changed
         #expect(read.map(\.id.recordName) == ["before"])
         var edited = try #require(written.first)
