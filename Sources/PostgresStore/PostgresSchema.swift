@@ -99,9 +99,10 @@ enum PostgresSchema {
                 'SharedLogEntryCodec: version 1 (record format 1), 2 (record formats 1 and 2) or 3 (share GUIDs)';
             """),
         // The container's API tokens (`store serve --api-token`), remembered for every daemon on
-        // the database and across restarts (PostgresUserDirectory+APITokens.swift).
+        // the database and across restarts (PostgresUserDirectory+APITokens.swift). `IF NOT EXISTS`:
+        // a database taken back to an earlier version by hand keeps its tokens when migrated again.
         Migration(version: 7, description: "API tokens", sql: """
-            CREATE TABLE zonertc_api_tokens (
+            CREATE TABLE IF NOT EXISTS zonertc_api_tokens (
                 token text PRIMARY KEY,
                 declared_at timestamptz NOT NULL DEFAULT now());
             """),

@@ -40,7 +40,6 @@ struct PostgresMigrationTests {
         _ = try cluster.sql("""
             DROP FUNCTION \(schema).zonertc_lock_head(bigint, bigint);
             DROP FUNCTION \(schema).zonertc_append(bigint, bytea, text);
-            DROP TABLE \(schema).zonertc_api_tokens;
             DELETE FROM \(schema).zonertc_migrations WHERE version >= 4;
             """)
         #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "3")
