@@ -26,6 +26,8 @@ enum PeerCommand {
                    + "and from the N−1 others is done"),
             .value("--uplink", "KBPS", "without --remote: the uplink each leg gets a share of (b=AS of KBPS/(N−1))",
                    default: "2000"),
+            .value("--answer-timeout", "DURATION", "without --remote: end a leg whose member does not answer within "
+                   + "this (its offer fallback waits a fifth of it)", default: "40s"),
             .value("--token", "TOKEN", "bearer token for the store (default: $ZONERTC_TOKEN)"),
             .value("--token-file", "PATH", "read the bearer token from PATH; when PATH does not exist, register --me "
                    + "and keep its token there (mode 0600) for the next run"),
@@ -85,6 +87,7 @@ struct PeerSetup {
     let roomOwner: String?
     let peers: Int?
     let uplinkKbps: UInt64
+    let answerTimeout: Duration
     let token: String?
     let tokenFile: String?
     let signaling: SignalingConfiguration
@@ -124,7 +127,7 @@ struct PeerSetup {
         peers = try args.int("--peers", in: 2...5)
         uplinkKbps = try args.int("--uplink", in: UInt64(8)...UInt64(10_000_000)) ?? 2000
         if remote != nil {
-            for flag in ["--room-owner", "--peers", "--uplink"] where !args.strings(flag).isEmpty {
+            for flag in ["--room-owner", "--peers", "--uplink", "--answer-timeout"] where !args.strings(flag).isEmpty {
                 throw usage("\(flag) is for a group call: it does not go with --remote")
             }
         } else {
@@ -165,6 +168,8 @@ struct PeerSetup {
             do { return try PushProfile.parseDuration(text) } catch { throw usage("\(flag) \(text): \(error)") }
         }
         connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
+        answerTimeout = try duration("--answer-timeout") ?? .seconds(40)
+        guard answerTimeout >= .milliseconds(100) else { throw usage("--answer-timeout: at least 100ms") }
         self.duration = try duration("--duration")
         mediaTimeout = try duration("--media-timeout")
         guard mediaTimeout.map({ $0 > .zero }) ?? true else { throw usage("--media-timeout must be positive") }

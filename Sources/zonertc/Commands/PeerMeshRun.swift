@@ -49,6 +49,8 @@ extension PeerSetup {
         }
         var room = RoomSignalingConfiguration(signaling: signaling)
         room.uplinkKbps = uplinkKbps
+        room.answerTimeout = answerTimeout
+        room.offerFallback = answerTimeout / 5
         let hasMedia = outgoing != nil || record != nil
         var configuration = RoomCallConfiguration(
             myUserID: me, room: room,
