@@ -251,6 +251,13 @@ enum DocumentedCommands {
         ("swift test --filter CallNegotiatorTests", .testFilter),
 
         // docs/SIMULATOR.md
+        ("zonertc sim converge --peers 5 --trials 100", .quick(("--trials 100", "--trials 2")).expecting("trace hash:")),
+        ("zonertc sim converge --peers 5 --join late --trials 100",
+         .quick(("--trials 100", "--trials 2")).expecting("trace hash:")),
+        ("zonertc sim converge --peers 2 --push-loss 0 --trials 1000",
+         .quick(("--trials 1000", "--trials 2")).expecting("trace hash:")),
+        ("zonertc sim converge --peers 5 --throttle cloudkit --push-loss 0 --trials 100",
+         .quick(("--trials 100", "--trials 2")).expecting("trace hash:")),
         ("zonertc sim converge --strategies push,poll-token,poll-fullscan,hybrid,legacy --push-loss 0,0.2 --nat none "
             + "--profile cloudkit --trials 1000 --seed 42 --svg docs/sim-converge-cdf.svg --csv docs/sim-converge.csv",
          .quick(("--trials 1000", "--trials 5"), ("docs/sim-converge", "$WORK/sim-converge")).expecting("trace hash:")),

@@ -69,13 +69,7 @@ enum CallCommand {
                                     push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
                                     timeout: timeout, keep: args.string("--keep"), record: args.string("--record"),
                                     json: args.has("--json"))
-            plan.mediaSecurity = args.string("--media-security") ?? MediaProtectionMode.defaultName
-            do { _ = try MediaProtectionMode(named: plan.mediaSecurity) } catch {
-                throw UsageError(message: "--media-security \(plan.mediaSecurity): \(error)", command: spec)
-            }
-            guard ["realtime", "max"].contains(plan.pace) else {
-                throw UsageError(message: "--pace \(plan.pace): choose realtime or max", command: spec)
-            }
+            plan.mediaSecurity = try checkedSecurity(args, pace: plan.pace)
             return await plan.run()
         }
         if args.has("--browser") {
@@ -104,13 +98,19 @@ enum CallCommand {
             push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
             relayOnly: args.has("--relay-only"), turn: turn, impair: args.string("--impair"), timeout: timeout,
             keep: args.string("--keep"), json: args.has("--json"))
-        plan.mediaSecurity = args.string("--media-security") ?? MediaProtectionMode.defaultName
-        do { _ = try MediaProtectionMode(named: plan.mediaSecurity) } catch {
-            throw UsageError(message: "--media-security \(plan.mediaSecurity): \(error)", command: spec)
-        }
-        guard ["realtime", "max"].contains(plan.pace) else {
-            throw UsageError(message: "--pace \(plan.pace): choose realtime or max", command: spec)
-        }
+        plan.mediaSecurity = try checkedSecurity(args, pace: plan.pace)
         return await plan.run()
+    }
+
+    /// The peers' `--media-security`, checked, once `pace` is checked too.
+    private static func checkedSecurity(_ args: ParsedCommand, pace: String) throws -> String {
+        let security = args.string("--media-security") ?? MediaProtectionMode.defaultName
+        do { _ = try MediaProtectionMode(named: security) } catch {
+            throw UsageError(message: "--media-security \(security): \(error)", command: spec)
+        }
+        guard ["realtime", "max"].contains(pace) else {
+            throw UsageError(message: "--pace \(pace): choose realtime or max", command: spec)
+        }
+        return security
     }
 }

@@ -53,16 +53,12 @@ struct MeshCallPlan {
             Terminal.error("zonertc call: cannot stream \(file): \(error)")
             return 1
         }
-        let directory = keep ?? NSTemporaryDirectory() + "zonertc-mesh-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let workspace = CallWorkspace(keep: keep, prefix: "zonertc-mesh")
+        let directory = workspace.directory, group = workspace.group
         let received = record ?? "\(directory)/received"
-        let group = ChildGroup()
-        func cleanUp() async {
-            for child in group.children.reversed() { await child.stop() }
-            if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
-        }
+        func cleanUp() async { await workspace.cleanUp() }
         func failure(_ message: String) async -> Int32 {
-            let logs = group.children.map { "--- \($0.name) stderr:\n\($0.stderr)" }.joined(separator: "\n")
+            let logs = workspace.logs
             Terminal.error("zonertc call: \(message)" + (logs.isEmpty ? "" : "\n\(logs)"))
             if json {
                 let report = Report(peers: peers, members: [], streams: [], timeToAllPairsMs: nil,
@@ -74,14 +70,10 @@ struct MeshCallPlan {
         }
         let interrupt = InterruptWatch { group.signal(SIGTERM) }
         defer { interrupt.cancel() }
-        let store: ChildProcess
-        do {
-            store = try ChildProcess(name: "store", arguments: [
-                "store", "serve", "--listen", "127.0.0.1:0", "--data", "\(directory)/store", "--push-profile", push,
-            ], directory: directory)
-            group.children.append(store)
-        } catch { return await failure("cannot start the store daemon: \(error)") }
-        guard let url = await store.storeURL() else { return await failure("the store daemon did not start") }
+        let url: String
+        do throws(CallSetupError) { url = try await workspace.startStore(push: push) } catch {
+            return await failure(error.message)
+        }
         let names = Array(Self.names.prefix(peers))
         let tokens: [String: String]
         do {
