@@ -92,6 +92,12 @@ enum PostgresSchema {
                 'SharedLogEntryCodec: version 1 (record format 1) or 2 (record formats 1 and 2)';
             COMMENT ON COLUMN zonertc_snapshot.state IS 'SnapshotCodec: ZRSNAP1 or ZRSNAP2';
             """),
+        // Shares with a short GUID (`records/resolve`, `records/accept`): log entries of version 3.
+        // As with 5, only the version changes, so that an earlier build refuses to start here.
+        Migration(version: 6, description: "share short GUIDs in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 (record format 1), 2 (record formats 1 and 2) or 3 (share GUIDs)';
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

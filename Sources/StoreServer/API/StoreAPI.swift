@@ -7,7 +7,8 @@ import ZoneCore
 /// what differs. An operation the daemon does not serve is `404 NOT_FOUND`.
 ///
 /// Paths: `POST /database/1/<container>/<environment>/<private|shared>/<operation>` where the
-/// operation is `records/modify`, `records/lookup`, `records/query`, `changes/database`,
+/// operation is `records/modify`, `records/lookup`, `records/query`, `records/resolve`, `records/accept`,
+/// `changes/database`,
 /// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify`, `subscriptions/list`,
 /// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
 /// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
@@ -80,6 +81,7 @@ public final class StoreAPI: Sendable {
         guard parts.count == 7 else { return .response(error(404, .unknownItem, "no such endpoint \(path)")) }
         let scope: DatabaseScope
         switch parts[4] {
+        case _ where Self.isShareResolution(parts): scope = .shared
         case "private": scope = .private
         case "shared": scope = .shared
         case "public":
@@ -96,7 +98,9 @@ public final class StoreAPI: Sendable {
         }
         let client = store.client(user: user, deviceID: device ?? "")
         do {
-            let result = try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+            let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
+                try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+            }
             return .response(.json(200, WireFormat.serialize(result)))
         } catch let e as StoreError {
             return .response(.json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e))))
@@ -122,6 +126,10 @@ public final class StoreAPI: Sendable {
             return try await lookupRecords(WireObject(o), scope: scope, client: client)
         case "records/query":
             return try await queryRecords(WireObject(o), scope: scope, client: client)
+        case "records/resolve":
+            return try await resolveShares(WireObject(o), accept: false, client: client)
+        case "records/accept":
+            return try await resolveShares(WireObject(o), accept: true, client: client)
         case "zones/lookup":
             return try await lookupZones(WireObject(o), scope: scope, client: client)
         case "changes/zone":

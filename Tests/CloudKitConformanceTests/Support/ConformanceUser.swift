@@ -13,7 +13,8 @@ struct ConformanceUser: Sendable {
     static let container = "/database/1/iCloud.com.example.conformance/development"
 
     /// Operations that change the store: sent to the writing daemon where there are two.
-    private static let writes: Set<String> = ["records/modify", "zones/modify", "subscriptions/modify"]
+    private static let writes: Set<String> = ["records/modify", "zones/modify", "subscriptions/modify",
+                                              "records/accept"]
 
     /// POSTs `body` (a JSON object) to `operation` of `database`.
     func post(_ operation: String, _ body: [String: Any], database: String = "private") async throws -> Reply {
