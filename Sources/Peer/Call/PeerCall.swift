@@ -20,6 +20,7 @@
 import ICE
 import Media
 import RecordStore
+import SDP
 import Signaling
 import ZoneCore
 
