@@ -91,7 +91,7 @@ let package = Package(
         // time, and push notifications collected for a driver that steps.
         .target(name: "CallTestSupport", dependencies: ["Signaling", "RecordStore", "ZoneCore"],
                 path: "Tests/CallTestSupport"),
-        .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
+        .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore", "TestSupport"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
                                                              postgres]),
         // Runs the built `zonertc` binary as a user would.

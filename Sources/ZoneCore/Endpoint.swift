@@ -405,15 +405,6 @@ private let dot = UInt8(ascii: ".")
 
 private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 
-private func hexValue(_ c: UInt8) -> UInt8? {
-    switch c {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-    default: nil
-    }
-}
-
 /// A piece of the input in quotes, with control characters escaped so a message stays one line.
 private func quoted(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self).debugDescription }
 
@@ -516,7 +507,7 @@ private func parseGroups(_ bytes: ArraySlice<UInt8>, allowIPv4: Bool) throws(Add
         }
         var value: UInt16 = 0
         for c in part {
-            guard let digit = hexValue(c) else {
+            guard let digit = Hex.value(c) else {
                 throw AddressFailure(.invalidIPv6, "group \(quoted(part)) is not hexadecimal")
             }
             value = value << 4 | UInt16(digit)
@@ -642,7 +633,7 @@ private func formatIPv6(_ v: UInt128) -> String {
         runStart = index + 1
     }
     func hex(_ range: Range<Int>) -> String {
-        groups[range].map { String($0, radix: 16) }.joined(separator: ":")
+        groups[range].map { Hex.string($0) }.joined(separator: ":")
     }
     if bestStart < 0 { return hex(0..<8) }
     return hex(0..<bestStart) + "::" + hex((bestStart + bestLength)..<8)
