@@ -23,6 +23,7 @@
 import ICE
 import Media
 import RecordStore
+import SDP
 import Signaling
 import ZoneCore
 
