@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "zonertc", targets: ["zonertc"]),
         .library(name: "ZoneCore", targets: ["ZoneCore"]),
         .library(name: "RecordStore", targets: ["RecordStore"]),
+        .library(name: "SDP", targets: ["SDP"]),
         .library(name: "Signaling", targets: ["Signaling"]),
         .library(name: "STUN", targets: ["STUN"]),
         .library(name: "ICE", targets: ["ICE"]),
@@ -32,10 +33,15 @@ let package = Package(
         .target(name: "ZoneCore", dependencies: ["CDigests"]),
         .target(name: "Net", dependencies: ["CSystem", "ZoneCore"]),
         // The call page's web/ files are compiled into the binary (no resource bundle beside it).
-        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore"],
+        // OpenSSL only under the trait: the server-to-server key check (ECDSAP256Verifier.swift).
+        .target(name: "StoreServer", dependencies: ["RecordStore", "Net", "ZoneCore",
+                                                    .target(name: "COpenSSL", condition: .when(traits: ["WebRTC"]))],
                 exclude: ["CallPage/package.json"], resources: [.embedInCode("CallPage/web")]),
         .target(name: "RecordStore", dependencies: ["ZoneCore"]),
-        .target(name: "Signaling", dependencies: ["ZoneCore", "RecordStore"]),
+        // Session descriptions (RFC 8866) and what WebRTC puts in them: parsed, written and negotiated. Its own
+        // module so that DTLS (fingerprints, setup roles) needs nothing of signaling or the store.
+        .target(name: "SDP", dependencies: ["ZoneCore"]),
+        .target(name: "Signaling", dependencies: ["SDP", "ZoneCore", "RecordStore"]),
         // Headless Chromium: where it is, the flags a loopback call needs, ffmpeg's verdict on what it sent
         // (call --browser, the browser tests).
         .target(name: "Browser", dependencies: ["Media"]),
@@ -49,18 +55,19 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         // DTLS and SRTP; without the trait an empty module (its sources are under `#if WebRTC`).
         .target(name: "DTLS", dependencies: [
-            "Signaling", "STUN", "ZoneCore",
+            "SDP", "STUN", "ZoneCore",
             .target(name: "COpenSSL", condition: .when(traits: ["WebRTC"])),
             .target(name: "CSRTP", condition: .when(traits: ["WebRTC"])),
         ]),
         // The call as sans-I/O machines only: no socket, no clock, no epoll (the simulator links it).
-        .target(name: "Peer", dependencies: ["Signaling", "ICE", "TURN", "STUN", "Media", "RecordStore", "ZoneCore",
-                                             "DTLS"]),
+        .target(name: "Peer", dependencies: ["SDP", "Signaling", "ICE", "TURN", "STUN", "Media", "RecordStore",
+                                             "ZoneCore", "DTLS"]),
         // The real-socket driver of a call (PeerRunner: PeerCall on Net's epoll loop and the wall clock).
         .target(name: "PeerNet", dependencies: ["Peer", "Net", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         // The real-socket drivers of the media machines (MediaSender/MediaReceiver on Net).
         .target(name: "MediaNet", dependencies: ["Media", "Net", "ZoneCore"]),
-        .target(name: "Simulation", dependencies: ["Peer", "Signaling", "ICE", "TURN", "STUN", "RecordStore", "ZoneCore"]),
+        .target(name: "Simulation", dependencies: ["Peer", "SDP", "Signaling", "ICE", "TURN", "STUN", "RecordStore",
+                                                   "ZoneCore"]),
         .target(name: "Harness", dependencies: ["Simulation", "Signaling", "RecordStore", "ZoneCore"]),
         // libpq as a system library; only the PostgreSQL trait pulls it (and PostgresStore) in.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -68,8 +75,8 @@ let package = Package(
             "RecordStore", "StoreServer", "ZoneCore", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
         ]),
         .executableTarget(name: "zonertc", dependencies: ["ZoneCore", "RecordStore", "StoreServer", "Relay", "TURN",
-                                                          "Peer", "PeerNet", "Signaling", "Net", "Media", "MediaNet",
-                                                          "Simulation", "Harness", "Browser", postgres]),
+                                                          "Peer", "PeerNet", "SDP", "Signaling", "Net", "Media",
+                                                          "MediaNet", "Simulation", "Harness", "Browser", postgres]),
         .executableTarget(
             name: "zonertc-bench",
             dependencies: ["ZoneCore", "RecordStore", "STUN", "ICE", "StoreServer", "Peer", "Net", "DTLS", postgres,
@@ -86,19 +93,21 @@ let package = Package(
         // time, and push notifications collected for a driver that steps.
         .target(name: "CallTestSupport", dependencies: ["Signaling", "RecordStore", "ZoneCore"],
                 path: "Tests/CallTestSupport"),
-        .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore"]),
+        .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore", "TestSupport"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
                                                              postgres]),
         // Runs the built `zonertc` binary as a user would.
-        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "Signaling", "ZoneCore", "Media",
-                                                   "Net", "TestSupport", "Browser", postgres]),
+        .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "SDP", "Signaling", "ZoneCore",
+                                                   "Media", "Net", "TestSupport", "Browser", postgres]),
         // CloudKit Web Services Reference, page by page, against the store served three ways: the
         // JSON API in-process, the daemon over HTTP, and two daemons on PostgreSQL (trait).
         .testTarget(name: "CloudKitConformanceTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
-                                                                    "TestSupport", postgres]),
+                                                                    "TestSupport", postgres,
+                                                                    .target(name: "COpenSSL",
+                                                                            condition: .when(traits: ["WebRTC"]))]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
                                                            "TestSupport"]),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "RecordStore", "ZoneCore", "TestSupport",
+        .testTarget(name: "SignalingTests", dependencies: ["SDP", "Signaling", "RecordStore", "ZoneCore", "TestSupport",
                                                          "CallTestSupport"]),
         .testTarget(name: "PeerNetTests", dependencies: ["PeerNet", "Peer", "Net", "Signaling", "RecordStore", "ZoneCore"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
@@ -108,12 +117,12 @@ let package = Package(
         .testTarget(name: "ICETests", dependencies: ["TestNetwork", "ICE", "STUN", "ZoneCore"]),
         .testTarget(name: "MediaTests", dependencies: ["TestNetwork", "Media", "ZoneCore", "TestSupport"]),
         // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
-        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Signaling", "STUN", "Net", "ZoneCore",
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SDP", "STUN", "Net", "ZoneCore",
                                                          "TestSupport", "TestNetwork"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
-        .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "CallTestSupport", "Peer", "Signaling", "ICE", "TURN",
-                                                    "STUN", "Media", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "CallTestSupport", "Peer", "SDP", "Signaling", "ICE",
+                                                    "TURN", "STUN", "Media", "RecordStore", "ZoneCore"]),
         // Our STUN, TURN and ICE against real programs (coturn, aioice); see docs/INTEROP.md.
         .testTarget(name: "InteropTests", dependencies: ["Peer", "ICE", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),
     ]

@@ -6,6 +6,7 @@
 //
 // Built by Fuzz/run-fuzz.sh against the modules listed in `modules`; libFuzzer supplies `main`.
 
+@testable import SDP
 @testable import Signaling
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -10,6 +10,7 @@
 // answers of Fixtures/sdp/. libFuzzer supplies `main`.
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 /// Our side for the answers: fixed credentials, fingerprint and source identity.

@@ -1,4 +1,5 @@
-// OpenSSL for the DTLS module (trait `WebRTC`, Debian libssl-dev, pkg-config openssl).
+// OpenSSL for the DTLS module and the store's server-to-server key check (trait `WebRTC`, Debian
+// libssl-dev, pkg-config openssl).
 //
 // Swift imports OpenSSL's functions but not its function-like macros; the ones DTLS needs are
 // spelled out here as `static inline` functions over the `SSL_ctrl`/`BIO_*` calls they expand
@@ -10,6 +11,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/opensslv.h>
+#include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/srtp.h>

@@ -1,5 +1,6 @@
 // In its own module (PeerNet) so that Peer, and the simulator that links it, carry no epoll code.
-// The real driver of a `PeerCall`: UDP sockets on an epoll loop, the wall clock, and a store
+// The real driver of a call — a `PeerCall` (`PeerRunner`) or a room's group call, `RoomCall`
+// (`RoomRunner`), whose legs share the sockets (`DrivenCall` says what the driver needs of either): UDP sockets on an epoll loop, the wall clock, and a store
 // client. It moves datagrams, store replies, pushes and time into the machine and carries out
 // what comes out. Every machine access happens on the loop's thread: store requests run as
 // tasks whose executor is the loop, several at once (`StoreRequestQueue`: bounded, saves of the
@@ -17,8 +18,14 @@ import Signaling
 import Synchronization
 import ZoneCore
 
+/// Runs one peer's call of two on real sockets until it ends.
+public typealias PeerRunner = CallRunner<PeerCall>
+
+/// Runs one peer's group call in a room on real sockets until it has left and every leg is drained.
+public typealias RoomRunner = CallRunner<RoomCall>
+
 /// Runs one peer's call on real sockets until it ends.
-public final class PeerRunner: @unchecked Sendable {
+public final class CallRunner<Call: DrivenCall & ~Copyable>: @unchecked Sendable {
     /// What the driver adds to the call (when the call ends is the call's own `lifetime`).
     public struct Options: Sendable {
         /// Seeded impairment of outgoing datagrams (loss, delay, jitter, reorder, duplication):
@@ -57,10 +64,10 @@ public final class PeerRunner: @unchecked Sendable {
     public let loop: EventLoop
     public let options: Options
     private let client: any StoreClient
-    private var call: PeerCall
+    private var call: Call
     private var report = Report()
     private var sockets: [Endpoint: UDPSocket] = [:]
-    private var storeQueue: StoreRequestQueue<CallSignaling.Origin>
+    private var storeQueue: StoreRequestQueue<Call.Origin>
     private var timer: EventLoop.Timer?
     private var timerAt: Instant?
     private var pushTask: Task<Void, Never>?
@@ -70,8 +77,8 @@ public final class PeerRunner: @unchecked Sendable {
     private var pendingSends: [Endpoint: [(payload: [UInt8], to: Endpoint)]] = [:]
     private var impairment: Impairment<Transmit>?
     /// Called on the loop's thread for every event of the call (progress lines, logs).
-    private let observer: @Sendable (PeerCall.Event, borrowing PeerCall) -> Void
-    private let snapshot = Mutex<(PeerCallSnapshot, Report)?>(nil)
+    private let observer: @Sendable (Call.Event, borrowing Call) -> Void
+    private let snapshot = Mutex<(Call.Snapshot, Report)?>(nil)
     private let log = Logger(component: "peer")
 
     public struct Transmit: Sendable {
@@ -81,8 +88,8 @@ public final class PeerRunner: @unchecked Sendable {
     }
 
     /// `sockets` are bound already; their local endpoints must be the call's host addresses.
-    public init(call: consuming PeerCall, client: any StoreClient, sockets: [UDPSocket], options: Options = Options(),
-                observer: @escaping @Sendable (PeerCall.Event, borrowing PeerCall) -> Void = { _, _ in }) throws {
+    public init(call: consuming Call, client: any StoreClient, sockets: [UDPSocket], options: Options = Options(),
+                observer: @escaping @Sendable (Call.Event, borrowing Call) -> Void = { _, _ in }) throws {
         self.call = call
         self.client = client
         self.options = options
@@ -110,13 +117,13 @@ public final class PeerRunner: @unchecked Sendable {
         loop.execute { [self] in
             guard outcome == nil, !call.hasHungUp else { return }
             interrupted = true
-            call.handle(.hangUp, now: loop.clock.now())
+            call.hangUp(now: loop.clock.now())
             pump()
         }
     }
 
     /// The call as it ends (milestones, counters, media statistics), once `run` returned.
-    public var final: PeerCallSnapshot? { snapshot.withLock { $0?.0 } }
+    public var final: Call.Snapshot? { snapshot.withLock { $0?.0 } }
 
     /// What the driver dropped, once `run` returned.
     public var finalReport: Report? { snapshot.withLock { $0?.1 } }
@@ -146,12 +153,12 @@ public final class PeerRunner: @unchecked Sendable {
                 log.warning("no push notifications (\(error)): the call learns of records by polling only")
             }
             guard outcome == nil else { return }
-            call.handle(.start, now: loop.clock.now())
+            call.start(now: loop.clock.now())
             pump()
             guard let stream else { return }
             for await note in stream {
                 guard outcome == nil else { return }
-                call.handle(.signaling(.notification(note)), now: loop.clock.now())
+                call.notify(note, now: loop.clock.now())
                 pump()
             }
         }
@@ -162,14 +169,14 @@ public final class PeerRunner: @unchecked Sendable {
         let now = loop.clock.now()
         var batch: [([UInt8], Endpoint)] = []
         _ = socket.receiveAll { buffer, from in batch.append((Array(buffer), from)) }
-        for (bytes, from) in batch { call.handle(.datagram(bytes, from: from, to: endpoint), now: now) }
+        for (bytes, from) in batch { call.receive(bytes, from: from, to: endpoint, now: now) }
         pump()
     }
 
     /// Carries out everything the machine asked for, then sets the timer to its next deadline.
     private func pump() {
         let now = loop.clock.now()
-        while let output = call.pollOutput() {
+        while let output = call.nextDriverOutput() {
             switch output {
             case .store(let request, let origin):
                 storeQueue.enqueue(request, tag: origin)
@@ -183,6 +190,7 @@ public final class PeerRunner: @unchecked Sendable {
                 observe(event, now: now)
             }
         }
+        boundGoodbye(now: now)
         releaseImpaired(now: now)
         flushSends()
         startStoreRequests()
@@ -213,26 +221,21 @@ public final class PeerRunner: @unchecked Sendable {
         pendingSends.removeAll(keepingCapacity: true)
     }
 
-    private func observe(_ event: PeerCall.Event, now: Instant) {
-        if case .ended = event, goodbyeTimer == nil {
-            // The goodbye is store requests; a store that stopped answering must not hold us.
-            goodbyeTimer = loop.schedule(at: now + options.goodbyeTimeout) { [self] in
-                guard outcome == nil else { return }
-                report.goodbyeTimedOut = true
-                log.warning("the goodbye took longer than \(options.goodbyeTimeout) (\(storeQueue.inFlightCount) store "
-                            + "request(s) unanswered, call \(call.isClosed ? "closed" : "still closing")): stopping")
-                finishNow()
-            }
+    /// The goodbye is store requests; a store that stopped answering must not hold us.
+    private func boundGoodbye(now: Instant) {
+        guard call.hasHungUp, goodbyeTimer == nil, outcome == nil else { return }
+        goodbyeTimer = loop.schedule(at: now + options.goodbyeTimeout) { [self] in
+            guard outcome == nil else { return }
+            report.goodbyeTimedOut = true
+            log.warning("the goodbye took longer than \(options.goodbyeTimeout) (\(storeQueue.inFlightCount) store "
+                        + "request(s) unanswered, call \(call.isClosed ? "closed" : "still closing")): stopping")
+            finishNow()
         }
+    }
+
+    private func observe(_ event: Call.Event, now: Instant) {
         // What the other user wrote and we dropped: never a silent wait.
-        switch event {
-        case .rejectedRecord(let why): log.warning(why)
-        case .remoteHungUp(let why): log.notice(why)
-        case .sendFailed(let why): log.notice("media not sent: \(why)")
-        case .selectedPair(let pair): log.info("selected pair \(pair)")
-        case .ended(.failed(let why)): log.notice("call failed: \(why)")
-        default: break
-        }
+        if let (level, line) = Call.logLine(event) { log.log(level, line) }
         observer(event, call)
     }
 
@@ -242,7 +245,7 @@ public final class PeerRunner: @unchecked Sendable {
                 let result = await client.perform(request)
                 storeQueue.finish(ticket)
                 guard outcome == nil else { return }
-                call.handle(.signaling(.reply(origin, result)), now: loop.clock.now())
+                call.storeReplied(origin, result, now: loop.clock.now())
                 pump()
             }
         }
@@ -262,7 +265,7 @@ public final class PeerRunner: @unchecked Sendable {
         timer = loop.schedule(at: next) { [self] in
             timer = nil
             timerAt = nil
-            call.handle(.timer, now: loop.clock.now())
+            call.timer(now: loop.clock.now())
             self.pump()
         }
     }
@@ -285,7 +288,7 @@ public final class PeerRunner: @unchecked Sendable {
         guard outcome == nil else { return }
         outcome = result
         pushTask?.cancel()
-        let final = (PeerCallSnapshot(call), report)
+        let final = (call.snapshot(), report)
         snapshot.withLock { $0 = final }
         for (_, socket) in sockets { loop.deregister(socket.fd) }
         if let timer { loop.cancel(timer) }

@@ -92,6 +92,20 @@ enum PostgresSchema {
                 'SharedLogEntryCodec: version 1 (record format 1) or 2 (record formats 1 and 2)';
             COMMENT ON COLUMN zonertc_snapshot.state IS 'SnapshotCodec: ZRSNAP1 or ZRSNAP2';
             """),
+        // Shares with a short GUID (`records/resolve`, `records/accept`): log entries of version 3.
+        // As with 5, only the version changes, so that an earlier build refuses to start here.
+        Migration(version: 6, description: "share short GUIDs in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 (record format 1), 2 (record formats 1 and 2) or 3 (share GUIDs)';
+            """),
+        // The container's API tokens (`store serve --api-token`), remembered for every daemon on
+        // the database and across restarts (PostgresUserDirectory+APITokens.swift). `IF NOT EXISTS`:
+        // a database taken back to an earlier version by hand keeps its tokens when migrated again.
+        Migration(version: 7, description: "API tokens", sql: """
+            CREATE TABLE IF NOT EXISTS zonertc_api_tokens (
+                token text PRIMARY KEY,
+                declared_at timestamptz NOT NULL DEFAULT now());
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

@@ -7,7 +7,7 @@ import Synchronization
 /// Users and their bearer tokens in the `zonertc_users` table, shared by every daemon on the
 /// database. A name is taken once: registering it again is `EXISTS`, never its token.
 public final class PostgresUserDirectory: UserDirectory {
-    private let store: PostgresStore
+    let store: PostgresStore
     /// Tokens never change once issued, so one found stays valid: no round trip per request.
     private let known = Mutex<[String: String]>([:])
 

@@ -1,5 +1,6 @@
 import CSystem
 import Glibc
+import Net
 import ZoneCore
 
 /// Buffers for one recvmmsg batch, each datagram with 4 free bytes before it and padding room after

@@ -38,8 +38,7 @@ public enum JSONString {
             case "\u{08}": line += "\\b"
             case "\u{0C}": line += "\\f"
             case "\u{00}"..."\u{1F}", "\u{7F}", "\u{2028}", "\u{2029}":
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                line += "\\u" + Hex.string(scalar.value, digits: 4)
             default:
                 line.unicodeScalars.append(scalar)
             }

@@ -48,18 +48,11 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         return String(unsafeUninitializedCapacity: 32) { out in
             for i in 0..<16 {
                 let shift = UInt64(60 - 4 * i)
-                out[i] = Self.hexDigit(words.0 >> shift & 15)
-                out[16 + i] = Self.hexDigit(words.1 >> shift & 15)
+                out[i] = Hex.digit(UInt8(truncatingIfNeeded: words.0 >> shift))
+                out[16 + i] = Hex.digit(UInt8(truncatingIfNeeded: words.1 >> shift))
             }
             return 32
         }
-    }
-
-    /// The lowercase hex digit of `nibble` (0–15), worked out rather than looked up in a table.
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt64) -> UInt8 {
-        let value = UInt8(truncatingIfNeeded: nibble)
-        return value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 
     /// A generator for an independent stream, derived from this one (for sub-components).

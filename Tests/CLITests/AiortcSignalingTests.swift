@@ -6,6 +6,7 @@
 // this build), so the calls stop once both descriptions are set: ICE and media need DTLS-SRTP.
 import Foundation
 import RecordStore
+import SDP
 import Signaling
 import StoreServer
 import Testing

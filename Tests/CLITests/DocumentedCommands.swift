@@ -115,6 +115,7 @@ enum DocumentedCommands {
             + "--nat none --trials 1000", .quick(("--trials 1000", "--trials 5")).expecting("trace hash:")),
 
         // docs/BENCHMARKS.md
+        ("Bench/mesh-call.sh 5", .asWritten.expecting("ratio")),
         ("Bench/relay/compare.sh --rounds 2",
          .asWritten.needing("turnserver", "turnutils_uclient", "turnutils_peer", "iperf3").expecting("machine: ")),
         ("Bench/media-transfer.sh 3", .asWritten.needing("ffmpeg", "iperf3").expecting("identical")),
@@ -173,6 +174,19 @@ enum DocumentedCommands {
         ("zonertc media send Fixtures/vp8-320x240-60.ivf --to 127.0.0.1:5004 --seed 1", .asWritten),
         ("wait", .quick(("wait", "wait \"${pids[0]}\""))),
         ("cmp /tmp/out.ivf Fixtures/vp8-320x240-60.ivf", .asWritten),
+
+        // docs/GROUP-CALLS.md
+        ("swift run zonertc call Fixtures/vp8-320x240-60.ivf --peers 3", .asWritten.expecting("OK: 6 directed streams")),
+        ("zonertc call Fixtures/vp8-320x240-60.ivf --peers 5 --pace max --json",
+         .quick(("--peers 5", "--peers 3")).expecting("directed streams")),
+        ("zonertc call Fixtures/vp8-320x240-60.ivf --peers 4 --record /tmp/mesh-received",
+         .quick(("--peers 4", "--peers 3 --pace max")).expecting("directed streams")),
+        ("zonertc peer --store http://127.0.0.1:8080 --room room_abcd1234 --me alice --owner --token-file "
+            + "/tmp/alice.token --send Fixtures/vp8-320x240-60.ivf --record /tmp/at-alice --peers 3",
+         .coveredBy("MeshProcessTests runs group-call members without --remote against a daemon")),
+        ("zonertc peer --store http://127.0.0.1:8080 --room room_abcd1234 --me bob --room-owner alice --token-file "
+            + "/tmp/bob.token --send Fixtures/vp8-320x240-60.ivf --record /tmp/at-bob --peers 3",
+         .coveredBy("MeshProcessTests runs group-call members without --remote against a daemon")),
 
         // docs/INTEROP.md
         ("swift test --filter InteropTests", .testFilter),
@@ -237,6 +251,13 @@ enum DocumentedCommands {
         ("swift test --filter CallNegotiatorTests", .testFilter),
 
         // docs/SIMULATOR.md
+        ("zonertc sim converge --peers 5 --trials 100", .quick(("--trials 100", "--trials 2")).expecting("trace hash:")),
+        ("zonertc sim converge --peers 5 --join late --trials 100",
+         .quick(("--trials 100", "--trials 2")).expecting("trace hash:")),
+        ("zonertc sim converge --peers 2 --push-loss 0 --trials 1000",
+         .quick(("--trials 1000", "--trials 2")).expecting("trace hash:")),
+        ("zonertc sim converge --peers 5 --throttle cloudkit --push-loss 0 --trials 100",
+         .quick(("--trials 100", "--trials 2")).expecting("trace hash:")),
         ("zonertc sim converge --strategies push,poll-token,poll-fullscan,hybrid,legacy --push-loss 0,0.2 --nat none "
             + "--profile cloudkit --trials 1000 --seed 42 --svg docs/sim-converge-cdf.svg --csv docs/sim-converge.csv",
          .quick(("--trials 1000", "--trials 5"), ("docs/sim-converge", "$WORK/sim-converge")).expecting("trace hash:")),

@@ -140,7 +140,7 @@ struct PublicDatabaseTests {
 extension ConformanceBackend {
     /// A request of the anonymous reader: an API token and no user.
     func anonymous(_ operation: String, _ body: [String: Any], database: String = "public") async throws -> Reply {
-        let path = "\(ConformanceUser.container)/\(database)/\(operation)?ckAPIToken=conformance"
+        let path = "\(ConformanceUser.container)/\(database)/\(operation)?ckAPIToken=\(ConformanceUser.apiToken)"
         return try await server().request("POST", path, headers: [("Content-Type", "text/plain")],
                                           body: WireFormat.serialize(body), write: false)
     }

@@ -1,11 +1,11 @@
 #if WebRTC
 import DTLS
-import Signaling
+import SDP
 import Testing
 import ZoneCore
 
 // The per-process certificate and the fingerprints checked against it: SDP's own fingerprint type
-// (Signaling), computed by OpenSSL and checked here against our own SHA-256 of the DER.
+// (the SDP module), computed by OpenSSL and checked here against our own SHA-256 of the DER.
 
 @Suite struct DTLSCertificateTests {
     @Test func theProcessCertificateIsMadeOnceAndItsFingerprintIsTheSHA256OfItsDER() throws {

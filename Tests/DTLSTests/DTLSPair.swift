@@ -1,6 +1,6 @@
 #if WebRTC
 import DTLS
-import Signaling
+import SDP
 import TestNetwork
 import ZoneCore
 

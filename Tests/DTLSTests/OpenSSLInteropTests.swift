@@ -2,7 +2,7 @@
 import DTLS
 import Foundation
 import Net
-import Signaling
+import SDP
 import Testing
 import TestSupport
 import ZoneCore

@@ -5,6 +5,7 @@
 // the RTX SSRC our description announced.
 import Foundation
 import Media
+import SDP
 import Signaling
 import Testing
 import ZoneCore

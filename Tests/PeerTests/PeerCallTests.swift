@@ -6,6 +6,7 @@ import ICE
 import Media
 import Peer
 import RecordStore
+import SDP
 import Signaling
 import TestNetwork
 import TURN

@@ -131,7 +131,8 @@ struct JournalTests {
         var store = try open(dir)
         let alice = store.client(user: "alice")
         _ = try await alice.modifyZones(save: [room], delete: [], scope: .private)
-        _ = try await alice.createShare(zone: room, publicPermission: .none, participants: ["bob": .readOnly])
+        let share = try await alice.createShare(zone: room, publicPermission: .none, participants: ["bob": .readOnly])
+        let guid = try #require(share.shortGUID)
         _ = try await store.client(user: "bob").acceptShare(zone: ZoneID(zoneName: "room_a", ownerName: "alice"))
         _ = try await alice.modifySubscriptions(save: [Subscription(subscriptionID: "s", kind: .database)], delete: [],
                                                 scope: .private)
@@ -142,6 +143,7 @@ struct JournalTests {
         let w = try await bob.modifyRecords(ModifyRecordsRequest(saves: [record("x", in: ZoneID(zoneName: "room_a", ownerName: "alice"))]),
                                             scope: .shared)
         #expect(w.results[0].error?.code == .permissionFailure)
+        #expect(try await bob.resolveShare(shortGUID: guid).share.zoneID == ZoneID(zoneName: "room_a", ownerName: "alice"))
         #expect(try await store.client(user: "alice").listSubscriptions(scope: .private).map(\.subscriptionID) == ["s"])
         store.close()
     }
@@ -154,6 +156,8 @@ struct JournalTests {
         var alice = store.client(user: "alice")
         _ = try await alice.modifyZones(save: [room], delete: [], scope: .private)
         try await alice.save([record("doomed")])
+        let guid = try #require(try await alice.createShare(zone: room, publicPermission: .readOnly,
+                                                            participants: [:]).shortGUID)
         let token = try await alice.fetchZoneChanges(room, since: nil, resultsLimit: nil, scope: .private).syncToken
         _ = try await alice.modifyRecords(ModifyRecordsRequest(deletes: [RecordID(recordName: "doomed", zoneID: room)]),
                                           scope: .private)
@@ -169,6 +173,8 @@ struct JournalTests {
         let delta = try await alice.fetchAllZoneChanges(room, since: token, scope: .private)
         #expect(delta.changed.count == 60)
         #expect(delta.deleted.map(\.id.recordName) == ["doomed"])
+        // The snapshot keeps the share's short GUID (share flag 2).
+        #expect(try await store.client(user: "eve").resolveShare(shortGUID: guid).share.zoneID.zoneName == "room_a")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix("journal-") }
         #expect(files == ["journal-\(generation).log"])
         store.close()

@@ -8,14 +8,10 @@ import ZoneCore
 
 /// Bytes from hex text; whitespace and newlines are ignored.
 func bytes(hex text: String) -> [UInt8] {
-    let digits = text.unicodeScalars.filter { !$0.properties.isWhitespace }.map { Character($0) }
-    precondition(digits.count % 2 == 0, "odd number of hex digits")
-    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    Hex.decode(text.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D })!
 }
 
-func hexString(_ bytes: [UInt8]) -> String {
-    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-}
+func hexString(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
 /// Expects `body` to throw a `STUNError` of `kind`.
 func expectError(

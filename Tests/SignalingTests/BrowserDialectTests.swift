@@ -5,6 +5,7 @@
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 @Suite struct BrowserDialectTests {

@@ -3,6 +3,7 @@ import RecordStore
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 @Suite("Call negotiator")

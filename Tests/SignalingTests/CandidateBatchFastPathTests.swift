@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 /// Batches our peers write are read without the JSON decoder; what it reads must be what a JSON

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import SDP
 @testable import Signaling
 
 private func h264(_ parameters: String?) -> RTPCodec {

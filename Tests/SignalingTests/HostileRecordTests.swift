@@ -4,6 +4,7 @@ import RecordStore
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 @Suite("Hostile signal records")

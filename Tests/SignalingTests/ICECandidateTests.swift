@@ -1,6 +1,7 @@
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 // MARK: - Real-world lines

@@ -5,6 +5,7 @@ import RecordStore
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 @Suite("Mesh hostile input")

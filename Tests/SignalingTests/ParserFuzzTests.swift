@@ -1,6 +1,7 @@
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 // Seeded random mutations of the fixtures (byte flips, line drops, line duplications) fed to

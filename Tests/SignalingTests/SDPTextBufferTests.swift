@@ -1,5 +1,6 @@
 import Testing
 
+@testable import SDP
 @testable import Signaling
 
 // The SDP writer's buffer: numbers written digit by digit must read as `String(n)` does, at the

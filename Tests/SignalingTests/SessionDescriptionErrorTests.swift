@@ -1,5 +1,6 @@
 import Testing
 
+@testable import SDP
 @testable import Signaling
 
 /// A minimal valid description's lines: parse errors are made by changing one of them.

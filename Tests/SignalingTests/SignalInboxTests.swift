@@ -3,6 +3,7 @@ import RecordStore
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 /// Records of the pair (_a11ce, _b0b) in one room, as the inbox sees them.

@@ -7,6 +7,7 @@ import RecordStore
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 @Suite("Session description cache")

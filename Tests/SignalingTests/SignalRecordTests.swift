@@ -6,6 +6,7 @@ import RecordStore
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 private let room = try! RoomID("room_ab12cd34")

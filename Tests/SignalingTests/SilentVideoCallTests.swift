@@ -1,6 +1,7 @@
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 private let fingerprint = DTLSFingerprint.sha256(certificateDER: Array("our certificate".utf8))

@@ -7,29 +7,9 @@ import Testing
 
 // MARK: Helpers
 
-func hex(_ bytes: some Sequence<UInt8>) -> String {
-    let digits = Array("0123456789abcdef")
-    var s = ""
-    for b in bytes {
-        s.append(digits[Int(b >> 4)])
-        s.append(digits[Int(b & 0xF)])
-    }
-    return s
-}
+func hex(_ bytes: some Sequence<UInt8>) -> String { Hex.encode(bytes) }
 
-private func bytes(hex: String) -> [UInt8] {
-    let chars = Array(hex.utf8)
-    precondition(chars.count % 2 == 0)
-    func nibble(_ c: UInt8) -> UInt8 {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: preconditionFailure("not hex")
-        }
-    }
-    return stride(from: 0, to: chars.count, by: 2).map { nibble(chars[$0]) << 4 | nibble(chars[$0 + 1]) }
-}
+private func bytes(hex: String) -> [UInt8] { Hex.decode(hex.utf8)! }
 
 func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
 

@@ -3,7 +3,7 @@
 // peer is not who the signaling said (fingerprint), it never answered (timeout), or the two
 // stacks disagreed (OpenSSL's reason, e.g. "no shared cipher" or an alert the peer sent).
 
-import Signaling
+import SDP
 
 /// Why a `DTLSTransport` failed.
 public enum DTLSFailure: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 #if WebRTC
 import COpenSSL
-import Signaling
+import SDP
 import ZoneCore
 
 // The DTLS 1.2 handshake of DTLS-SRTP (RFC 6347, RFC 5764, RFC 5763) as a sans-I/O machine:

@@ -3,7 +3,7 @@
 // doubled each time it fires, capped), with WebRTC's shorter start: browsers begin near 50–100 ms
 // rather than the RFC's 1 s, as a call cannot wait seconds for one lost datagram.
 
-import Signaling
+import SDP
 
 /// How a `DTLSTransport` behaves.
 public struct DTLSTransportConfiguration: Sendable {

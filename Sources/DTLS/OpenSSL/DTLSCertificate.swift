@@ -1,6 +1,6 @@
 #if WebRTC
 import COpenSSL
-import Signaling
+import SDP
 import Synchronization
 
 // The endpoint's DTLS identity: RFC 8827 §6.5 — a self-signed certificate whose fingerprint the

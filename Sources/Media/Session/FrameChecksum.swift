@@ -47,10 +47,7 @@ public struct FrameChecksum: Sendable {
     /// The whole-stream digest as 32 hex digits: equal digests mean equal frame count, pts,
     /// sizes and per-frame CRCs.
     public var digest: String {
-        stream.finalize().map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
-        }.joined()
+        Hex.encode(stream.finalize())
     }
 
     /// The checksum of `frames`.

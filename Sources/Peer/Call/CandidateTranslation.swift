@@ -5,6 +5,7 @@
 // agent has no resolver and no TCP transport.
 
 import ICE
+import SDP
 import Signaling
 import ZoneCore
 

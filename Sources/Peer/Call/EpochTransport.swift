@@ -11,6 +11,7 @@
 // and one object is the transport's one owner through all of them.
 
 import ICE
+import SDP
 import Signaling
 import ZoneCore
 

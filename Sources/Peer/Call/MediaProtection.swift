@@ -7,6 +7,7 @@
 #if WebRTC
 import DTLS
 #endif
+import SDP
 import Signaling
 import ZoneCore
 

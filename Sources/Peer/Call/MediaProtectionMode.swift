@@ -5,10 +5,11 @@
 #if WebRTC
 import DTLS
 #endif
+import SDP
 import Signaling
 
 /// The protection a call's media gets.
-/// (`MediaSecurity`, in Signaling, is what a description says; this is what this process does, with
+/// (`MediaSecurity`, in SDP, is what a description says; this is what this process does, with
 /// its certificate.)
 public enum MediaProtectionMode: Sendable {
     /// Plain RTP/RTCP (`RTP/AVPF`).

@@ -15,11 +15,15 @@
 // `closed` after that — what a driver waits for.
 //
 // Noncopyable: a call has one owner (its driver, or a room holding it as one leg), and it owns its
-// transports; a copy would share them.
+// transports; a copy would share them. As a leg of a room's group call (`RoomCall`) its signaling is
+// the room's: the room's negotiator of the pair sends its actions in (`.leg`) and takes the ICE
+// events out (`takeLegEvents`); everything else — transports, protection, media, deadlines — is the
+// same machine (`PeerCall+RoomLeg.swift`).
 
 import ICE
 import Media
 import RecordStore
+import SDP
 import Signaling
 import ZoneCore
 
@@ -37,6 +41,11 @@ public struct PeerCall: ~Copyable {
         case timer
         /// The user ends the call: say goodbye through the store, stop ICE and media.
         case hangUp
+        /// A leg of a room's group call: what the room's negotiator of the pair asks or reports.
+        case leg(CallSignaling.Action)
+        /// A leg of a room's group call: the room ended the leg (its signaling is done); hang up with
+        /// `Ending`, draining the transports as any call does.
+        case legEnded(Ending)
     }
 
     /// Something the call wants done or reported.
@@ -97,6 +106,8 @@ public struct PeerCall: ~Copyable {
     /// When to feed `.timer` next: worked out at the end of every input, the only place the parts
     /// change.
     public private(set) var nextDeadline: Instant?
+    /// Set for a leg of a room's group call: the room's negotiator of the pair speaks through it.
+    var roomLeg: RoomLegLink?
 
     /// How long the media may take to finish after the remote's goodbye (the call page waits as long).
     static let remoteGoodbyeSettle: Duration = .seconds(3)
@@ -118,7 +129,7 @@ public struct PeerCall: ~Copyable {
     }
 
     /// The signaling configuration of the call: what the media adds to our descriptions.
-    private static func signalingConfiguration(_ configuration: PeerCallConfiguration,
+    static func signalingConfiguration(_ configuration: PeerCallConfiguration,
                                                media: CallMedia) -> SignalingConfiguration {
         var signalingConfiguration = configuration.signaling
         signalingConfiguration.negotiator.mediaAttributes += media.sdpAttributes
@@ -195,14 +206,18 @@ public struct PeerCall: ~Copyable {
             guard state.isIdle else { return }  // a call starts once
             milestones.started = now
             state = .joining(connectBy: configuration.lifetime.connectTimeout.map { now + $0 })
-            signaling.handle(.start, now: now)
+            signal(.start, now: now)
         case .signaling(let event):
-            signaling.handle(event, now: now)
+            signal(event, now: now)
         case .hangUp:
             end(.completed, now: now)
+        case .leg(let action):
+            roomLeg?.actions.append(action)
+        case .legEnded(let ending):
+            end(ending, now: now)
         case .timer:
             actOnDeadline(now: now)
-            if let wake = signaling.nextDeadline, wake <= now { signaling.handle(.timer, now: now) }
+            if roomLeg == nil, let wake = signaling.nextDeadline, wake <= now { signaling.handle(.timer, now: now) }
             // What signaling's timer asked for goes out before what the transports' timers send.
             route(now: now)
             state.forEachTransport { $0.timer(now: now) }
@@ -225,7 +240,7 @@ public struct PeerCall: ~Copyable {
     /// Works out the earliest deadline of the call's own and its parts' (their deadlines are
     /// kept by each, worked out as their inputs end).
     private mutating func updateDeadline() {
-        var next = Instant.earliest(signaling.nextDeadline, state.transportDeadline)
+        var next = Instant.earliest(roomLeg == nil ? signaling.nextDeadline : nil, state.transportDeadline)
         if media.isActive { next = .earliest(next, media.nextDeadline) }
         next = .earliest(next, mediaBacklog)
         if state.ending == nil { next = .earliest(next, .earliest(state.deadline, protection.nextDeadline)) }
@@ -277,7 +292,7 @@ public struct PeerCall: ~Copyable {
         milestones.ended = now
         outputs.append(.event(.ended(how)))
         media.handle(.stop, now: now)
-        signaling.handle(.hangUp, now: now)
+        signal(.hangUp, now: now)
     }
 
     /// ICE failed on `epoch` — every pair failed, or consent on the selected pair expired (RFC
@@ -289,14 +304,14 @@ public struct PeerCall: ~Copyable {
         switch state.pathFailed(now: now, reconnectTimeout: configuration.lifetime.reconnectTimeout,
                                 attempts: configuration.lifetime.reconnectAttempts) {
         case .notConnected:
-            signaling.handle(.ice(.failed(epoch: epoch)), now: now)
+            signal(.ice(.failed(epoch: epoch)), now: now)
         case .remoteGoodbye(let why):
             end(endingAfterRemoteHangUp(why), now: now)
         case .exhausted(let tried):
             end(.failed("\(Self.remoteUnreachable): ICE failed (\(tried) restart(s) tried)"), now: now)
         case .restarting(let attempt):
             report.restartsTried = attempt
-            signaling.handle(.ice(.failed(epoch: epoch)), now: now)
+            signal(.ice(.failed(epoch: epoch)), now: now)
         }
     }
 
@@ -322,7 +337,7 @@ public struct PeerCall: ~Copyable {
                 signalGathered(now: now)
                 continue
             }
-            if let action = signaling.pollOutput() {
+            if let action = nextSignalingAction() {
                 signalingAction(action, now: now)
                 continue
             }
@@ -341,6 +356,21 @@ public struct PeerCall: ~Copyable {
     }
 
     // MARK: Signaling's actions
+
+    /// Tells the call's signaling; a leg tells the room only what its ICE reports (the room starts,
+    /// times and ends the leg's negotiator itself).
+    private mutating func signal(_ event: CallSignaling.Event, now: Instant) {
+        guard roomLeg != nil else {
+            signaling.handle(event, now: now)
+            return
+        }
+        if case .ice(let ice) = event { roomLeg?.events.append(ice) }
+    }
+
+    /// The signaling's next action: the call's own, or, for a leg, what the room sent in.
+    private mutating func nextSignalingAction() -> CallSignaling.Action? {
+        roomLeg == nil ? signaling.pollOutput() : roomLeg?.actions.pop()
+    }
 
     private mutating func signalingAction(_ action: consuming CallSignaling.Action, now: Instant) {
         switch action {
@@ -415,7 +445,7 @@ public struct PeerCall: ~Copyable {
             do throws(ICEError) {
                 try current.start(role: role, configuration: configuration.transport, seed: seed, now: now)
             } catch {
-                signaling.handle(.ice(.failed(epoch: epoch)), now: now)
+                signal(.ice(.failed(epoch: epoch)), now: now)
             }
         case .applyRemoteDescription(let epoch, let description):
             guard let current = state.current, current.epoch == epoch else { return }
@@ -432,7 +462,7 @@ public struct PeerCall: ~Copyable {
                 try current.setRemote(credentials: credentials, candidates: candidates,
                                       ended: section?.hasEndOfCandidates ?? false)
             } catch {
-                signaling.handle(.ice(.failed(epoch: epoch)), now: now)
+                signal(.ice(.failed(epoch: epoch)), now: now)
                 return
             }
             // The same credentials again on a connected epoch: a renegotiation without an ICE
@@ -441,7 +471,7 @@ public struct PeerCall: ~Copyable {
             // stands (the `legacy` configuration re-applies old offers like this).
             if previous != nil, previous == credentials, current.selectedPair != nil,
                current.state == .connected || current.state == .completed {
-                signaling.handle(.ice(.connected(epoch: epoch)), now: now)
+                signal(.ice(.connected(epoch: epoch)), now: now)
             }
         case .addRemoteCandidates(let epoch, let candidates, let ended):
             guard let current = state.current, current.epoch == epoch else { return }
@@ -466,7 +496,7 @@ public struct PeerCall: ~Copyable {
                                                      usernameFragment: transport.credentials.usernameFragment))
         case .event(.gatheringComplete):
             signalGathered(now: now)
-            signaling.handle(.ice(.gatheringComplete(epoch: epoch)), now: now)
+            signal(.ice(.gatheringComplete(epoch: epoch)), now: now)
         case .event(.stateChanged(let connection)):
             report.iceState = connection
             outputs.append(.event(.iceState(connection)))
@@ -500,7 +530,7 @@ public struct PeerCall: ~Copyable {
         guard let batch = gathered else { return }
         gathered = nil
         guard !batch.candidates.isEmpty else { return }
-        signaling.handle(.ice(.localCandidates(epoch: batch.epoch, batch.candidates)), now: now)
+        signal(.ice(.localCandidates(epoch: batch.epoch, batch.candidates)), now: now)
     }
 
     private mutating func pairSelected(_ pair: CandidatePair, on transport: EpochTransport, now: Instant) {
@@ -510,7 +540,7 @@ public struct PeerCall: ~Copyable {
                            mediaDueBy: milestones.mediaFinished == nil ? lifetime.mediaTimeout.map { now + $0 } : nil)
         milestones.iceConnected = milestones.iceConnected ?? now
         outputs.append(.event(.selectedPair(pair)))
-        signaling.handle(.ice(.connected(epoch: transport.epoch)), now: now)
+        signal(.ice(.connected(epoch: transport.epoch)), now: now)
         for bytes in transport.takeHeld() { sendOnSelectedPair(bytes, now: now) }
         protection.handle(.pairSelected, now: now)
     }

@@ -12,6 +12,7 @@
 // type, and take the remote's retransmissions from its RTX SSRC and payload type.
 
 import Media
+import SDP
 import Signaling
 import ZoneCore
 

@@ -7,7 +7,7 @@ public struct EmbeddedStoreClient: StoreClient {
     public let userRecordName: String
     public let deviceID: String
 
-    private func run<T: Sendable>(
+    func run<T: Sendable>(
         _ access: StoreAccess = .write,
         _ op: @escaping @Sendable (inout StoreEngine, RequestContext) throws(StoreError) -> T
     ) async throws -> T {
@@ -76,8 +76,10 @@ public struct EmbeddedStoreClient: StoreClient {
 
     public func createShare(zone: ZoneID, publicPermission: SharePermission,
                             participants: [String: SharePermission]) async throws -> ZoneShare {
-        try await run { e, c throws(StoreError) in
-            try e.createShare(zone: zone, publicPermission: publicPermission, participants: participants, c)
+        let shortGUID = ZoneShare.newShortGUID()
+        return try await run { e, c throws(StoreError) in
+            try e.createShare(zone: zone, publicPermission: publicPermission, participants: participants,
+                              shortGUID: shortGUID, c)
         }
     }
 

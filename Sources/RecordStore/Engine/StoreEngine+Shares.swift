@@ -3,7 +3,7 @@ import ZoneCore
 extension StoreEngine {
     /// Creates the zone-wide share of one of the user's custom zones (at most one per zone).
     public mutating func createShare(zone: ZoneID, publicPermission: SharePermission = .none,
-                                     participants: [String: SharePermission] = [:],
+                                     participants: [String: SharePermission] = [:], shortGUID: String? = nil,
                                      _ ctx: RequestContext) throws(StoreError) -> ZoneShare {
         try admit(ctx, touchesZone: true)
         if zone.isDefaultZone { throw StoreError(.invalidArguments, "the default zone cannot be shared") }
@@ -11,7 +11,8 @@ extension StoreEngine {
         if state.zones[id]?.share != nil {
             throw StoreError(.alreadyExists, "zone \(id) already has a zone-wide share")
         }
-        var share = ZoneShare(zoneID: id, publicPermission: publicPermission, changeTag: newChangeTag())
+        var share = ZoneShare(zoneID: id, publicPermission: publicPermission, changeTag: newChangeTag(),
+                              shortGUID: shortGUID)
         for (user, permission) in participants where user != ctx.user {
             share.participants[user] = ShareParticipant(userRecordName: user, permission: permission)
         }

@@ -61,20 +61,8 @@ public struct StoreEngine: Sendable {
         return Self.changeTag(state.nextChangeTag)
     }
 
-    /// `n` in lowercase hexadecimal without leading zeros, as `String(n, radix: 16)` writes it,
-    /// digit by digit into the string (the generic formatter costs more than the rest of a save's tag).
-    static func changeTag(_ n: UInt64) -> String {
-        let digits = max(1, (64 - n.leadingZeroBitCount + 3) / 4)
-        return String(unsafeUninitializedCapacity: digits) { out in
-            var rest = n
-            for i in stride(from: digits - 1, through: 0, by: -1) {
-                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
-                out[i] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-                rest >>= 4
-            }
-            return digits
-        }
-    }
+    /// `n` in lowercase hexadecimal without leading zeros.
+    static func changeTag(_ n: UInt64) -> String { Hex.string(n) }
 
     // MARK: Access
 

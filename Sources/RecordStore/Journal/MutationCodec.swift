@@ -44,7 +44,7 @@ enum MutationCodec {
         case let .deleteRecord(id, type, atMs):
             w.writeUInt8(4); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
         case let .putShare(share):
-            w.writeUInt8(5); encode(share, into: &w)
+            w.writeUInt8(11); encode(share, into: &w)
         case let .deleteShare(id):
             w.writeUInt8(6); encode(id, into: &w)
         case let .putSubscription(user, scope, sub):
@@ -64,7 +64,8 @@ enum MutationCodec {
         case 3: return .putRecord(try decodeRecord(&r, format: 1))
         case 10: return .putRecord(try decodeRecord(&r, format: try readRecordFormat(&r)))
         case 4: return .deleteRecord(try decodeRecordID(&r), recordType: try r.readString(), atMs: try r.readInt64())
-        case 5: return .putShare(try decodeShare(&r))
+        case 5: return .putShare(try decodeShare(&r, withShortGUID: false))
+        case 11: return .putShare(try decodeShare(&r, withShortGUID: true))
         case 6: return .deleteShare(try decodeZoneID(&r))
         case 7: return .putSubscription(user: try r.readString(), scope: try decodeScope(&r), try decodeSubscription(&r))
         case 8:
@@ -295,6 +296,8 @@ enum MutationCodec {
         }
     }
 
+    /// A share as this build writes it (`putShare` tag 11, snapshot flag 2): the fields of tag 5,
+    /// which builds before short GUIDs wrote and which is still read, then the optional short GUID.
     static func encode(_ share: ZoneShare, into w: inout ByteWriter) {
         encode(share.zoneID, into: &w)
         encode(share.publicPermission, into: &w)
@@ -304,9 +307,10 @@ enum MutationCodec {
             let p = share.participants[user]!
             w.writeString(user); encode(p.permission, into: &w); w.writeUInt8(p.status == .accepted ? 1 : 0)
         }
+        encode(optional: share.shortGUID, into: &w)
     }
 
-    static func decodeShare(_ r: inout ByteReader) throws -> ZoneShare {
+    static func decodeShare(_ r: inout ByteReader, withShortGUID: Bool) throws -> ZoneShare {
         let zone = try decodeZoneID(&r)
         let pub = try decodePermission(&r)
         let tag = try r.readString()
@@ -319,7 +323,9 @@ enum MutationCodec {
             let status: ParticipantStatus = try r.readUInt8() == 1 ? .accepted : .invited
             participants[user] = ShareParticipant(userRecordName: user, permission: permission, status: status)
         }
-        return ZoneShare(zoneID: zone, publicPermission: pub, participants: participants, changeTag: tag)
+        let shortGUID = withShortGUID ? try decodeOptionalString(&r) : nil
+        return ZoneShare(zoneID: zone, publicPermission: pub, participants: participants, changeTag: tag,
+                         shortGUID: shortGUID)
     }
 
     static func encode(_ sub: Subscription, into w: inout ByteWriter) {

@@ -52,7 +52,13 @@ enum SnapshotCodec {
             w.writeVarint(zone.incarnation)
             w.writeInt64(zone.createdAtMs)
             w.writeVarint(zone.sequence)
-            if let share = zone.share { w.writeUInt8(1); MutationCodec.encode(share, into: &w) } else { w.writeUInt8(0) }
+            // 2: a share with its short GUID; 1 (earlier builds): without.
+            if let share = zone.share {
+                w.writeUInt8(2)
+                MutationCodec.encode(share, into: &w)
+            } else {
+                w.writeUInt8(0)
+            }
             let live = zone.log.latest.sorted { $0.value < $1.value }
             let records = live.filter { zone.records[$0.key] != nil }
             w.writeVarint(UInt64(records.count))
@@ -114,7 +120,12 @@ enum SnapshotCodec {
             let id = try MutationCodec.decodeZoneID(&r)
             var zone = ZoneState(id: id, incarnation: try r.readVarint(), createdAtMs: try r.readInt64())
             zone.sequence = try r.readVarint()
-            if try r.readUInt8() == 1 { zone.share = try MutationCodec.decodeShare(&r) }
+            switch try r.readUInt8() {
+            case 0: break
+            case 1: zone.share = try MutationCodec.decodeShare(&r, withShortGUID: false)
+            case 2: zone.share = try MutationCodec.decodeShare(&r, withShortGUID: true)
+            case let flag: throw MutationCodec.DecodeError(description: "share flag \(flag) of zone \(id)")
+            }
             var pairs: [(key: RecordKey, seq: UInt64)] = []
             for _ in 0..<(try count(&r)) {
                 let seq = try r.readVarint()

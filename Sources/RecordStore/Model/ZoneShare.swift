@@ -39,13 +39,28 @@ public struct ZoneShare: Hashable, Sendable {
     public var publicPermission: SharePermission
     public var participants: [String: ShareParticipant]
     public var changeTag: String
+    /// The share's short GUID, the last part of its share URL, by which `records/resolve` and
+    /// `records/accept` find it (CloudKit Web Services Reference, "Fetching Record Information
+    /// (records/resolve)"). Unguessable: made from the system's random source by whoever saves the
+    /// share, never derived from names. Nil for a share saved before this field existed, or by the
+    /// simulator; the next save through `records/modify` gives it one.
+    public var shortGUID: String?
 
     public init(zoneID: ZoneID, publicPermission: SharePermission = .none,
-                participants: [String: ShareParticipant] = [:], changeTag: String) {
+                participants: [String: ShareParticipant] = [:], changeTag: String, shortGUID: String? = nil) {
         self.zoneID = zoneID
         self.publicPermission = publicPermission
         self.participants = participants
         self.changeTag = changeTag
+        self.shortGUID = shortGUID
+    }
+
+    /// A new short GUID: 130 bits of the system's random source in 26 characters of lowercase
+    /// base 32 (digits and letters but i, l, o, u), so a share URL cannot be guessed from another.
+    public static func newShortGUID() -> String {
+        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
+        var rng = SystemRandomNumberGenerator()
+        return String((0..<26).map { _ in alphabet[Int(rng.next(upperBound: UInt8(32)))] })
     }
 
     /// The permission `user` holds once accepted, or nil when the share grants nothing.

@@ -10,11 +10,12 @@ import ZoneCore
 /// at the flag, naming it).
 /// Version 2 entries may hold records in record format 2 (`MutationCodec`); version 1 entries,
 /// which earlier builds wrote, hold only format 1 and are still read. A daemon of an earlier build
-/// meeting a version 2 entry stops with the version, rather than misreading it.
+/// meeting a version 2 entry stops with the version, rather than misreading it. Version 3 entries
+/// may hold shares with their short GUID (`putShare` tag 11).
 enum SharedLogEntryCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
     /// The versions this build reads.
-    static let readable: ClosedRange<UInt8> = 1...2
+    static let readable: ClosedRange<UInt8> = 1...3
 
     static func encode(_ mutations: [Mutation], _ notes: [DeviceNotification]) -> [UInt8] {
         var w = ByteWriter(capacity: 256)

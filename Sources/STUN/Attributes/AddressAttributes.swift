@@ -31,7 +31,7 @@ enum STUNAddressCodec {
         case 0x01: return .ipv4
         case 0x02: return .ipv6
         default:
-            throw STUNError(.invalidAddressFamily, "\(type) has address family 0x\(hex(byte, digits: 2))")
+            throw STUNError(.invalidAddressFamily, "\(type) has address family 0x\(Hex.string(byte, digits: 2))")
         }
     }
 

@@ -11,6 +11,8 @@
 // PASSWORD-ALGORITHMS repeats this entry, each padded to 4 bytes; PASSWORD-ALGORITHM carries one
 // (its padding is the attribute's). Neither registered algorithm has parameters.
 
+import ZoneCore
+
 /// A password algorithm (RFC 8489 §18.5): how the long-term key is derived from the password.
 public struct STUNPasswordAlgorithm: Hashable, Sendable, CustomStringConvertible {
     /// The registered number.
@@ -32,7 +34,7 @@ public struct STUNPasswordAlgorithm: Hashable, Sendable, CustomStringConvertible
         switch number {
         case 0x0001: "MD5"
         case 0x0002: "SHA-256"
-        default: "algorithm 0x" + hex(number, digits: 4)
+        default: "algorithm 0x" + Hex.string(number, digits: 4)
         }
     }
 

@@ -5,6 +5,8 @@
 // reject the request with 420 (Unknown Attribute) and list it in UNKNOWN-ATTRIBUTES (§6.3.1).
 // Types 0x8000–0xFFFF are comprehension-optional and may be ignored.
 
+import ZoneCore
+
 /// A 16-bit STUN attribute type.
 public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The type number.
@@ -119,7 +121,7 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, Comparabl
         case 0x8028: "FINGERPRINT"
         case 0x8029: "ICE-CONTROLLED"
         case 0x802A: "ICE-CONTROLLING"
-        default: "attribute 0x" + hex(rawValue, digits: 4)
+        default: "attribute 0x" + Hex.string(rawValue, digits: 4)
         }
     }
 }

@@ -13,6 +13,8 @@
 // TCP the message is padded to a multiple of 4 (§12.5, see ChannelDataStreamDecoder); over UDP
 // padding is optional, so a datagram may hold the data alone or the data and its padding.
 
+import ZoneCore
+
 /// A TURN ChannelData message: application data for the peer bound to a channel.
 public struct ChannelData: Hashable, Sendable {
     /// The channel numbers a client may bind (RFC 8656 §12).
@@ -41,7 +43,7 @@ public struct ChannelData: Hashable, Sendable {
         }
         let channel = datagram.stunUInt16(at: 0)
         guard ChannelData.channelRange.contains(channel) else {
-            throw STUNError(.invalidChannelNumber, "channel 0x\(hex(channel, digits: 4)) is outside 0x4000–0x4fff")
+            throw STUNError(.invalidChannelNumber, "channel 0x\(Hex.string(channel, digits: 4)) is outside 0x4000–0x4fff")
         }
         let length = Int(datagram.stunUInt16(at: 2))
         guard datagram.count >= ChannelData.headerSize + length else {
@@ -66,7 +68,7 @@ public struct ChannelData: Hashable, Sendable {
     /// - Throws: `invalidChannelNumber`, or `valueTooLong` for more than 65535 bytes of data.
     public func encode(padded: Bool = true) throws(STUNError) -> [UInt8] {
         guard ChannelData.channelRange.contains(channel) else {
-            throw STUNError(.invalidChannelNumber, "channel 0x\(hex(channel, digits: 4)) is outside 0x4000–0x4fff")
+            throw STUNError(.invalidChannelNumber, "channel 0x\(Hex.string(channel, digits: 4)) is outside 0x4000–0x4fff")
         }
         guard payload.count <= 0xFFFF else {
             throw STUNError(.valueTooLong, "ChannelData of \(payload.count) bytes exceeds the 16-bit length field")

@@ -10,6 +10,8 @@
 // come out the same. A byte that starts neither kind of message ends the stream: every later
 // call throws the same error, and the caller closes the connection.
 
+import ZoneCore
+
 /// Splits a TURN-over-TCP byte stream into STUN messages and ChannelData messages.
 public struct ChannelDataStreamDecoder: Sendable {
     /// One message found in the stream.
@@ -86,12 +88,12 @@ public struct ChannelDataStreamDecoder: Sendable {
                     let channel = UInt16(first) << 8 | UInt16(buffer[readIndex + 1])
                     guard ChannelData.channelRange.contains(channel) else {
                         return try fail(.invalidChannelNumber,
-                                        "channel 0x\(hex(channel, digits: 4)) is outside 0x4000–0x4fff")
+                                        "channel 0x\(Hex.string(channel, digits: 4)) is outside 0x4000–0x4fff")
                     }
                     state = .waitingForChannelData(channel: channel, length: Int(field))
                 default:
                     return try fail(.unexpectedStreamContent,
-                                    "byte 0x\(hex(first, digits: 2)) starts neither STUN nor ChannelData")
+                                    "byte 0x\(Hex.string(first, digits: 2)) starts neither STUN nor ChannelData")
                 }
             case .waitingForSTUN(let size):
                 guard available >= size else { return .needMore }

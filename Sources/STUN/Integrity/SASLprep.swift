@@ -16,6 +16,7 @@
 // characters added or corrected since, which real passwords rarely hold.
 
 import Foundation
+import ZoneCore
 
 /// The SASLprep profile of stringprep (RFC 4013).
 public enum SASLprep {
@@ -47,7 +48,7 @@ public enum SASLprep {
         for scalar in normalized.unicodeScalars {
             if let table = prohibitingTable(scalar.value) {
                 throw STUNError(.prohibitedCharacter,
-                                "SASLprep prohibits U+\(hex(scalar.value, digits: 4)) (RFC 3454 table \(table))")
+                                "SASLprep prohibits U+\(Hex.string(scalar.value, digits: 4)) (RFC 3454 table \(table))")
             }
             if isRandALCat(scalar.value) { hasRandAL = true } else if isLCat(scalar) { hasL = true }
         }

@@ -93,8 +93,8 @@ public enum STUNIntegrity {
         let received = bytes.stunUInt32(at: offset + 4)
         guard received == crc ^ STUNAttribute.fingerprintXOR else {
             throw STUNError(.badFingerprint,
-                            "FINGERPRINT is 0x\(hex(received, digits: 8)), "
-                                + "expected 0x\(hex(crc ^ STUNAttribute.fingerprintXOR, digits: 8))")
+                            "FINGERPRINT is 0x\(Hex.string(received, digits: 8)), "
+                                + "expected 0x\(Hex.string(crc ^ STUNAttribute.fingerprintXOR, digits: 8))")
         }
     }
 

@@ -13,6 +13,8 @@
 // The message length counts the attribute bytes after the 20-byte header, padding included, so
 // it is always a multiple of 4.
 
+import ZoneCore
+
 /// The fixed 20-byte header that starts every STUN message.
 public struct STUNMessageHeader: Hashable, Sendable {
     /// The header size in bytes.
@@ -42,11 +44,11 @@ public struct STUNMessageHeader: Hashable, Sendable {
         }
         let rawType = bytes.stunUInt16(at: 0)
         guard rawType & 0xC000 == 0 else {
-            throw STUNError(.notSTUN, "first two bits are not zero (first byte 0x\(hex(bytes[0], digits: 2)))")
+            throw STUNError(.notSTUN, "first two bits are not zero (first byte 0x\(Hex.string(bytes[0], digits: 2)))")
         }
         let cookie = bytes.stunUInt32(at: 4)
         guard cookie == STUNMessageHeader.magicCookie else {
-            throw STUNError(.badMagicCookie, "magic cookie is 0x\(hex(cookie, digits: 8)), not 0x2112a442")
+            throw STUNError(.badMagicCookie, "magic cookie is 0x\(Hex.string(cookie, digits: 8)), not 0x2112a442")
         }
         let length = Int(bytes.stunUInt16(at: 2))
         guard length & 3 == 0 else {

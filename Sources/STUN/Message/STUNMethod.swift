@@ -3,6 +3,8 @@
 // A method is a 12-bit number. Unknown methods decode fine (a server answers them with 400), so
 // this is a struct over the raw value rather than a closed enum.
 
+import ZoneCore
+
 /// A STUN method: the 12-bit operation a message performs (Binding, Allocate, …).
 public struct STUNMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The method number, 0x000–0xFFF.
@@ -40,13 +42,7 @@ public struct STUNMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
         case 0x007: "Data"
         case 0x008: "CreatePermission"
         case 0x009: "ChannelBind"
-        default: "method 0x" + hex(rawValue, digits: 3)
+        default: "method 0x" + Hex.string(rawValue, digits: 3)
         }
     }
-}
-
-/// `value` in lowercase hex, left-padded with zeros to `digits`.
-func hex<T: BinaryInteger>(_ value: T, digits: Int) -> String {
-    let text = String(value, radix: 16)
-    return String(repeating: "0", count: max(0, digits - text.count)) + text
 }

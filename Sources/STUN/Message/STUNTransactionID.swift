@@ -4,6 +4,8 @@
 // MUST be cryptographically random" (§5). Randomness comes from the caller's generator: a
 // `SeededRandom` in tests and the simulator, `SystemRandomNumberGenerator` on the real network.
 
+import ZoneCore
+
 /// The 12-byte transaction ID that pairs a response with its request.
 public struct STUNTransactionID: Hashable, Sendable, CustomStringConvertible {
     /// Bytes 0–3 of the ID, big-endian.
@@ -45,5 +47,5 @@ public struct STUNTransactionID: Hashable, Sendable, CustomStringConvertible {
             + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
     }
 
-    public var description: String { hex(high, digits: 8) + hex(low, digits: 16) }
+    public var description: String { Hex.string(high, digits: 8) + Hex.string(low, digits: 16) }
 }

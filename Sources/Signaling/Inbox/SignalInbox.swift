@@ -12,6 +12,7 @@
 // and hands the negotiator each remaining record once: sessions, then descriptions by epoch,
 // then candidates.
 import RecordStore
+import SDP
 import ZoneCore
 
 /// Turns fetched records into deliveries for the negotiator, each once and in order.

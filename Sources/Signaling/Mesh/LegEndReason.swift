@@ -20,6 +20,15 @@ public enum LegEndReason: Hashable, Sendable, CustomStringConvertible {
     /// This peer left the room.
     case localLeave
 
+    /// The reason as a sentence about the leg with `remote` ("bob left the room …", "we left the room").
+    public func sentence(remote: String) -> String {
+        switch self {
+        case .localLeave: description
+        case .beyondLimit: "\(remote) is \(description)"
+        default: "\(remote) \(description)"
+        }
+    }
+
     public var description: String {
         switch self {
         case .remoteLeft: return "left the room (its presence record was deleted)"

@@ -5,6 +5,7 @@
 // records of other pairs are kept by name only, for collection. A record whose last writer is not
 // the user it names as its owner is dropped unread.
 import RecordStore
+import SDP
 import ZoneCore
 
 extension RoomSignaling {

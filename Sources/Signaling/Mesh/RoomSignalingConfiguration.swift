@@ -1,6 +1,7 @@
 // How a room's group call signals (docs/PROTOCOL.md §11): the sync paths, timing and leg template
 // of a call of two, plus presence, the room's limit, the bounds on waiting for a pair's offer or
 // answer, and each leg's share of the uplink.
+import SDP
 import ZoneCore
 
 /// Everything that decides how a peer signals in a room's group call.

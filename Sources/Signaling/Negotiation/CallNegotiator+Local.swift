@@ -1,6 +1,7 @@
 // Our side of a call: starting it, starting epochs (spec §3), our offer and candidates, ICE's
 // reports, hanging up.
 import RecordStore
+import SDP
 import ZoneCore
 
 extension CallNegotiator {

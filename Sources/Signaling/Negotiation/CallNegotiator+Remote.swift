@@ -2,6 +2,7 @@
 // answers (epoch rules of spec §3 first, then perfect negotiation within an epoch, spec §4), and
 // its candidates.
 import RecordStore
+import SDP
 import ZoneCore
 
 extension CallNegotiator {

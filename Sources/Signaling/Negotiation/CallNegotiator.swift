@@ -5,6 +5,7 @@
 // The extensions hold the flows: `+Local` (starting calls and epochs, our candidates),
 // `+Remote` (what the inbox delivers), `+Saves` (save and delete results, conflicts, retries).
 import RecordStore
+import SDP
 import ZoneCore
 
 /// Negotiates one call through signal records.

@@ -1,3 +1,5 @@
+import SDP
+
 // What the negotiator asks of the ICE agent and media (RFC 8445 for ICE, RFC 8838 for trickle,
 // RFC 8829 for the descriptions), and what it hears back. The agent is another sans-I/O
 // machine; the peer (or a test's fake) connects the two.

@@ -3,6 +3,7 @@
 // joined and until when it counts as present. Readers check it against the server's stamps
 // (`created`, `modified`), which no client writes.
 import RecordStore
+import SDP
 
 /// A member of a room's group call, as its presence record says.
 public struct CallMember: Hashable, Sendable {

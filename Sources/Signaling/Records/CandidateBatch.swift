@@ -3,6 +3,7 @@
 // `eoc: true` marks end-of-candidates for the epoch (RFC 8838 §13–14). The candidate strings are
 // the `candidate:…` form of RFC 8839 §5.1, parsed by `ICECandidate(parsing:)`.
 import Foundation
+import SDP
 import ZoneCore
 
 /// The JSON body of a `batch-v1` chunk: candidate strings and the end-of-candidates flag.

@@ -1,5 +1,6 @@
 // Room identity, spec §1: a room is a record zone named `room_` + 8 characters `[a-z0-9]`.
 import RecordStore
+import SDP
 
 /// A room's ID, which is also its zone's name and its `Room` record's name.
 public struct RoomID: Hashable, Sendable, Comparable, CustomStringConvertible {

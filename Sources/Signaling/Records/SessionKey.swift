@@ -1,3 +1,5 @@
+import SDP
+
 // The session key of a pair of users in a room, spec §1:
 // `sessionKey = "<roomID>#<lo>#<hi>"`, lo/hi the two user IDs in byte-wise lexicographic order.
 

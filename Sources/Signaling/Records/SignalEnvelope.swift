@@ -1,6 +1,7 @@
 // `SignalEnvelope`, spec §2: `SE_<sessionKey>_<callEpoch>_<offer|answer>`, one offer or answer
 // of one epoch, the SDP (RFC 8866, JSEP RFC 8829) in `payload`.
 import RecordStore
+import SDP
 
 /// Whether an envelope carries an offer or an answer (`envelopeType`).
 public enum EnvelopeType: String, Hashable, Sendable, CaseIterable {

@@ -2,6 +2,7 @@
 // of trickled candidates (RFC 8838) of one epoch and owner, numbered by `seq` (0, 1, 2 … per
 // epoch and owner) and tied to the owner's ICE generation by `ufrag` (RFC 8839 §5.4).
 import RecordStore
+import SDP
 
 /// How a chunk's `candidate` field is encoded (`candidateType`).
 public enum CandidateEncoding: String, Hashable, Sendable, CaseIterable {

@@ -8,6 +8,7 @@
 // a candidate prints every field it parses), so a hit changes nothing a peer does; text that
 // matches no entry — anything a remote made — is parsed and checked as always.
 import Synchronization
+import SDP
 
 /// Signal record payloads by their printed text, shared by the negotiators of one process.
 public final class SignalPayloadCache: Sendable {

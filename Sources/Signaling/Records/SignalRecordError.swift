@@ -1,3 +1,5 @@
+import SDP
+
 // Errors of the signaling record layer: identities (spec §1), record fields (spec §2) and the
 // payloads they carry (SDP, RFC 8866; candidates, RFC 8839 §5.1).
 

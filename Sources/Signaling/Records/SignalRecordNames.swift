@@ -55,10 +55,7 @@ public struct SignalRecordNames: Hashable, Sendable {
     /// `h` and the hex of the first 16 bytes of SHA-256(`text`): 33 characters.
     public static func compact(_ text: String) -> String {
         let digest = SHA256.hash(Array(text.utf8)).prefix(16)
-        return "h" + digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return "h" + Hex.encode(digest)
     }
 
     /// The parts one after another, in a string allocated once at its final size (a name is built

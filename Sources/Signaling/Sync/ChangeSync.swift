@@ -41,7 +41,7 @@ public struct ChangeSync: Sendable {
 
         public init() {}
 
-        static func + (a: Counters, b: Counters) -> Counters {
+        public static func + (a: Counters, b: Counters) -> Counters {
             var c = a
             c.requests += b.requests; c.recordsFetched += b.recordsFetched
             c.deletionsFetched += b.deletionsFetched; c.bytesFetched += b.bytesFetched

@@ -173,9 +173,6 @@ public struct RunTraceHash: Sendable {
 
     /// The digest so far, in lower-case hex.
     public var hex: String {
-        hash.finalize().map { byte in
-            let s = String(byte, radix: 16)
-            return byte < 16 ? "0" + s : s
-        }.joined()
+        Hex.encode(hash.finalize())
     }
 }

@@ -5,6 +5,7 @@
 // their epochs and credentials are old.
 import Foundation
 import RecordStore
+import SDP
 import Signaling
 import ZoneCore
 

@@ -79,7 +79,7 @@ public struct TrialScene: Sendable {
     }
 
     /// Runs a room setup to its end.
-    private static func setUp(_ engine: inout StoreEngine, _ setup: RoomSetup, now: Instant) throws -> RoomBinding {
+    static func setUp(_ engine: inout StoreEngine, _ setup: RoomSetup, now: Instant) throws -> RoomBinding {
         var setup = setup
         setup.handle(.start, now: now)
         while let action = setup.pollOutput() {

@@ -5,6 +5,7 @@
 // Foundation's `JSONSerialization` on Linux loses the last digit of some). Every body comes from a
 // remote: depth is bounded, and each error says where it is.
 import Foundation
+import ZoneCore
 
 /// Why a body is not JSON.
 public struct JSONReadError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -197,14 +198,7 @@ public struct JSONReader {
         guard bytes.count - index >= 4 else { throw error("\\u needs 4 hex digits") }
         var v: UInt16 = 0
         for _ in 0..<4 {
-            let c = bytes[index]
-            let digit: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
-            default: throw error("\\u needs 4 hex digits")
-            }
+            guard let digit = Hex.value(bytes[index]) else { throw error("\\u needs 4 hex digits") }
             v = v << 4 | UInt16(digit)
             index += 1
         }

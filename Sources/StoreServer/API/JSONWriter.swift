@@ -1,4 +1,5 @@
 import Foundation
+import ZoneCore
 
 /// Writes JSON from the values the wire format builds (dictionaries, arrays, strings, integers,
 /// doubles, booleans), with sorted keys. Foundation's `JSONSerialization` spends about 60 µs on
@@ -59,8 +60,6 @@ enum JSONWriter {
         out.append(contentsOf: "\(d)".utf8)
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
     private static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: copied whole.
@@ -77,7 +76,7 @@ enum JSONWriter {
             case 13: out.append(contentsOf: [92, UInt8(ascii: "r")])
             case 9: out.append(contentsOf: [92, UInt8(ascii: "t")])
             case 0..<0x20:
-                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
+                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, Hex.digit(b >> 4), Hex.digit(b)])
             default: out.append(b)
             }
         }

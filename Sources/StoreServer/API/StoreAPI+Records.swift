@@ -34,6 +34,7 @@ extension StoreAPI {
     func modifyRecords(_ body: WireObject, scope: DatabaseScope,
                        client: EmbeddedStoreClient) async throws -> WireFormat.Object {
         try body.allowing(.modifyRequest)
+        if let shared = try await modifyShareRecords(body, scope: scope, client: client) { return shared }
         let zone = try body["zoneID"].map { try WireFormat.decodeZoneID($0) } ?? .defaultZone
         let atomic = try body.bool("atomic") ?? true
         let rendering = try Self.rendering(body)
@@ -82,11 +83,17 @@ extension StoreAPI {
             ids.append(RecordID(recordName: try r.requiredString("recordName"), zoneID: recordZone))
             renderings.append(try Self.rendering(r, over: rendering))
         }
-        let results = try await client.lookupRecords(ids, scope: scope)
-        return ["records": zip(zip(ids, results), renderings).map { pair, rendering -> WireFormat.Object in
-            switch pair.1 {
+        // Zone shares (cloudkit.zoneshare) are answered from the share; the records from the zones.
+        let shares = try await lookupShareRecords(ids, renderings: renderings, scope: scope, client: client)
+        let recordIDs = shares.isEmpty ? ids : ids.enumerated().filter { shares[$0.offset] == nil }.map(\.element)
+        var results = recordIDs.isEmpty ? [] : try await client.lookupRecords(recordIDs, scope: scope)[...]
+        return ["records": zip(ids, renderings).enumerated().map { i, entry -> WireFormat.Object in
+            if let share = shares[i] { return share }
+            let (id, rendering) = entry
+            switch results.popFirst() {
             case .found(let record): return WireFormat.encode(record, rendering)
-            case .failed(_, let e): return WireFormat.encode(e, recordName: pair.0.recordName)
+            case .failed(_, let e): return WireFormat.encode(e, recordName: id.recordName)
+            case nil: return WireFormat.encode(StoreError(.internalError, "no answer"), recordName: id.recordName)
             }
         }]
     }

@@ -7,12 +7,15 @@ import ZoneCore
 /// what differs. An operation the daemon does not serve is `404 NOT_FOUND`.
 ///
 /// Paths: `POST /database/1/<container>/<environment>/<private|shared|public>/<operation>` where the
-/// operation is `records/modify`, `records/lookup`, `records/query`, `changes/database`,
+/// operation is `records/modify`, `records/lookup`, `records/query`, `records/resolve`, `records/accept`,
+/// `changes/database`,
 /// `changes/zone`, `zones/modify`, `zones/list`, `subscriptions/modify|list|lookup`,
 /// `shares/create`, `shares/update`, `shares/delete`, `shares/accept`, `shares/lookup`;
 /// `GET /database/1/<container>/<environment>/push` (event stream); `POST /auth/register`;
 /// `GET /health`; the call page `GET /call`, `GET /call/<file>`, `POST|GET /call/report` (CallPage).
-/// Identity: `Authorization: Bearer <token>` (a `StoreCaller`), device: `X-Device-ID`.
+/// Identity (Authentication.swift): `Authorization: Bearer <token>`, or CloudKit's `?ckAPIToken=A&ckWebAuthToken=T`
+/// (`ckSession=T`); device: `X-Device-ID`. Also `GET …/public/users/current`, `POST …/tokens/create|register`,
+/// `GET /webcourier?tok=` (the web clients' push long-poll) and the sign-in page `/auth/signin`.
 public final class StoreAPI: Sendable {
     /// What a request turns into.
     public enum Outcome: Sendable {
@@ -24,20 +27,27 @@ public final class StoreAPI: Sendable {
     public let store: any StoreBackend
     public let users: any UserDirectory
     public let allowRegister: Bool
-    /// Whether a request that names no user may read the public database as the anonymous reader
-    /// (`StoreCaller.anonymous`). The hook for API-token authentication: a request carrying a valid
-    /// `ckAPIToken` alone says yes. Off by default: such a request is `421 AUTHENTICATION_REQUIRED`.
-    public let allowsAnonymousRead: @Sendable (HTTPRequest) -> Bool
     /// What call pages reported.
     public let reports = CallReports()
     private let log = Logger(component: "store-api")
 
+    /// The container's API tokens (`ckAPIToken`).
+    public let apiTokens: APITokens
+    /// Push for web clients: the tokens of `tokens/create` and their long-polls.
+    public let webcourier: Webcourier
+
+    /// The container's server-to-server keys (`X-Apple-CloudKit-Request-*`).
+    public let serverKeys: ServerKeys
+
     public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool,
-                allowsAnonymousRead: @escaping @Sendable (HTTPRequest) -> Bool = { _ in false }) {
+                apiTokens: APITokens = APITokens(), serverKeys: ServerKeys = ServerKeys(),
+                webcourier: Webcourier.Options = Webcourier.Options()) {
         self.store = store
         self.users = users
         self.allowRegister = allowRegister
-        self.allowsAnonymousRead = allowsAnonymousRead
+        self.apiTokens = apiTokens
+        self.serverKeys = serverKeys
+        self.webcourier = Webcourier(push: store.push, options: webcourier)
     }
 
     /// The answer to `GET /health`.
@@ -47,6 +57,8 @@ public final class StoreAPI: Sendable {
         let path = request.path
         if path == "/health" { return .response(Self.healthy) }
         if path == "/auth/register" { return .response(await register(request)) }
+        if path == SignInPage.path { return .response(await signIn(request)) }
+        if path == Webcourier.path { return .response(await pollWebcourier(request)) }
         if path == "/call/report" { return .response(await callReport(request)) }
         if path == "/call" || path.hasPrefix("/call/") {
             guard request.method == "GET" else {
@@ -58,17 +70,24 @@ public final class StoreAPI: Sendable {
         guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
             return .response(error(404, .unknownItem, "no such endpoint \(path)"))
         }
-        let caller: StoreCaller
-        switch await authenticate(request) {
-        case .success(let c): caller = c
+        let identity: RequestIdentity
+        switch await identify(request) {
+        case .success(let i): identity = i
         case .failure(let refusal): return .response(refusal.response)
         }
-        let user = caller.userRecordName
+        if parts.count == 6 && parts[4] == "tokens" {
+            return .response(await tokens(parts[5], request, identity: identity))
+        }
+        if parts.count == 7 && parts[4] == "public" && parts[5] == "users" {
+            return .response(users(parts[6], request, identity: identity))
+        }
+        // The anonymous caller (an API token alone) may only read the public database.
+        if identity == .anonymous && !(parts.count == 7 && parts[4] == "public") {
+            return .response(signInRequired(request))
+        }
+        let user = identity.storeUserName
         let device = request.headers["X-Device-ID"]
         if parts.count == 5 && parts[4] == "push" {
-            if caller == .anonymous {
-                return .response(error(421, .notAuthenticated, "the push stream needs a signed-in user"))
-            }
             guard request.method == "GET" else { return .response(error(405, .invalidArguments, "the push stream is GET")) }
             guard let device, !device.isEmpty else {
                 return .response(error(400, .invalidArguments, "the push stream needs an X-Device-ID header"))
@@ -90,6 +109,7 @@ public final class StoreAPI: Sendable {
         guard parts.count == 7 else { return .response(error(404, .unknownItem, "no such endpoint \(path)")) }
         let scope: DatabaseScope
         switch parts[4] {
+        case _ where Self.isShareResolution(parts): scope = .shared
         case "private": scope = .private
         case "shared": scope = .shared
         case "public": scope = .public
@@ -98,8 +118,8 @@ public final class StoreAPI: Sendable {
         guard request.method == "POST" || (request.method == "GET" && parts[6] == "list") else {
             return .response(error(405, .invalidArguments, "use POST for \(parts[5])/\(parts[6])"))
         }
-        if let refusal = caller.refusal("\(parts[5])/\(parts[6])", scope: scope) {
-            return .response(error(421, .notAuthenticated, refusal))
+        if !identity.mayCall("\(parts[5])/\(parts[6])", scope: scope) {
+            return .response(signInRequired(request))
         }
         let body: WireFormat.Object
         do { body = try WireFormat.parseObject(request.body) } catch {
@@ -107,7 +127,9 @@ public final class StoreAPI: Sendable {
         }
         let client = store.client(user: user, deviceID: device ?? "")
         do {
-            let result = try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+            let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
+                try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+            }
             return .response(.json(200, WireFormat.serialize(result)))
         } catch let e as StoreError {
             return .response(.json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e))))
@@ -133,6 +155,10 @@ public final class StoreAPI: Sendable {
             return try await lookupRecords(WireObject(o), scope: scope, client: client)
         case "records/query":
             return try await queryRecords(WireObject(o), scope: scope, client: client)
+        case "records/resolve":
+            return try await resolveShares(WireObject(o), accept: false, client: client)
+        case "records/accept":
+            return try await resolveShares(WireObject(o), accept: true, client: client)
         case "zones/lookup":
             return try await lookupZones(WireObject(o), scope: scope, client: client)
         case "changes/zone":
@@ -212,22 +238,6 @@ public final class StoreAPI: Sendable {
         }
     }
 
-    private struct Refusal: Error { var response: HTTPResponse }
-
-    /// The user named by the request's bearer token; without one, the anonymous reader where
-    /// `allowsAnonymousRead` lets the request in.
-    private func authenticate(_ request: HTTPRequest) async -> Result<StoreCaller, Refusal> {
-        guard let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") else {
-            if allowsAnonymousRead(request) { return .success(.anonymous) }
-            return .failure(Refusal(response: error(421, .notAuthenticated,
-                                                    "send Authorization: Bearer <token> (see POST /auth/register)")))
-        }
-        guard let user = await users.user(forToken: String(auth.dropFirst(7)).trimmingSpaces) else {
-            return .failure(Refusal(response: error(401, .authenticationFailed, "unknown token")))
-        }
-        return .success(.user(user))
-    }
-
     /// `POST /call/report?room=R&me=U` keeps a call page's result (a JSON object); `GET` reads it back.
     /// Only U itself (its bearer token) may post or read U's report.
     private func callReport(_ request: HTTPRequest) async -> HTTPResponse {
@@ -265,7 +275,7 @@ public final class StoreAPI: Sendable {
         }
     }
 
-    private func register(_ request: HTTPRequest) async -> HTTPResponse {
+    func register(_ request: HTTPRequest) async -> HTTPResponse {
         guard allowRegister else {
             return error(403, .permissionFailure, "registration is off: create users with `zonertc store user add`")
         }
@@ -287,7 +297,7 @@ public final class StoreAPI: Sendable {
         }
     }
 
-    private func error(_ status: Int, _ code: StoreError.Code, _ reason: String) -> HTTPResponse {
+    func error(_ status: Int, _ code: StoreError.Code, _ reason: String) -> HTTPResponse {
         .json(status, WireFormat.serialize(WireFormat.encode(StoreError(code, reason))))
     }
 

@@ -78,7 +78,7 @@ public enum WireFormat {
 
     public static func encode(_ share: ZoneShare) -> Object {
         ["zoneID": encode(share.zoneID), "publicPermission": share.publicPermission.rawValue,
-         "shortGUID": share.changeTag, "recordName": ZoneShare.recordName,
+         "recordChangeTag": share.changeTag, "shortGUID": share.shortGUID ?? "", "recordName": ZoneShare.recordName,
          "participants": share.participants.values.sorted { $0.userRecordName < $1.userRecordName }.map {
              ["userRecordName": $0.userRecordName, "permission": $0.permission.rawValue,
               "acceptanceStatus": $0.status.rawValue] as Object
@@ -95,7 +95,8 @@ public enum WireFormat {
                                                   status: ParticipantStatus(rawValue: p["acceptanceStatus"] as? String ?? "") ?? .invited)
         }
         return ZoneShare(zoneID: zone, publicPermission: SharePermission(rawValue: o["publicPermission"] as? String ?? "") ?? .none,
-                         participants: participants, changeTag: o["shortGUID"] as? String ?? "")
+                         participants: participants, changeTag: o["recordChangeTag"] as? String ?? "",
+                         shortGUID: (o["shortGUID"] as? String).flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// A Subscription Dictionary of an answer (the remote client's reading of what it saved).

@@ -27,6 +27,7 @@ extension CallPage {
         "roster.js": PackageResources.roster_js,
         "routing.js": PackageResources.routing_js,
         "settle.js": PackageResources.settle_js,
+        "signin.html": PackageResources.signin_html,
         "stats.js": PackageResources.stats_js,
         "store.js": PackageResources.store_js,
         "sync.js": PackageResources.sync_js,

@@ -157,6 +157,8 @@ public final class StoreDaemon: @unchecked Sendable {
     @discardableResult
     public func stop(within limit: Duration = .seconds(5)) -> Bool {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return true }
+        // Waiting web long-polls are answered empty now rather than at their timeout.
+        api.webcourier.stop()
         let done = DispatchSemaphore(value: 0)
         loop.execute { [self] in
             loop.deregister(listenFD)

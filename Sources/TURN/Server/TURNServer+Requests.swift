@@ -127,16 +127,12 @@ extension TURNServer {
         // challenge mints a nonce, and joining three strings cost more than the HMAC's own code.
         var text: [UInt8] = []
         text.reserveCapacity(33)
-        // The stamp: the expiry in lower-case hex without leading zeros, as `String(_:radix: 16)` prints it.
-        var nibbles = max(1, (UInt64.bitWidth - expiry.leadingZeroBitCount + 3) / 4)
-        while nibbles > 0 {
-            nibbles -= 1
-            text.append(Self.lowerHexDigit(expiry >> UInt64(4 * nibbles)))
-        }
+        // The stamp: the expiry in lower-case hex without leading zeros.
+        Hex.append(expiry, to: &text)
         var signature = nonceSignature(text, tuple)
         text.append(UInt8(ascii: "-"))
         for _ in 0..<16 {
-            text.append(Self.lowerHexDigit(signature >> 60))
+            text.append(Hex.digit(UInt8(truncatingIfNeeded: signature >> 60)))
             signature <<= 4
         }
         return String(decoding: text, as: UTF8.self)
@@ -160,12 +156,6 @@ extension TURNServer {
         return UInt64(bigEndian: mac.0)
     }
 
-    /// The lower-case hex digit of the low 4 bits of `nibble`.
-    private static func lowerHexDigit(_ nibble: UInt64) -> UInt8 {
-        let n = UInt8(truncatingIfNeeded: nibble & 15)
-        return n < 10 ? UInt8(ascii: "0") + n : UInt8(ascii: "a") + n - 10
-    }
-
     /// Whether `nonce` was minted by this server for `tuple` and has not expired. The nonce is read
     /// as minted — a stamp of 1–16 hex digits, `-`, the signature — since every request
     /// carries one (anything else a client sends is simply not fresh). With `signatureChecked`, the
@@ -177,19 +167,15 @@ extension TURNServer {
         let signed = nonce.withUTF8 { text -> UInt64? in
             guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return nil }
             let stamp = UnsafeBufferPointer(rebasing: text[..<dash])
-            guard (1...16).contains(stamp.count) else { return nil }
-            var expiry: UInt64 = 0
-            for byte in stamp {
-                guard let digit = Self.hexDigitValue(byte) else { return nil }
-                expiry = expiry << 4 | digit  // at most 16 digits: no bits lost
-            }
+            // 1 to 16 digits: an expiry cannot overflow.
+            guard let expiry = Hex.integer(stamp, as: UInt64.self) else { return nil }
             if !signatureChecked {
                 // The rest must be exactly the 16 lower-case digits of the signature, compared digit by digit.
                 let rest = UnsafeBufferPointer(rebasing: text[(dash + 1)...])
                 guard rest.count == 16 else { return nil }
                 var signature = nonceSignature(stamp, tuple)
                 for byte in rest {
-                    guard byte == Self.lowerHexDigit(signature >> 60) else { return nil }
+                    guard byte == Hex.digit(UInt8(truncatingIfNeeded: signature >> 60)) else { return nil }
                     signature <<= 4
                 }
             }
@@ -199,15 +185,6 @@ extension TURNServer {
         // Compared unsigned: an expiry beyond Int64 (a forged stamp cannot get here, but no trap either way).
         let nowSeconds = UInt64(clamping: now.nanosecondsSinceEpoch / 1_000_000_000)
         return expiry > nowSeconds
-    }
-
-    private static func hexDigitValue(_ byte: UInt8) -> UInt64? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt64(byte &- UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt64(byte &- UInt8(ascii: "a") &+ 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt64(byte &- UInt8(ascii: "A") &+ 10)
-        default: nil
-        }
     }
 
     // MARK: Allocate (RFC 8656 §7.2)

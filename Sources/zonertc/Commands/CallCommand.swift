@@ -12,6 +12,9 @@ enum CallCommand {
         positionals: [("FILE", "the video file to stream (IVF, H.264 Annex B or Y4M)")],
         options: [
             .flag("--both-ways", "stream FILE in both directions"),
+            .value("--peers", "N", "members of the call, 2–5: 2 is a call of two; 3 or more a group call in one room, "
+                   + "every member sending FILE to every other", default: "2"),
+            .value("--record", "DIR", "with --peers 3 or more: keep every received stream, DIR/RECEIVER/from-SENDER"),
             .value("--sync", "STRATEGY", "push, poll-token, poll-fullscan, hybrid or legacy", default: "hybrid"),
             .value("--push-profile", "PROFILE", "the store daemon's push profile: lan, cloudkit or custom:…", default: "lan"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max", default: "realtime"),
@@ -34,6 +37,10 @@ enum CallCommand {
             summaries and a one-line verdict, and removes every process and temporary file.
             With --relay-only and no --turn it also starts `zonertc relay serve`; with --turn both peers
             allocate on that relay (IPv4 or [IPv6] literal, port 1–65535) and nothing else is started.
+            With --peers N (3–5) it starts N peers (alice, bob, carol, dave, erin; alice owns the room) in the
+            room's group call, each sending FILE on every leg, and checks all N(N−1) directed streams
+            frame-identical; it prints each member's summary, one line per directed stream and the time
+            until the slowest member had a frame from every other (--json: one object with all of it).
             Exit 0 when the frames match, 1 otherwise.
             """,
         run: run)
@@ -50,6 +57,20 @@ enum CallCommand {
         let timeout: Duration
         do { timeout = try PushProfile.parseDuration(timeoutText) } catch {
             throw UsageError(message: "--timeout \(timeoutText): \(error)", command: spec)
+        }
+        let peers = try args.int("--peers", in: 2...5) ?? 2
+        if peers > 2 || args.string("--record") != nil {
+            guard peers > 2 else { throw UsageError(message: "--record needs --peers 3 or more", command: spec) }
+            for option in ["--both-ways", "--relay-only", "--turn", "--impair", "--browser", "--browser-path",
+                           "--browser-sends"] where args.has(option) || args.string(option) != nil {
+                throw UsageError(message: "\(option) does not go with --peers \(peers)", command: spec)
+            }
+            var plan = MeshCallPlan(file: file, peers: peers, sync: args.string("--sync") ?? "hybrid",
+                                    push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
+                                    timeout: timeout, keep: args.string("--keep"), record: args.string("--record"),
+                                    json: args.has("--json"))
+            plan.mediaSecurity = try checkedSecurity(args, pace: plan.pace)
+            return await plan.run()
         }
         if args.has("--browser") {
             for option in ["--both-ways", "--relay-only", "--impair", "--json"]
@@ -77,13 +98,19 @@ enum CallCommand {
             push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
             relayOnly: args.has("--relay-only"), turn: turn, impair: args.string("--impair"), timeout: timeout,
             keep: args.string("--keep"), json: args.has("--json"))
-        plan.mediaSecurity = args.string("--media-security") ?? MediaProtectionMode.defaultName
-        do { _ = try MediaProtectionMode(named: plan.mediaSecurity) } catch {
-            throw UsageError(message: "--media-security \(plan.mediaSecurity): \(error)", command: spec)
-        }
-        guard ["realtime", "max"].contains(plan.pace) else {
-            throw UsageError(message: "--pace \(plan.pace): choose realtime or max", command: spec)
-        }
+        plan.mediaSecurity = try checkedSecurity(args, pace: plan.pace)
         return await plan.run()
+    }
+
+    /// The peers' `--media-security`, checked, once `pace` is checked too.
+    private static func checkedSecurity(_ args: ParsedCommand, pace: String) throws -> String {
+        let security = args.string("--media-security") ?? MediaProtectionMode.defaultName
+        do { _ = try MediaProtectionMode(named: security) } catch {
+            throw UsageError(message: "--media-security \(security): \(error)", command: spec)
+        }
+        guard ["realtime", "max"].contains(pace) else {
+            throw UsageError(message: "--pace \(pace): choose realtime or max", command: spec)
+        }
+        return security
     }
 }

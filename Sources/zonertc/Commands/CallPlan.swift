@@ -43,21 +43,11 @@ struct CallPlan {
             Terminal.error("zonertc call: cannot stream \(file): \(error)")
             return 1
         }
-        let directory: String
-        if let keep {
-            directory = keep
-            try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
-        } else {
-            directory = NSTemporaryDirectory() + "zonertc-call-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        }
-        let group = ChildGroup()
-        func cleanUp() async {
-            for child in group.children.reversed() { await child.stop() }
-            if keep == nil { try? FileManager.default.removeItem(atPath: directory) }
-        }
+        let workspace = CallWorkspace(keep: keep, prefix: "zonertc-call")
+        let directory = workspace.directory, group = workspace.group
+        func cleanUp() async { await workspace.cleanUp() }
         func failure(_ message: String) async -> Int32 {
-            let logs = group.children.map { "--- \($0.name) stderr:\n\($0.stderr)" }.joined(separator: "\n")
+            let logs = workspace.logs
             Terminal.error("zonertc call: \(message)" + (logs.isEmpty ? "" : "\n\(logs)"))
             if json { print((try? Terminal.json(Report(alice: nil, bob: nil, verdict: Verdict(ok: false, text: message)))) ?? "{}") }
             await cleanUp()
@@ -67,14 +57,10 @@ struct CallPlan {
         defer { interrupt.cancel() }
 
         // The store daemon on a free loopback port.
-        let store: ChildProcess
-        do {
-            store = try ChildProcess(name: "store", arguments: [
-                "store", "serve", "--listen", "127.0.0.1:0", "--data", "\(directory)/store", "--push-profile", push,
-            ], directory: directory)
-            group.children.append(store)
-        } catch { return await failure("cannot start the store daemon: \(error)") }
-        guard let url = await store.storeURL() else { return await failure("the store daemon did not start") }
+        let url: String
+        do throws(CallSetupError) { url = try await workspace.startStore(push: push) } catch {
+            return await failure(error.message)
+        }
 
         var common = ["--store", String(url), "--room", "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), "--sync", sync, "--json",
                       "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]

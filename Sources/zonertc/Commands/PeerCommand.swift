@@ -18,13 +18,22 @@ enum PeerCommand {
             .value("--store", "URL|embedded:DIR", "(required) a store daemon (http://HOST:PORT) or a store directory opened in this process"),
             .value("--room", "ROOM", "(required) the room ID: room_ and 8 of a-z 0-9"),
             .value("--me", "ID", "(required) my user ID"),
-            .value("--remote", "ID", "(required) the other peer's user ID"),
-            .flag("--owner", "create the room (the other peer joins it)"),
+            .value("--remote", "ID", "the other peer's user ID: a call of two; without it, join the room's group call "
+                   + "(a mesh of up to 5 members)"),
+            .flag("--owner", "create the room (the other peer, or every other member, joins it)"),
+            .value("--room-owner", "ID", "without --remote or --owner: the user ID of the room's owner (whose zone it is)"),
+            .value("--peers", "N", "without --remote: the group call is for N members (2–5); leave once the media to "
+                   + "and from the N−1 others is done"),
+            .value("--uplink", "KBPS", "without --remote: the uplink each leg gets a share of (b=AS of KBPS/(N−1))",
+                   default: "2000"),
+            .value("--answer-timeout", "DURATION", "without --remote: end a leg whose member does not answer within "
+                   + "this (its offer fallback waits a fifth of it)", default: "40s"),
             .value("--token", "TOKEN", "bearer token for the store (default: $ZONERTC_TOKEN)"),
             .value("--token-file", "PATH", "read the bearer token from PATH; when PATH does not exist, register --me "
                    + "and keep its token there (mode 0600) for the next run"),
             .value("--send", "FILE", "stream this video file (IVF, H.264 Annex B, Y4M) once connected"),
-            .value("--record", "OUT", "write the received stream to OUT, in the sender's container"),
+            .value("--record", "OUT", "write the received stream to OUT, in the sender's container (without --remote: "
+                   + "OUT is a directory, one file per sender)"),
             .value("--record-frames", "N", "with --record: the received stream ends after N frames, BYE or not "
                    + "(a browser's fake camera loops its file and never says BYE)"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max (as fast as the path takes)", default: "realtime"),
@@ -49,7 +58,10 @@ enum PeerCommand {
         ],
         discussion: """
             Both peers run this command with the same --room; the one with --owner creates the room and
-            the other joins it (retrying until it exists). The lower user ID makes the offer. On a terminal
+            the other joins it (retrying until it exists). The lower user ID makes the offer. Without
+            --remote the peer joins the room's group call instead (docs/PROTOCOL.md §11): its presence
+            record, one leg per member present (the later joiner offers), FILE sent on every leg; the
+            summary has one line per leg. A 6th member leaves by itself with a clear message (exit 1). On a terminal
             a live line shows the call's progress on stderr; at the end a summary goes to stdout: time to
             signaling complete, to ICE connected, to the first frame, the selected pair and the counters.
             Exit 0 when the call completed, 1 when it failed (the reason is printed), 130 on SIGINT/SIGTERM
@@ -59,7 +71,7 @@ enum PeerCommand {
 
     static func run(_ args: ParsedCommand) async throws -> Int32 {
         let setup = try PeerSetup(args, spec: spec)
-        return await setup.runCall()
+        return setup.remote == nil ? await setup.runMesh() : await setup.runCall()
     }
 }
 
@@ -68,8 +80,14 @@ struct PeerSetup {
     let storeSpec: String
     let roomID: RoomID
     let me: String
-    let remote: String
+    /// The other peer of a call of two; nil: the room's group call.
+    let remote: String?
     let owner: Bool
+    /// Group call: the room owner's user ID (nil when we own it), members expected, uplink in kbit/s.
+    let roomOwner: String?
+    let peers: Int?
+    let uplinkKbps: UInt64
+    let answerTimeout: Duration
     let token: String?
     let tokenFile: String?
     let signaling: SignalingConfiguration
@@ -102,9 +120,23 @@ struct PeerSetup {
             throw usage("--room: \(error)")
         }
         me = try args.required("--me")
-        remote = try args.required("--remote")
+        remote = args.string("--remote")
         guard me != remote else { throw usage("--me and --remote must differ") }
         owner = args.has("--owner")
+        roomOwner = args.string("--room-owner")
+        peers = try args.int("--peers", in: 2...5)
+        uplinkKbps = try args.int("--uplink", in: UInt64(8)...UInt64(10_000_000)) ?? 2000
+        if remote != nil {
+            for flag in ["--room-owner", "--peers", "--uplink", "--answer-timeout"] where !args.strings(flag).isEmpty {
+                throw usage("\(flag) is for a group call: it does not go with --remote")
+            }
+        } else {
+            guard owner != (roomOwner != nil) else {
+                throw usage("without --remote, give --owner (this peer creates the room) or --room-owner ID")
+            }
+            guard roomOwner != me else { throw usage("--room-owner is another user: use --owner for yourself") }
+            guard args.string("--duration") == nil else { throw usage("--duration needs --remote") }
+        }
         tokenFile = args.string("--token-file")
         guard args.string("--token") == nil || tokenFile == nil else {
             throw usage("--token and --token-file exclude each other")
@@ -136,6 +168,8 @@ struct PeerSetup {
             do { return try PushProfile.parseDuration(text) } catch { throw usage("\(flag) \(text): \(error)") }
         }
         connectTimeout = try duration("--connect-timeout") ?? .seconds(30)
+        answerTimeout = try duration("--answer-timeout") ?? .seconds(40)
+        guard answerTimeout >= .milliseconds(100) else { throw usage("--answer-timeout: at least 100ms") }
         self.duration = try duration("--duration")
         mediaTimeout = try duration("--media-timeout")
         guard mediaTimeout.map({ $0 > .zero }) ?? true else { throw usage("--media-timeout must be positive") }
@@ -184,6 +218,7 @@ struct PeerSetup {
 
     /// Opens the store, sets up the room, runs the call, prints the summary; returns the exit code.
     func runCall() async -> Int32 {
+        guard let remote else { return fail("no --remote") }
         let start = WallClock().now()
         mediaSecurity.warmUp()  // beside the store and the room's setup, before the call needs DTLS
         let client: any StoreClient
@@ -196,7 +231,7 @@ struct PeerSetup {
         defer { embedded?.close() }
         let binding: RoomBinding
         do {
-            binding = try await joinRoom(client, deadline: start + connectTimeout)
+            binding = try await joinRoom(client, owner: remote, deadline: start + connectTimeout)
         } catch {
             return fail("cannot set up room \(roomID.rawValue): \(error)")
         }
@@ -272,8 +307,8 @@ struct PeerSetup {
         }
     }
 
-    private func fail(_ message: String) -> Int32 {
-        if json {
+    func fail(_ message: String) -> Int32 {
+        if json, let remote {
             let summary = PeerSummary(me: me, remote: remote, room: roomID.rawValue, sync: syncName,
                                       outcome: .failed(message), snapshot: nil)
             print((try? Terminal.json(summary)) ?? "{}")
@@ -282,7 +317,7 @@ struct PeerSetup {
         return 1
     }
 
-    private func openStore() async throws -> (any StoreClient, EmbeddedStore?) {
+    func openStore() async throws -> (any StoreClient, EmbeddedStore?) {
         if storeSpec.hasPrefix("embedded:") {
             let directory = String(storeSpec.dropFirst("embedded:".count))
             guard !directory.isEmpty else { throw StoreError(.invalidArguments, "embedded: needs a directory") }
@@ -309,8 +344,8 @@ struct PeerSetup {
     }
 
     /// The owner creates the room; the other peer retries joining until the owner has made it.
-    private func joinRoom(_ client: any StoreClient, deadline: Instant) async throws -> RoomBinding {
-        let setup = RoomSetup(roomID: roomID, role: owner ? .owner : .participant(ownerUserID: remote), myUserID: me,
+    func joinRoom(_ client: any StoreClient, owner ownerUserID: String, deadline: Instant) async throws -> RoomBinding {
+        let setup = RoomSetup(roomID: roomID, role: owner ? .owner : .participant(ownerUserID: ownerUserID), myUserID: me,
                               displayName: me, roomName: roomID.rawValue)
         var wait = Duration.milliseconds(5)
         while true {

@@ -56,6 +56,17 @@ enum PostgresOption {
         #endif
     }
 
+    /// Adds `tokens` to the database's API tokens; returns every one declared so far.
+    static func rememberAPITokens(_ tokens: [String], users: any UserDirectory,
+                                  spec: CommandSpec) async throws -> [String] {
+        #if PostgreSQL
+        guard let directory = users as? PostgresUserDirectory else { return tokens }
+        return try await directory.rememberAPITokens(tokens)
+        #else
+        throw unavailable(spec)
+        #endif
+    }
+
     /// What the database holds, read without writing.
     static func inspect(url: String, spec: CommandSpec) async throws -> StoreInspection {
         #if PostgreSQL

@@ -45,6 +45,10 @@ enum SimConvergeCommand {
             .value("--svg", "FILE", "write the CDF chart (one panel per push loss and NAT) to FILE"),
             .value("--trace", "FILE", "write every trial's event trace as text to FILE (slow)"),
             .flag("--json", "print the report as JSON instead of the markdown table"),
+            .value("--peers", "N", "simulate group calls of N members (2–5) running RoomCall instead of calls of two "
+                   + "(members on direct paths; --nat is not used)"),
+            .value("--join", "SCHEDULE", "with --peers: simultaneous, staggered:DURATION (one member every DURATION) or "
+                   + "late (the last once the others are connected)", default: "simultaneous"),
         ],
         discussion: """
             Runs the real signaling (negotiator, inbox, change sync), ICE agents, record-store engine, push
@@ -55,10 +59,18 @@ enum SimConvergeCommand {
             epoch. Durations: 250us, 20ms, 2s, 1.5s, 2m. A progress line goes to stderr on a terminal.
             Symmetric NATs on both sides connect only through the relay; with --no-relay those calls fail
             and are counted as failures.
+            With --peers N each trial is a room's group call (docs/GROUP-CALLS.md): every pair's
+            convergence is both ends connected on the same epoch; the report gives the time until every
+            pair converged (p50/p90/p99/max, failed), the late joiner's time to all its pairs, store
+            requests per member by kind and per call, records and KB fetched per member and the share that
+            belonged to other pairs, pushes per device per minute, abandoned epochs, resets and throttled
+            fetches. Without --strategies it runs hybrid; without --push-loss, 0 and 0.2.
             """,
         run: run)
 
     static func run(_ args: ParsedCommand) async throws -> Int32 {
+        if !args.strings("--peers").isEmpty { return try runMesh(args) }
+        guard args.strings("--join").isEmpty else { throw usage("--join needs --peers") }
         let plan = try plan(args)
         let jsonOutput = args.has("--json")
         var traceFile: FileHandle?
@@ -96,6 +108,46 @@ enum SimConvergeCommand {
             print(try Terminal.json(report))
         } else {
             print(MarkdownReport.render(report), terminator: "")
+        }
+        return 0
+    }
+
+    /// `--peers N`: group calls.
+    static func runMesh(_ args: ParsedCommand) throws -> Int32 {
+        let members: Int = try args.int("--peers", in: 2...5) ?? 2
+        let joinText = args.string("--join") ?? "simultaneous"
+        let join: JoinSchedule
+        switch joinText {
+        case "simultaneous": join = .simultaneous
+        case "late": join = .late
+        default:
+            guard joinText.hasPrefix("staggered:") else {
+                throw usage("--join \(joinText): choose simultaneous, staggered:DURATION or late")
+            }
+            join = .staggered(try duration(String(joinText.dropFirst("staggered:".count)), "--join staggered",
+                                           positive: true))
+        }
+        for flag in ["--csv", "--svg", "--trace"] where args.string(flag) != nil {
+            throw usage("\(flag) does not go with --peers")
+        }
+        var plan = try plan(args)
+        if args.strings("--strategies").isEmpty { plan.strategies = ["hybrid"] }
+        if args.strings("--push-loss").isEmpty { plan.pushLosses = [0, 0.2] }
+        let showProgress = isatty(2) == 1
+        let report = try MeshExperiment.run(plan, members: members, join: join) { done, total in
+            guard showProgress else { return }
+            FileHandle.standardError.write(Data("\r\u{1B}[Ksim converge: \(done)/\(total) group calls".utf8))
+        }
+        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if args.has("--json") {
+            print(try Terminal.json(report))
+        } else {
+            print("Group calls of \(members), join \(join): first join → every pair connected on one epoch at both "
+                  + "ends. \(plan.trials) trials per configuration, seed \(plan.seed), push profile "
+                  + "\(plan.pushProfile.name), deadline \(SimulationDuration.format(plan.deadline)) after the last join.")
+            print("")
+            print(report.markdown)
+            print(String(format: "%d trials, %d events, %.1f s CPU", report.trials, report.events, report.cpuSeconds))
         }
         return 0
     }

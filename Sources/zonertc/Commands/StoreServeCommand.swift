@@ -10,7 +10,8 @@ enum StoreServeCommand {
         summary: "Serve the record store over HTTP in the shape of CloudKit Web Services, with push streams.",
         options: [
             .value("--listen", "HOST:PORT", "address to listen on (port 0: any free port)", default: "127.0.0.1:8470"),
-            .value("--data", "DIR", "data directory (journal, snapshot, users.log); or --postgres, or --memory"),
+            .value("--data", "DIR", "data directory (journal, snapshot, users.log, api-tokens); "
+                   + "or --postgres, or --memory"),
             .value("--postgres", "URL", PostgresOption.help + "; several daemons may serve one"),
             .flag("--memory", "keep everything in memory (nothing survives a restart)"),
             .value("--fsync", "POLICY", "always, batch or none", default: "batch"),
@@ -31,6 +32,15 @@ enum StoreServeCommand {
                    + "happens (0: never)", default: "60s"),
             .value("--max-devices-per-user", "N", "devices one user may register for push; more: BAD_REQUEST",
                    default: "64"),
+            .value("--api-token", "TOKEN", "an API token of the container (CloudKit's ckAPIToken; 16 to 256 of "
+                   + "A-Z a-z 0-9 - . _ ~); remembered in --data or the database, so later starts accept it too; "
+                   + "repeatable", repeatable: true),
+            .value("--server-key", "KEYID=PEM-FILE", "a server-to-server key (ECDSA P-256, public or private PEM): "
+                   + "requests signed with it (X-Apple-CloudKit-Request-*) act as --server-key-user; needs a build "
+                   + "with the WebRTC trait (OpenSSL); repeatable", repeatable: true),
+            .value("--server-key-user", "NAME", "the user that --server-key requests act as"),
+            .value("--webcourier-timeout", "DURATION", "how long a web client's long-poll on its webcourierURL "
+                   + "waits for a notification before it answers 204 and the client polls again", default: "30s"),
             .flag("--allow-register", "allow POST /auth/register (on by default when listening on loopback)"),
             .flag("--no-register", "refuse POST /auth/register even on loopback"),
         ],
@@ -38,6 +48,8 @@ enum StoreServeCommand {
             Prints one line when it listens: `zonertc store: listening on http://HOST:PORT …`.
             Create users with `zonertc store user add NAME --data DIR`, or register them over HTTP on loopback.
             Registration creates new users only: an existing name gets EXISTS and no token.
+            CloudKit web clients send ?ckAPIToken=A&ckWebAuthToken=T: A must be an --api-token (given now or at an
+            earlier start); T is a user's token, which the sign-in page /auth/signin hands back (docs/CLOUDKIT.md).
             Stops cleanly on SIGINT or SIGTERM: the journal is flushed and push streams are ended; if that takes
             longer than 10 s it exits anyway (status 1), since every acknowledged write is already durable.
             Per-connection events are logged at debug; log lines the output cannot take are dropped and counted.
@@ -92,6 +104,22 @@ enum StoreServeCommand {
         } catch {
             throw UsageError(message: "--summary-interval: \(error)", command: spec)
         }
+        let apiTokens = args.strings("--api-token")
+        for token in apiTokens {
+            if let problem = APITokens.problem(token) {
+                throw UsageError(message: "--api-token: \(problem)", command: spec)
+            }
+        }
+        let serverKeys = try loadServerKeys(args)
+        var courier = Webcourier.Options()
+        do {
+            courier.timeout = try PushProfile.parseDuration(args.string("--webcourier-timeout") ?? "30s")
+        } catch {
+            throw UsageError(message: "--webcourier-timeout: \(error)", command: spec)
+        }
+        guard courier.timeout > .zero && courier.timeout <= .seconds(300) else {
+            throw UsageError(message: "--webcourier-timeout: between 1ms and 300s", command: spec)
+        }
         let descriptors = FileLimit.raiseToHardLimit()
         if descriptors < daemonOptions.maxConnections + 64 {
             Logger(component: "store-serve").warning(
@@ -101,6 +129,7 @@ enum StoreServeCommand {
 
         let store: any StoreBackend
         let users: any UserDirectory
+        let declared: [String]
         var facts: String
         if let postgres {
             (store, users) = try await PostgresOption.open(url: postgres, configuration: options.configuration,
@@ -108,6 +137,7 @@ enum StoreServeCommand {
                                                            pushSeed: options.pushSeed, groupCommit: groupCommit,
                                                            spec: spec)
             facts = "postgres \(postgres), push \(options.pushProfile.name), group commit \(groupCommit.description)"
+            declared = try await PostgresOption.rememberAPITokens(apiTokens, users: users, spec: spec)
         } else {
             let embedded = try EmbeddedStore(options: options)
             facts = "data \(data ?? "in memory"), fsync \(options.fsync.rawValue), push \(options.pushProfile.name)"
@@ -117,11 +147,15 @@ enum StoreServeCommand {
             }
             store = embedded
             users = try UserRegistry(directory: data)
+            declared = try data.map { try APITokenFile.remember(apiTokens, in: $0) } ?? apiTokens
         }
-        let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: allowRegister),
-                                     options: daemonOptions)
+        let api = StoreAPI(store: store, users: users, allowRegister: allowRegister,
+                           apiTokens: APITokens(declared), serverKeys: serverKeys, webcourier: courier)
+        let daemon = try StoreDaemon(api: api, options: daemonOptions)
         try daemon.start()
         if allowRegister { facts += ", registration open" }
+        // How many, never which: a token is not logged.
+        if !declared.isEmpty { facts += ", \(declared.count) API token\(declared.count == 1 ? "" : "s")" }
         print("zonertc store: listening on http://\(daemon.endpoint) (\(facts))")
         fflush(nil)
         let signal = await waitForTerminationSignal()
@@ -134,6 +168,39 @@ enum StoreServeCommand {
         watchdog.disarm()
         Terminal.error(stopped ? "zonertc store: stopped" : "zonertc store: stopped (connections were cut)")
         return 0
+    }
+
+    /// `--server-key KEYID=PEM-FILE` (repeatable) and `--server-key-user NAME`.
+    static func loadServerKeys(_ args: ParsedCommand) throws -> ServerKeys {
+        let given = args.strings("--server-key")
+        let user = args.string("--server-key-user")
+        if given.isEmpty {
+            if user != nil { throw UsageError(message: "--server-key-user needs --server-key", command: spec) }
+            return ServerKeys()
+        }
+        guard let user, UserRegistry.nameProblem(user) == nil else {
+            throw UsageError(message: "--server-key needs --server-key-user NAME (a user name: the user its "
+                             + "requests act as)", command: spec)
+        }
+        var keys: [String: any SignatureVerifier] = [:]
+        for text in given {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 256 else {
+                throw UsageError(message: "--server-key: '\(text)' is not KEYID=PEM-FILE", command: spec)
+            }
+            #if WebRTC
+            guard let pem = FileManager.default.contents(atPath: parts[1]) else {
+                throw UsageError(message: "--server-key: cannot read \(parts[1])", command: spec)
+            }
+            do { keys[parts[0]] = try ECDSAP256Verifier(pem: Array(pem)) } catch {
+                throw UsageError(message: "--server-key: \(parts[1]): \(error)", command: spec)
+            }
+            #else
+            throw UsageError(message: "--server-key: this zonertc was built without OpenSSL; build it with "
+                             + "`swift build --traits WebRTC`", command: spec)
+            #endif
+        }
+        return ServerKeys(keys, user: user)
     }
 
     static func parseThrottle(_ text: String, seed: UInt64) throws -> ThrottlePolicy {

@@ -1,3 +1,4 @@
+import SDP
 import Signaling
 import ZoneCore
 

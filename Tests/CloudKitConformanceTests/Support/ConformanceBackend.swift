@@ -78,10 +78,27 @@ final class ConformanceServer: Sendable {
         try await send(method, path, headers, body, write)
     }
 
-    /// Which requests without a user read the public database as the anonymous reader: those that
-    /// carry an API token (`?ckAPIToken=…`), as CloudKit's do. The token itself is not checked here
-    /// (API tokens are the authentication work's).
-    static let anonymousRead: @Sendable (HTTPRequest) -> Bool = { $0.target.contains("ckAPIToken=") }
+    /// How long a webcourier poll waits here: long enough for a test to see it wait, short enough to
+    /// keep the suite fast.
+    static let webcourierTimeout: Duration = .milliseconds(300)
+
+    /// The server-to-server key every backend declares, in builds with OpenSSL.
+    static let serverKeys: ServerKeys = {
+        #if WebRTC
+        guard let verifier = try? ECDSAP256Verifier(pem: TestSigningKey.shared.publicPEM) else { return ServerKeys() }
+        return ServerKeys([ConformanceUser.serverKeyID: verifier], user: ConformanceUser.serverKeyUser)
+        #else
+        return ServerKeys()
+        #endif
+    }()
+
+    /// The JSON API as every backend serves it: registration closed, the suite's API token declared.
+    private static func makeAPI(_ store: any StoreBackend, _ users: UserRegistry) -> StoreAPI {
+        var courier = Webcourier.Options()
+        courier.timeout = webcourierTimeout
+        return StoreAPI(store: store, users: users, allowRegister: false,
+                        apiTokens: APITokens([ConformanceUser.apiToken]), serverKeys: serverKeys, webcourier: courier)
+    }
 
     static func start(_ backend: ConformanceBackend) async throws -> ConformanceServer {
         let users = try UserRegistry(directory: nil)
@@ -91,8 +108,7 @@ final class ConformanceServer: Sendable {
             var options = EmbeddedStore.Options.inMemoryForTests
             options.configuration = .default
             let store = try EmbeddedStore(options: options, clock: clock)
-            let api = StoreAPI(store: store, users: users, allowRegister: false,
-                               allowsAnonymousRead: ConformanceServer.anonymousRead)
+            let api = makeAPI(store, users)
             return ConformanceServer(users: users, send: { method, path, headers, body, _ in
                 guard case .response(let r) = await api.handle(
                     HTTPRequest(method: method, target: path, headers: HTTPHeaders(headers), body: body)) else {
@@ -102,8 +118,7 @@ final class ConformanceServer: Sendable {
             }, retained: [store, api])
         case .daemon:
             let store = try EmbeddedStore(options: .inMemoryForTests, clock: clock)
-            let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false,
-                                                       allowsAnonymousRead: ConformanceServer.anonymousRead),
+            let daemon = try StoreDaemon(api: makeAPI(store, users),
                                          options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
             try daemon.start()
             let pool = ConnectionPool(endpoint: daemon.endpoint)
@@ -121,8 +136,7 @@ final class ConformanceServer: Sendable {
                 options.automaticPush = false
                 options.readers = 2
                 let store = try await PostgresStore.open(options: options, clock: clock)
-                let daemon = try StoreDaemon(api: StoreAPI(store: store, users: users, allowRegister: false,
-                                                           allowsAnonymousRead: ConformanceServer.anonymousRead),
+                let daemon = try StoreDaemon(api: makeAPI(store, users),
                                              options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
                 try daemon.start()
                 served.append(ServedDaemon(daemon: daemon, store: store))

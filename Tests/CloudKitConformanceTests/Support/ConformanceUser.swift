@@ -13,7 +13,8 @@ struct ConformanceUser: Sendable {
     static let container = "/database/1/iCloud.com.example.conformance/development"
 
     /// Operations that change the store: sent to the writing daemon where there are two.
-    private static let writes: Set<String> = ["records/modify", "zones/modify", "subscriptions/modify"]
+    private static let writes: Set<String> = ["records/modify", "zones/modify", "subscriptions/modify",
+                                              "records/accept"]
 
     /// POSTs `body` (a JSON object) to `operation` of `database`.
     func post(_ operation: String, _ body: [String: Any], database: String = "private") async throws -> Reply {
@@ -27,6 +28,28 @@ struct ConformanceUser: Sendable {
                                  headers: [("Authorization", authorization ?? "Bearer \(token)"),
                                            ("X-Device-ID", device), ("Content-Type", "application/json")],
                                  body: bytes, write: Self.writes.contains(operation))
+    }
+
+    /// The API token every conformance server declares (`store serve --api-token`).
+    static let apiToken = "conformance-api-token-0001"
+    /// The server-to-server key every conformance server declares (builds with OpenSSL), and its user.
+    static let serverKeyID = "conformance-server-key"
+    static let serverKeyUser = "server_user"
+
+    /// A request as CloudKit JS sends it: credentials in the query string (`ckAPIToken` and
+    /// `ckWebAuthToken`, or `ckSession`; `nil` leaves one out), a `text/plain` JSON body, no
+    /// `Authorization` header. `path` follows the container (`private/records/lookup`, `tokens/create`).
+    func web(_ path: String, _ body: [String: Any]? = [:], method: String = "POST",
+             apiToken: String? = ConformanceUser.apiToken, webToken: String?? = .none,
+             session: Bool = false, extra: String = "", write: Bool = false) async throws -> Reply {
+        var query: [String] = []
+        if let apiToken { query.append("ckAPIToken=\(apiToken)") }
+        let web: String? = webToken ?? token
+        if let web { query.append("\(session ? "ckSession" : "ckWebAuthToken")=\(web)") }
+        if !extra.isEmpty { query.append(extra) }
+        let target = "\(Self.container)/\(path)" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        return try await server.request(method, target, headers: [("Content-Type", "text/plain")],
+                                        body: body.map { WireFormat.serialize($0) } ?? [], write: write)
     }
 
     /// A custom zone of this user's, made for the test.

@@ -4,6 +4,7 @@
 // and "connects" `checkDuration` after: our description and the remote description of the same
 // epoch are set, the remote description's ufrag is the remote peer's current generation (what
 // STUN integrity would check), and at least one good remote candidate was added.
+import SDP
 import Signaling
 import ZoneCore
 

@@ -7,6 +7,7 @@ import RecordStore
 import Testing
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 /// One group-call member of a lab.

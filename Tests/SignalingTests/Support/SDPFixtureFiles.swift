@@ -4,6 +4,7 @@
 import Foundation
 import ZoneCore
 
+@testable import SDP
 @testable import Signaling
 
 enum SDPFixtureFiles {

@@ -2,6 +2,7 @@
 // peer would not send. They are built with the module's own record types, so only their
 // content (epoch, seq, ufrag) is unusual.
 import RecordStore
+import SDP
 import Signaling
 import ZoneCore
 

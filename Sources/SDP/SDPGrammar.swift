@@ -8,7 +8,8 @@
 
 import Glibc
 
-enum SDPGrammar {
+/// The byte-level rules of SDP text (RFC 8866 §9): tokens, numbers, splitting, case, quoting.
+public enum SDPGrammar {
     static let space = UInt8(ascii: " ")
     static let colon = UInt8(ascii: ":")
     static let slash = UInt8(ascii: "/")
@@ -162,7 +163,7 @@ enum SDPGrammar {
 
     /// A piece of peer input for an error message: quoted, control characters escaped, and cut
     /// short so a hostile peer cannot make a log line arbitrarily long.
-    static func quoted(_ text: String, limit: Int = 120) -> String {
+    public static func quoted(_ text: String, limit: Int = 120) -> String {
         let shown = text.count > limit ? String(text.prefix(limit)) + "…" : text
         return shown.debugDescription
     }

@@ -175,7 +175,7 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Writes `description`.
-    func write(to text: inout SDPTextBuffer) {
+    public func write(to text: inout SDPTextBuffer) {
         text.ascii("candidate:")
         writeAttributeValue(to: &text)
     }

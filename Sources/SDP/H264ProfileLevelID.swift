@@ -4,6 +4,8 @@
 // profile_idc + profile-iop to a profile), the level is the answerer's own when both sides say
 // `level-asymmetry-allowed=1`, else no higher than the offer's.
 
+import ZoneCore
+
 /// A parsed `profile-level-id`.
 public struct H264ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
     /// The profiles WebRTC stacks negotiate, by RFC 6184 Table 5 (and H.264 Annex A for High
@@ -29,12 +31,7 @@ public struct H264ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
     public init?(_ text: some StringProtocol) {
         // Read into one number (answering an offer reads four of these).
         let digits = text.utf8
-        guard digits.count == 6 else { return nil }
-        var value: UInt32 = 0
-        for digit in digits {
-            guard let nibble = Self.hexValue(digit) else { return nil }
-            value = value << 4 | UInt32(nibble)
-        }
+        guard digits.count == 6, let value = Hex.integer(digits, as: UInt32.self) else { return nil }
         self.init(profileIDC: UInt8(truncatingIfNeeded: value >> 16), profileIOP: UInt8(truncatingIfNeeded: value >> 8),
                   levelIDC: UInt8(truncatingIfNeeded: value))
     }
@@ -115,21 +112,6 @@ public struct H264ProfileLevelID: Hashable, Sendable, CustomStringConvertible {
 
     /// Six lowercase hex digits.
     public var description: String {
-        // Six lower-case hex digits written as bytes: every H.264 answer prints one.
-        func hex(_ nibble: UInt8) -> UInt8 {
-            nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-        }
-        let text: [UInt8] = [hex(profileIDC >> 4), hex(profileIDC & 15), hex(profileIOP >> 4), hex(profileIOP & 15),
-                             hex(levelIDC >> 4), hex(levelIDC & 15)]
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        Hex.string(UInt32(profileIDC) << 16 | UInt32(profileIOP) << 8 | UInt32(levelIDC), digits: 6)
     }
 }

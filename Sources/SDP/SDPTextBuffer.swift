@@ -8,12 +8,13 @@
 
 import ZoneCore
 
-struct SDPTextBuffer: ~Copyable {
+/// Text written as bytes into memory it owns: descriptions, and the JSON of candidate batches.
+public struct SDPTextBuffer: ~Copyable {
     private var start: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = Swift.max(capacity, 32)
         start = .allocate(capacity: self.capacity)
     }
@@ -21,7 +22,7 @@ struct SDPTextBuffer: ~Copyable {
     deinit { start.deallocate() }
 
     /// The text written so far.
-    var string: String { String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self) }
+    public var string: String { String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self) }
 
     /// Makes room for `more` bytes after those written, doubling the memory when it is short.
     private mutating func reserve(_ more: Int) {
@@ -44,7 +45,7 @@ struct SDPTextBuffer: ~Copyable {
     }
 
     /// Appends a string's UTF-8 bytes.
-    mutating func append(_ text: String) {
+    public mutating func append(_ text: String) {
         let copied: Void? = text.utf8.withContiguousStorageIfAvailable { write($0) }
         if copied == nil {
             // A bridged or otherwise non-contiguous string: made native once, then copied.
@@ -56,13 +57,13 @@ struct SDPTextBuffer: ~Copyable {
     /// Appends `text` escaped as `JSONString.appendEscaped(_:to:quoting: true)` escapes it, without the
     /// quotes: copied as it is when that function would leave it so (`JSONString.mayNeedEscaping`),
     /// which is so for every candidate we print; otherwise escaped by that function.
-    mutating func appendJSONEscaped(_ text: String) {
+    public mutating func appendJSONEscaped(_ text: String) {
         appendJSONEscaped { $0.append(text) }
     }
 
     /// Appends what `write` writes, escaped as `appendJSONEscaped(_:)` escapes a string: left as
     /// written when it needs no escape, else taken back and escaped.
-    mutating func appendJSONEscaped(writing write: (inout SDPTextBuffer) -> Void) {
+    public mutating func appendJSONEscaped(writing write: (inout SDPTextBuffer) -> Void) {
         let before = count
         write(&self)
         let written = UnsafeBufferPointer(start: start + before, count: count - before)
@@ -75,19 +76,19 @@ struct SDPTextBuffer: ~Copyable {
     }
 
     /// Appends a literal (ASCII punctuation and prefixes).
-    mutating func ascii(_ literal: StaticString) {
+    public mutating func ascii(_ literal: StaticString) {
         literal.withUTF8Buffer { write($0) }
     }
 
     /// `prefix`, `value`, CRLF.
-    mutating func line(_ prefix: StaticString, _ value: String) {
+    public mutating func line(_ prefix: StaticString, _ value: String) {
         ascii(prefix)
         append(value)
         ascii("\r\n")
     }
 
     /// Appends an unsigned number in decimal, without leading zeros.
-    mutating func decimal<Number: UnsignedInteger & FixedWidthInteger>(_ number: Number) {
+    public mutating func decimal<Number: UnsignedInteger & FixedWidthInteger>(_ number: Number) {
         var value = UInt64(number)
         // Counted first, then written backwards from its last digit straight into the buffer.
         var digits = 1

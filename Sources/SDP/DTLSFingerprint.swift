@@ -27,11 +27,7 @@ public struct DTLSFingerprint: Hashable, Sendable, CustomStringConvertible {
 
     /// `<hash-func> <XX:XX:…>` with uppercase hex (RFC 8122 §5 writes UHEX).
     public var description: String {
-        let hex = digest.map { byte -> String in
-            let digits = Array("0123456789ABCDEF")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }
-        return "\(hashFunction) \(hex.joined(separator: ":"))"
+        "\(hashFunction) \(Hex.encode(digest, separator: UInt8(ascii: ":"), uppercase: true))"
     }
 
     /// Reads an attribute value (`sha-256 AB:CD:…`).
@@ -46,23 +42,15 @@ public struct DTLSFingerprint: Hashable, Sendable, CustomStringConvertible {
         let name = SDPGrammar.string(parts[0]).lowercased()
         var digest: [UInt8] = []
         for pair in SDPGrammar.split(parts[1], on: SDPGrammar.colon, omittingEmpty: false) {
-            guard pair.count == 2, let high = pair.first.flatMap(hexValue), let low = pair.last.flatMap(hexValue)
-            else {
+            guard pair.count == 2, let byte = Hex.integer(pair, as: UInt8.self) else {
                 throw SDPLineFailure(.invalidAttribute, "fingerprint digest must be pairs of hex digits joined by ':'")
             }
-            digest.append(high << 4 | low)
+            digest.append(byte)
         }
         if let expected = digestLengths[name], expected != digest.count {
             throw SDPLineFailure(
                 .invalidAttribute, "a \(name) fingerprint has \(expected) bytes, this one has \(digest.count)")
         }
         return DTLSFingerprint(hashFunction: name, digest: digest)
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8? {
-        if c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") { return c - UInt8(ascii: "0") }
-        let lower = SDPGrammar.lowercased(c)
-        if lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "f") { return lower - UInt8(ascii: "a") + 10 }
-        return nil
     }
 }

@@ -1,0 +1,59 @@
+// A `PeerCall` as one leg of a room's group call (`RoomCall`): the pair's negotiator lives in the
+// room's signaling (`RoomSignaling`, one change-sync for every leg), so the leg's own
+// `CallSignaling` is never started; the room passes the negotiator's actions in as `.leg` inputs and
+// takes what the leg's ICE transports report with `takeLegEvents`. Transports, media protection,
+// media and the call's deadlines are the same machine a call of two runs.
+
+import ICE
+import Signaling
+import ZoneCore
+
+/// What a leg and its room pass each other.
+struct RoomLegLink {
+    /// The room negotiator's actions for the leg, not yet taken.
+    var actions = OutputQueue<CallSignaling.Action>()
+    /// What the leg's ICE transports reported, for the room's negotiator.
+    var events: [ICEEvent] = []
+}
+
+extension PeerCall {
+    /// A leg of a room's group call with `configuration.remoteUserID`: its signaling is the room's.
+    public init(leg configuration: PeerCallConfiguration, binding: RoomBinding) throws(SignalRecordError) {
+        try self.init(configuration: configuration, binding: binding)
+        roomLeg = RoomLegLink()
+    }
+
+    /// Whether the call is a leg of a room's group call.
+    public var isRoomLeg: Bool { roomLeg != nil }
+
+    /// What the leg's ICE transports reported since the last call, for the room's negotiator (empty for
+    /// a call of two: its own signaling took them).
+    public mutating func takeLegEvents() -> [ICEEvent] {
+        guard let events = roomLeg?.events, !events.isEmpty else { return [] }
+        roomLeg?.events = []
+        return events
+    }
+
+    /// Whether one of the call's transports has the local ICE username fragment `fragment` (a STUN
+    /// request names it first in its USERNAME, RFC 8445 §7.2.2: how a room tells which leg a check
+    /// from an address it has not seen yet is for).
+    public func hasLocalFragment(_ fragment: Substring) -> Bool {
+        var found = false
+        state.forEachTransport { if $0.credentials.usernameFragment == fragment { found = true } }
+        return found
+    }
+}
+
+extension PeerCall {
+    /// Whether a datagram from `from` answers a request one of the call's transports has in flight
+    /// (a TURN server's response, shared by the legs of a group call).
+    public func awaitsResponse(_ bytes: [UInt8], from: Endpoint) -> Bool {
+        var found = false
+        state.forEachTransport { transport in
+            for local in configuration.transport.hostAddresses where !found {
+                found = transport.awaitsResponse(bytes, from: from, to: local)
+            }
+        }
+        return found
+    }
+}

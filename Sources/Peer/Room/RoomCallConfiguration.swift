@@ -1,0 +1,85 @@
+// Everything one peer's group call in a room is created with: the room's signaling, and the template
+// every leg (a `PeerCall` with one remote member) is made from.
+
+import Signaling
+import ZoneCore
+
+/// A peer's group-call configuration: who, how the room signals, where its sockets are, what media
+/// goes on every leg.
+public struct RoomCallConfiguration: Sendable {
+    public var myUserID: String
+    /// Presence, the offer rule's bounds, the room's limit, each leg's share of the uplink, and the
+    /// signaling every leg's negotiator is made from.
+    public var room: RoomSignalingConfiguration
+    /// The device's epoch clock (carried from call to call).
+    public var epochClock: EpochClock
+    /// The local sockets and servers every leg's ICE transports use.
+    public var transport: PeerTransportConfiguration
+    /// What each leg sends and receives: the same file goes to every member, one stream per leg.
+    public var media: CallMediaConfiguration
+    /// DTLS-SRTP or plain RTP on each leg's selected pair.
+    public var mediaSecurity: MediaProtectionMode = .none
+    /// When a leg hangs up by itself. Its `endAfterMedia` is not used: a leg's media being done ends
+    /// nothing, the room leaves once every leg's is (`leaveAfterMedia`).
+    public var legLifetime: CallLifetime
+    /// Leave the room once this many legs' media is done — the other members the call is for — and
+    /// `leaveAfterMediaDelay` passed; nil: stay until hung up.
+    public var leaveAfterMedia: Int?
+    /// Bounds leaving once every expected leg's media is done: `leaveAfterMedia` members may leave
+    /// at any moment after their own is done, and ours may still wait on their last packets.
+    public var leaveAfterMediaDelay: Duration = .zero
+    /// The seed of every random choice (each leg's is drawn from it and the remote's user ID).
+    public var seed: UInt64
+
+    public init(myUserID: String, room: RoomSignalingConfiguration = RoomSignalingConfiguration(),
+                epochClock: EpochClock = EpochClock(), transport: PeerTransportConfiguration,
+                media: CallMediaConfiguration = CallMediaConfiguration(), legLifetime: CallLifetime = CallLifetime(),
+                leaveAfterMedia: Int? = nil, seed: UInt64) {
+        self.myUserID = myUserID
+        self.room = room
+        self.epochClock = epochClock
+        self.transport = transport
+        self.media = media
+        self.legLifetime = legLifetime
+        self.leaveAfterMedia = leaveAfterMedia
+        self.seed = seed
+    }
+
+    /// The configuration of the leg with `remote`: the template, its own seed, its signaling template
+    /// with `negotiator` in.
+    func leg(remote: String, negotiator: CallNegotiator.Configuration) -> PeerCallConfiguration {
+        var signaling = room.signaling
+        signaling.negotiator = negotiator
+        var lifetime = legLifetime
+        lifetime.endAfterMedia = false
+        var leg = PeerCallConfiguration(myUserID: myUserID, remoteUserID: remote, signaling: signaling,
+                                        epochClock: epochClock, transport: transport, media: media,
+                                        lifetime: lifetime, seed: Self.legSeed(seed, remote: remote))
+        leg.mediaSecurity = mediaSecurity
+        return leg
+    }
+
+    /// The room's signaling configuration: each leg's descriptions carry what its media and protection
+    /// add (media attributes, DTLS fingerprint, direction, dialect, source) — the same a call of two's
+    /// `PeerCall` adds, worked out from the leg's own seed so the leg's media sends what was announced.
+    var roomSignaling: RoomSignalingConfiguration {
+        var room = self.room
+        let template = self
+        room.legConfiguration = { context in
+            let leg = template.leg(remote: context.remote, negotiator: context.base)
+            let media = CallMedia(configuration: leg.media, seed: leg.seed)
+            return PeerCall.signalingConfiguration(leg, media: media).negotiator
+        }
+        return room
+    }
+
+    /// A leg's seed: the room's mixed with the remote's user ID (FNV-1a), so each leg draws its own.
+    static func legSeed(_ seed: UInt64, remote: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in remote.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return seed ^ hash
+    }
+}

@@ -1,0 +1,349 @@
+// One simulated group call: N members each running the real `RoomCall` (the room's signaling with
+// one change-sync, one `PeerCall` leg per other member with its ICE transport), a real `StoreEngine`
+// and `PushDeliveryModel` behind `SimulatedStore`, on the scheduler's virtual clock and the virtual
+// network. As `CallTrial` for a call of two, the trial only drives: it moves datagrams, store requests,
+// replies and pushes between the machines at the instants the models give, and records each step in
+// the trace. Members join together, one every D, or the last once the others are all connected.
+// Members are on direct paths (no NAT, no relay: a group call's legs share one socket, and relayed
+// data of several legs is not told apart yet, docs/GROUP-CALLS.md).
+import ICE
+import Peer
+import RecordStore
+import Signaling
+import ZoneCore
+
+/// When the members of a simulated group call join.
+public enum JoinSchedule: Hashable, Sendable, CustomStringConvertible {
+    /// All at the start.
+    case simultaneous
+    /// Member i at i × the duration.
+    case staggered(Duration)
+    /// All but the last at the start; the last once every pair of the others is connected.
+    case late
+
+    /// `simultaneous`, `staggered:DURATION` or `late`.
+    public var description: String {
+        switch self {
+        case .simultaneous: "simultaneous"
+        case .staggered(let d): "staggered:\(SimulationDuration.format(d))"
+        case .late: "late"
+        }
+    }
+}
+
+/// A simulated group call among `members`, from the first join until every pair is connected on one
+/// epoch at both ends (or the deadline after the last join).
+public struct RoomTrial: ~Copyable {
+    /// The members' user IDs, in the order they may join.
+    public static let users = ["_a11ce", "_b0b", "_ca401", "_da7e", "_e41n"]
+
+    private enum Event {
+        case join(Int)
+        case wake(Int)
+        case datagram(Datagram)
+        indirect case storeArrival(Int, StoreRequest, RoomSignaling.Origin, reply: Duration)
+        indirect case storeReply(Int, RoomSignaling.Origin, StoreOutcome)
+        case push
+    }
+
+    /// A member and the driver's bookkeeping for it.
+    private final class Member {
+        let user: String
+        var call: RoomCall
+        let host: HostID
+        let socket: Endpoint
+        var wakeAt: Instant?
+        var joinedAt: Instant?
+        var pushes = 0
+        var storeRequestsOut = 0
+
+        init(user: String, call: consuming RoomCall, host: HostID, socket: Endpoint) {
+            self.user = user
+            self.call = call
+            self.host = host
+            self.socket = socket
+        }
+    }
+
+    public let configuration: TrialConfiguration
+    public let join: JoinSchedule
+    public let index: Int
+    public let seed: UInt64
+    private var scheduler: EventScheduler<Event>
+    private var network: VirtualNetwork
+    private var store: SimulatedStore
+    private let members: [Member]
+    private var trace: EventTrace
+    /// When each pair (i < j) was first connected on one epoch at both ends, and on which.
+    private var pairConnected: [Int: (at: Instant, epoch: CallEpoch)] = [:]
+    private var lastJoinedAt: Instant?
+    private var lateJoinScheduled = false
+
+    public init(configuration: TrialConfiguration, members count: Int, join: JoinSchedule, index: Int,
+                seed: UInt64) throws {
+        precondition((2...Self.users.count).contains(count), "a simulated group call has 2 to 5 members")
+        var random = SeededRandom(seed: seed)
+        let start = CallTrial.start
+        var trace = EventTrace(origin: start, capturesText: configuration.traceText)
+        trace.record(.trialStart, at: start, actor: 0, UInt64(index), seed,
+                     text: "\(index) seed \(seed) mesh of \(count), join \(join)")
+        var network = VirtualNetwork(seed: random.next())
+        var engine = StoreEngine(configuration: {
+            var store = configuration.store
+            store.throttle.seed = random.next()
+            return store
+        }())
+        let setupTime = start - .seconds(3600)
+        let roomID = try RoomID(CallTrial.roomName)
+        let users = Array(Self.users.prefix(count))
+        var bindings: [RoomBinding] = []
+        for user in users {
+            let role: RoomRole = user == users[0] ? .owner : .participant(ownerUserID: users[0])
+            bindings.append(try TrialScene.setUp(&engine, RoomSetup(roomID: roomID, role: role, myUserID: user,
+                                                                    displayName: user, roomName: "simulated"),
+                                                 now: setupTime))
+            try engine.registerDevice(RequestContext(user: user, deviceID: CallTrial.device, now: setupTime))
+        }
+        _ = engine.drainNotifications()
+        let store = SimulatedStore(engine: engine, pushProfile: configuration.push,
+                                   latency: configuration.storeLatency, faults: configuration.faults, origin: start,
+                                   seed: random.next())
+        var signaling = configuration.signaling
+        signaling.negotiator.payloads = SignalPayloadCache()
+        var members: [Member] = []
+        for (n, user) in users.enumerated() {
+            let address = IPAddress.v4(0xC633_6400 | UInt32(10 * (n + 1)))  // 198.51.100.10, .20, …
+            let host = network.addHost(user, address: address, link: configuration.link)
+            let socket = Endpoint(address: address, port: UInt16(50_000 + n * 2))
+            let call = try RoomCall(
+                configuration: RoomCallConfiguration(
+                    myUserID: user, room: RoomSignalingConfiguration(signaling: signaling),
+                    transport: PeerTransportConfiguration(hostAddresses: [socket]), seed: random.next()),
+                binding: bindings[n], now: start)
+            members.append(Member(user: user, call: call, host: host, socket: socket))
+        }
+        self.configuration = configuration
+        self.join = join
+        self.index = index
+        self.seed = seed
+        self.trace = trace
+        self.network = network
+        self.store = store
+        self.members = members
+        scheduler = EventScheduler(start: start)
+        for n in members.indices {
+            switch join {
+            case .simultaneous: scheduler.schedule(.join(n), at: start)
+            case .staggered(let step): scheduler.schedule(.join(n), at: start + step * n)
+            case .late: if n < count - 1 { scheduler.schedule(.join(n), at: start) }
+            }
+        }
+    }
+
+    /// Runs until every pair is connected on one epoch at both ends, or `configuration.deadline` after
+    /// the last member joined.
+    public mutating func run() -> RoomTrialOutcome {
+        let start = CallTrial.start
+        let count = members.count
+        let pairs = count * (count - 1) / 2
+        while true {
+            let limit = (lastJoinedAt ?? start) + configuration.deadline + (join == .late ? configuration.deadline : .zero)
+            if pairConnected.count == pairs, allJoined { break }
+            guard let event = scheduler.next(notAfter: limit) else {
+                scheduler.advance(to: limit)
+                break
+            }
+            handle(event)
+        }
+        return outcome()
+    }
+
+    private var allJoined: Bool { members.allSatisfy { $0.joinedAt != nil } }
+
+    private func outcome() -> RoomTrialOutcome {
+        let start = CallTrial.start
+        let count = members.count
+        var pairTimes: [Duration?] = []
+        for i in 0..<count {
+            for j in (i + 1)..<count {
+                let joined = max(members[i].joinedAt ?? start, members[j].joinedAt ?? start)
+                pairTimes.append(pairConnected[i * 8 + j].map { $0.at - joined })
+            }
+        }
+        let all = pairConnected.count == count * (count - 1) / 2 && allJoined
+            ? pairConnected.values.map(\.at).max().map { $0 - start } : nil
+        var late: Duration?
+        if join == .late, let joined = members[count - 1].joinedAt {
+            let times = (0..<(count - 1)).map { pairConnected[$0 * 8 + count - 1]?.at }
+            if times.allSatisfy({ $0 != nil }) { late = times.compactMap { $0 }.max().map { $0 - joined } }
+        }
+        let minutes = max(1e-9, Double((scheduler.now - start).nanoseconds) / 60e9)
+        let peers = members.map { member in
+            let snapshot = RoomCallSnapshot(member.call)
+            var cost = RoomPeerCost(requests: snapshot.requests, recordsFetched: snapshot.sync.recordsFetched,
+                                    bytesFetched: snapshot.sync.bytesFetched,
+                                    otherPairRecords: snapshot.counters.otherPairRecords,
+                                    pushesPerMinute: Double(member.pushes) / minutes, resets: 0, epochsAbandoned: 0,
+                                    epochsStarted: 0, throttled: snapshot.sync.throttled)
+            for leg in member.call.room.legIDs {
+                guard let c = member.call.room.legCounters(leg.remote) else { continue }
+                cost.resets += c.resets
+                cost.epochsAbandoned += c.negotiator.epochsAbandoned
+                cost.epochsStarted += c.negotiator.epochsStarted
+            }
+            return cost
+        }
+        return RoomTrialOutcome(index: index, seed: seed, allPairs: all, pairs: pairTimes, lateJoiner: late,
+                                peers: peers, events: scheduler.processed, trace: trace)
+    }
+
+    // MARK: Events
+
+    private mutating func handle(_ event: consuming Event) {
+        let now = scheduler.now
+        switch consume event {
+        case .join(let i):
+            members[i].joinedAt = now
+            lastJoinedAt = now
+            trace.record(.callStart, at: now, actor: UInt8(i + 1))
+            feed(i, .join)
+        case .wake(let i):
+            guard members[i].wakeAt == now else { return }
+            members[i].wakeAt = nil
+            feed(i, .timer)
+        case .datagram(let datagram):
+            switch network.deliver(datagram, now: now) {
+            case .failure(let reason):
+                trace.record(.datagramDropped, at: now, actor: 5, UInt64(reason.rawValue))
+            case .success(let delivery):
+                guard let i = members.indices.first(where: { members[$0].host == delivery.host }),
+                      delivery.to == members[i].socket else { return }
+                trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(delivery.from),
+                             EventTrace.pack(delivery.to), EventTrace.fingerprint(datagram.payload))
+                feed(i, .datagram(datagram.payload, from: delivery.from, to: delivery.to))
+            }
+        case .storeArrival(let i, let request, let origin, let reply):
+            let outcome = store.execute(request, user: members[i].user, device: CallTrial.device, now: now)
+            trace.record(.storeReply, at: now, actor: 3, UInt64(i + 1))
+            scheduler.schedule(.storeReply(i, origin, outcome), after: reply)
+            schedulePush()
+        case .storeReply(let i, let origin, let outcome):
+            members[i].storeRequestsOut -= 1
+            feed(i, .signaling(.reply(origin, outcome)))
+        case .push:
+            for note in store.duePushes(now: now) {
+                guard let i = members.indices.first(where: { members[$0].user == note.userRecordName }),
+                      members[i].joinedAt != nil else { continue }
+                members[i].pushes += 1
+                trace.record(.pushDelivered, at: now, actor: UInt8(i + 1), note.notification.notificationID)
+                feed(i, .signaling(.notification(note.notification)))
+            }
+            schedulePush()
+        }
+    }
+
+    private mutating func feed(_ i: Int, _ input: RoomCall.Input) {
+        let now = scheduler.now
+        let member = members[i]
+        member.call.handle(input, now: now)
+        while let output = member.call.pollOutput() {
+            switch output {
+            case .store(let request, let origin):
+                member.storeRequestsOut += 1
+                let (arrival, reply) = store.timing(client: member.user, now: now)
+                trace.record(.storeRequest, at: now, actor: UInt8(i + 1))
+                scheduler.schedule(.storeArrival(i, request, origin, reply: reply), at: arrival)
+            case .transmit(let bytes, let from, let to):
+                switch network.transmit(bytes, from: from, to: to, host: member.host, now: now) {
+                case .failure(let reason):
+                    trace.record(.datagramDropped, at: now, actor: UInt8(i + 1), UInt64(reason.rawValue))
+                case .success(let copies):
+                    trace.record(.datagramSent, at: now, actor: UInt8(i + 1), EventTrace.pack(from), EventTrace.pack(to),
+                                 EventTrace.fingerprint(bytes))
+                    let datagram = copies.datagram(carrying: bytes)
+                    scheduler.schedule(.datagram(datagram), at: copies.at)
+                    if let again = copies.duplicateAt { scheduler.schedule(.datagram(datagram), at: again) }
+                }
+            case .event(.leg(let id, .callState(let state))):
+                trace.record(.callState, at: now, actor: UInt8(i + 1), UInt64(id.generation),
+                             UInt64(bitPattern: state.epoch?.milliseconds ?? 0))
+                checkPair(i, id.remote, now: now)
+            case .event:
+                break
+            }
+        }
+        scheduleWake(i)
+    }
+
+    /// The pair of member `i` and `remote`: connected on the same epoch at both ends?
+    private mutating func checkPair(_ i: Int, _ remote: String, now: Instant) {
+        guard let j = members.indices.first(where: { members[$0].user == remote }) else { return }
+        let key = min(i, j) * 8 + max(i, j)
+        guard pairConnected[key] == nil,
+              case .connected(let e) = members[i].call.room.negotiator(of: remote)?.state,
+              members[j].call.room.negotiator(of: members[i].user)?.state == .connected(e) else { return }
+        pairConnected[key] = (now, e)
+        trace.record(.converged, at: now, actor: 0, UInt64(key), UInt64(bitPattern: e.milliseconds))
+        scheduleLateJoin(now: now)
+    }
+
+    /// Late joining: the last member joins once every pair of the others is connected.
+    private mutating func scheduleLateJoin(now: Instant) {
+        guard join == .late, !lateJoinScheduled else { return }
+        let others = members.count - 1
+        guard pairConnected.count == others * (others - 1) / 2 else { return }
+        lateJoinScheduled = true
+        scheduler.schedule(.join(others), at: now + .seconds(1))
+    }
+
+    private mutating func scheduleWake(_ i: Int) {
+        let now = scheduler.now
+        guard var next = members[i].call.nextDeadline else { return }
+        if next <= now { next = now + .milliseconds(1) }
+        if let current = members[i].wakeAt, current <= next, current > now { return }
+        members[i].wakeAt = next
+        scheduler.schedule(.wake(i), at: next)
+    }
+
+    private var pushWakeAt: Instant?
+
+    private mutating func schedulePush() {
+        guard let next = store.nextPushDeadline else { return }
+        if let current = pushWakeAt, current <= next, current >= scheduler.now { return }
+        pushWakeAt = next
+        scheduler.schedule(.push, at: next)
+    }
+}
+
+/// What one member of a simulated group call cost.
+public struct RoomPeerCost: Sendable {
+    /// Store requests by kind.
+    public var requests: CallSignaling.RequestCounts
+    public var recordsFetched: Int
+    public var bytesFetched: Int
+    /// Records fetched that belonged to pairs this member has no leg in.
+    public var otherPairRecords: Int
+    /// Pushes delivered to its device per minute of the trial.
+    public var pushesPerMinute: Double
+    /// Offers applied over a set remote description, epochs abandoned and started, over its legs.
+    public var resets: Int
+    public var epochsAbandoned: Int
+    public var epochsStarted: Int
+    /// Fetches the store throttled.
+    public var throttled: Int
+}
+
+/// The result of one simulated group call.
+public struct RoomTrialOutcome: Sendable {
+    public var index: Int
+    public var seed: UInt64
+    /// First join → every pair connected on one epoch at both ends; nil when not within the deadline.
+    public var allPairs: Duration?
+    /// Each pair (i < j, in order): the later member's join → connected at both ends; nil if never.
+    public var pairs: [Duration?]
+    /// With `.late`: the last member's join → all its pairs connected.
+    public var lateJoiner: Duration?
+    public var peers: [RoomPeerCost]
+    public var events: Int
+    public var trace: EventTrace
+}

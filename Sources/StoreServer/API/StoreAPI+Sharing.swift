@@ -1,0 +1,307 @@
+import Foundation
+import RecordStore
+
+// Sharing as CloudKit Web Services Reference models it
+// (developer.apple.com/library/archive/…/CloudKitWebServicesReference/): a zone's share is the
+// record `cloudkit.zoneshare` of type `cloudkit.share`, saved, fetched and deleted with
+// records/modify and records/lookup ("Types and Dictionaries": Share Request Keys, the Share
+// Participant and User Identity dictionaries); its `shortGUID` and `url` name it to whoever is
+// invited; records/resolve ("Fetching Record Information (records/resolve)": ShortGUID and
+// ShortGUID Result dictionaries) tells a user what it shares, and records/accept puts its zone in
+// the user's shared database. The share itself is the engine's `ZoneShare`, the same one
+// `shares/*` (our convenience for peers) reads and writes. Record shares (a `cloudkit.share`
+// under another name, covering a root record and its `parent` children) are refused by name:
+// docs/CLOUDKIT.md.
+
+/// The request keys of the sharing dictionaries (Types.html), beside `DocumentedKeys`' others.
+extension DocumentedKeys {
+    /// A `cloudkit.share` record of a records/modify request: the Record Dictionary's keys a
+    /// share has, and the keys of a share a response carries.
+    static let shareRecord = DocumentedKeys(
+        "a share record", ["recordName", "recordType", "recordChangeTag", "fields", "zoneID", "publicPermission",
+                           "participants", "forRecord"],
+        responseOnly: ["created", "modified", "deleted", "shortGUID", "url", "owner", "currentUserParticipant"])
+    static let participant = DocumentedKeys("a share participant", ["userIdentity", "permission"],
+                                            responseOnly: ["type", "acceptanceStatus", "participantId"])
+    static let userIdentity = DocumentedKeys("a user identity", ["userRecordName", "lookupInfo"],
+                                             responseOnly: ["nameComponents"])
+    static let shortGUIDRequest = DocumentedKeys("a records/resolve or records/accept request", ["shortGUIDs"])
+    static let shortGUID = DocumentedKeys("a short GUID dictionary",
+                                          ["value", "shouldFetchRootRecord", "rootRecordDesiredKeys"])
+}
+
+extension StoreAPI {
+    /// The record type of shares.
+    static let shareRecordType = "cloudkit.share"
+
+    /// The host a request named (its `Host` header), for the share URLs it is answered with.
+    @TaskLocal static var requestHost: String?
+
+    /// Whether `path` (split at `/`) is records/resolve or records/accept, which name no zone and
+    /// are served in whichever database the request names (Apple's page names `public`).
+    static func isShareResolution(_ parts: [String]) -> Bool {
+        parts.count == 7 && parts[5] == "records" && (parts[6] == "resolve" || parts[6] == "accept")
+    }
+
+    // MARK: records/modify and records/lookup of cloudkit.zoneshare
+
+    /// Whether an operation's record is a share: its type is `cloudkit.share` or its name
+    /// `cloudkit.zoneshare`.
+    static func isShareRecord(_ record: Any?) -> Bool {
+        guard let o = record as? WireFormat.Object else { return false }
+        return (o["recordType"] as? String)?.lowercased() == shareRecordType
+            || o["recordName"] as? String == ZoneShare.recordName
+    }
+
+    /// Serves a records/modify request whose operation saves or deletes a share, or answers nil
+    /// when no operation touches one. A share is saved in a request of its own, one operation:
+    /// what the zone shares and the records in it are changed by separate requests, so none is
+    /// half-applied beside the other.
+    func modifyShareRecords(_ body: WireObject, scope: DatabaseScope,
+                            client: EmbeddedStoreClient) async throws -> WireFormat.Object? {
+        let operations = try body.objects("operations", required: true)
+        guard operations.contains(where: { Self.isShareRecord($0.object["record"]) }) else { return nil }
+        guard operations.count == 1, let op = operations.first else {
+            throw WireFormat.ShapeError("operations: a share (cloudkit.share) is saved in a request of its own, "
+                                        + "one operation")
+        }
+        guard scope == .private else {
+            throw StoreError(.permissionFailure, "only the owner saves a share, in the private database; a "
+                                                 + "participant leaves with zones/modify delete in the shared database")
+        }
+        try op.allowing(.recordOperation)
+        let zone = try body["zoneID"].map { try WireFormat.decodeZoneID($0) } ?? .defaultZone
+        let record = try WireObject(op["record"], at: op.name("record"))
+        let (recordZone, tag) = try Self.shareRecordIdentity(record, zone: zone)
+        let rendering = try Self.rendering(op, over: Self.rendering(body))
+        let typeName = try op.requiredString("operationType")
+        let result: WireFormat.Object
+        do {
+            switch typeName {
+            case "delete", "forceDelete":
+                try await client.deleteZoneShare(zone: recordZone, recordChangeTag: typeName == "delete" ? tag : nil)
+                result = ["recordName": ZoneShare.recordName, "deleted": true,
+                          "zoneID": WireFormat.encode(ZoneID(zoneName: recordZone.zoneName, ownerName:
+                              recordZone.ownerName.isEmpty ? client.userRecordName : recordZone.ownerName))]
+            default:
+                guard let kind = ZoneShareSave.Kind(rawValue: typeName) else {
+                    throw WireFormat.ShapeError("\(op.name("operationType")): '\(typeName)' is not one of create, "
+                                                + "update, forceUpdate, replace, forceReplace, delete, forceDelete")
+                }
+                var save = ZoneShareSave(zone: recordZone, kind: kind, recordChangeTag: tag,
+                                         shortGUID: ZoneShare.newShortGUID())
+                try Self.readShareKeys(record, into: &save)
+                let share = try await client.saveZoneShare(save)
+                result = Self.encodeShareRecord(share, for: client.userRecordName, rendering)
+            }
+        } catch let e as StoreError where e.code != .requestRateLimited && e.code != .serviceUnavailable {
+            // As any record's failure: in the answer's place for it, the request a 200.
+            result = WireFormat.encode(e, recordName: ZoneShare.recordName)
+        }
+        return ["records": [result]]
+    }
+
+    /// The zone and change tag of a share record; refuses what a zone-wide share cannot be.
+    private static func shareRecordIdentity(_ record: WireObject, zone: ZoneID) throws -> (ZoneID, String?) {
+        try record.allowing(.shareRecord)
+        if record["forRecord"] != nil {
+            throw WireFormat.ShapeError("\(record.name("forRecord")): record shares (a root record and its parent "
+                                        + "hierarchy) are not supported yet; share the zone (cloudkit.zoneshare)")
+        }
+        let name = try record.string("recordName")
+        guard name == ZoneShare.recordName else {
+            throw WireFormat.ShapeError("\(record.name("recordName")): a cloudkit.share record named other than "
+                                        + "\(ZoneShare.recordName) is a record share, not supported yet")
+        }
+        if let type = try record.string("recordType"), type.lowercased() != shareRecordType {
+            throw WireFormat.ShapeError("\(record.name("recordType")): \(ZoneShare.recordName) is of type "
+                                        + "\(shareRecordType), not '\(type)'")
+        }
+        if let fields = try record.object("fields"), !fields.object.isEmpty {
+            throw WireFormat.ShapeError("\(record.name("fields")): a share's fields (cloudkit.title, …) are not "
+                                        + "stored; send none")
+        }
+        let recordZone = try record["zoneID"].map { try WireFormat.decodeZoneID($0, context: record.name("zoneID")) }
+            ?? zone
+        return (recordZone, try record.string("recordChangeTag"))
+    }
+
+    /// `publicPermission` and `participants` of a share record into `save`.
+    private static func readShareKeys(_ record: WireObject, into save: inout ZoneShareSave) throws {
+        if let p = try record.string("publicPermission") {
+            guard let permission = sharePermission(p, allowingNone: true) else {
+                throw WireFormat.ShapeError("\(record.name("publicPermission")): '\(p)' is not NONE, READ_ONLY or "
+                                            + "READ_WRITE")
+            }
+            save.publicPermission = permission
+        }
+        guard record["participants"] != nil else { return }
+        var participants: [String: SharePermission] = [:]
+        for p in try record.objects("participants") {
+            try p.allowing(.participant)
+            guard let identity = try p.object("userIdentity") else {
+                throw WireFormat.ShapeError("\(p.name("userIdentity")) is required")
+            }
+            try identity.allowing(.userIdentity)
+            if identity["lookupInfo"] != nil {
+                throw WireFormat.ShapeError("\(identity.name("lookupInfo")): participants are named by "
+                                            + "userRecordName (users/discover is not served)")
+            }
+            let user = try identity.requiredString("userRecordName")
+            guard !user.isEmpty else { throw WireFormat.ShapeError("\(identity.name("userRecordName")) is empty") }
+            let text = try p.string("permission") ?? "READ_ONLY"
+            guard let permission = sharePermission(text, allowingNone: false) else {
+                throw WireFormat.ShapeError("\(p.name("permission")): '\(text)' is not READ_ONLY or READ_WRITE")
+            }
+            guard participants.updateValue(permission, forKey: user) == nil else {
+                throw WireFormat.ShapeError("\(identity.name("userRecordName")): \(user) is named twice")
+            }
+        }
+        save.participants = participants
+    }
+
+    /// CloudKit's names of a permission (`NONE` only as a public permission).
+    static func sharePermission(_ text: String, allowingNone: Bool) -> SharePermission? {
+        switch text {
+        case "NONE": return allowingNone ? SharePermission.none : nil
+        case "READ_ONLY": return .readOnly
+        case "READ_WRITE": return .readWrite
+        default: return nil
+        }
+    }
+
+    static func name(of permission: SharePermission) -> String {
+        switch permission {
+        case .none: return "NONE"
+        case .readOnly: return "READ_ONLY"
+        case .readWrite: return "READ_WRITE"
+        }
+    }
+
+    /// The answers to a records/lookup's share records (`cloudkit.zoneshare` of a zone), by their
+    /// place in the request.
+    func lookupShareRecords(_ ids: [RecordID], renderings: [RecordRendering], scope: DatabaseScope,
+                            client: EmbeddedStoreClient) async throws -> [Int: WireFormat.Object] {
+        var answers: [Int: WireFormat.Object] = [:]
+        for (i, id) in ids.enumerated() where id.recordName == ZoneShare.recordName {
+            do {
+                let share = try await client.fetchShare(zone: id.zoneID, scope: scope)
+                answers[i] = Self.encodeShareRecord(share, for: client.userRecordName, renderings[i])
+            } catch let e as StoreError where e.code != .requestRateLimited && e.code != .serviceUnavailable {
+                answers[i] = WireFormat.encode(e, recordName: id.recordName)
+            }
+        }
+        return answers
+    }
+
+    // MARK: The share record
+
+    /// A share as a record (Types.html, Record Dictionary with the share's keys): `recordName`
+    /// `cloudkit.zoneshare`, `recordType` `cloudkit.share`, `shortGUID`, `url`, `publicPermission`,
+    /// `owner`, `participants` (the owner first) and `currentUserParticipant` for `user`.
+    static func encodeShareRecord(_ share: ZoneShare, for user: String,
+                                  _ rendering: RecordRendering = .all) -> WireFormat.Object {
+        let owner = encodeParticipant(user: share.ownerName, permission: .readWrite, type: "OWNER", accepted: true)
+        var participants = [owner]
+        for user in share.participants.keys.sorted() {
+            let p = share.participants[user]!
+            participants.append(encodeParticipant(user: user, permission: p.permission, type: "PRIVATE_USER",
+                                                  accepted: p.status == .accepted))
+        }
+        var o: WireFormat.Object = [
+            "recordName": ZoneShare.recordName, "recordType": shareRecordType, "recordChangeTag": share.changeTag,
+            "zoneID": WireFormat.encode(share.zoneID), "fields": WireFormat.Object(),
+            "publicPermission": name(of: share.publicPermission), "owner": owner, "participants": participants,
+        ]
+        if let guid = share.shortGUID {
+            o["shortGUID"] = guid
+            if let url = shareURL(guid) { o["url"] = url }
+        }
+        if user == share.ownerName {
+            o["currentUserParticipant"] = owner
+        } else if let p = share.participants[user] {
+            o["currentUserParticipant"] = encodeParticipant(user: user, permission: p.permission, type: "PRIVATE_USER",
+                                                            accepted: p.status == .accepted)
+        }
+        if rendering.desiredKeys == [] { o["fields"] = WireFormat.Object() }
+        return o
+    }
+
+    /// Share Participant: `userIdentity`, `permission`, `type`, `acceptanceStatus` (CloudKit JS's
+    /// names: `OWNER`/`PRIVATE_USER`/`PUBLIC_USER`, `PENDING`/`ACCEPTED`).
+    static func encodeParticipant(user: String, permission: SharePermission, type: String,
+                                  accepted: Bool) -> WireFormat.Object {
+        ["userIdentity": ["userRecordName": user] as WireFormat.Object, "permission": name(of: permission),
+         "type": type, "acceptanceStatus": accepted ? "ACCEPTED" : "PENDING"]
+    }
+
+    /// `http://<host>/share/<shortGUID>` for the host the request named; nil without one.
+    static func shareURL(_ shortGUID: String) -> String? {
+        guard let host = requestHost, !host.isEmpty,
+              host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) else { return nil }
+        return "http://\(host)/share/\(shortGUID)"
+    }
+
+    // MARK: records/resolve and records/accept
+
+    /// records/resolve (`accept: false`) and records/accept: one ShortGUID Result Dictionary per
+    /// short GUID asked, in order, or its error dictionary (`shortGUID`, `serverErrorCode`,
+    /// `reason`) in a 200 answer.
+    func resolveShares(_ body: WireObject, accept: Bool,
+                       client: EmbeddedStoreClient) async throws -> WireFormat.Object {
+        try body.allowing(.shortGUIDRequest)
+        let asked = try body.objects("shortGUIDs", required: true)
+        guard asked.count <= Self.maxShortGUIDs else {
+            throw StoreError(.limitExceeded, "shortGUIDs: at most \(Self.maxShortGUIDs) a request (Data Size Limits)")
+        }
+        var guids: [String] = []
+        for g in asked {
+            try g.allowing(.shortGUID)
+            _ = try g.bool("shouldFetchRootRecord")
+            _ = try g.strings("rootRecordDesiredKeys")
+            guids.append(Self.shortGUID(fromValue: try g.requiredString("value")))
+        }
+        var results: [WireFormat.Object] = []
+        for guid in guids {
+            do {
+                let resolved = accept ? try await client.acceptShare(shortGUID: guid)
+                                      : try await client.resolveShare(shortGUID: guid)
+                results.append(Self.encode(resolved, shortGUID: guid, for: client.userRecordName))
+            } catch let e as StoreError where e.code != .requestRateLimited && e.code != .serviceUnavailable {
+                var o = WireFormat.encode(e)
+                o["shortGUID"] = guid
+                results.append(o)
+            }
+        }
+        return ["results": results]
+    }
+
+    /// Short GUIDs in one records/resolve or records/accept (Data Size Limits: 200 items a request).
+    static let maxShortGUIDs = 200
+
+    /// The short GUID in a `value`: the value itself, or the last part of a share URL.
+    static func shortGUID(fromValue value: String) -> String {
+        guard value.contains("/") else { return value }
+        return String(value.split(separator: "/").last ?? "")
+    }
+
+    /// ShortGUID Result Dictionary: the share, its zone and owner, and the asking user's
+    /// participation. Zone-wide shares have no root record, so `rootRecord` never comes.
+    static func encode(_ resolved: ResolvedShare, shortGUID: String, for user: String) -> WireFormat.Object {
+        var o: WireFormat.Object = [
+            "shortGUID": shortGUID, "share": encodeShareRecord(resolved.share, for: user),
+            "zoneID": WireFormat.encode(resolved.share.zoneID),
+            "ownerIdentity": ["userRecordName": resolved.share.ownerName] as WireFormat.Object,
+        ]
+        if resolved.isOwner {
+            o["participantType"] = "OWNER"
+            o["participantStatus"] = "ACCEPTED"
+            o["participantPermission"] = "READ_WRITE"
+        } else if let p = resolved.participant {
+            o["participantType"] = resolved.share.participants[user] == nil ? "PUBLIC_USER" : "PRIVATE_USER"
+            o["participantStatus"] = p.status == .accepted ? "ACCEPTED" : "PENDING"
+            o["participantPermission"] = name(of: p.permission)
+        }
+        return o
+    }
+}

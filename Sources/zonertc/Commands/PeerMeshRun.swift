@@ -1,0 +1,145 @@
+import Foundation
+import Media
+import Net
+import Peer
+import PeerNet
+import RecordStore
+import Signaling
+import ZoneCore
+
+/// `zonertc peer` without `--remote`: this peer joins the room's group call (docs/PROTOCOL.md §11).
+extension PeerSetup {
+    /// Opens the store, sets up the room, runs the group call, prints the summary; returns the exit code.
+    func runMesh() async -> Int32 {
+        let start = WallClock().now()
+        mediaSecurity.warmUp()
+        let client: any StoreClient
+        var embedded: EmbeddedStore?
+        do {
+            (client, embedded) = try await openStore()
+        } catch {
+            return meshFail("cannot use the store \(storeSpec): \(error)")
+        }
+        defer { embedded?.close() }
+        let binding: RoomBinding
+        do {
+            binding = try await joinRoom(client, owner: roomOwner ?? me, deadline: start + connectTimeout)
+        } catch {
+            return meshFail("cannot set up room \(roomID.rawValue): \(error)")
+        }
+        Logger(component: "peer").info("room \(roomID.rawValue) ready", ["role": owner ? "owner" : "participant"])
+        var outgoing: CallMediaConfiguration.Outgoing?
+        if let sendPath {
+            do {
+                let (format, frames) = try VideoFileSource.read(path: sendPath)
+                guard !frames.isEmpty else { return meshFail("\(sendPath) holds no frames") }
+                outgoing = .init(format: format, frames: frames)
+            } catch {
+                return meshFail("cannot read \(sendPath): \(error)")
+            }
+        }
+        if let record {
+            do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {
+                return meshFail("cannot make the directory \(record): \(error)")
+            }
+        }
+        let socket: UDPSocket
+        do { socket = try UDPSocket(bind: Endpoint(address: bind, port: 0), coalescedReceive: true) } catch {
+            return meshFail("cannot bind a UDP socket on \(bind): \(error)")
+        }
+        var room = RoomSignalingConfiguration(signaling: signaling)
+        room.uplinkKbps = uplinkKbps
+        room.answerTimeout = answerTimeout
+        room.offerFallback = answerTimeout / 5
+        let hasMedia = outgoing != nil || record != nil
+        var configuration = RoomCallConfiguration(
+            myUserID: me, room: room,
+            transport: PeerTransportConfiguration(hostAddresses: [socket.localEndpoint], stunServers: stun,
+                                                  turnServers: turn, relayOnly: relayOnly, consent: consent),
+            media: CallMediaConfiguration(send: outgoing, receive: record != nil, pace: pace,
+                                          receiveFrames: recordFrames),
+            legLifetime: CallLifetime(mediaTimeout: mediaTimeout, reconnectTimeout: reconnectTimeout),
+            leaveAfterMedia: hasMedia ? peers.map { $0 - 1 } : nil, seed: seed)
+        // The others may leave the moment their own media is done: ours may still wait on their last packets.
+        configuration.leaveAfterMediaDelay = .milliseconds(500)
+        configuration.mediaSecurity = mediaSecurity
+        await mediaSecurity.warmedUp()
+        let call: RoomCall
+        do { call = try RoomCall(configuration: configuration, binding: binding, now: WallClock().now()) } catch {
+            return meshFail("cannot join the call: \(error)")
+        }
+        var options = RoomRunner.Options()
+        options.impairment = impairment
+        options.storeRequestsInFlight = storeRequestsInFlight
+        let recorders = MeshRecorders(directory: record)
+        let runner: RoomRunner
+        do {
+            runner = try RoomRunner(call: call, client: client, sockets: [socket], options: options) { event, call in
+                if case .leg(let id, .frame(let frame)) = event, let format = call.remoteFormat(of: id) {
+                    recorders.write(frame, format: format, from: id.remote)
+                }
+            }
+        } catch {
+            return meshFail("cannot start the event loop: \(error)")
+        }
+        let signals = InterruptWatch { runner.interrupt() }
+        // Bounded: a group call that never gets its members ends at the connect timeout.
+        let watchdog = Task {
+            try? await Task.sleep(for: connectTimeout + (mediaTimeout ?? .seconds(600)))
+            runner.interrupt()
+        }
+        var outcome = await runner.run()
+        watchdog.cancel()
+        signals.cancel()
+        let problems = recorders.finish()
+        if let problem = problems.first, outcome == .completed { outcome = .failed(problem) }
+        guard let snapshot = runner.final else { return meshFail("the call ended without a summary") }
+        var summary = MeshPeerSummary(me: me, room: roomID.rawValue, sync: syncName, outcome: outcome,
+                                      snapshot: snapshot, expected: peers, runner: runner.finalReport)
+        summary.mediaSecurity = mediaSecurityName
+        if let peers, outcome == .completed, summary.legs.filter({ $0.outcome == "completed" }).count < peers - 1 {
+            summary.outcome = "failed"
+            summary.reason = "media with \(summary.legs.filter { $0.outcome == "completed" }.count) of the \(peers - 1) "
+                + "other members completed"
+        }
+        print(json ? ((try? Terminal.json(summary)) ?? "{}") : summary.text)
+        switch summary.outcome {
+        case "completed": return 0
+        case "interrupted": return 130
+        default: return 1
+        }
+    }
+
+    private func meshFail(_ message: String) -> Int32 {
+        if json {
+            let summary = MeshPeerSummary(me: me, room: roomID.rawValue, sync: syncName, outcome: .failed(message),
+                                          snapshot: nil, expected: peers)
+            print((try? Terminal.json(summary)) ?? "{}")
+        }
+        Terminal.error("zonertc peer: \(message)")
+        return 1
+    }
+}
+
+/// One recording per sender of a group call: DIR/from-USER, in the sender's container.
+final class MeshRecorders: @unchecked Sendable {
+    private let directory: String?
+    private let lock = NSLock()
+    private var recorders: [String: Recorder] = [:]
+
+    init(directory: String?) { self.directory = directory }
+
+    func write(_ frame: VideoFrame, format: VideoStreamFormat, from user: String) {
+        guard let directory else { return }
+        lock.withLock {
+            let recorder = recorders[user] ?? Recorder(path: "\(directory)/from-\(user)")
+            recorders[user] = recorder
+            recorder.write(frame, format: format)
+        }
+    }
+
+    /// Closes every file; what went wrong, if anything.
+    func finish() -> [String] {
+        lock.withLock { recorders.keys.sorted().compactMap { recorders[$0]?.finish() } }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import RecordStore
+import Signaling
+import StoreServer
+import Testing
+import TestSupport
+import ZoneCore
+
+/// Group calls in real processes (issue 28): `zonertc call --peers 3`, and `zonertc peer` without
+/// `--remote` in rooms others made hostile — a member record with hostile fields, a member that never
+/// answers, a room already full. Every wait is on a process's exit, bounded; every process is stopped
+/// by its PID.
+@Suite("zonertc group calls in real processes", .serialized)
+struct MeshProcessTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    struct CallReport: Decodable {
+        struct Stream: Decodable { var from: String; var to: String; var identical: Bool; var framesReceived: Int }
+        struct Verdict: Decodable { var ok: Bool; var text: String }
+        var streams: [Stream]
+        var timeToAllPairsMs: Double?
+        var verdict: Verdict
+    }
+
+    struct Summary: Decodable {
+        struct Leg: Decodable { var remote: String; var outcome: String; var ended: String? }
+        struct Counters: Decodable { var memberRecordsRefused: Int; var unanswered: Int; var legsStarted: Int }
+        var outcome: String
+        var reason: String?
+        var leftReason: String?
+        var roomCounters: Counters?
+        var legs: [Leg]
+    }
+
+    @Test("call --peers 3: all six directed streams frame-identical, and the time to all pairs")
+    func threePeers() throws {
+        let file = Self.fixtures.appendingPathComponent("testsrc-32x24-5.y4m").path
+        let run = try ZonertcProcess.run(["call", file, "--peers", "3", "--pace", "max", "--json", "--timeout", "30s"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let report = try JSONDecoder().decode(CallReport.self, from: Data(run.stdout.utf8))
+        #expect(report.verdict.ok, "\(report.verdict.text)")
+        #expect(report.streams.count == 6)
+        #expect(report.streams.allSatisfy { $0.identical && $0.framesReceived == 5 })
+        #expect(Set(report.streams.map { "\($0.from)>\($0.to)" }).count == 6)
+        #expect(report.timeToAllPairsMs != nil)
+    }
+
+    // MARK: - Rooms made hostile
+
+    private func token(_ user: String, _ daemon: DaemonProcess) async throws -> String {
+        try await RemoteStoreClient.register(userName: user, at: daemon.endpoint)
+    }
+
+    private func client(_ user: String, token: String, _ daemon: DaemonProcess) -> RemoteStoreClient {
+        RemoteStoreClient(configuration: .init(endpoint: daemon.endpoint, token: token), userRecordName: user,
+                          deviceID: "\(user)-device")
+    }
+
+    /// Sets up `room` for `user` (alice owns it).
+    private func setUp(_ user: String, room: RoomID, _ daemon: DaemonProcess) async throws
+        -> (RemoteStoreClient, RoomBinding) {
+        let client = client(user, token: try await token(user, daemon), daemon)
+        let role: RoomRole = user == "alice" ? .owner : .participant(ownerUserID: "alice")
+        return (client, try await client.setUp(RoomSetup(roomID: room, role: role, myUserID: user, displayName: user))
+            .get())
+    }
+
+    /// Sets up `room` for `user` and saves what `member` makes of the user's presence.
+    private func present(_ user: String, room: RoomID, _ daemon: DaemonProcess,
+                         _ member: (CallMember) -> CallMember = { $0 }) async throws {
+        let (client, binding) = try await setUp(user, room: room, daemon)
+        let now = WallClock().now().millisecondsSinceEpoch
+        let honest = CallMember(roomID: room.rawValue, userID: user, memberSession: String(repeating: "ab", count: 16),
+                                joinedAtMs: now - 1000, expiresAtMs: now + 40_000)
+        let record = member(honest).record(over: nil, in: binding.zone)
+        let saved = await client.perform(StoreRequest(scope: binding.scope, .modifyRecords(
+            ModifyRecordsRequest(saves: [record], savePolicy: .allKeys, atomic: false))))
+        guard case .modified(let result) = saved, result.results.allSatisfy({ $0.record != nil }) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "not saved: \(saved)"])
+        }
+    }
+
+    private func member(_ me: String, room: RoomID, token: String? = nil, _ daemon: DaemonProcess,
+                        _ extra: [String]) async throws -> ChildProcess {
+        let file = Self.fixtures.appendingPathComponent("vp8-320x240-60.ivf").path
+        let role = me == "alice" ? ["--owner"] : ["--room-owner", "alice"]
+        var bearer = token ?? ""
+        if token == nil { bearer = try await self.token(me, daemon) }
+        return try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", room.rawValue, "--me", me,
+                             "--token", bearer, "--send", file, "--connect-timeout", "20s",
+                             "--media-timeout", "20s", "--json"] + role + extra)
+    }
+
+    private func summary(_ process: ChildProcess) throws -> Summary {
+        let last = process.stdout.split(separator: "\n").last ?? ""
+        return try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
+    }
+
+    @Test("hostile member records are refused and counted; a member that never answers: that leg ends unanswered")
+    func hostileAndSilentMembers() async throws {
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        let room = try RoomID("room_meshbad1")
+        // Alice's room exists before anyone else joins it.
+        let aliceToken = try await token("alice", daemon)
+        _ = try await client("alice", token: aliceToken, daemon).setUp(
+            RoomSetup(roomID: room, role: .owner, myUserID: "alice", displayName: "alice")).get()
+        let alice = try await member("alice", room: room, token: aliceToken, daemon, ["--record", NSTemporaryDirectory()
+                                                                    + "zonertc-meshbad-\(getpid())",
+                                                                   "--peers", "2", "--answer-timeout", "1s"])
+        defer { alice.kill() }
+        // Mallory's presence would last 292 million years (beyond the TTL: refused); Ghost's is honest, but
+        // its user never signals.
+        try await present("mallory", room: room, daemon) {
+            var m = $0
+            m.expiresAtMs = .max
+            return m
+        }
+        try await present("ghost", room: room, daemon)
+        let bob = try await member("bob", room: room, daemon, ["--record", NSTemporaryDirectory()
+                                                               + "zonertc-meshbad-bob-\(getpid())",
+                                                               "--peers", "2", "--answer-timeout", "1s",
+                                                               "--pace", "realtime"])
+        defer { bob.kill() }
+        let (a, b) = try await offPool { (alice.wait(seconds: 60), bob.wait(seconds: 60)) }
+        #expect(a == 0, "alice: \(alice.stderr)\n\(alice.stdout)")
+        #expect(b == 0, "bob: \(bob.stderr)\n\(bob.stdout)")
+        for process in [alice, bob] {
+            let s = try summary(process)
+            #expect(s.outcome == "completed", "\(process.stdout)")
+            #expect((s.roomCounters?.memberRecordsRefused ?? 0) >= 1, "\(process.stdout)")
+            #expect(!s.legs.contains { $0.remote == "mallory" }, "\(process.stdout)")
+            #expect(s.legs.contains { $0.remote != "ghost" && $0.outcome == "completed" }, "\(process.stdout)")
+            let ghost = s.legs.first { $0.remote == "ghost" }
+            #expect(ghost?.outcome == "failed", "\(process.stdout)")
+            #expect(ghost?.ended?.contains("ghost did not answer within") == true, "\(process.stdout)")
+        }
+        #expect(alice.stderr.contains("CM_mallory"), "alice logged: \(alice.stderr)")
+    }
+
+    @Test("a 6th joiner leaves by itself with a clear message, exit 1")
+    func sixthJoiner() async throws {
+        let daemon = try DaemonProcess(arguments: ["--memory"])
+        let room = try RoomID("room_meshful1")
+        for user in ["alice", "bob", "carol", "dave", "erin"] { try await present(user, room: room, daemon) }
+        let frank = try await member("frank", room: room, daemon, ["--peers", "5"])
+        defer { frank.kill() }
+        let status = try await offPool { frank.wait(seconds: 30) }
+        #expect(status == 1, "frank: \(frank.stderr)\n\(frank.stdout)")
+        let s = try summary(frank)
+        #expect(s.outcome == "failed")
+        #expect(s.reason?.contains("the room is full: we joined as member 6 and at most 5 may be in the call") == true,
+                "\(frank.stdout)")
+        #expect(s.legs.isEmpty)
+    }
+}

@@ -1,0 +1,64 @@
+// CloudKit Web Services Reference, "Registering Tokens (tokens/register)"
+// (developer.apple.com/library/archive/…/CloudKitWebServicesReference/RegisterTokens.html):
+// `{"apnsEnvironment", "apnsToken"}`, both required; then the token's webcourierURL long-polls.
+import Foundation
+import Testing
+
+@Suite("CloudKit: Registering Tokens (tokens/register)")
+struct RegisterTokensTests {
+    /// A token of `user`'s: its `apnsToken` and the webcourier path (`/webcourier?tok=…`).
+    private func create(_ user: ConformanceUser) async throws -> (token: String, poll: String) {
+        let reply = try await user.web("tokens/create", ["apnsEnvironment": "development"], write: true)
+        let token = try #require(reply.body["apnsToken"] as? String, "\(reply)")
+        return (token, "/webcourier?tok=\(token)")
+    }
+
+    @Test("tokens/register: the creator's token in its environment; anything else BAD_REQUEST",
+          arguments: ConformanceBackend.allCases)
+    func register(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user(), other = try await backend.user()
+        let (token, _) = try await create(user)
+        let cases: [(ConformanceUser, [String: Any])] = [
+            (user, ["apnsEnvironment": "development"]),
+            (user, ["apnsToken": token]),
+            (user, ["apnsEnvironment": "production", "apnsToken": token]),
+            (user, ["apnsEnvironment": "development", "apnsToken": String(repeating: "0", count: 64)]),
+            (other, ["apnsEnvironment": "development", "apnsToken": token]),
+            (user, ["apnsEnvironment": "development", "apnsToken": token, "extra": true]),
+        ]
+        for (who, body) in cases {
+            let reply = try await who.web("tokens/register", body, write: true)
+            #expect(reply.status == 400 && reply.code == "BAD_REQUEST", "\(body): \(reply)")
+        }
+        for _ in 0..<2 {
+            let ok = try await user.web("tokens/register", ["apnsEnvironment": "development", "apnsToken": token],
+                                        write: true)
+            #expect(ok.status == 200 && ok.body["apnsToken"] as? String == token
+                    && (ok.body["webcourierURL"] as? String)?.contains(token) == true, "\(ok)")
+        }
+    }
+
+    @Test("the webcourierURL: unregistered 400, forged 404, another user's 403, else 204 after the timeout",
+          arguments: ConformanceBackend.allCases)
+    func webcourier(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user(), other = try await backend.user()
+        let (token, poll) = try await create(user)
+        func get(_ path: String, _ headers: [(String, String)] = []) async throws -> Reply {
+            try await user.server.request("GET", path, headers: headers, body: [], write: true)
+        }
+        #expect(try await get(poll).status == 400)
+        _ = try await user.web("tokens/register", ["apnsEnvironment": "development", "apnsToken": token], write: true)
+        let forged = try await get("/webcourier?tok=" + String(repeating: "f", count: 64))
+        #expect(forged.status == 404 && forged.code == "NOT_FOUND", "\(forged)")
+        #expect(try await get("/webcourier?tok=" + String(repeating: "f", count: 5000)).status == 404)
+        #expect(try await get("/webcourier").status == 404)
+        let theirs = try await get(poll + "&ckAPIToken=\(ConformanceUser.apiToken)&ckWebAuthToken=\(other.token)")
+        #expect(theirs.status == 403 && theirs.code == "ACCESS_DENIED", "\(theirs)")
+        let bad = try await get(poll, [("Authorization", "Bearer nope")])
+        #expect(bad.status == 401, "\(bad)")
+        let started = ContinuousClock.now
+        let empty = try await get(poll, [("Authorization", "Bearer \(user.token)")])
+        #expect(empty.status == 204, "\(empty)")
+        #expect(ContinuousClock.now - started >= ConformanceServer.webcourierTimeout * 0.9)
+    }
+}

@@ -1,0 +1,138 @@
+// CloudKit Web Services Reference, "Types and Dictionaries" (Share Request Keys, the Share
+// Participant dictionary) with "Modifying Records (records/modify)" and "Fetching Records by
+// Record Name (records/lookup)" (developer.apple.com/library/archive/…/CloudKitWebServicesReference/
+// Types.html, ModifyRecords.html, LookupRecords.html): a zone's share is the record
+// `cloudkit.zoneshare` of type `cloudkit.share`, saved and deleted like any record.
+import Foundation
+import Testing
+
+/// The share record of a zone, as a records/modify operation sends it.
+func zoneShareRecord(_ participants: [(String, String)], publicPermission: String? = nil,
+                     tag: String? = nil) -> [String: Any] {
+    var o: [String: Any] = ["recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share",
+                            "participants": participants.map { user, permission in
+                                ["userIdentity": ["userRecordName": user], "permission": permission]
+                            }]
+    if let publicPermission { o["publicPermission"] = publicPermission }
+    if let tag { o["recordChangeTag"] = tag }
+    return o
+}
+
+extension [String: Any] {
+    /// A share record's participants: user record name → (permission, acceptanceStatus, type).
+    var shareParticipants: [String: [String]] {
+        var out: [String: [String]] = [:]
+        for p in self["participants"] as? [[String: Any]] ?? [] {
+            guard let user = (p["userIdentity"] as? [String: Any])?["userRecordName"] as? String else { continue }
+            out[user] = [p["permission"] as? String ?? "", p["acceptanceStatus"] as? String ?? "",
+                         p["type"] as? String ?? ""]
+        }
+        return out
+    }
+}
+
+@Suite("CloudKit: Sharing Records (cloudkit.share through records/modify)")
+struct SharingRecordsTests {
+    @Test("cloudkit.zoneshare: saved, looked up, updated under its tag keeping acceptance, deleted taking access",
+          arguments: ConformanceBackend.allCases)
+    func lifecycle(_ backend: ConformanceBackend) async throws {
+        let owner = try await backend.user()
+        let zone = try await owner.makeZone()
+        let guest = try await backend.user()
+        let saved = try await owner.modify([operation("create", zoneShareRecord([(guest.name, "READ_WRITE")]))],
+                                           zoneID: zone)
+        #expect(saved.status == 200 && saved.recordCodes == [nil], "\(saved)")
+        let share = try #require(saved.records.first)
+        #expect(share["recordType"] as? String == "cloudkit.share" && share["publicPermission"] as? String == "NONE")
+        let guid = try #require(share["shortGUID"] as? String)
+        #expect(guid.count == 26)
+        if let url = share["url"] as? String { #expect(url.hasSuffix("/share/\(guid)")) }
+        #expect((share["owner"] as? [String: Any])?["type"] as? String == "OWNER")
+        #expect(share.shareParticipants[guest.name] == ["READ_WRITE", "PENDING", "PRIVATE_USER"], "\(share)")
+        #expect(share.shareParticipants[owner.name]?[2] == "OWNER")
+
+        let again = try await owner.modify([operation("create", zoneShareRecord([]))], zoneID: zone)
+        #expect(again.recordCodes == ["CONFLICT"], "\(again)")
+
+        let theirs: [String: Any] = ["zoneName": "zone_c", "ownerRecordName": owner.name]
+        let accepted = try await guest.post("records/accept", ["shortGUIDs": [["value": guid]]], database: "shared")
+        #expect((accepted.body["results"] as? [[String: Any]])?.first?["participantStatus"] as? String == "ACCEPTED",
+                "\(accepted)")
+        let privately = try await guest.lookup(["cloudkit.zoneshare"], zoneID: theirs)
+        #expect(privately.status == 200 && privately.recordCodes == ["ACCESS_DENIED"], "\(privately)")
+        let sharedLookup = try await guest.post("records/lookup", ["zoneID": theirs,
+                                                                   "records": [["recordName": "cloudkit.zoneshare"]]],
+                                                database: "shared")
+        let seen = try #require(sharedLookup.records.first)
+        #expect(seen["shortGUID"] as? String == guid, "\(sharedLookup)")
+        #expect((seen["currentUserParticipant"] as? [String: Any])?["acceptanceStatus"] as? String == "ACCEPTED")
+
+        let stale = try await owner.modify([operation("update", zoneShareRecord([(guest.name, "READ_ONLY")],
+                                                                              tag: "0"))], zoneID: zone)
+        #expect(stale.recordCodes == ["CONFLICT"], "\(stale)")
+        let tag = try #require(seen.tag)
+        let updated = try await owner.modify([operation("update", zoneShareRecord([(guest.name, "READ_ONLY")],
+                                                                                tag: tag))], zoneID: zone)
+        #expect(updated.records.first?.shareParticipants[guest.name] == ["READ_ONLY", "ACCEPTED", "PRIVATE_USER"],
+                "\(updated)")
+        #expect(updated.records.first?["shortGUID"] as? String == guid)
+        let write = try await guest.post("records/modify", [
+            "zoneID": theirs, "operations": [operation("create", recordDictionary("g", fields: [:]))]],
+            database: "shared")
+        #expect(write.recordCodes == ["ACCESS_DENIED"] || write.code == "ACCESS_DENIED", "\(write)")
+
+        let deleted = try await owner.modify([operation("forceDelete", ["recordName": "cloudkit.zoneshare"])],
+                                             zoneID: zone)
+        #expect(deleted.records.first?["deleted"] as? Bool == true, "\(deleted)")
+        let gone = try await guest.post("zones/lookup", ["zones": [theirs]], database: "shared")
+        #expect(gone.zones.first?.code == "ACCESS_DENIED", "\(gone)")
+        let missing = try await owner.lookup(["cloudkit.zoneshare"], zoneID: zone)
+        #expect(missing.recordCodes == ["NOT_FOUND"], "\(missing)")
+    }
+
+    @Test("refused: another user's zone, the default zone, record shares, a share beside records, bad keys",
+          arguments: ConformanceBackend.allCases)
+    func refused(_ backend: ConformanceBackend) async throws {
+        let owner = try await backend.user()
+        let zone = try await owner.makeZone()
+        let other = try await backend.user()
+        let theirs: [String: Any] = ["zoneName": "zone_c", "ownerRecordName": owner.name]
+        let foreign = try await other.modify([operation("create", zoneShareRecord([(other.name, "READ_WRITE")]))],
+                                             zoneID: theirs)
+        #expect(foreign.code == "ACCESS_DENIED" || foreign.recordCodes == ["ACCESS_DENIED"], "\(foreign)")
+        let inShared = try await other.post("records/modify", [
+            "zoneID": theirs, "operations": [operation("create", zoneShareRecord([]))]], database: "shared")
+        #expect(inShared.status == 403 && inShared.code == "ACCESS_DENIED", "\(inShared)")
+        let defaultZone = try await owner.modify([operation("create", zoneShareRecord([]))])
+        #expect(defaultZone.recordCodes == ["BAD_REQUEST"], "\(defaultZone)")
+
+        var recordShare = zoneShareRecord([])
+        recordShare["recordName"] = "share-of-root"
+        var forRecord = zoneShareRecord([])
+        forRecord["forRecord"] = ["recordName": "root"]
+        var badPermission = zoneShareRecord([(other.name, "ADMIN")])
+        badPermission["publicPermission"] = "EVERYONE"
+        let cases: [(String, [[String: Any]])] = [
+            ("record share", [operation("create", recordShare)]),
+            ("forRecord", [operation("create", forRecord)]),
+            ("of its own", [operation("create", zoneShareRecord([])),
+                            operation("create", recordDictionary("n", fields: [:]))]),
+            ("EVERYONE", [operation("create", badPermission)]),
+            ("ADMIN", [operation("create", zoneShareRecord([(other.name, "ADMIN")]))]),
+            ("named twice", [operation("create", zoneShareRecord([(other.name, "READ_ONLY"),
+                                                                   (other.name, "READ_ONLY")]))]),
+            ("lookupInfo", [operation("create", [
+                "recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share",
+                "participants": [["userIdentity": ["lookupInfo": ["emailAddress": "x"]]]]])]),
+            ("fields", [operation("create", ["recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share",
+                                             "fields": ["cloudkit.title": value("t")]])]),
+        ]
+        for (name, operations) in cases {
+            let reply = try await owner.modify(operations, zoneID: zone)
+            #expect(reply.status == 400 && reply.code == "BAD_REQUEST" && reply.reason.contains(name),
+                    "\(name): \(reply)")
+        }
+        #expect(try await owner.fetch("n", zoneID: zone) == nil)
+        #expect(try await owner.lookup(["cloudkit.zoneshare"], zoneID: zone).recordCodes == ["NOT_FOUND"])
+    }
+}
