@@ -248,8 +248,7 @@ public final class StoreAPI: Sendable {
         }
         let user: String
         switch await authenticate(request) {
-        case .success(.user(let u)): user = u
-        case .success(.anonymous): return error(421, .notAuthenticated, "a call report needs a signed-in user")
+        case .success(let u): user = u
         case .failure(let refusal): return refusal.response
         }
         guard user == me else { return error(403, .permissionFailure, "\(user) may not touch the report of \(me)") }
