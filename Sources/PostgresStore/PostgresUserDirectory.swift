@@ -17,8 +17,7 @@ public final class PostgresUserDirectory: UserDirectory {
         if let problem = UserRegistry.nameProblem(name) {
             throw UserRegistry.RegistryError(kind: .invalidName, description: problem)
         }
-        var rng = SystemRandomNumberGenerator()
-        let token = (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
+        let token = SecretToken.make()
         // Not retried on a new connection: a lost answer may hide a committed insert.
         let inserted = try await store.onReader(idempotent: false) { conn in
             try conn.query("INSERT INTO zonertc_users (name, token) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING "

@@ -177,11 +177,10 @@ public final class UserRegistry: Sendable {
         return (token, 0)
     }
 
-    /// 256 random bits as hex, never one already issued.
+    /// A new secret token, never one already issued.
     private static func newToken(avoiding issued: [String: String]) -> String {
-        var rng = SystemRandomNumberGenerator()
         while true {
-            let token = (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
+            let token = SecretToken.make()
             if issued[token] == nil { return token }
         }
     }

@@ -95,7 +95,7 @@ public final class Webcourier: Sendable {
     /// A new token of `user`'s for `environment` (`development` or `production`). When the user holds
     /// `maxTokensPerUser` already, the oldest is forgotten (its poll answers empty).
     public func create(user: String, environment: String, container: String) -> String {
-        let token = Self.newToken()
+        let token = SecretToken.make()
         let forgotten: Courier? = state.withLock { s in
             s.next += 1
             s.couriers[token] = Courier(user: user, deviceID: Self.deviceID, environment: environment,
@@ -232,11 +232,5 @@ public final class Webcourier: Sendable {
         c.waiter?.timer?.cancel()
         c.waiter?.continuation.resume(returning: nil)
         c.listener?.cancel()
-    }
-
-    /// 256 random bits as hex.
-    private static func newToken() -> String {
-        var rng = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(format: "%016llx", rng.next() as UInt64) }.joined()
     }
 }
