@@ -1,4 +1,5 @@
 import Foundation
+import Media
 
 /// What a whole `zonertc call` on this machine works in: a directory (kept with --keep, else removed),
 /// the child processes it starts (stopped by their PIDs, the last started first), and its store daemon.
@@ -34,6 +35,42 @@ final class CallWorkspace: Sendable {
         } catch { throw CallSetupError("cannot start the store daemon: \(error)") }
         guard let url = await store.storeURL() else { throw CallSetupError("the store daemon did not start") }
         return url
+    }
+}
+
+extension CallWorkspace {
+    /// Why FILE cannot be streamed (unreadable, or no frames), checked before anything starts: the
+    /// user's to fix. Nil when it can.
+    static func unstreamable(_ file: String) -> String? {
+        do {
+            let (_, frames) = try VideoFileSource.read(path: file)
+            return frames.isEmpty ? "\(file) holds no frames" : nil
+        } catch {
+            return "cannot stream \(file): \(error)"
+        }
+    }
+
+    /// Waits until every peer process has exited or `limit` has passed; each one's exit status, nil for
+    /// one still running. Once a peer fails the others have someone missing to talk to: they get
+    /// `grace` to finish, then are stopped.
+    static func waitForPeers(_ peers: [ChildProcess], limit: Duration,
+                             grace: Duration = .seconds(3)) async -> [Int32?] {
+        var statuses = [Int32?](repeating: nil, count: peers.count)
+        let end = ContinuousClock.now + limit
+        var firstFailure: ContinuousClock.Instant?
+        while statuses.contains(where: { $0 == nil }) && ContinuousClock.now < end {
+            for (i, peer) in peers.enumerated() where statuses[i] == nil {
+                statuses[i] = await peer.wait(timeout: .milliseconds(20))
+                if let status = statuses[i], status != 0, firstFailure == nil { firstFailure = .now }
+            }
+            if let firstFailure, ContinuousClock.now - firstFailure > grace {
+                for (i, peer) in peers.enumerated() where statuses[i] == nil {
+                    await peer.stop()
+                    statuses[i] = peer.process.isRunning ? nil : peer.process.terminationStatus
+                }
+            }
+        }
+        return statuses
     }
 }
 

@@ -33,14 +33,8 @@ struct CallPlan {
 
     func run() async -> Int32 {
         // A file that does not read is the user's to fix: say so before starting anything.
-        do {
-            let (_, frames) = try VideoFileSource.read(path: file)
-            guard !frames.isEmpty else {
-                Terminal.error("zonertc call: \(file) holds no frames")
-                return 1
-            }
-        } catch {
-            Terminal.error("zonertc call: cannot stream \(file): \(error)")
+        if let problem = CallWorkspace.unstreamable(file) {
+            Terminal.error("zonertc call: \(problem)")
             return 1
         }
         let workspace = CallWorkspace(keep: keep, prefix: "zonertc-call")
@@ -105,22 +99,7 @@ struct CallPlan {
                      try ChildProcess(name: "bob", arguments: ["peer"] + bob, directory: directory)]
             group.children += peers
         } catch { return await failure("cannot start the peers: \(error)") }
-        // When one peer fails, the other has nobody to talk to: stop it after a grace period.
-        var statuses: [Int32?] = [nil, nil]
-        let end = ContinuousClock.now + timeout + .seconds(10)
-        var firstFailure: ContinuousClock.Instant?
-        while statuses.contains(where: { $0 == nil }) && ContinuousClock.now < end {
-            for (i, peer) in peers.enumerated() where statuses[i] == nil {
-                statuses[i] = await peer.wait(timeout: .milliseconds(20))
-                if let status = statuses[i], status != 0, firstFailure == nil { firstFailure = .now }
-            }
-            if let firstFailure, ContinuousClock.now - firstFailure > .seconds(3) {
-                for (i, peer) in peers.enumerated() where statuses[i] == nil {
-                    await peer.stop()
-                    statuses[i] = peer.process.isRunning ? nil : peer.process.terminationStatus
-                }
-            }
-        }
+        let statuses = await CallWorkspace.waitForPeers(peers, limit: timeout + .seconds(10))
         let summaries = peers.map { PeerSummary(lastLineOf: $0.stdout) }
         if statuses.contains(where: { $0 == nil }) {
             return await failure("a peer did not end within \(timeout)")

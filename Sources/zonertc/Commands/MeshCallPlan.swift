@@ -43,14 +43,8 @@ struct MeshCallPlan {
     }
 
     func run() async -> Int32 {
-        do {
-            let (_, frames) = try VideoFileSource.read(path: file)
-            guard !frames.isEmpty else {
-                Terminal.error("zonertc call: \(file) holds no frames")
-                return 1
-            }
-        } catch {
-            Terminal.error("zonertc call: cannot stream \(file): \(error)")
+        if let problem = CallWorkspace.unstreamable(file) {
+            Terminal.error("zonertc call: \(problem)")
             return 1
         }
         let workspace = CallWorkspace(keep: keep, prefix: "zonertc-mesh")
@@ -96,13 +90,7 @@ struct MeshCallPlan {
             }
             group.children.append(children[index])
         }
-        var statuses = [Int32?](repeating: nil, count: peers)
-        let end = ContinuousClock.now + timeout + .seconds(10)
-        while statuses.contains(where: { $0 == nil }) && ContinuousClock.now < end {
-            for (i, child) in children.enumerated() where statuses[i] == nil {
-                statuses[i] = await child.wait(timeout: .milliseconds(20))
-            }
-        }
+        let statuses = await CallWorkspace.waitForPeers(children, limit: timeout + .seconds(10))
         let summaries = children.map { MeshPeerSummary(lastLineOf: $0.stdout) }
         if statuses.contains(where: { $0 == nil }) {
             return await failure("a member did not end within \(timeout)")
