@@ -210,20 +210,8 @@ final class StoreDirectory: @unchecked Sendable {
     }
 
     private func writeFileAtomically(_ target: String, _ bytes: [UInt8]) throws {
-        let tmp = target + ".tmp"
-        let fd = Glibc.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw OpenError(description: "cannot create \(tmp): \(errnoText())") }
-        defer { close(fd) }
-        if let problem = writeFully(fd, bytes) { throw OpenError(description: "cannot write \(tmp): \(problem)") }
-        guard fsync(fd) == 0 else { throw OpenError(description: "cannot sync \(tmp): \(errnoText())") }
-        guard rename(tmp, target) == 0 else { throw OpenError(description: "cannot rename \(tmp): \(errnoText())") }
-        syncDirectory(path)
+        if let problem = replaceFileDurably(target, with: bytes) { throw OpenError(description: problem) }
     }
-}
-
-func syncDirectory(_ path: String) {
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd >= 0 { fsync(fd); close(fd) }
 }
 
 func errnoText() -> String { String(cString: strerror(errno)) }

@@ -1,4 +1,5 @@
 import Foundation
+import RecordStore
 
 /// The container's API tokens in the data directory: `api-tokens`, one token a line, mode 0600.
 ///
@@ -30,33 +31,9 @@ public enum APITokenFile {
         let added = tokens.filter { !known.contains($0) }
         guard !added.isEmpty else { return known }
         let all = known + added.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        try write(all.map { $0 + "\n" }.joined(), to: path, directory: directory)
+        if let problem = replaceFileDurably(path, with: Array(all.map { $0 + "\n" }.joined().utf8), mode: 0o600) {
+            throw FileError(description: problem)
+        }
         return all
-    }
-
-    private static func write(_ text: String, to path: String, directory: String) throws {
-        let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw FileError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                close(fd)
-                throw FileError(description: "cannot write \(temporary): \(String(cString: strerror(errno)))")
-            }
-            written += n
-        }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced, rename(temporary, path) == 0 else {
-            throw FileError(description: "cannot replace \(path): \(String(cString: strerror(errno)))")
-        }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
     }
 }
