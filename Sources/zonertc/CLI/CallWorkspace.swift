@@ -1,5 +1,6 @@
 import Foundation
 import Media
+import ZoneCore
 
 /// What a whole `zonertc call` on this machine works in: a directory (kept with --keep, else removed),
 /// the child processes it starts (stopped by their PIDs, the last started first), and its store daemon.
@@ -39,6 +40,11 @@ final class CallWorkspace: Sendable {
 }
 
 extension CallWorkspace {
+    /// A fresh room for one run: `room_` and 8 random hex digits, so runs against a kept store never meet.
+    static func newRoomName() -> String {
+        "room_" + Hex.string(UInt32.random(in: 0...UInt32.max), digits: 8)
+    }
+
     /// Why FILE cannot be streamed (unreadable, or no frames), checked before anything starts: the
     /// user's to fix. Nil when it can.
     static func unstreamable(_ file: String) -> String? {

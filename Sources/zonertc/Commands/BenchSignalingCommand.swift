@@ -140,7 +140,7 @@ enum BenchSignalingCommand {
             }
             for strategy in strategies {
                 for i in 0..<calls {
-                    let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+                    let room = CallWorkspace.newRoomName()
                     let common = ["peer", "--room", room, "--sync", strategy, "--json",
                                   "--duration", "\(Int(hold.milliseconds))ms",
                                   "--connect-timeout", "\(Int(timeout.milliseconds))ms", "--seed", "\(i + 1)"]

@@ -99,7 +99,7 @@ struct BrowserCallPlan {
         guard let url = await store.storeURL(),
               let endpoint = try? Endpoint(parsing: String(url.dropFirst("http://".count)))
         else { return await finish(false, "FAIL: the store daemon did not start") }
-        let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+        let room = CallWorkspace.newRoomName()
         let tokenFiles: [String: String]
         do {
             // As `zonertc call`: a kept directory may hold the store of an earlier run and its token files.

@@ -56,7 +56,7 @@ struct CallPlan {
             return await failure(error.message)
         }
 
-        var common = ["--store", String(url), "--room", "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max)), "--sync", sync, "--json",
+        var common = ["--store", String(url), "--room", CallWorkspace.newRoomName(), "--sync", sync, "--json",
                       "--pace", pace, "--connect-timeout", "\(Int(timeout.components.seconds))s"]
         if let impair { common += ["--impair", impair] }
         common += ["--media-security", mediaSecurity]

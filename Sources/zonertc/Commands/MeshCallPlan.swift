@@ -75,7 +75,7 @@ struct MeshCallPlan {
         } catch {
             return await failure("cannot register the members: \(error)")
         }
-        let room = "room_" + String(format: "%08x", UInt32.random(in: 0...UInt32.max))
+        let room = CallWorkspace.newRoomName()
         let common = ["--store", url, "--room", room, "--sync", sync, "--json", "--pace", pace, "--send", file,
                       "--peers", String(peers), "--media-security", mediaSecurity,
                       "--connect-timeout", "\(Int(timeout.components.seconds))s",
