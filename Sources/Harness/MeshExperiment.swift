@@ -2,7 +2,8 @@
 // simulated group calls of N members (`RoomTrial`, the real `RoomCall` in each member) joining as the
 // schedule says; trial i of every configuration gets the same seed. The summary has what issue 28
 // asks of the simulator: time until every pair is connected on the same epoch at both ends, the late
-// joiner's time to all its pairs, and what each member cost.
+// joiner's time to all its pairs and the epochs the others' pairs started meanwhile, what each member
+// cost, and with a leave scenario how fast the others closed the pair and what was left in the zone.
 import Signaling
 import Simulation
 import ZoneCore
@@ -13,6 +14,7 @@ public struct MeshSummary: Sendable, Codable {
     public var pushLoss: Double
     public var members: Int
     public var join: String
+    public var leave: String
     public var trials: Int
     /// First join → every pair connected on one epoch at both ends, seconds (nil: none succeeded).
     public var allPairsP50: Double?
@@ -25,6 +27,21 @@ public struct MeshSummary: Sendable, Codable {
     public var lateJoinerP50: Double?
     public var lateJoinerP99: Double?
     public var lateJoinerMax: Double?
+    /// With late joining: epochs the pairs already connected started after the last member joined, over
+    /// all trials (both ends counted), and the most in one trial.
+    public var existingPairEpochs: Int?
+    public var existingPairEpochsMaxPerTrial: Int?
+    /// With a leave scenario: the member's leaving → every other member ended its leg with it, seconds
+    /// (nil: not in every trial), and trials where some member did not within the bound.
+    public var leaveCloseP50: Double?
+    public var leaveCloseP99: Double?
+    public var leaveCloseMax: Double?
+    public var leaveNotClosed: Int?
+    /// With a leave scenario: trials where someone's leaving was not answered, trials that left presence
+    /// or signal records in the zone after everyone hung up, and those records in all.
+    public var leaveUnfinished: Int?
+    public var trialsWithRecordsLeft: Int?
+    public var recordsLeft: Int?
     /// Per member per call: store requests by kind, and in all.
     public var fetchesPerPeer: Double
     public var savesPerPeer: Double
@@ -44,11 +61,13 @@ public struct MeshSummary: Sendable, Codable {
     public var resets: Int
     public var throttled: Int
 
-    init(strategy: String, pushLoss: Double, members: Int, join: JoinSchedule, outcomes: [RoomTrialOutcome]) {
+    init(strategy: String, pushLoss: Double, members: Int, join: JoinSchedule, leave: LeaveScenario,
+         outcomes: [RoomTrialOutcome]) {
         self.strategy = strategy
         self.pushLoss = pushLoss
         self.members = members
         self.join = join.description
+        self.leave = leave.description
         trials = outcomes.count
         func seconds(_ d: Duration) -> Double { Double(d.nanoseconds) / 1e9 }
         let all = outcomes.compactMap(\.allPairs).map(seconds).sorted()
@@ -68,6 +87,20 @@ public struct MeshSummary: Sendable, Codable {
             lateJoinerP50 = rank(late, 0.5, of: outcomes.count)
             lateJoinerP99 = rank(late, 0.99, of: outcomes.count)
             lateJoinerMax = late.count == outcomes.count ? late.last : nil
+            let epochs = outcomes.compactMap(\.existingPairEpochs)
+            existingPairEpochs = epochs.reduce(0, +)
+            existingPairEpochsMaxPerTrial = epochs.max() ?? 0
+        }
+        if leave != .none {
+            let leaves = outcomes.compactMap(\.leave)
+            let closes = leaves.compactMap(\.closed).map(seconds).sorted()
+            leaveCloseP50 = rank(closes, 0.5, of: leaves.count)
+            leaveCloseP99 = rank(closes, 0.99, of: leaves.count)
+            leaveCloseMax = closes.count == leaves.count ? closes.last : nil
+            leaveNotClosed = leaves.count - closes.count
+            leaveUnfinished = leaves.count(where: { !$0.everyoneLeft })
+            trialsWithRecordsLeft = leaves.count(where: { $0.recordsLeft > 0 })
+            recordsLeft = leaves.reduce(0) { $0 + $1.recordsLeft }
         }
         let peers = outcomes.flatMap(\.peers)
         let n = Double(max(1, peers.count))
@@ -114,6 +147,24 @@ public struct MeshReport: Sendable, Codable {
                                                       r.pushesPerDeviceMinute)
                          + " | \(r.abandonedEpochs) | \(r.resets) | \(r.throttled) |")
         }
+        for r in rows {
+            if let epochs = r.existingPairEpochs {
+                let pairs = (r.members - 1) * (r.members - 2) / 2
+                lines.append("")
+                lines.append("\(r.strategy), push loss \(r.pushLoss): after the late join the \(pairs) pairs already "
+                             + "connected started \(epochs) new epochs in \(r.trials) trials (at most "
+                             + "\(r.existingPairEpochsMaxPerTrial ?? 0) in one trial).")
+            }
+            if r.leave != LeaveScenario.none.description {
+                lines.append("")
+                lines.append("\(r.strategy), push loss \(r.pushLoss), leave \(r.leave): the member's leaving → every "
+                             + "other member ended its leg with it p50 / p99 / max \(s(r.leaveCloseP50)) / "
+                             + "\(s(r.leaveCloseP99)) / \(s(r.leaveCloseMax)), not closed in "
+                             + "\(r.leaveNotClosed ?? 0)/\(r.trials); leaving unanswered in \(r.leaveUnfinished ?? 0); "
+                             + "after everyone hung up, \(r.recordsLeft ?? 0) presence or signal records left in "
+                             + "\(r.trialsWithRecordsLeft ?? 0) trials.")
+            }
+        }
         lines.append("")
         lines.append("trace hash: \(traceHash)")
         return lines.joined(separator: "\n")
@@ -123,8 +174,8 @@ public struct MeshReport: Sendable, Codable {
 /// Runs group-call trials.
 public enum MeshExperiment {
     /// Every strategy × push loss of `plan` (NATs are not used: members are on direct paths), `plan.trials`
-    /// group calls of `members` joining by `join`. `progress` gets (trials done, trials in all).
-    public static func run(_ plan: ExperimentPlan, members: Int, join: JoinSchedule,
+    /// group calls of `members` joining by `join`, then leaving by `leave`. `progress` gets (trials done, trials in all).
+    public static func run(_ plan: ExperimentPlan, members: Int, join: JoinSchedule, leave: LeaveScenario = .none,
                            progress: (Int, Int) -> Void = { _, _ in }) throws -> MeshReport {
         let cpuStart = CPUTime.now()
         var hash = RunTraceHash()
@@ -139,15 +190,15 @@ public enum MeshExperiment {
             var outcomes: [RoomTrialOutcome] = []
             for t in 0..<plan.trials {
                 if done % 20 == 0 { progress(done, total) }
-                var trial = try RoomTrial(configuration: configuration, members: members, join: join, index: t,
-                                          seed: plan.trialSeed(t))
+                var trial = try RoomTrial(configuration: configuration, members: members, join: join, leave: leave,
+                                          index: t, seed: plan.trialSeed(t))
                 let outcome = trial.run()
                 hash.absorb(outcome.trace)
                 events += outcome.events
                 outcomes.append(outcome)
                 done += 1
             }
-            rows.append(MeshSummary(strategy: strategy, pushLoss: loss, members: members, join: join,
+            rows.append(MeshSummary(strategy: strategy, pushLoss: loss, members: members, join: join, leave: leave,
                                     outcomes: outcomes))
         }
         progress(total, total)

@@ -1,6 +1,6 @@
 // Group calls converge (docs/PROTOCOL.md §11): members joining together, one joining a connected
 // mesh, each pair negotiated once by the later joiner, records routed to their pair before parsing,
-// the legs' requests batched and each publication atomic, each leg's `b=AS` share.
+// the legs' first lookups answered from the feed and each publication atomic, each leg's `b=AS` share.
 import RecordStore
 import Testing
 import ZoneCore
@@ -70,9 +70,10 @@ struct MeshConvergenceTests {
         }
     }
 
-    /// The joiner's four session lookups go out as one request; each pair's offer and session record
-    /// as one atomic request of its own.
-    @Test func lookupsAreBatchedAndEachPublicationIsAtomic() throws {
+    /// The joiner's three legs take their session records from the zone it has just read (no lookup
+    /// request, no round trip: docs/PROTOCOL.md §11.3); each pair's offer and session record goes as one
+    /// atomic request of its own.
+    @Test func firstLookupsComeFromTheFeedAndEachPublicationIsAtomic() throws {
         let lab = try MeshLab()
         let four = try Self.users.prefix(4).map { try lab.add($0) }
         lab.join(Array(four.prefix(3)))
@@ -80,11 +81,11 @@ struct MeshConvergenceTests {
         lab.join([four[3]])
         #expect(lab.run(for: .seconds(20)) { lab.meshConnected(four) })
         let joiner = four[3]
-        let lookups = joiner.storeRequests.compactMap { request -> [RecordID]? in
-            if case .lookupRecords(let ids) = request.operation { ids } else { nil }
+        let lookups = joiner.storeRequests.filter { request in
+            if case .lookupRecords = request.operation { true } else { false }
         }
-        #expect(lookups.first?.count == 3, "\(lookups.map(\.count))")
-        #expect(joiner.room.counters.batchedLegRequests > 0)
+        #expect(lookups.isEmpty)
+        #expect(joiner.room.counters.lookupsFromFeed == 3)
         let publications = joiner.storeRequests.compactMap { request -> ModifyRecordsRequest? in
             if case .modifyRecords(let m) = request.operation, m.atomic { m } else { nil }
         }

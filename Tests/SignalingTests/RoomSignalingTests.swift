@@ -62,7 +62,15 @@ struct RoomSignalingTests {
         let saved = stored(me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch, tag: "p1")
         #expect(room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(saved)]))),
                              now: t0).isEmpty)
-        #expect(room.outputs(after: .reply(.path(0), emptyPage()), now: t0) == [.joined, .roster([me])])
+        let afterFetch = room.outputs(after: .reply(.path(0), emptyPage()), now: t0)
+        #expect(Array(afterFetch.prefix(2)) == [.joined, .roster([me])])
+        // Then the settling fetch (docs/PROTOCOL.md §11.1): a member that joined at the same moment is
+        // found now, not on its push seconds later.
+        #expect(afterFetch.count == 3)
+        if case .store(let request, .path(0))? = afterFetch.last, case .fetchZoneChanges = request.operation {
+        } else {
+            Issue.record("no settling fetch after joining: \(afterFetch)")
+        }
         #expect(room.state == .joined)
         #expect(room.nextDeadline == t0 + .seconds(20))
         var refreshed = me
@@ -82,20 +90,16 @@ struct RoomSignalingTests {
         let actions = room.outputs(after: .fetched([bobs], deleted: []), now: later)
         let key = try SessionKey(roomID: self.room, users: "_me", "_bob")
         let leg = LegID(remote: "_bob", generation: 1)
-        let session = RecordID(recordName: SignalRecordNames(sessionKey: key).session, zoneID: binding.zone)
         #expect(actions == [
             .roster([room.me, bob]),
             .legStarted(LegStart(leg: leg, sessionKey: key, makesFirstOffer: false, isPolite: true,
                                  memberSession: bob.memberSession, configuration: CallNegotiator.Configuration())),
+            // No session record in the zone we read (§11.3: the feed answers the leg's first lookup, no
+            // round trip): the leg waits for Bob's offer at once.
             .report(remote: "_bob", .preparing),
-            .store(StoreRequest(scope: .shared, .lookupRecords([session])),
-                   origin: .legs([LegRequest(leg: leg, action: .lookup([session]))])),
+            .report(remote: "_bob", .waitingForOffer),
         ])
-        // No session record yet: the leg waits for Bob's offer, fetching at once.
-        let none = LookupResult.failed(session, StoreError(.unknownItem, "none"))
-        let waiting = room.outputs(after: .reply(.legs([LegRequest(leg: leg, action: .lookup([session]))]),
-                                                 .lookedUp([none])), now: later)
-        #expect(waiting.contains(.report(remote: "_bob", .waitingForOffer)))
+        #expect(room.counters.lookupsFromFeed == 1)
         // (The fetch is in flight: the fallback is the next deadline.)
         #expect(room.nextDeadline == later + .seconds(8))
         // It never comes: 8 s after the leg began waiting we offer ourselves (the fallback), alone in an

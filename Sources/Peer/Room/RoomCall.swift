@@ -179,6 +179,7 @@ public struct RoomCall: ~Copyable {
                 guard leg.endReason == nil else { continue }
                 for event in events { room.handle(.ice(remote: leg.id.remote, event), now: now) }
             }
+            busy = legsEndedByThemselves(now: now) || busy
             busy = leaveIfMediaDone(now: now) || busy
             busy = collectDrained() || busy
         }
@@ -260,6 +261,24 @@ public struct RoomCall: ~Copyable {
             if case .mediaFinished = event { mediaDone.insert(leg.id) }
             outputs.append(.event(.leg(leg.id, event)))
         }
+    }
+
+    /// Legs whose call ended by itself (media timeout, ICE restarts exhausted) while the room still
+    /// had them: the room ends them, so a rejoin of that member starts a fresh pair. True if any.
+    private mutating func legsEndedByThemselves(now: Instant) -> Bool {
+        var any = false
+        for leg in legs where leg.endReason == nil {
+            guard let ending = leg.call.ending else { continue }
+            any = true
+            let detail = switch ending {
+            case .completed: "completed"
+            case .failed(let why): why
+            }
+            room.handle(.legFinished(remote: leg.id.remote, detail: detail), now: now)
+            // The room had already forgotten it (it never reports an unknown leg): close the books here.
+            if leg.endReason == nil { leg.endReason = .callEnded(detail) }
+        }
+        return any
     }
 
     /// Leaves once the media of every leg the call is for is done (after the delay). True if it acted.

@@ -64,6 +64,8 @@ public struct RoomCallConfiguration: Sendable {
     /// `PeerCall` adds, worked out from the leg's own seed so the leg's media sends what was announced.
     var roomSignaling: RoomSignalingConfiguration {
         var room = self.room
+        // A call for a known number of members does not wait for them forever.
+        if leaveAfterMedia != nil, room.aloneTimeout == nil { room.aloneTimeout = Self.aloneTimeout }
         let template = self
         room.legConfiguration = { context in
             let leg = template.leg(remote: context.remote, negotiator: context.base)
@@ -72,6 +74,9 @@ public struct RoomCallConfiguration: Sendable {
         }
         return room
     }
+
+    /// How long a member of a call for a known number of members waits for the first of the others.
+    public static let aloneTimeout = Duration.seconds(60)
 
     /// A leg's seed: the room's mixed with the remote's user ID (FNV-1a), so each leg draws its own.
     static func legSeed(_ seed: UInt64, remote: String) -> UInt64 {

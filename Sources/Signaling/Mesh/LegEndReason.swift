@@ -19,6 +19,8 @@ public enum LegEndReason: Hashable, Sendable, CustomStringConvertible {
     case beyondLimit(rank: Int, limit: Int)
     /// This peer left the room.
     case localLeave
+    /// The leg's call ended by itself (its media timed out, its ICE restarts ran out).
+    case callEnded(String)
 
     /// The reason as a sentence about the leg with `remote` ("bob left the room …", "we left the room").
     public func sentence(remote: String) -> String {
@@ -38,6 +40,7 @@ public enum LegEndReason: Hashable, Sendable, CustomStringConvertible {
         case .unanswered(let after): return "did not answer within \(after)"
         case .beyondLimit(let rank, let limit): return "ranked \(rank) of at most \(limit) members"
         case .localLeave: return "we left the room"
+        case .callEnded(let detail): return "ended the call with us: \(detail)"
         }
     }
 }
@@ -54,6 +57,8 @@ public enum LeaveReason: Hashable, Sendable, CustomStringConvertible {
     indirect case presenceFailed(StoreError)
     /// The zone was deleted or access to it lost.
     indirect case zoneUnavailable(StoreError)
+    /// No other member joined (no leg started) within the bound after we joined.
+    case alone(after: Duration)
 
     public var description: String {
         switch self {
@@ -63,6 +68,7 @@ public enum LeaveReason: Hashable, Sendable, CustomStringConvertible {
         case .removed: return "removed from the call (our presence record was deleted by someone else)"
         case .presenceFailed(let error): return "could not save our presence record: \(error)"
         case .zoneUnavailable(let error): return "the room's zone is unavailable: \(error)"
+        case .alone(let after): return "no other member joined the call within \(after)"
         }
     }
 }

@@ -27,6 +27,7 @@ extension RoomSignaling {
         let id = LegID(remote: remote, generation: generation)
         let key = negotiator.sessionKey
         legs[remote] = RoomLeg(id: id, negotiator: negotiator, memberSession: memberSession, now: now)
+        everHadLeg = true
         legByKey[key.rawValue] = remote
         pairs.release(key: key.rawValue)
         counters.legsStarted += 1
@@ -44,8 +45,12 @@ extension RoomSignaling {
         var actions = OutputQueue<CallNegotiator.Action>()
         legs[remote]?.negotiator.step(event, now: now, &actions)
         var goodbye: (epoch: CallEpoch, type: EnvelopeType)?
+        var answered: [[LookupResult]] = []
         while let action = actions.pop() {
             switch action {
+            case .lookup(let ids) where pairRecords.isWhole && legs[remote]?.negotiator.state == .preparing:
+                // A leg's first reads (§5's session record, the answer of its epoch): the feed holds them.
+                answered.append(pairRecords.lookup(ids))
             case .modify, .lookup:
                 if let request = action.storeRequest(scope: binding.scope) { legs[remote]?.requests.count(request) }
                 gathered.append(LegRequest(leg: id, action: action))
@@ -58,7 +63,14 @@ extension RoomSignaling {
         }
         if let last = legs[remote]?.negotiator.epochClock.last { epochClock.observe(last) }
         legs[remote]?.noteState(now: now)
-        if let goodbye { endLeg(remote, .remoteHungUp(epoch: goodbye.epoch, goodbye.type), now: now, &out) }
+        if let goodbye {
+            endLeg(remote, .remoteHungUp(epoch: goodbye.epoch, goodbye.type), now: now, &out)
+            return
+        }
+        for results in answered {
+            counters.lookupsFromFeed += 1
+            negotiate(remote, .lookedUp(results), now: now, &out)
+        }
     }
 
     /// Ends the leg with `remote`: its negotiator hangs up (ICE closes, our records of the pair go),
@@ -98,7 +110,7 @@ extension RoomSignaling {
                 negotiate(remote, .restart, now: now, &out)
                 legs[remote]?.waitingSince = now
             } else if now >= since + configuration.answerTimeout {
-                if let session = leg.memberSession { unansweredSessions.insert("\(remote) \(session)") }
+                if let session = leg.memberSession { finishedSessions.insert("\(remote) \(session)") }
                 endLeg(remote, .unanswered(after: now - since), now: now, &out)
             }
         }

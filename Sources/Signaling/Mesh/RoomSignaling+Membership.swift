@@ -9,6 +9,7 @@ extension RoomSignaling {
     mutating func join(now: Instant, _ out: inout OutputQueue<Action>) {
         guard state == .idle else { return }
         state = .joining
+        pairRecords.start(fromTheBeginning: !paths.isEmpty && paths.allSatisfy { $0.zoneToken == nil })
         sendPresence(presence.join(now: now), &out)
         for i in paths.indices { sync(i, .start, now, &out) }
         // Without paths (tests feeding records by hand) there is nothing to catch up on.
@@ -41,6 +42,7 @@ extension RoomSignaling {
     mutating func joinIfReady(now: Instant, _ out: inout OutputQueue<Action>) {
         guard state == .joining, caughtUp, presence.phase == .present else { return }
         state = .joined
+        joinedAt = now
         out.append(.joined)
         nextSweep = now + sweepInterval
         let early = held
@@ -50,6 +52,10 @@ extension RoomSignaling {
         applyRoster(now: now, &out)
         for batch in early { routeSignals(batch.records, deleted: batch.deleted, now: now, &out) }
         pairPeerTimers(now: now, &out)
+        // The settling fetch: a member whose presence save was still on its way when our first fetch
+        // was read (it joined at the same moment) is seen now rather than on its push, seconds later.
+        // Legs that started above have already asked for the same fetch.
+        for i in paths.indices where !paths[i].isFetching { sync(i, .fetchNow, now, &out) }
     }
 
     /// How often dead pairs and long-expired members are collected: the legs' garbage-collection interval.
@@ -81,8 +87,8 @@ extension RoomSignaling {
                 if legs[user]?.memberSession == nil { legs[user]?.memberSession = member.memberSession }
                 continue
             }
-            // A member session that left a leg of ours unanswered gets a new one only by offering.
-            guard !unansweredSessions.contains("\(user) \(member.memberSession)") else { continue }
+            // A member session whose leg with us ended unanswered or by itself gets a new one only by offering.
+            guard !finishedSessions.contains("\(user) \(member.memberSession)") else { continue }
             startLeg(user, memberSession: member.memberSession,
                      makesFirstOffer: myOrder.offersFirst(to: JoinOrder(member)), now: now, &out)
         }
@@ -117,6 +123,10 @@ extension RoomSignaling {
             if !connected || leg.iceFailed != nil { endLeg(member.userID, .remoteExpired, now: now, &out) }
         }
         applyRoster(now: now, &out)
+        if let bound = configuration.aloneTimeout, !everHadLeg, let joinedAt, now >= joinedAt + bound {
+            leave(.alone(after: bound), now: now, &out)
+            return
+        }
         if let due = nextSweep, due <= now { sweep(now: now) }
     }
 

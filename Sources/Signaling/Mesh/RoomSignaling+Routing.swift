@@ -16,19 +16,35 @@ extension RoomSignaling {
         case .idle, .leaving, .left:
             return
         case .joining:
+            notePairRecords(records, deleted: deleted)
             var kept = records
             if heldRecords + records.count > Self.maxHeldRecords {
                 counters.heldOverflow += records.count
+                pairRecords.lose()
                 kept = []
             }
             heldRecords += kept.count
             held.append((kept, deleted))
         case .joined:
+            notePairRecords(records, deleted: deleted)
             routeMembers(records, deleted: deleted, now: now, &out)
             applyRoster(now: now, &out)
             routeSignals(records, deleted: deleted, now: now, &out)
             pairPeerTimers(now: now, &out)
         }
+    }
+
+    /// Keeps the session records and envelopes of our pairs (by the session key field alone, as routing
+    /// does) for the legs' first lookups.
+    private mutating func notePairRecords(_ records: [Record], deleted: [DeletedRecord]) {
+        guard pairRecords.isWhole else { return }
+        for record in records
+        where record.recordType == SignalRecordType.session || record.recordType == SignalRecordType.envelope {
+            guard let key = record.fields[SignalField.sessionKey]?.stringValue,
+                  PairCollector.pair(key, roomID: binding.roomID, includes: myUserID) else { continue }
+            pairRecords.take(record, writtenByOwner: writtenByOwner(record))
+        }
+        pairRecords.forget(deleted.map(\.id))
     }
 
     /// Presence records and their deletions, in the order they came.

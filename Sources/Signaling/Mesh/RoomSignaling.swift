@@ -27,6 +27,9 @@ public struct RoomSignaling: Sendable {
         case remove(userID: String)
         /// Start a new epoch of one leg (an ICE restart of that pair only).
         case restart(remote: String)
+        /// A leg's call ended by itself (its media timed out, its ICE restarts ran out): the room ends
+        /// that leg; the member gets a new one only by rejoining (a new member session) or offering.
+        case legFinished(remote: String, detail: String)
         /// A push notification reached the device.
         case notification(PushNotification)
         /// A leg's ICE agent reports.
@@ -135,6 +138,8 @@ public struct RoomSignaling: Sendable {
         public var presenceSaves = 0
         /// Presence saves that failed (each retried).
         public var presenceFailures = 0
+        /// Legs' first lookups answered from the records the change feed brought, without a round trip.
+        public var lookupsFromFeed = 0
 
         public init() {}
     }
@@ -169,6 +174,8 @@ public struct RoomSignaling: Sendable {
     var fetchesFinished = 0
     var pairPeers: [String: PairPeerCandidate] = [:]
     var pairs: PairCollector
+    /// Our pairs' session records and envelopes as fetched, for the legs' first lookups.
+    var pairRecords = PairRecordCache()
     var nextSweep: Instant?
     var cleanupInFlight = 0
     /// Leg requests of the event being handled, sent together at its end.
@@ -181,9 +188,13 @@ public struct RoomSignaling: Sendable {
     var reportedBeyondLimit: Set<String> = []
     /// The members present in the last roster reported.
     var lastRoster: [CallMember] = []
-    /// Member sessions a leg with ended unanswered, as "user session": no leg starts with them again
-    /// unless they offer (a new member session may).
-    var unansweredSessions: Set<String> = []
+    /// Member sessions a leg with ended unanswered or by itself, as "user session": no leg starts with
+    /// them again unless they offer (a new member session may).
+    var finishedSessions: Set<String> = []
+    /// When we joined, and whether any leg has started since: a member that expects others gives up
+    /// after `configuration.aloneTimeout` without any.
+    var joinedAt: Instant?
+    var everHadLeg = false
     /// When our last leg with each user ended, milliseconds since 1970: an offer older than that
     /// belongs to the ended leg (a full scan brings it again) and starts nothing.
     var legEndedAtMs: [String: Int64] = [:]
@@ -280,6 +291,9 @@ public struct RoomSignaling: Sendable {
             remove(user, &out)
         case .restart(let remote):
             negotiate(remote, .restart, now: now, &out)
+        case .legFinished(let remote, let detail):
+            if let session = legs[remote]?.memberSession { finishedSessions.insert("\(remote) \(session)") }
+            endLeg(remote, .callEnded(detail), now: now, &out)
         case .notification(let note):
             guard state == .joining || state == .joined else { return }
             for i in paths.indices { sync(i, .notification(note), now, &out) }
@@ -416,6 +430,7 @@ public struct RoomSignaling: Sendable {
         next = .earliest(next, presence.nextDeadline)
         if state == .joined {
             next = .earliest(next, roster.nextExpiry)
+            if let bound = configuration.aloneTimeout, !everHadLeg, let joinedAt { next = .earliest(next, joinedAt + bound) }
             for candidate in pairPeers.values { next = .earliest(next, candidate.due) }
             next = .earliest(next, nextSweep)
         }

@@ -19,6 +19,11 @@ public struct RoomSignalingConfiguration: Sendable {
     /// as unanswered. 40 s: longer than hybrid's 30 s safety poll, so a partner that missed every
     /// push still answers in time.
     public var answerTimeout: Duration = .seconds(40)
+    /// How long a member that expects others waits, once joined, for the first leg; then it leaves
+    /// ("no other member joined within …"). nil: it waits until hung up. `RoomCall` sets 60 s when it
+    /// knows how many members the call is for: the unanswered bound (40 s) and 20 s for the others to
+    /// start.
+    public var aloneTimeout: Duration?
     /// How recent a call-of-two peer's `RoomMember` record or offer must be for us to call it or
     /// answer it (older ones are left over from earlier calls).
     public var pairPeerWindow: Duration = .seconds(120)

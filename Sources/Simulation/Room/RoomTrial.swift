@@ -5,7 +5,9 @@
 // replies and pushes between the machines at the instants the models give, and records each step in
 // the trace. Members join together, one every D, or the last once the others are all connected.
 // Members are on direct paths (no NAT, no relay: a group call's legs share one socket, and relayed
-// data of several legs is not told apart yet, docs/GROUP-CALLS.md).
+// data of several legs is not told apart yet, docs/GROUP-CALLS.md). With a leave scenario the trial
+// goes on once every pair is connected: the last member to join leaves (hangs up, or crashes), the
+// others end their leg with it, then everyone hangs up and the zone is checked for records left.
 import ICE
 import Peer
 import RecordStore
@@ -44,6 +46,10 @@ public struct RoomTrial: ~Copyable {
         indirect case storeArrival(Int, StoreRequest, RoomSignaling.Origin, reply: Duration)
         indirect case storeReply(Int, RoomSignaling.Origin, StoreOutcome)
         case push
+        /// The leave scenario's member leaves.
+        case leave
+        /// Everyone still in the call hangs up.
+        case hangUpAll
     }
 
     /// A member and the driver's bookkeeping for it.
@@ -56,6 +62,12 @@ public struct RoomTrial: ~Copyable {
         var joinedAt: Instant?
         var pushes = 0
         var storeRequestsOut = 0
+        /// Stopped dead (the crash scenario): nothing reaches it any more.
+        var crashed = false
+        /// Its leaving was answered (`.left`).
+        var left = false
+        /// When it ended its leg with the member that left.
+        var closedLegAt: Instant?
 
         init(user: String, call: consuming RoomCall, host: HostID, socket: Endpoint) {
             self.user = user
@@ -67,6 +79,7 @@ public struct RoomTrial: ~Copyable {
 
     public let configuration: TrialConfiguration
     public let join: JoinSchedule
+    public let leave: LeaveScenario
     public let index: Int
     public let seed: UInt64
     private var scheduler: EventScheduler<Event>
@@ -78,9 +91,17 @@ public struct RoomTrial: ~Copyable {
     private var pairConnected: [Int: (at: Instant, epoch: CallEpoch)] = [:]
     private var lastJoinedAt: Instant?
     private var lateJoinScheduled = false
+    /// The room's zone as its owner (the first member) reaches it.
+    private let ownerZone: ZoneID
+    /// With `.late`: each pair of the others' epochs started (both ends) when the last member joined.
+    private var epochsAtLateJoin: [Int: Int] = [:]
+    /// When the member of the leave scenario left, and when everyone was told to hang up.
+    private var leftAt: Instant?
+    private var leaveScheduled = false
+    private var hangUpAt: Instant?
 
-    public init(configuration: TrialConfiguration, members count: Int, join: JoinSchedule, index: Int,
-                seed: UInt64) throws {
+    public init(configuration: TrialConfiguration, members count: Int, join: JoinSchedule,
+                leave: LeaveScenario = .none, index: Int, seed: UInt64) throws {
         precondition((2...Self.users.count).contains(count), "a simulated group call has 2 to 5 members")
         var random = SeededRandom(seed: seed)
         let start = CallTrial.start
@@ -124,6 +145,8 @@ public struct RoomTrial: ~Copyable {
         }
         self.configuration = configuration
         self.join = join
+        self.leave = leave
+        ownerZone = bindings[0].zone
         self.index = index
         self.seed = seed
         self.trace = trace
@@ -141,16 +164,33 @@ public struct RoomTrial: ~Copyable {
     }
 
     /// Runs until every pair is connected on one epoch at both ends, or `configuration.deadline` after
-    /// the last member joined.
+    /// the last member joined; with a leave scenario, on until everyone has left (each step bounded).
     public mutating func run() -> RoomTrialOutcome {
         let start = CallTrial.start
-        let count = members.count
-        let pairs = count * (count - 1) / 2
         while true {
-            let limit = (lastJoinedAt ?? start) + configuration.deadline + (join == .late ? configuration.deadline : .zero)
-            if pairConnected.count == pairs, allJoined { break }
+            let limit: Instant
+            if !converged {
+                limit = (lastJoinedAt ?? start) + configuration.deadline
+                    + (join == .late ? configuration.deadline : .zero)
+            } else if leave == .none {
+                break
+            } else if let hangUpAt {
+                if members.allSatisfy({ $0.left || $0.crashed }) { break }
+                limit = hangUpAt + LeaveScenario.leaveBound
+            } else {
+                if !leaveScheduled {
+                    leaveScheduled = true
+                    scheduler.schedule(.leave, at: scheduler.now + .seconds(1))
+                }
+                limit = (leftAt ?? scheduler.now + .seconds(1)) + LeaveScenario.closeBound
+                    + (leave == .crash ? LeaveScenario.crashCollection : .zero)
+            }
             guard let event = scheduler.next(notAfter: limit) else {
                 scheduler.advance(to: limit)
+                if converged, leave != .none, hangUpAt == nil {
+                    handle(.hangUpAll)
+                    continue
+                }
                 break
             }
             handle(event)
@@ -160,7 +200,15 @@ public struct RoomTrial: ~Copyable {
 
     private var allJoined: Bool { members.allSatisfy { $0.joinedAt != nil } }
 
-    private func outcome() -> RoomTrialOutcome {
+    private var converged: Bool {
+        let count = members.count
+        return pairConnected.count == count * (count - 1) / 2 && allJoined
+    }
+
+    /// The member that leaves in the leave scenario: the last to join.
+    private var leaver: Int { members.count - 1 }
+
+    private mutating func outcome() -> RoomTrialOutcome {
         let start = CallTrial.start
         let count = members.count
         var pairTimes: [Duration?] = []
@@ -176,6 +224,20 @@ public struct RoomTrial: ~Copyable {
         if join == .late, let joined = members[count - 1].joinedAt {
             let times = (0..<(count - 1)).map { pairConnected[$0 * 8 + count - 1]?.at }
             if times.allSatisfy({ $0 != nil }) { late = times.compactMap { $0 }.max().map { $0 - joined } }
+        }
+        var existingPairEpochs: Int?
+        if join == .late, lateJoinScheduled {
+            existingPairEpochs = epochsAtLateJoin.reduce(0) { sum, entry in
+                sum + max(0, pairEpochs(entry.key / 8, entry.key % 8) - entry.value)
+            }
+        }
+        var leaveOutcome: RoomLeaveOutcome?
+        if leave != .none, let leftAt {
+            let others = members.indices.filter { $0 != leaver }
+            let closes = others.compactMap { members[$0].closedLegAt }
+            leaveOutcome = RoomLeaveOutcome(
+                closed: closes.count == others.count ? closes.max().map { $0 - leftAt } : nil,
+                everyoneLeft: others.allSatisfy { members[$0].left }, recordsLeft: countRecordsLeft())
         }
         let minutes = max(1e-9, Double((scheduler.now - start).nanoseconds) / 60e9)
         let peers = members.map { member in
@@ -194,7 +256,23 @@ public struct RoomTrial: ~Copyable {
             return cost
         }
         return RoomTrialOutcome(index: index, seed: seed, allPairs: all, pairs: pairTimes, lateJoiner: late,
-                                peers: peers, events: scheduler.processed, trace: trace)
+                                existingPairEpochs: existingPairEpochs, leave: leaveOutcome, peers: peers,
+                                events: scheduler.processed, trace: trace)
+    }
+
+    /// Epochs started by both ends of the pair of members `i` and `j` (their current legs).
+    private func pairEpochs(_ i: Int, _ j: Int) -> Int {
+        let a = members[i].call.room.legCounters(members[j].user)?.negotiator.epochsStarted ?? 0
+        let b = members[j].call.room.legCounters(members[i].user)?.negotiator.epochsStarted ?? 0
+        return a + b
+    }
+
+    /// The group-call records (presence and signaling) still in the zone.
+    private mutating func countRecordsLeft() -> Int {
+        let types: Set<String> = [SignalRecordType.callMember, SignalRecordType.session, SignalRecordType.envelope,
+                                  SignalRecordType.iceChunk]
+        return store.liveRecords(of: ownerZone, owner: members[0].user, now: scheduler.now)
+            .count(where: { types.contains($0.recordType) })
     }
 
     // MARK: Events
@@ -205,10 +283,13 @@ public struct RoomTrial: ~Copyable {
         case .join(let i):
             members[i].joinedAt = now
             lastJoinedAt = now
+            if join == .late, i == members.count - 1 {
+                for a in 0..<i { for b in (a + 1)..<i { epochsAtLateJoin[a * 8 + b] = pairEpochs(a, b) } }
+            }
             trace.record(.callStart, at: now, actor: UInt8(i + 1))
             feed(i, .join)
         case .wake(let i):
-            guard members[i].wakeAt == now else { return }
+            guard members[i].wakeAt == now, !members[i].crashed else { return }
             members[i].wakeAt = nil
             feed(i, .timer)
         case .datagram(let datagram):
@@ -217,7 +298,7 @@ public struct RoomTrial: ~Copyable {
                 trace.record(.datagramDropped, at: now, actor: 5, UInt64(reason.rawValue))
             case .success(let delivery):
                 guard let i = members.indices.first(where: { members[$0].host == delivery.host }),
-                      delivery.to == members[i].socket else { return }
+                      delivery.to == members[i].socket, !members[i].crashed else { return }
                 trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(delivery.from),
                              EventTrace.pack(delivery.to), EventTrace.fingerprint(datagram.payload))
                 feed(i, .datagram(datagram.payload, from: delivery.from, to: delivery.to))
@@ -229,17 +310,41 @@ public struct RoomTrial: ~Copyable {
             schedulePush()
         case .storeReply(let i, let origin, let outcome):
             members[i].storeRequestsOut -= 1
+            guard !members[i].crashed else { return }
             feed(i, .signaling(.reply(origin, outcome)))
         case .push:
             for note in store.duePushes(now: now) {
                 guard let i = members.indices.first(where: { members[$0].user == note.userRecordName }),
-                      members[i].joinedAt != nil else { continue }
+                      members[i].joinedAt != nil, !members[i].crashed else { continue }
                 members[i].pushes += 1
                 trace.record(.pushDelivered, at: now, actor: UInt8(i + 1), note.notification.notificationID)
                 feed(i, .signaling(.notification(note.notification)))
             }
             schedulePush()
+        case .leave:
+            leftAt = now
+            trace.record(.hangUp, at: now, actor: UInt8(leaver + 1))
+            if leave == .crash {
+                members[leaver].crashed = true
+            } else {
+                feed(leaver, .hangUp)
+            }
+        case .hangUpAll:
+            guard hangUpAt == nil else { return }
+            hangUpAt = now
+            for i in members.indices where !members[i].crashed && !members[i].left {
+                feed(i, .hangUp)
+            }
         }
+    }
+
+    /// Every other member has ended its leg with the one that left: everyone hangs up, a second later
+    /// (after a crash, once its presence can have been collected).
+    private mutating func legClosedWithLeaver(now: Instant) {
+        guard let leftAt, hangUpAt == nil,
+              members.indices.allSatisfy({ $0 == leaver || members[$0].closedLegAt != nil }) else { return }
+        let at = leave == .crash ? max(now + .seconds(1), leftAt + LeaveScenario.crashCollection) : now + .seconds(1)
+        scheduler.schedule(.hangUpAll, at: at)
     }
 
     private mutating func feed(_ i: Int, _ input: RoomCall.Input) {
@@ -264,6 +369,11 @@ public struct RoomTrial: ~Copyable {
                     scheduler.schedule(.datagram(datagram), at: copies.at)
                     if let again = copies.duplicateAt { scheduler.schedule(.datagram(datagram), at: again) }
                 }
+            case .event(.legEnded(let id, _)) where leftAt != nil && id.remote == members[leaver].user:
+                if members[i].closedLegAt == nil { members[i].closedLegAt = now }
+                legClosedWithLeaver(now: now)
+            case .event(.left):
+                members[i].left = true
             case .event(.leg(let id, .callState(let state))):
                 trace.record(.callState, at: now, actor: UInt8(i + 1), UInt64(id.generation),
                              UInt64(bitPattern: state.epoch?.milliseconds ?? 0))
@@ -343,7 +453,22 @@ public struct RoomTrialOutcome: Sendable {
     public var pairs: [Duration?]
     /// With `.late`: the last member's join → all its pairs connected.
     public var lateJoiner: Duration?
+    /// With `.late`: epochs the pairs of the others started after the last member joined (both ends).
+    public var existingPairEpochs: Int?
+    /// With a leave scenario, once every pair was connected: what leaving did.
+    public var leave: RoomLeaveOutcome?
     public var peers: [RoomPeerCost]
     public var events: Int
     public var trace: EventTrace
+}
+
+/// What a leave scenario did in one trial.
+public struct RoomLeaveOutcome: Sendable {
+    /// The member's leaving (hang-up or crash) → every other member has ended its leg with it; nil if
+    /// some did not within `LeaveScenario.closeBound`.
+    public var closed: Duration?
+    /// Whether every other member's leaving was answered after they all hung up.
+    public var everyoneLeft: Bool
+    /// Presence and signal records left in the zone at the end.
+    public var recordsLeft: Int
 }

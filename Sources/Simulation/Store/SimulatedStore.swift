@@ -113,6 +113,21 @@ public struct SimulatedStore {
     /// When the next push delivery is due.
     public var nextPushDeadline: Instant? { push.nextDeadline }
 
+    /// Every live record of `zone` as its owner reads it, outside the simulated traffic (no request is
+    /// counted, no latency drawn): what a trial checks is left once everyone has hung up.
+    public mutating func liveRecords(of zone: ZoneID, owner: String, now: Instant) -> [Record] {
+        var records: [Record] = []
+        var token: ChangeToken?
+        while true {
+            guard let page = try? engine.fetchZoneChanges(zone, since: token, scope: .private,
+                                                          RequestContext(user: owner, now: now)) else { break }
+            records += page.changed
+            token = page.syncToken
+            if !page.moreComing { break }
+        }
+        return records
+    }
+
     /// A restart loses the pushes waiting for delivery (the push service's queue is in memory).
     private mutating func beginRestarts(offset: Duration) {
         for (i, window) in faults.restarts.enumerated() where window.contains(offset) && !restartsBegun.contains(i) {

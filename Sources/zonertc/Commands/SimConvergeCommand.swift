@@ -49,6 +49,9 @@ enum SimConvergeCommand {
                    + "(members on direct paths; --nat is not used)"),
             .value("--join", "SCHEDULE", "with --peers: simultaneous, staggered:DURATION (one member every DURATION) or "
                    + "late (the last once the others are connected)", default: "simultaneous"),
+            .value("--leave", "SCENARIO", "with --peers, once every pair is connected: none, graceful (the last member "
+                   + "to join hangs up) or crash (it stops dead); then everyone hangs up and the zone is checked",
+                   default: "none"),
         ],
         discussion: """
             Runs the real signaling (negotiator, inbox, change sync), ICE agents, record-store engine, push
@@ -64,13 +67,18 @@ enum SimConvergeCommand {
             pair converged (p50/p90/p99/max, failed), the late joiner's time to all its pairs, store
             requests per member by kind and per call, records and KB fetched per member and the share that
             belonged to other pairs, pushes per device per minute, abandoned epochs, resets and throttled
-            fetches. Without --strategies it runs hybrid; without --push-loss, 0 and 0.2.
+            fetches; with --join late, the new epochs the pairs already connected started. With --leave the
+            last member to join leaves 1 s after every pair is connected: the report gives how long the
+            others took to end their leg with it, then everyone hangs up (after a crash, 150 s after it, once
+            its presence can have been collected) and it counts the presence and signal records left in the
+            zone. Without --strategies it runs hybrid; without --push-loss, 0 and 0.2.
             """,
         run: run)
 
     static func run(_ args: ParsedCommand) async throws -> Int32 {
         if !args.strings("--peers").isEmpty { return try runMesh(args) }
         guard args.strings("--join").isEmpty else { throw usage("--join needs --peers") }
+        guard args.strings("--leave").isEmpty else { throw usage("--leave needs --peers") }
         let plan = try plan(args)
         let jsonOutput = args.has("--json")
         var traceFile: FileHandle?
@@ -127,6 +135,10 @@ enum SimConvergeCommand {
             join = .staggered(try duration(String(joinText.dropFirst("staggered:".count)), "--join staggered",
                                            positive: true))
         }
+        let leaveText = args.string("--leave") ?? "none"
+        guard let leave = LeaveScenario(rawValue: leaveText) else {
+            throw usage("--leave \(leaveText): choose none, graceful or crash")
+        }
         for flag in ["--csv", "--svg", "--trace"] where args.string(flag) != nil {
             throw usage("\(flag) does not go with --peers")
         }
@@ -134,7 +146,7 @@ enum SimConvergeCommand {
         if args.strings("--strategies").isEmpty { plan.strategies = ["hybrid"] }
         if args.strings("--push-loss").isEmpty { plan.pushLosses = [0, 0.2] }
         let showProgress = isatty(2) == 1
-        let report = try MeshExperiment.run(plan, members: members, join: join) { done, total in
+        let report = try MeshExperiment.run(plan, members: members, join: join, leave: leave) { done, total in
             guard showProgress else { return }
             FileHandle.standardError.write(Data("\r\u{1B}[Ksim converge: \(done)/\(total) group calls".utf8))
         }
@@ -142,8 +154,8 @@ enum SimConvergeCommand {
         if args.has("--json") {
             print(try Terminal.json(report))
         } else {
-            print("Group calls of \(members), join \(join): first join → every pair connected on one epoch at both "
-                  + "ends. \(plan.trials) trials per configuration, seed \(plan.seed), push profile "
+            print("Group calls of \(members), join \(join), leave \(leave): first join → every pair connected on one "
+                  + "epoch at both ends. \(plan.trials) trials per configuration, seed \(plan.seed), push profile "
                   + "\(plan.pushProfile.name), deadline \(SimulationDuration.format(plan.deadline)) after the last join.")
             print("")
             print(report.markdown)

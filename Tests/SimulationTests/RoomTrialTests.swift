@@ -1,0 +1,63 @@
+// Simulated group calls (`RoomTrial`) on the virtual clock, seeded: a mesh of two costs about what a
+// call of two costs, a member that leaves or crashes has its pairs closed within their bounds and the
+// zone is clean once everyone hung up, and a late joiner starts no epoch of the pairs already connected.
+import RecordStore
+import Signaling
+import Testing
+import ZoneCore
+
+@testable import Simulation
+
+@Suite("Room trials")
+struct RoomTrialTests {
+    static let configuration = TrialConfiguration(signaling: SignalingConfiguration.named("hybrid")!,
+                                                  push: .cloudkit, nat: .both(nil))
+
+    static func room(_ members: Int, join: JoinSchedule = .simultaneous, leave: LeaveScenario = .none,
+                     trials: Int, firstSeed: UInt64 = 1) throws -> [RoomTrialOutcome] {
+        try (0..<trials).map { i in
+            var trial = try RoomTrial(configuration: configuration, members: members, join: join, leave: leave,
+                                      index: i, seed: firstSeed + UInt64(i))
+            return trial.run()
+        }
+    }
+
+    @Test("a mesh of two makes about the store requests of a call of two, and connects as fast")
+    func meshOfTwoCostsACallOfTwo() throws {
+        let trials = 24
+        let mesh = try Self.room(2, trials: trials)
+        let calls = try runTrials(Self.configuration, trials: trials)
+        #expect(mesh.allSatisfy { $0.allPairs != nil } && calls.allSatisfy(\.converged))
+        let meshRequests = Double(mesh.reduce(0) { $0 + $1.peers.reduce(0) { $0 + $1.requests.total } }) / Double(trials)
+        let callRequests = Double(calls.reduce(0) { $0 + $1.storeRequests }) / Double(trials)
+        #expect(abs(meshRequests / callRequests - 1) <= 0.10, "mesh \(meshRequests), call of two \(callRequests)")
+        func median(_ times: [Duration]) -> Double { Double(times.sorted()[times.count / 2].nanoseconds) / 1e9 }
+        let meshMedian = median(mesh.compactMap(\.allPairs))
+        let callMedian = median(calls.compactMap(\.convergence))
+        #expect(meshMedian <= callMedian * 1.25, "mesh \(meshMedian) s, call of two \(callMedian) s")
+        // Neither member looked a session record up: the zone it had just read answered.
+        #expect(mesh.allSatisfy { $0.peers.allSatisfy { $0.requests.lookups == 0 } })
+    }
+
+    /// A member hanging up: the others close that pair within 5 s; crashing: within 46 s (consent expiry,
+    /// its presence running out). Either way no presence or signal record is left once everyone hung up.
+    @Test("a member leaving or crashing: the others close that pair in time, and no record is left",
+          arguments: [(LeaveScenario.graceful, Duration.seconds(5), 3), (.crash, .seconds(46), 2)])
+    func leaving(_ scenario: LeaveScenario, bound: Duration, trials: Int) throws {
+        for outcome in try Self.room(3, leave: scenario, trials: trials, firstSeed: 7) {
+            let leave = try #require(outcome.leave)
+            let closed = try #require(leave.closed)
+            #expect(closed <= bound, "\(scenario) trial \(outcome.index): \(closed)")
+            #expect(leave.everyoneLeft)
+            #expect(leave.recordsLeft == 0, "\(scenario) trial \(outcome.index)")
+        }
+    }
+
+    @Test("a late joiner connects to every member and the pairs already connected start no epoch")
+    func lateJoiner() throws {
+        for outcome in try Self.room(4, join: .late, trials: 2) {
+            #expect(outcome.lateJoiner != nil)
+            #expect(outcome.existingPairEpochs == 0, "trial \(outcome.index)")
+        }
+    }
+}
