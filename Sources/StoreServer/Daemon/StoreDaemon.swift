@@ -48,6 +48,7 @@ public final class StoreDaemon: @unchecked Sendable {
 
         public init(listen: Endpoint) {
             self.listen = listen
+            limits.streaming = AssetRoutes.streaming
         }
     }
 
