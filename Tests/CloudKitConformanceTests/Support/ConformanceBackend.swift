@@ -4,6 +4,7 @@
 import Foundation
 import Net
 import RecordStore
+import StoreTestSupport
 @testable import StoreServer
 import Synchronization
 import TestSupport
@@ -149,12 +150,12 @@ final class ConformanceServer: Sendable {
                                           timeoutMilliseconds: 30_000))
             }, raw: { method, target, headers, body, _ in
                 try await rawHTTP(daemon.endpoint, method, target, headers: headers, body: body)
-            }, endpoints: [daemon.endpoint], retained: [ServedDaemon(daemon: daemon, store: store)])
+            }, endpoints: [daemon.endpoint], retained: [ServedStore(daemon: daemon, store: store)])
         case .postgres:
             #if PostgreSQL
             let cluster = try PostgresCluster.shared()
             let url = cluster.url(schema: try cluster.freshSchema())
-            var served: [ServedDaemon] = []
+            var served: [ServedStore] = []
             for _ in 0..<2 {
                 var options = PostgresStore.Options(url: url)
                 options.automaticPush = false
@@ -163,7 +164,7 @@ final class ConformanceServer: Sendable {
                 let daemon = try StoreDaemon(api: makeAPI(store, users, assets: PostgresAssets(store: store)),
                                              options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
                 try daemon.start()
-                served.append(ServedDaemon(daemon: daemon, store: store))
+                served.append(ServedStore(daemon: daemon, store: store))
             }
             let endpoints = served.map(\.daemon.endpoint)
             let writes = ConnectionPool(endpoint: served[0].daemon.endpoint)
@@ -178,21 +179,5 @@ final class ConformanceServer: Sendable {
             throw StoreError(.internalError, "built without the PostgreSQL trait")
             #endif
         }
-    }
-}
-
-/// A daemon and its store, stopped when the test process lets go of them.
-final class ServedDaemon: Sendable {
-    let daemon: StoreDaemon
-    let store: any StoreBackend
-
-    init(daemon: StoreDaemon, store: any StoreBackend) {
-        self.daemon = daemon
-        self.store = store
-    }
-
-    deinit {
-        daemon.stop()
-        store.close()
     }
 }
