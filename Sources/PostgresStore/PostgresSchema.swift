@@ -106,6 +106,18 @@ enum PostgresSchema {
                 token text PRIMARY KEY,
                 declared_at timestamptz NOT NULL DEFAULT now());
             """),
+        // Uploaded asset files (assets/upload), readable by every daemon on the database
+        // (PostgresAssets.swift). A table of its own: nothing in the log changes, so an earlier
+        // build could still read the log, but it would not serve the files; hence a migration.
+        Migration(version: 8, description: "asset files", sql: """
+            CREATE TABLE IF NOT EXISTS zonertc_assets (
+                receipt text PRIMARY KEY,
+                file_checksum text NOT NULL,
+                size bigint NOT NULL,
+                owner text NOT NULL,
+                bytes bytea NOT NULL,
+                kept_at timestamptz NOT NULL DEFAULT now());
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

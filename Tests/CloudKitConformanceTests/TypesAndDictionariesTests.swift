@@ -80,18 +80,23 @@ struct TypesAndDictionariesTests {
         #expect((off.records.first?["reason"] as? String ?? "").contains("latitude"))
     }
 
-    @Test("ASSETID and ASSET: the Asset Dictionary comes back whole, under the type it was sent as",
+    @Test("ASSETID and ASSET without a receipt: the Asset Dictionary comes back whole, under the type it was sent as",
           arguments: ConformanceBackend.allCases)
     func assets(_ backend: ConformanceBackend) async throws {
-        let asset: [String: Any] = ["fileChecksum": "AXU0XS2eHr6mRNKqnFkPbmYm", "size": 1234,
-                                    "referenceChecksum": "AUm2", "wrappingKey": "k3y", "receipt": "r3c31pt",
+        var asset: [String: Any] = ["fileChecksum": "AXU0XS2eHr6mRNKqnFkPbmYm", "size": 1234,
+                                    "referenceChecksum": "AUm2", "wrappingKey": "k3y",
                                     "downloadURL": "https://example.invalid/a"]
         let r = try await roundTrip(backend, ["photo": value(asset, "ASSETID"), "thumb": value(asset, "ASSET")])
         #expect(r.fieldType("photo") == "ASSETID" && r.fieldType("thumb") == "ASSET")
         let back = try #require(r.field("photo") as? [String: Any])
         #expect(Set(back.keys) == Set(asset.keys) && integer(back["size"]) == 1234)
         #expect(back["fileChecksum"] as? String == "AXU0XS2eHr6mRNKqnFkPbmYm")
-        #expect(back["receipt"] as? String == "r3c31pt")
+        // A receipt must be an upload of this store's (UploadAssetsTests).
+        asset["receipt"] = "r3c31pt"
+        let user = try await backend.user()
+        let foreign = try await user.modify([operation("create", recordDictionary(
+            "r", fields: ["photo": value(asset, "ASSETID")]))], zoneID: try await user.makeZone())
+        #expect(foreign.status == 400 && foreign.code == "BAD_REQUEST", "\(foreign)")
     }
 
     @Test("ASSETID: fileChecksum and size are required", arguments: ConformanceBackend.allCases)

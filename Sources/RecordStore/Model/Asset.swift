@@ -2,8 +2,8 @@
 ///
 /// CloudKit Web Services Reference, "Types and Dictionaries" → Asset Dictionary
 /// (developer.apple.com/library/archive/…/CloudKitWebServicesReference/Types.html).
-/// The store keeps the dictionary as written; the file itself comes through `assets/upload`,
-/// which this store does not serve yet, so `receipt` and `downloadURL` are only carried.
+/// The store keeps the dictionary as written; the file itself comes through `assets/upload`
+/// ("Uploading Assets", StoreServer's StoreAPI+Assets.swift), whose `receipt` names it.
 public struct Asset: Hashable, Sendable {
     /// How the field's type was spelled on the wire; it is written back the same way.
     public enum Spelling: String, Hashable, Sendable, CaseIterable {

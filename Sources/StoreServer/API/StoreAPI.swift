@@ -39,9 +39,16 @@ public final class StoreAPI: Sendable {
     /// The container's server-to-server keys (`X-Apple-CloudKit-Request-*`).
     public let serverKeys: ServerKeys
 
+    /// Where uploaded asset files are kept (StoreAPI+Assets.swift); nil: assets/upload is refused.
+    public let assets: (any AssetStorage)?
+    /// The upload URLs handed out and not yet used.
+    let assetUploads = AssetUploadSlots()
+
     public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool,
                 apiTokens: APITokens = APITokens(), serverKeys: ServerKeys = ServerKeys(),
-                webcourier: Webcourier.Options = Webcourier.Options()) {
+                webcourier: Webcourier.Options = Webcourier.Options(),
+                assets: (any AssetStorage)? = try? AssetFiles.temporary()) {
+        self.assets = assets
         self.store = store
         self.users = users
         self.allowRegister = allowRegister
@@ -60,6 +67,12 @@ public final class StoreAPI: Sendable {
         if path == SignInPage.path { return .response(await signIn(request)) }
         if path == Webcourier.path { return .response(await pollWebcourier(request)) }
         if path == "/call/report" { return .response(await callReport(request)) }
+        if path.hasPrefix(AssetRoutes.uploadPrefix) {
+            return .response(await Self.$requestHost.withValue(request.headers["Host"]) {
+                await receiveAssetUpload(request)
+            })
+        }
+        if path.hasPrefix(AssetRoutes.downloadPrefix) { return .response(await serveAssetDownload(request)) }
         if path == "/call" || path.hasPrefix("/call/") {
             guard request.method == "GET" else {
                 return .response(error(405, .invalidArguments, "the call page is GET"))
@@ -128,7 +141,9 @@ public final class StoreAPI: Sendable {
         let client = store.client(user: user, deviceID: device ?? "")
         do {
             let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
-                try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+                parts[5] == "assets" && parts[6] == "upload"
+                    ? try requestAssetUploads(WireObject(body), scope: scope, user: user)
+                    : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
             }
             return .response(.json(200, WireFormat.serialize(result)))
         } catch let e as StoreError {

@@ -67,9 +67,15 @@ extension WireFormat {
         return o
     }
 
+    /// An asset with a kept file (its `receipt` names one) is answered with the file's `downloadURL`
+    /// (StoreAPI+Assets.swift) instead of the receipt, the upload's credential.
     public static func encode(_ a: Asset) -> Object {
         var o: Object = ["fileChecksum": a.fileChecksum, "size": a.size]
         for (key, value) in a.strings { if let value { o[key] = value } }
+        if let receipt = a.receipt, StoredAsset.isReceipt(receipt) {
+            o["receipt"] = nil
+            o["downloadURL"] = AssetRoutes.downloadURL(receipt)
+        }
         return o
     }
 

@@ -41,8 +41,15 @@ public final class StoreDaemon: @unchecked Sendable {
         /// Threads running requests (the store's lock orders its operations; the rest, JSON and
         /// push events, runs on as many at once).
         public var workers = max(2, ProcessInfo.processInfo.activeProcessorCount)
+        /// Where asset uploads over the in-memory body limit are written as they arrive (nil: the
+        /// system's temporary directory). Beside the asset files (same file system), an accepted
+        /// upload is moved into place rather than copied.
+        public var spoolDirectory: String?
 
-        public init(listen: Endpoint) { self.listen = listen }
+        public init(listen: Endpoint) {
+            self.listen = listen
+            limits.streaming = AssetRoutes.streaming
+        }
     }
 
     /// Counters for the operator.
@@ -82,6 +89,8 @@ public final class StoreDaemon: @unchecked Sendable {
     private var connections: [UInt64: Served] = [:]
     private var admission: ConnectionAdmission
     private var nextID: UInt64 = 0
+    /// Spools made, for their file names.
+    private var spoolCount: UInt64 = 0
     private var counters = Counters()
     private var lastSummary: (at: Instant, counters: Counters)?
     private let stopping = Atomic<Bool>(false)
@@ -98,6 +107,8 @@ public final class StoreDaemon: @unchecked Sendable {
         var heartbeat: EventLoop.Timer?
         /// What admission last heard of this connection's `idleSince`.
         var reportedIdleSince: Instant?
+        /// The request whose body is being spooled, and its spool.
+        var spooling: (request: HTTPRequest, spool: BodySpool)?
 
         init(id: UInt64, tcp: TCPConnection, machine: HTTPServerConnection) {
             self.id = id
@@ -256,6 +267,8 @@ public final class StoreDaemon: @unchecked Sendable {
         guard let c = connections.removeValue(forKey: id) else { return }
         admission.closed(id)
         c.machine.handle(.peerClosed, now: loop.clock.now())
+        c.spooling?.spool.discard()
+        c.spooling = nil
         if c.streamTask != nil { counters.openStreams -= 1 }
         endStream(c)
         if let t = c.timer { loop.cancel(t) }
@@ -272,6 +285,29 @@ public final class StoreDaemon: @unchecked Sendable {
                 c.tcp.send(bytes)
             case .close:
                 c.tcp.closeAfterFlush()
+            case .beginSpool(let request, let length):
+                spoolCount += 1
+                let directory = options.spoolDirectory ?? FileManager.default.temporaryDirectory.path
+                c.spooling = (request, BodySpool(directory: directory, length: length, id: spoolCount))
+            case .spool(let bytes):
+                c.spooling?.spool.write(bytes)
+            case .discardSpool:
+                c.spooling?.spool.discard()
+                c.spooling = nil
+            case .dispatchSpooled:
+                guard let (request, spool) = c.spooling else { continue }
+                counters.requests += 1
+                guard let body = spool.finish() else {
+                    log.warning("upload not kept", ["error": spool.failure ?? ""])
+                    spool.discard()
+                    c.spooling = nil
+                    answerNow = .json(500, WireFormat.serialize(WireFormat.encode(
+                        StoreError(.internalError, spool.failure ?? "the upload could not be kept"))))
+                    continue
+                }
+                var spooled = request
+                spooled.spooledBody = body
+                dispatch(spooled, on: c.id)
             case .dispatch(let request):
                 counters.requests += 1
                 if request.path == "/health" {
@@ -356,6 +392,9 @@ public final class StoreDaemon: @unchecked Sendable {
         counters.requestsInFlight -= 1
         // A stream whose connection is gone ends when its last reference does (the hub drops it).
         guard let c = connections[id] else { return }
+        // What the handler did not move away of an upload is not kept.
+        c.spooling?.spool.discard()
+        c.spooling = nil
         switch answer {
         case .response(let response):
             feed(.respond(response), to: c)

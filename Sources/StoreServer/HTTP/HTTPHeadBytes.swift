@@ -35,5 +35,29 @@ enum HTTPHeadBytes {
         return String(decoding: bytes[lower..<upper], as: UTF8.self)
     }
 
+    /// The header fields of a head's lines after its start line, at most `maxCount` of them.
+    /// `validatingNames`: a name must be visible ASCII without spaces (RFC 9110 §5.1's token is
+    /// stricter still); the response parser, reading our own daemon or a proxy, takes any name.
+    static func headers(_ lines: ArraySlice<ArraySlice<UInt8>>, maxCount: Int,
+                        validatingNames: Bool) throws(HTTPParseError) -> HTTPHeaders {
+        guard lines.count <= maxCount else {
+            throw HTTPParseError(kind: .headersTooLarge, message: "\(lines.count) header lines: at most \(maxCount)")
+        }
+        var headers = HTTPHeaders()
+        for line in lines {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
+                throw HTTPParseError(kind: .malformed, message: "header line without ':' '\(text(line.prefix(100)))'")
+            }
+            let name = line[..<colon]
+            if validatingNames {
+                guard !name.isEmpty, name.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+                    throw HTTPParseError(kind: .malformed, message: "bad header name '\(text(name.prefix(100)))'")
+                }
+            }
+            headers.add(text(name), trimmedText(line[(colon + 1)...]))
+        }
+        return headers
+    }
+
     static func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
 }

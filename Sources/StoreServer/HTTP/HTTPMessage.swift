@@ -50,6 +50,8 @@ public struct HTTPRequest: Sendable, Hashable {
     public var minorVersion: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Where a streamed body was written instead of `body` (the asset upload route), once complete.
+    public var spooledBody: SpooledBody?
 
     public init(method: String, target: String, minorVersion: Int = 1, headers: HTTPHeaders = HTTPHeaders(),
                 body: [UInt8] = []) {
@@ -73,6 +75,19 @@ public struct HTTPRequest: Sendable, Hashable {
         let connection = headers["Connection"]?.lowercased() ?? ""
         if minorVersion == 0 { return connection.contains("keep-alive") }
         return !connection.contains("close")
+    }
+}
+
+/// A request body the daemon wrote to a file as it arrived rather than holding it in memory. The
+/// file is the daemon's: a handler may move it away (rename) or read it; whatever is left of it is
+/// removed once the request is answered.
+public struct SpooledBody: Sendable, Hashable {
+    public var path: String
+    public var length: Int
+
+    public init(path: String, length: Int) {
+        self.path = path
+        self.length = length
     }
 }
 

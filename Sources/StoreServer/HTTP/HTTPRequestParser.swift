@@ -11,6 +11,8 @@ public struct HTTPParseError: Error, Hashable, Sendable, CustomStringConvertible
         case lengthRequired
         /// 505: not HTTP/1.x.
         case unsupportedVersion
+        /// 400 (`limitExceeded`): a streamed body over Apple's Data Size Limits.
+        case limitExceeded
     }
 
     public var kind: Kind
@@ -23,6 +25,7 @@ public struct HTTPParseError: Error, Hashable, Sendable, CustomStringConvertible
         case .bodyTooLarge: return 413
         case .lengthRequired: return 411
         case .unsupportedVersion: return 505
+        case .limitExceeded: return 400
         }
     }
 
@@ -32,120 +35,125 @@ public struct HTTPParseError: Error, Hashable, Sendable, CustomStringConvertible
 /// An incremental HTTP/1.1 request parser (RFC 9112): bytes in, requests out. No I/O.
 ///
 /// Feed bytes with `append`, then call `parseStep()` until it says `.needMore`. The state holds
-/// exactly what is known: before the head, or the head parsed with so many body bytes to come.
+/// exactly what is known: before the head, the head parsed with so many body bytes to come, or a
+/// streamed body with so many bytes to come.
+///
+/// A request the `streaming` policy names (the asset upload route) whose body is over the in-memory
+/// limit is not held: its head comes out as `.streamedHead`, its body as `.bodyPart`s of whatever
+/// has arrived, then `.bodyEnd`; the driver writes the parts where they belong.
 public struct HTTPRequestParser: Sendable {
     public enum Step: Sendable, Hashable {
         case needMore
         case request(HTTPRequest)
+        /// The head of a request whose body of `length` bytes follows as `.bodyPart`s and `.bodyEnd`.
+        case streamedHead(HTTPRequest, length: Int)
+        /// Bytes of a streamed body, in order.
+        case bodyPart([UInt8])
+        /// The streamed body is complete.
+        case bodyEnd
+    }
+
+    /// Which requests may carry a body larger than `limits.maxBodyBytes`, and how large.
+    public struct Streaming: Sendable, Hashable {
+        /// Requests whose path begins with this are streamed when their body is over the in-memory limit.
+        public var pathPrefix: String
+        /// The largest streamed body; a larger one is refused from its head alone (400, `limitExceeded`).
+        public var maxBytes: Int
+
+        public init(pathPrefix: String, maxBytes: Int) {
+            self.pathPrefix = pathPrefix
+            self.maxBytes = maxBytes
+        }
     }
 
     enum State: Sendable {
+        /// Before a request's head.
         case head
+        /// A head parsed; its body of `length` bytes is gathered in memory.
         case body(HTTPRequest, length: Int)
+        /// A streamed body with `remaining` bytes still to come.
+        case streamedBody(remaining: Int)
     }
 
-    public let maxHeadBytes: Int
-    public let maxBodyBytes: Int
-    private var buffer: [UInt8] = []
-    private var start = 0
+    public let limits: HTTPMessageLimits
+    public let streaming: Streaming?
+    private var input = HTTPInputBuffer()
     private var state = State.head
-    /// Where the search for the end of the head resumes, so a slow head is not rescanned.
-    private var scanFrom = 0
 
-    public init(maxHeadBytes: Int = 16 * 1024, maxBodyBytes: Int = 4 * 1024 * 1024) {
-        self.maxHeadBytes = maxHeadBytes
-        self.maxBodyBytes = maxBodyBytes
+    public init(maxHeadBytes: Int = 16 * 1024, maxBodyBytes: Int = 4 * 1024 * 1024, streaming: Streaming? = nil) {
+        self.init(limits: HTTPMessageLimits(maxHeadBytes: maxHeadBytes, maxBodyBytes: maxBodyBytes),
+                  streaming: streaming)
     }
+
+    public init(limits: HTTPMessageLimits, streaming: Streaming? = nil) {
+        self.limits = limits
+        self.streaming = streaming
+    }
+
+    public var maxHeadBytes: Int { limits.maxHeadBytes }
+    public var maxBodyBytes: Int { limits.maxBodyBytes }
 
     /// Bytes received and not yet part of a returned request.
-    public var bufferedBytes: Int { buffer.count - start }
+    public var bufferedBytes: Int { input.count }
 
     /// Whether a request has begun arriving (for the header-read timeout).
     public var isMidRequest: Bool {
-        if case .body = state { return true }
-        return bufferedBytes > 0
+        if case .head = state { return bufferedBytes > 0 }
+        return true
+    }
+
+    /// Whether a streamed body is under way.
+    public var isStreamingBody: Bool {
+        if case .streamedBody = state { return true }
+        return false
     }
 
     public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        if start > 0 && start == buffer.count {
-            // A connection that once carried a large body does not keep its buffer.
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
-            start = 0
-            scanFrom = 0
-        }
-        buffer.append(contentsOf: bytes)
+        input.append(bytes)
     }
 
     public mutating func parseStep() throws(HTTPParseError) -> Step {
         switch state {
         case .head:
-            // Tolerate stray CRLFs before a request line (RFC 9112 §2.2).
-            while start + 1 < buffer.count && buffer[start] == 13 && buffer[start + 1] == 10 { start += 2 }
-            guard let end = try findHeadEnd() else {
-                if buffer.count - start >= maxHeadBytes + 4 {
-                    throw HTTPParseError(kind: .headersTooLarge,
-                                         message: "request line and headers exceed \(maxHeadBytes) bytes")
-                }
+            input.skipEmptyLines()
+            guard let end = try input.headEnd(maxHeadBytes: limits.maxHeadBytes, strictLineEnds: true) else {
                 return .needMore
             }
-            if end - start > maxHeadBytes {
-                throw HTTPParseError(kind: .headersTooLarge, message: "request line and headers exceed \(maxHeadBytes) bytes")
-            }
-            let request = try parseHead(buffer[start..<end])
-            start = end + 4
-            scanFrom = start
+            let request = try parseHead(input.bytes[input.start..<end])
+            input.consume(upTo: end + 4)
             if let te = request.headers["Transfer-Encoding"], !te.isEmpty {
                 throw HTTPParseError(kind: .lengthRequired, message: "request bodies must carry Content-Length, not \(te)")
             }
-            var length = 0
-            let lengths = request.headers.values("Content-Length")
-            if let first = lengths.first {
-                guard lengths.allSatisfy({ $0 == first }), let n = Int(first.trimmingSpaces), n >= 0,
-                      first.trimmingSpaces.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-                    throw HTTPParseError(kind: .malformed, message: "bad Content-Length '\(first)'")
+            let length = try HTTPMessageLimits.contentLength(request.headers.values("Content-Length")) ?? 0
+            if length > limits.maxBodyBytes {
+                guard let streaming, request.path.hasPrefix(streaming.pathPrefix) else {
+                    throw HTTPParseError(kind: .bodyTooLarge,
+                                         message: "body of \(length) bytes exceeds \(limits.maxBodyBytes)")
                 }
-                length = n
-            }
-            if length > maxBodyBytes {
-                throw HTTPParseError(kind: .bodyTooLarge, message: "body of \(length) bytes exceeds \(maxBodyBytes)")
+                guard length <= streaming.maxBytes else {
+                    throw HTTPParseError(kind: .limitExceeded,
+                                         message: "a body of \(length) bytes is over the limit of \(streaming.maxBytes)")
+                }
+                state = .streamedBody(remaining: length)
+                return .streamedHead(request, length: length)
             }
             state = .body(request, length: length)
             return try parseStep()
         case .body(var request, let length):
-            guard buffer.count - start >= length else { return .needMore }
-            request.body = Array(buffer[start..<(start + length)])
-            start += length
-            scanFrom = start
+            guard input.count >= length else { return .needMore }
+            request.body = input.take(length)
             state = .head
             return .request(request)
-        }
-    }
-
-    /// Finds the CRLF CRLF that ends the head. Lines end in CRLF only: a bare LF (or a CR not
-    /// followed by LF) is refused as soon as it arrives (RFC 9112 §2.2 lets a server reject it),
-    /// rather than waiting for a CRLF CRLF that such a client never sends.
-    /// Looks no further than the largest head allowed, so whether a head is too large does not
-    /// depend on how its bytes were split into reads.
-    private mutating func findHeadEnd() throws(HTTPParseError) -> Int? {
-        var i = max(start, scanFrom)
-        let limit = min(buffer.count, start + maxHeadBytes + 4)
-        while i < limit {
-            let byte = buffer[i]
-            if byte == 10 {
-                guard i > start, buffer[i - 1] == 13 else {
-                    throw HTTPParseError(kind: .malformed, message: "a line ends in a bare LF: lines end in CRLF")
-                }
-                if i - start >= 3 && buffer[i - 2] == 10 && buffer[i - 3] == 13 {
-                    scanFrom = i + 1
-                    return i - 3
-                }
-            } else if i > start && buffer[i - 1] == 13 {
-                throw HTTPParseError(kind: .malformed, message: "a CR not followed by LF in the request head")
+        case .streamedBody(let remaining):
+            if remaining == 0 {
+                state = .head
+                return .bodyEnd
             }
-            i += 1
+            guard input.count > 0 else { return .needMore }
+            let part = input.take(remaining)
+            state = .streamedBody(remaining: remaining - part.count)
+            return .bodyPart(part)
         }
-        scanFrom = limit
-        return nil
     }
 
     private func parseHead(_ head: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPRequest {
@@ -172,18 +180,8 @@ public struct HTTPRequestParser: Sendable {
         guard parts[1].first == UInt8(ascii: "/") || parts[1].elementsEqual("*".utf8) else {
             throw HTTPParseError(kind: .malformed, message: "request target must be a path")
         }
-        var headers = HTTPHeaders()
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-                throw HTTPParseError(kind: .malformed,
-                                     message: "header line without ':' '\(HTTPHeadBytes.text(line.prefix(100)))'")
-            }
-            let name = line[..<colon]
-            guard !name.isEmpty, name.allSatisfy({ $0 > 32 && $0 < 127 }) else {
-                throw HTTPParseError(kind: .malformed, message: "bad header name '\(HTTPHeadBytes.text(name.prefix(100)))'")
-            }
-            headers.add(HTTPHeadBytes.text(name), HTTPHeadBytes.trimmedText(line[(colon + 1)...]))
-        }
+        let headers = try HTTPHeadBytes.headers(lines.dropFirst(), maxCount: limits.maxHeaderCount,
+                                                validatingNames: true)
         if minor == 1 && headers["Host"] == nil {
             throw HTTPParseError(kind: .malformed, message: "HTTP/1.1 request without Host header")
         }

@@ -27,63 +27,59 @@ public struct HTTPResponseParser: Sendable {
         public var description: String
     }
 
-    private var buffer: [UInt8] = []
-    private var start = 0
+    private var input = HTTPInputBuffer()
     private var state = State.head
-    /// Where the search for the CRLF (CRLF) that ends the head or a chunk-size line resumes: bytes
-    /// before it were searched already, so a head arriving a byte at a time costs linear time.
-    private var scanFrom = 0
     /// Bytes examined while looking for the ends of heads and chunk-size lines; linear in the
     /// input however its reads were split.
-    private(set) var bytesScanned = 0
-    /// A chunk-size line (RFC 9112 §7.1) is a hex number and optional extensions: one this long
-    /// without its CRLF is not a chunk-size line.
-    static let maxChunkSizeLineBytes = 1024
-    /// The largest body (or, in an event stream, the largest chunk) taken in: a server, or whatever
-    /// answers at its address, cannot make the client hold more. 64 MiB is far above the store's
-    /// answers (records are at most 1 MB, requests at most 4 MB).
-    public var maxBodyBytes = 64 << 20
+    var bytesScanned: Int { input.bytesScanned }
+    static let maxChunkSizeLineBytes = HTTPMessageLimits.maxChunkSizeLineBytes
+    /// A response head and header count this client takes, and the largest body (or, in an event
+    /// stream, the largest chunk): a server, or whatever answers at its address, cannot make the
+    /// client hold more. 64 MiB is above the store's answers (records are at most 1 MB, requests
+    /// at most 4 MB, an asset download is its file of at most 50 MB).
+    public var limits = HTTPMessageLimits(maxHeadBytes: 64 * 1024, maxHeaderCount: 1024, maxBodyBytes: 64 << 20)
+    public var maxBodyBytes: Int {
+        get { limits.maxBodyBytes }
+        set { limits.maxBodyBytes = newValue }
+    }
     /// Chunked responses whose content type is an event stream are handed out chunk by chunk.
     public var streamContentTypes = ["text/event-stream"]
 
     public init() {}
 
     /// Whether bytes of a response not yet handed out are held.
-    public var hasBufferedBytes: Bool { buffer.count > start }
+    public var hasBufferedBytes: Bool { input.count > 0 }
 
     public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-            scanFrom = 0
-        }
-        buffer.append(contentsOf: bytes)
+        input.append(bytes)
     }
 
     public mutating func parseStep() throws(ParseError) -> Step {
+        do {
+            return try step()
+        } catch {
+            throw ParseError(description: error.message)
+        }
+    }
+
+    private mutating func step() throws(HTTPParseError) -> Step {
         switch state {
         case .head:
-            guard let end = find([13, 10, 13, 10]) else {
-                if buffer.count - start > 64 * 1024 { throw ParseError(description: "response head too large") }
+            guard let end = try input.headEnd(maxHeadBytes: limits.maxHeadBytes, strictLineEnds: false) else {
                 return .needMore
             }
-            let headBytes = buffer[start..<end]
-            guard HTTPHeadBytes.isUTF8(headBytes) else { throw ParseError(description: "response head is not UTF-8") }
-            start = end + 4
+            let headBytes = input.bytes[input.start..<end]
+            guard HTTPHeadBytes.isUTF8(headBytes) else { throw Self.error("response head is not UTF-8") }
+            input.consume(upTo: end + 4)
             let lines = HTTPHeadBytes.lines(headBytes, omittingEmpty: true)
-            guard let first = lines.first else { throw ParseError(description: "empty response head") }
+            guard let first = lines.first else { throw Self.error("empty response head") }
             let statusLine = first.split(separator: 0x20, maxSplits: 2)
             guard statusLine.count >= 2, statusLine[0].starts(with: "HTTP/1.".utf8),
                   let status = Int(HTTPHeadBytes.text(statusLine[1])) else {
-                throw ParseError(description: "bad status line")
+                throw Self.error("bad status line")
             }
-            var headers = HTTPHeaders()
-            for line in lines.dropFirst() {
-                guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-                    throw ParseError(description: "bad header line")
-                }
-                headers.add(HTTPHeadBytes.text(line[..<colon]), HTTPHeadBytes.trimmedText(line[(colon + 1)...]))
-            }
+            let headers = try HTTPHeadBytes.headers(lines.dropFirst(), maxCount: limits.maxHeaderCount,
+                                                    validatingNames: false)
             let head = Head(status: status, headers: headers)
             if headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
                 let type = headers["Content-Type"]?.lowercased() ?? ""
@@ -91,77 +87,56 @@ public struct HTTPResponseParser: Sendable {
                 state = .chunked(head, streaming: streaming, collected: [])
                 if streaming { return .streamHead(head) }
             } else {
-                let length = Int(headers["Content-Length"] ?? "0") ?? -1
-                guard length >= 0 else { throw ParseError(description: "bad Content-Length") }
+                let length = try HTTPMessageLimits.contentLength(headers.values("Content-Length")) ?? 0
                 guard length <= maxBodyBytes else {
-                    throw ParseError(description: "a body of \(length) bytes is over the \(maxBodyBytes) this client takes")
+                    throw Self.error("a body of \(length) bytes is over the \(maxBodyBytes) this client takes")
                 }
                 state = .fixed(head, length: length)
             }
-            return try parseStep()
+            return try step()
         case .fixed(let head, let length):
-            guard buffer.count - start >= length else { return .needMore }
-            let body = Array(buffer[start..<(start + length)])
-            start += length
+            guard input.count >= length else { return .needMore }
+            let body = input.take(length)
             state = .head
             return .response(head, body)
         case .chunked(let head, let streaming, let collected):
-            guard let lineEnd = find([13, 10]) else {
-                if buffer.count - start > Self.maxChunkSizeLineBytes {
-                    throw ParseError(description: "chunk-size line longer than \(Self.maxChunkSizeLineBytes) bytes")
-                }
-                return .needMore
-            }
-            let lineStart = start
-            let sizeText = String(decoding: buffer[start..<lineEnd], as: UTF8.self)
-                .split(separator: ";").first.map { String($0).trimmingSpaces } ?? ""
-            guard let size = Int(sizeText, radix: 16), size >= 0 else {
-                throw ParseError(description: "bad chunk size '\(sizeText.prefix(20))'")
+            guard let lineEnd = try input.lineEnd(maxLineBytes: Self.maxChunkSizeLineBytes) else { return .needMore }
+            let line = input.bytes[input.start..<lineEnd]
+            guard let size = HTTPMessageLimits.chunkSize(line) else {
+                throw Self.error("bad chunk size '\(HTTPHeadBytes.text(line.prefix(20)))'")
             }
             // Compared by subtraction: `collected.count` is ours and ≤ the cap, `size` may be anything.
             guard size <= maxBodyBytes - collected.count else {
-                throw ParseError(description: streaming
+                throw Self.error(streaming
                     ? "a chunk of \(size) bytes is over the \(maxBodyBytes) this client takes"
                     : "a body of over \(maxBodyBytes) bytes is more than this client takes")
             }
-            start = lineEnd + 2
             if size == 0 {
                 // Trailers are not used; expect the final CRLF.
-                guard buffer.count - start >= 2 else {
-                    start = lineStart
-                    return .needMore
-                }
-                start += 2
+                guard input.count - (lineEnd + 2 - input.start) >= 2 else { return .needMore }
+                input.consume(upTo: lineEnd + 4)
                 state = .head
                 return streaming ? .end : .response(head, collected)
             }
+            input.consume(upTo: lineEnd + 2)
             state = .chunkData(head, streaming: streaming, collected: collected, remaining: size)
-            return try parseStep()
+            return try step()
         case .chunkData(let head, let streaming, var collected, let remaining):
             // `remaining` is the server's number: compared, never added to, so a huge size cannot trap.
-            guard buffer.count - start - 2 >= remaining else { return .needMore }
-            let data = Array(buffer[start..<(start + remaining)])
-            start += remaining + 2
+            guard input.count - 2 >= remaining else { return .needMore }
+            let data = input.take(remaining)
+            input.consume(upTo: input.start + 2)
             if streaming {
                 state = .chunked(head, streaming: true, collected: [])
                 return .chunk(data)
             }
             collected.append(contentsOf: data)
             state = .chunked(head, streaming: false, collected: collected)
-            return try parseStep()
+            return try step()
         }
     }
 
-    /// The first `pattern` at or after `start`. Resumes where the last unsuccessful search
-    /// stopped; the state asks for one pattern until it is found, and `start` moves past a match.
-    private mutating func find(_ pattern: [UInt8]) -> Int? {
-        var i = max(start, scanFrom)
-        while i + pattern.count <= buffer.count {
-            bytesScanned &+= 1
-            if buffer[i] == pattern[0] && buffer[i..<(i + pattern.count)].elementsEqual(pattern) { return i }
-            i += 1
-        }
-        scanFrom = max(start, i)
-        return nil
+    private static func error(_ message: String) -> HTTPParseError {
+        HTTPParseError(kind: .malformed, message: message)
     }
 }

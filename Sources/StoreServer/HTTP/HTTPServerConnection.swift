@@ -6,6 +6,11 @@ import ZoneCore
 /// and time in; requests to dispatch, bytes to send and closing out; `nextDeadline` for the read
 /// and idle timeouts. One request at a time: the next is parsed only after the previous one's
 /// response went out.
+///
+/// A request whose body the `streaming` limit lets through above the in-memory limit (the asset
+/// upload route) is handed out as it arrives: `.beginSpool`, `.spool` for each part, then
+/// `.dispatchSpooled`; whenever such a request cannot complete (an error, a timeout, a half-close)
+/// `.discardSpool` comes first, so nothing of it is left behind.
 public struct HTTPServerConnection: Sendable {
     /// What happened to the connection.
     public enum Input: Sendable {
@@ -38,6 +43,9 @@ public struct HTTPServerConnection: Sendable {
         public var idleTimeout: Duration = .seconds(60)
         public var maxHeadBytes = 16 * 1024
         public var maxBodyBytes = 4 * 1024 * 1024
+        /// Which requests may stream a larger body, and how large (nil: none). A streamed body's
+        /// read timeout runs from the last bytes that arrived, not from the request's first.
+        public var streaming: HTTPRequestParser.Streaming?
 
         public init() {}
     }
@@ -50,11 +58,21 @@ public struct HTTPServerConnection: Sendable {
         case send([UInt8])
         /// Close the connection once everything sent has left.
         case close
+        /// A request whose body is streamed begins: keep somewhere to put its `length` bytes.
+        case beginSpool(HTTPRequest, length: Int)
+        /// The next bytes of the streamed body.
+        case spool([UInt8])
+        /// The streamed body is complete: handle the request of `.beginSpool`; answer with `.respond`.
+        case dispatchSpooled
+        /// The streamed request will not complete: remove what was kept of it.
+        case discardSpool
     }
 
     enum State: Sendable {
         /// Waiting for (more of) a request; `since` is when its first byte came, or the idle start.
         case reading(since: Instant, midRequest: Bool)
+        /// A streamed body arriving; `since` is when its last bytes came.
+        case receivingBody(since: Instant, keepAlive: Bool)
         case awaitingResponse(keepAlive: Bool)
         /// A long-lived streamed response (event stream): no more requests on this connection.
         case streaming
@@ -70,7 +88,8 @@ public struct HTTPServerConnection: Sendable {
 
     public init(limits: Limits = Limits(), now: Instant) {
         self.limits = limits
-        parser = HTTPRequestParser(maxHeadBytes: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes)
+        parser = HTTPRequestParser(maxHeadBytes: limits.maxHeadBytes, maxBodyBytes: limits.maxBodyBytes,
+                                   streaming: limits.streaming)
         state = .reading(since: now, midRequest: false)
     }
 
@@ -95,8 +114,8 @@ public struct HTTPServerConnection: Sendable {
         case .endStream: actions = endStream()
         case .timer: actions = timerFired(now: now)
         case .peerClosed:
+            actions = isReceivingBody ? [.discardSpool] : []
             state = .closed
-            actions = []
         }
         for action in actions { outputs.append(action) }
     }
@@ -105,8 +124,16 @@ public struct HTTPServerConnection: Sendable {
 
     /// The read timeout of a request under way, or the idle timeout between requests.
     public var nextDeadline: Instant? {
-        guard case .reading(let since, let mid) = state else { return nil }
-        return since + (mid ? limits.requestReadTimeout : limits.idleTimeout)
+        switch state {
+        case .reading(let since, let mid): return since + (mid ? limits.requestReadTimeout : limits.idleTimeout)
+        case .receivingBody(let since, _): return since + limits.requestReadTimeout
+        case .awaitingResponse, .streaming, .closed: return nil
+        }
+    }
+
+    private var isReceivingBody: Bool {
+        if case .receivingBody = state { return true }
+        return false
     }
 
     private mutating func received(_ bytes: ArraySlice<UInt8>, now: Instant) -> [Action] {
@@ -119,6 +146,10 @@ public struct HTTPServerConnection: Sendable {
         case .reading(let since, let mid):
             parser.append(bytes)
             if !mid { state = .reading(since: now, midRequest: true) } else { state = .reading(since: since, midRequest: true) }
+            return parseNext(now: now)
+        case .receivingBody(_, let keepAlive):
+            parser.append(bytes)
+            state = .receivingBody(since: now, keepAlive: keepAlive)
             return parseNext(now: now)
         }
     }
@@ -148,6 +179,9 @@ public struct HTTPServerConnection: Sendable {
             // `received` dispatched every complete request already: what is left is incomplete.
             state = .closed
             return [.close]
+        case .receivingBody:
+            state = .closed
+            return [.discardSpool, .close]
         case .awaitingResponse, .streaming, .closed:
             return []
         }
@@ -175,33 +209,54 @@ public struct HTTPServerConnection: Sendable {
 
     /// A deadline may have passed.
     private mutating func timerFired(now: Instant) -> [Action] {
-        guard case .reading(_, let mid) = state, let deadline = nextDeadline, now >= deadline else { return [] }
+        guard let deadline = nextDeadline, now >= deadline else { return [] }
+        if isReceivingBody {
+            return fail(status: 408, message: "no bytes of the body for \(limits.requestReadTimeout)")
+        }
+        guard case .reading(_, let mid) = state else { return [] }
         if mid { return fail(status: 408, message: "request not complete within \(limits.requestReadTimeout)") }
         state = .closed
         return [.close]
     }
 
+    /// Parses what the buffer holds, up to one complete request.
     private mutating func parseNext(now: Instant) -> [Action] {
+        var actions: [Action] = []
         do {
-            switch try parser.parseStep() {
-            case .needMore:
-                guard case .reading(let since, _) = state else { return [] }
-                let mid = parser.isMidRequest
-                state = .reading(since: mid ? since : now, midRequest: mid)
-                return []
-            case .request(let request):
-                state = .awaitingResponse(keepAlive: request.keepAlive)
-                return [.dispatch(request)]
+            while true {
+                switch try parser.parseStep() {
+                case .needMore:
+                    if case .reading(let since, _) = state {
+                        let mid = parser.isMidRequest
+                        state = .reading(since: mid ? since : now, midRequest: mid)
+                    }
+                    return actions
+                case .request(let request):
+                    state = .awaitingResponse(keepAlive: request.keepAlive)
+                    return actions + [.dispatch(request)]
+                case .streamedHead(let request, let length):
+                    state = .receivingBody(since: now, keepAlive: request.keepAlive)
+                    actions.append(.beginSpool(request, length: length))
+                case .bodyPart(let bytes):
+                    actions.append(.spool(bytes))
+                case .bodyEnd:
+                    guard case .receivingBody(_, let keepAlive) = state else { return actions }
+                    state = .awaitingResponse(keepAlive: keepAlive)
+                    return actions + [.dispatchSpooled]
+                }
             }
         } catch {
-            return fail(status: error.status, message: error.message)
+            return actions + fail(status: error.status, message: error.message,
+                                  ckErrorCode: error.kind == .limitExceeded ? "limitExceeded" : nil)
         }
     }
 
-    private mutating func fail(status: Int, message: String) -> [Action] {
+    private mutating func fail(status: Int, message: String, ckErrorCode: String? = nil) -> [Action] {
+        let discard: [Action] = isReceivingBody ? [.discardSpool] : []
         state = .closed
-        let body = Array(#"{"serverErrorCode":"BAD_REQUEST","reason":\#(JSONString.quoted(message))}"#.utf8)
-        return [.send(HTTPResponse.json(status, body).serialized(keepAlive: false)), .close]
+        let kind = ckErrorCode.map { #","ckErrorCode":\#(JSONString.quoted($0))"# } ?? ""
+        let body = Array(#"{"serverErrorCode":"BAD_REQUEST"\#(kind),"reason":\#(JSONString.quoted(message))}"#.utf8)
+        return discard + [.send(HTTPResponse.json(status, body).serialized(keepAlive: false)), .close]
     }
 }
 

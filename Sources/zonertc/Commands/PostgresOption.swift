@@ -56,6 +56,15 @@ enum PostgresOption {
         #endif
     }
 
+    /// The database's asset files (`zonertc_assets`), shared by every daemon on it.
+    static func assets(of store: any StoreBackend) -> (any AssetStorage)? {
+        #if PostgreSQL
+        return (store as? PostgresStore).map { PostgresAssets(store: $0) }
+        #else
+        return nil
+        #endif
+    }
+
     /// Adds `tokens` to the database's API tokens; returns every one declared so far.
     static func rememberAPITokens(_ tokens: [String], users: any UserDirectory,
                                   spec: CommandSpec) async throws -> [String] {

@@ -130,6 +130,7 @@ enum StoreServeCommand {
         let store: any StoreBackend
         let users: any UserDirectory
         let declared: [String]
+        let assets: (any AssetStorage)?
         var facts: String
         if let postgres {
             (store, users) = try await PostgresOption.open(url: postgres, configuration: options.configuration,
@@ -138,6 +139,7 @@ enum StoreServeCommand {
                                                            spec: spec)
             facts = "postgres \(postgres), push \(options.pushProfile.name), group commit \(groupCommit.description)"
             declared = try await PostgresOption.rememberAPITokens(apiTokens, users: users, spec: spec)
+            assets = PostgresOption.assets(of: store)
         } else {
             let embedded = try EmbeddedStore(options: options)
             facts = "data \(data ?? "in memory"), fsync \(options.fsync.rawValue), push \(options.pushProfile.name)"
@@ -148,11 +150,28 @@ enum StoreServeCommand {
             store = embedded
             users = try UserRegistry(directory: data)
             declared = try data.map { try APITokenFile.remember(apiTokens, in: $0) } ?? apiTokens
+            assets = try data.map { try AssetFiles(directory: "\($0)/assets") } ?? AssetFiles.temporary()
+        }
+        if let data {
+            // Uploads cut short by a crash: their spool files were never acknowledged.
+            daemonOptions.spoolDirectory = try BodySpoolDirectory.prepare("\(data)/assets-spool")
         }
         let api = StoreAPI(store: store, users: users, allowRegister: allowRegister,
-                           apiTokens: APITokens(declared), serverKeys: serverKeys, webcourier: courier)
+                           apiTokens: APITokens(declared), serverKeys: serverKeys, webcourier: courier,
+                           assets: assets)
         let daemon = try StoreDaemon(api: api, options: daemonOptions)
         try daemon.start()
+        // Uploads no record took, and files of records deleted since, go after a day.
+        let sweeper = Task {
+            while !Task.isCancelled {
+                let removed = try? await api.removeUnreferencedAssets(
+                    keptBefore: Date().addingTimeInterval(-StoreAPI.unreferencedAssetGrace))
+                if let removed, removed > 0 {
+                    Logger(component: "store-serve").info("unreferenced asset files removed", ["count": "\(removed)"])
+                }
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
         if allowRegister { facts += ", registration open" }
         // How many, never which: a token is not logged.
         if !declared.isEmpty { facts += ", \(declared.count) API token\(declared.count == 1 ? "" : "s")" }
@@ -163,6 +182,7 @@ enum StoreServeCommand {
         // every write it acknowledged is durable already.
         let watchdog = StopWatchdog(limit: .seconds(10), what: "zonertc store")
         Terminal.error("zonertc store: \(signal), stopping")
+        sweeper.cancel()
         let stopped = daemon.stop(within: .seconds(5))
         store.close()
         watchdog.disarm()

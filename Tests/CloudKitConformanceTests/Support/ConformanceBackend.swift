@@ -56,15 +56,24 @@ final class ConformanceServer: Sendable {
     /// Sends a request; `write` picks the writing daemon where there are two.
     typealias Send = @Sendable (_ method: String, _ path: String, _ headers: [(String, String)], _ body: [UInt8],
                                 _ write: Bool) async throws -> Reply
+    /// Sends a request and gives the raw answer (an asset's bytes are no JSON).
+    typealias RawSend = @Sendable (_ method: String, _ target: String, _ headers: [(String, String)], _ body: [UInt8],
+                                   _ write: Bool) async throws -> RawResponse
     let users: UserRegistry
     private let send: Send
+    private let rawSend: RawSend
+    /// The daemons' addresses (empty in process), writing daemon first.
+    let endpoints: [Endpoint]
     /// What keeps the stores and daemons alive (the process ends with them).
     private let retained: [any Sendable]
     private let created = Atomic<Int>(0)
 
-    private init(users: UserRegistry, send: @escaping Send, retained: [any Sendable]) {
+    private init(users: UserRegistry, send: @escaping Send, raw: @escaping RawSend, endpoints: [Endpoint] = [],
+                 retained: [any Sendable]) {
         self.users = users
         self.send = send
+        self.rawSend = raw
+        self.endpoints = endpoints
         self.retained = retained
     }
 
@@ -77,6 +86,11 @@ final class ConformanceServer: Sendable {
     func request(_ method: String, _ path: String, headers: [(String, String)], body: [UInt8],
                  write: Bool) async throws -> Reply {
         try await send(method, path, headers, body, write)
+    }
+
+    func raw(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [],
+             write: Bool) async throws -> RawResponse {
+        try await rawSend(method, target, headers, body, write)
     }
 
     /// How long a webcourier poll waits here: long enough for a test to see it wait, short enough to
@@ -94,11 +108,13 @@ final class ConformanceServer: Sendable {
     }()
 
     /// The JSON API as every backend serves it: registration closed, the suite's API token declared.
-    private static func makeAPI(_ store: any StoreBackend, _ users: UserRegistry) -> StoreAPI {
+    private static func makeAPI(_ store: any StoreBackend, _ users: UserRegistry,
+                                assets: (any AssetStorage)? = try? AssetFiles.temporary()) -> StoreAPI {
         var courier = Webcourier.Options()
         courier.timeout = webcourierTimeout
         return StoreAPI(store: store, users: users, allowRegister: false,
-                        apiTokens: APITokens([ConformanceUser.apiToken]), serverKeys: serverKeys, webcourier: courier)
+                        apiTokens: APITokens([ConformanceUser.apiToken]), serverKeys: serverKeys, webcourier: courier,
+                        assets: assets)
     }
 
     static func start(_ backend: ConformanceBackend) async throws -> ConformanceServer {
@@ -116,6 +132,12 @@ final class ConformanceServer: Sendable {
                     throw StoreError(.internalError, "\(path) opened a stream")
                 }
                 return try Reply(status: r.status, body: r.body)
+            }, raw: { method, target, headers, body, _ in
+                guard case .response(let r) = await api.handle(
+                    HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers), body: body)) else {
+                    throw StoreError(.internalError, "\(target) opened a stream")
+                }
+                return RawResponse(status: r.status, headers: r.headers, body: r.body)
             }, retained: [store, api])
         case .daemon:
             let store = try EmbeddedStore(options: .inMemoryForTests, clock: clock)
@@ -126,7 +148,9 @@ final class ConformanceServer: Sendable {
             return ConformanceServer(users: users, send: { method, path, headers, body, _ in
                 try await Reply(pool.send(method: method, path: path, headers: headers, body: body,
                                           timeoutMilliseconds: 30_000))
-            }, retained: [ServedStore(daemon: daemon, store: store)])
+            }, raw: { method, target, headers, body, _ in
+                try await rawHTTP(daemon.endpoint, method, target, headers: headers, body: body)
+            }, endpoints: [daemon.endpoint], retained: [ServedStore(daemon: daemon, store: store)])
         case .postgres:
             #if PostgreSQL
             let cluster = try PostgresCluster.shared()
@@ -137,17 +161,20 @@ final class ConformanceServer: Sendable {
                 options.automaticPush = false
                 options.readers = 2
                 let store = try await PostgresStore.open(options: options, clock: clock)
-                let daemon = try StoreDaemon(api: makeAPI(store, users),
+                let daemon = try StoreDaemon(api: makeAPI(store, users, assets: PostgresAssets(store: store)),
                                              options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
                 try daemon.start()
                 served.append(ServedStore(daemon: daemon, store: store))
             }
+            let endpoints = served.map(\.daemon.endpoint)
             let writes = ConnectionPool(endpoint: served[0].daemon.endpoint)
             let reads = ConnectionPool(endpoint: served[1].daemon.endpoint)
             return ConformanceServer(users: users, send: { method, path, headers, body, write in
                 try await Reply((write ? writes : reads).send(method: method, path: path, headers: headers, body: body,
                                                               timeoutMilliseconds: 30_000))
-            }, retained: served)
+            }, raw: { method, target, headers, body, write in
+                try await rawHTTP(endpoints[write ? 0 : 1], method, target, headers: headers, body: body)
+            }, endpoints: endpoints, retained: served)
             #else
             throw StoreError(.internalError, "built without the PostgreSQL trait")
             #endif

@@ -12,9 +12,10 @@ struct ConformanceUser: Sendable {
 
     static let container = "/database/1/iCloud.com.example.conformance/development"
 
-    /// Operations that change the store: sent to the writing daemon where there are two.
+    /// Operations that change the store: sent to the writing daemon where there are two. An upload
+    /// URL is held by the daemon that handed it out, which takes the upload too.
     private static let writes: Set<String> = ["records/modify", "zones/modify", "subscriptions/modify",
-                                              "records/accept"]
+                                              "records/accept", "assets/upload"]
 
     /// POSTs `body` (a JSON object) to `operation` of `database`.
     func post(_ operation: String, _ body: [String: Any], database: String = "private") async throws -> Reply {

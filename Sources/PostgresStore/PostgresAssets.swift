@@ -1,0 +1,72 @@
+#if PostgreSQL
+import Foundation
+import RecordStore
+
+/// Asset files in the database (`zonertc_assets`, migration 8), so every daemon on it serves the
+/// bytes of an upload any of them took. A row is committed before the upload is answered.
+public final class PostgresAssets: AssetStorage {
+    private let store: PostgresStore
+
+    public init(store: PostgresStore) { self.store = store }
+
+    public func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw StoreError(.internalError, "cannot read the upload \(path): \(error)")
+        }
+        try await keep(asset, bytes: Array(data))
+    }
+
+    public func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError) {
+        try await run(idempotent: false) { conn in
+            try conn.query("""
+                INSERT INTO zonertc_assets (receipt, file_checksum, size, owner, bytes)
+                VALUES ($1, $2, $3::bigint, $4, $5)
+                """, [.text(asset.receipt), .text(asset.fileChecksum), .int8(asset.size), .text(asset.owner),
+                      .bytea(bytes)])
+        }
+    }
+
+    public func asset(receipt: String) async throws(StoreError) -> StoredAsset? {
+        try await run { conn -> StoredAsset? in
+            let rows = try conn.query("SELECT file_checksum, size::bigint, owner FROM zonertc_assets WHERE receipt = $1",
+                                      [.text(receipt)])
+            guard rows.count > 0, let checksum = rows.text(0, 0), let owner = rows.text(0, 2) else { return nil }
+            return StoredAsset(receipt: receipt, fileChecksum: checksum, size: try rows.int8(0, 1), owner: owner)
+        }
+    }
+
+    public func bytes(receipt: String) async throws(StoreError) -> [UInt8]? {
+        try await run { conn -> [UInt8]? in
+            let rows = try conn.query("SELECT bytes FROM zonertc_assets WHERE receipt = $1", [.text(receipt)])
+            return rows.count > 0 ? rows.rows[0][0] : nil
+        }
+    }
+
+    public func removeUnreferenced(referenced: Set<String>, keptBefore cutoff: Date) async throws(StoreError) -> Int {
+        let seconds = Int64(cutoff.timeIntervalSince1970)
+        return try await run(idempotent: false) { conn -> Int in
+            let rows = try conn.query("SELECT receipt FROM zonertc_assets WHERE kept_at < to_timestamp($1::bigint)",
+                                      [.int8(seconds)])
+            var removed = 0
+            for row in 0..<rows.count {
+                guard let receipt = rows.text(row, 0), !referenced.contains(receipt) else { continue }
+                try conn.query("DELETE FROM zonertc_assets WHERE receipt = $1", [.text(receipt)])
+                removed += 1
+            }
+            return removed
+        }
+    }
+
+    private func run<R: Sendable>(idempotent: Bool = true,
+                                  _ body: @escaping @Sendable (PostgresConnection) throws -> R) async throws(StoreError) -> R {
+        do {
+            return try await store.onReader(idempotent: idempotent, body)
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(.internalError, "\(error)")
+        }
+    }
+}
+#endif

@@ -1,0 +1,105 @@
+import Foundation
+import Glibc
+import ZoneCore
+
+/// Asset files in a directory: `<receipt>` holds the bytes, `<receipt>.asset` what describes them
+/// (checksum, size, owner; one per line). The bytes are synced and renamed into place first, then
+/// the description is written durably (`replaceFileDurably`); an asset is only ever read through
+/// its description, so a crash between the two leaves a file no one sees, which
+/// `removeUnreferenced` takes away.
+public final class AssetFiles: AssetStorage {
+    public let directory: String
+
+    /// Makes `directory` (mode 0700) if it is missing.
+    public init(directory: String) throws(StoreError) {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError(.internalError, "cannot make the asset directory \(directory): \(error)")
+        }
+    }
+
+    /// A fresh directory under the system's temporary directory, for a store kept in memory.
+    public static func temporary() throws(StoreError) -> AssetFiles {
+        try AssetFiles(directory: FileManager.default.temporaryDirectory.path
+                       + "/zonertc-assets-\(getpid())-\(StoredAsset.newReceipt())")
+    }
+
+    private func dataPath(_ receipt: String) -> String { "\(directory)/\(receipt)" }
+    private func descriptionPath(_ receipt: String) -> String { "\(directory)/\(receipt).asset" }
+
+    public func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) {
+        guard StoredAsset.isReceipt(asset.receipt) else { throw StoreError(.invalidArguments, "not a receipt") }
+        let target = dataPath(asset.receipt)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload \(path): \(Self.errno())") }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard synced else { throw StoreError(.internalError, "cannot sync the upload: \(Self.errno())") }
+        if rename(path, target) != 0 {
+            // Another file system (a spool directory elsewhere): copied, then synced.
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                throw StoreError(.internalError, "cannot read the upload \(path): \(error)")
+            }
+            try writeData(Array(data), to: target)
+        }
+        try describe(asset)
+    }
+
+    public func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError) {
+        guard StoredAsset.isReceipt(asset.receipt) else { throw StoreError(.invalidArguments, "not a receipt") }
+        try writeData(bytes, to: dataPath(asset.receipt))
+        try describe(asset)
+    }
+
+    private func writeData(_ bytes: [UInt8], to target: String) throws(StoreError) {
+        if let problem = replaceFileDurably(target, with: bytes, mode: 0o600) {
+            throw StoreError(.internalError, problem)
+        }
+    }
+
+    private func describe(_ asset: StoredAsset) throws(StoreError) {
+        let text = "\(asset.fileChecksum)\n\(asset.size)\n\(asset.owner)\n"
+        if let problem = replaceFileDurably(descriptionPath(asset.receipt), with: Array(text.utf8), mode: 0o600) {
+            throw StoreError(.internalError, problem)
+        }
+    }
+
+    public func asset(receipt: String) async throws(StoreError) -> StoredAsset? {
+        guard StoredAsset.isReceipt(receipt),
+              let data = FileManager.default.contents(atPath: descriptionPath(receipt)) else { return nil }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 3, let size = Int64(lines[1]) else {
+            throw StoreError(.internalError, "the asset description \(descriptionPath(receipt)) is damaged")
+        }
+        return StoredAsset(receipt: receipt, fileChecksum: String(lines[0]), size: size, owner: String(lines[2]))
+    }
+
+    public func bytes(receipt: String) async throws(StoreError) -> [UInt8]? {
+        guard try await asset(receipt: receipt) != nil,
+              let data = FileManager.default.contents(atPath: dataPath(receipt)) else { return nil }
+        return Array(data)
+    }
+
+    public func removeUnreferenced(referenced: Set<String>, keptBefore cutoff: Date) async throws(StoreError) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var removed = 0
+        for name in names {
+            let receipt = name.hasSuffix(".asset") ? String(name.dropLast(6)) : name
+            guard StoredAsset.isReceipt(receipt), !referenced.contains(receipt) else { continue }
+            let path = "\(directory)/\(name)"
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  modified < cutoff else { continue }
+            // The description first: without it the bytes are no asset.
+            if unlink(descriptionPath(receipt)) == 0 { removed += 1 }
+            unlink(dataPath(receipt))
+        }
+        if removed > 0 { syncDirectory(directory) }
+        return removed
+    }
+
+    private static func errno() -> String { String(cString: strerror(Glibc.errno)) }
+}

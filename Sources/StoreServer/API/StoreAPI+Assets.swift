@@ -1,0 +1,193 @@
+import Foundation
+import Glibc
+import RecordStore
+import ZoneCore
+
+// Assets as CloudKit Web Services Reference documents them: "Uploading Assets (assets/upload)"
+// (developer.apple.com/library/archive/…/CloudKitWebServicesReference/UploadAssets.html), the Asset
+// Dictionary of "Types and Dictionaries" (…/Types.html) and the asset file limit of "Data Size
+// Limits" (…/PropertyMetrics.html). Three steps: `assets/upload` hands out one upload URL per asset
+// field; a POST of the file's bytes to that URL answers `{"singleFile": {fileChecksum, size,
+// receipt}}`; a record saved with that dictionary as an `ASSETID` field holds the file, and every
+// answer carrying the record gives the field a `downloadURL` serving the same bytes.
+// docs/CLOUDKIT.md says, key by key, what follows the reference and what differs.
+
+/// Where the daemon takes and serves asset bytes.
+public enum AssetRoutes {
+    /// `POST /asset-upload/<token>`: the upload URL; the token is its credential.
+    public static let uploadPrefix = "/asset-upload/"
+    /// `GET /asset-download/<receipt>`: the download URL; the receipt is its credential.
+    public static let downloadPrefix = "/asset-download/"
+    /// Data Size Limits: "Maximum number of tokens in a request: 200".
+    public static let maxTokens = 200
+    /// Upload bodies over the in-memory limit are streamed to a spool file, up to the asset file limit.
+    public static var streaming: HTTPRequestParser.Streaming {
+        HTTPRequestParser.Streaming(pathPrefix: uploadPrefix, maxBytes: Int(Asset.maxFileSize))
+    }
+
+    /// The download URL of `receipt` for the host the request named (a path alone without one).
+    static func downloadURL(_ receipt: String) -> String { url(downloadPrefix + receipt) }
+
+    static func url(_ path: String) -> String {
+        guard let host = StoreAPI.requestHost, !host.isEmpty,
+              host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) else { return path }
+        return "http://\(host)\(path)"
+    }
+}
+
+extension DocumentedKeys {
+    // UploadAssets.html: the request and the Asset Field Dictionary.
+    static let assetUploadRequest = DocumentedKeys("an assets/upload request", ["zoneID", "tokens"])
+    static let assetField = DocumentedKeys("an asset field dictionary", ["recordName", "recordType", "fieldName"])
+}
+
+extension StoreAPI {
+    /// `assets/upload`: one Token Response Dictionary (`recordName`, `fieldName`, `url`) per asset
+    /// field asked, in order.
+    func requestAssetUploads(_ body: WireObject, scope: DatabaseScope, user: String) throws -> WireFormat.Object {
+        try body.allowing(.assetUploadRequest)
+        let zone = try body["zoneID"].map { try WireFormat.decodeZoneID($0) } ?? .defaultZone
+        let fields = try body.objects("tokens", required: true)
+        guard !fields.isEmpty else { throw WireFormat.ShapeError("tokens: name at least one asset field") }
+        guard fields.count <= AssetRoutes.maxTokens else {
+            throw StoreError(.limitExceeded, "tokens: at most \(AssetRoutes.maxTokens) a request (Data Size Limits)")
+        }
+        let expires = Date().addingTimeInterval(AssetUploadSlots.lifetime)
+        var tokens: [WireFormat.Object] = []
+        for field in fields {
+            try field.allowing(.assetField)
+            let fieldName = try field.requiredString("fieldName")
+            let recordName = try field.string("recordName") ?? UUID().uuidString
+            _ = try field.string("recordType")
+            let token = assetUploads.open(AssetUploadSlots.Slot(user: user, scope: scope, zone: zone,
+                                                                recordName: recordName, fieldName: fieldName,
+                                                                expires: expires))
+            tokens.append(["recordName": recordName, "fieldName": fieldName,
+                           "url": AssetRoutes.url(AssetRoutes.uploadPrefix + token)])
+        }
+        return ["tokens": tokens]
+    }
+
+    /// `POST /asset-upload/<token>` with the file's bytes (in memory, or spooled by the daemon).
+    func receiveAssetUpload(_ request: HTTPRequest) async -> HTTPResponse {
+        guard request.method == "POST" else { return error(405, .invalidArguments, "upload the file with POST") }
+        let token = String(request.path.dropFirst(AssetRoutes.uploadPrefix.count))
+        guard let assets else { return error(500, .internalError, "this store keeps no asset files") }
+        guard StoredAsset.isReceipt(token), let slot = assetUploads.take(token) else {
+            return error(401, .authenticationFailed,
+                         "not an upload URL this store handed out, used already, or lapsed: ask assets/upload again")
+        }
+        guard Int64(request.spooledBody?.length ?? request.body.count) <= Asset.maxFileSize else {
+            return .json(400, WireFormat.serialize(WireFormat.encode(StoreError(
+                .limitExceeded, "an asset file is at most \(Asset.maxFileSize) bytes (Data Size Limits)"))))
+        }
+        let receipt = StoredAsset.newReceipt()
+        do {
+            let asset: StoredAsset
+            if let spooled = request.spooledBody {
+                let (checksum, size) = try Self.checksum(ofFileAt: spooled.path)
+                asset = StoredAsset(receipt: receipt, fileChecksum: checksum, size: size, owner: slot.user)
+                try await assets.keep(asset, fileAt: spooled.path)
+            } else {
+                var h = SHA256()
+                h.update(request.body)
+                asset = StoredAsset(receipt: receipt, fileChecksum: StoredAsset.checksum(of: Self.finalize(h)),
+                                    size: Int64(request.body.count), owner: slot.user)
+                try await assets.keep(asset, bytes: request.body)
+            }
+            let single: WireFormat.Object = ["fileChecksum": asset.fileChecksum, "size": asset.size,
+                                             "receipt": asset.receipt]
+            return .json(200, WireFormat.serialize(["singleFile": single]))
+        } catch let e as StoreError {
+            return .json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e)))
+        } catch {
+            return self.error(500, .internalError, "\(error)")
+        }
+    }
+
+    /// `GET /asset-download/<receipt>`: the file's bytes.
+    func serveAssetDownload(_ request: HTTPRequest) async -> HTTPResponse {
+        guard request.method == "GET" else { return error(405, .invalidArguments, "download the file with GET") }
+        let receipt = String(request.path.dropFirst(AssetRoutes.downloadPrefix.count))
+        do {
+            guard let assets, StoredAsset.isReceipt(receipt), let bytes = try await assets.bytes(receipt: receipt) else {
+                return error(404, .unknownItem, "no asset file at this URL")
+            }
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
+                                body: bytes)
+        } catch {
+            return self.error(500, .internalError, "\(error)")
+        }
+    }
+
+    /// Every asset of `operations` that names a `receipt` must be a file this store kept, with the
+    /// checksum and size its upload answered: otherwise `BAD_REQUEST`, and nothing of the request
+    /// is applied. (An asset dictionary without a receipt is kept as sent, without a file.)
+    func checkAssetReceipts(_ operations: [RecordOperation]) async throws {
+        for operation in operations {
+            guard let record = operation.record else { continue }
+            for (name, value) in record.fields {
+                for asset in Self.assets(in: value) {
+                    guard let receipt = asset.receipt else { continue }
+                    let kept = StoredAsset.isReceipt(receipt) ? try await assets?.asset(receipt: receipt) : nil
+                    guard let kept else {
+                        throw StoreError(.invalidArguments, "field \(name): receipt '\(receipt.prefix(40))' is not "
+                                         + "an upload of this store (upload the file through assets/upload)")
+                    }
+                    guard kept.fileChecksum == asset.fileChecksum, kept.size == asset.size else {
+                        throw StoreError(.invalidArguments, "field \(name): fileChecksum and size must be the "
+                                         + "upload's (\(kept.fileChecksum), \(kept.size))")
+                    }
+                }
+            }
+        }
+    }
+
+    private static func assets(in value: FieldValue) -> [Asset] {
+        switch value {
+        case .asset(let a): return [a]
+        case .list(let items): return items.compactMap(\.assetValue)
+        default: return []
+        }
+    }
+
+    /// SHA-256 (base64) and size of a file, read in blocks.
+    static func checksum(ofFileAt path: String) throws -> (String, Int64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var h = SHA256()
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var size: Int64 = 0
+        while true {
+            let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw StoreError(.internalError, "cannot read the upload: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            h.update(block[0..<n])
+            size += Int64(n)
+        }
+        return (StoredAsset.checksum(of: finalize(h)), size)
+    }
+
+    private static func finalize(_ h: SHA256) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: SHA256.digestSize)
+        out.withUnsafeMutableBytes { h.finalize(into: $0) }
+        return out
+    }
+}
+
+extension StoreAPI {
+    /// How long an upload no record holds is kept: long enough to save the record it was for.
+    public static let unreferencedAssetGrace: TimeInterval = 24 * 3600
+
+    /// Removes the asset files kept before `cutoff` that no record holds: uploads never saved in a
+    /// record, and the files of records deleted or changed since. How many.
+    public func removeUnreferencedAssets(keptBefore cutoff: Date) async throws -> Int {
+        guard let assets else { return 0 }
+        let referenced = try await store.perform(user: "_assets", deviceID: nil, access: .read) { e, _ in
+            e.assetReceipts
+        }
+        return try await assets.removeUnreferenced(referenced: referenced, keptBefore: cutoff)
+    }
+}

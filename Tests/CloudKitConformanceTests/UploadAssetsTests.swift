@@ -1,0 +1,207 @@
+// CloudKit Web Services Reference, "Uploading Assets (assets/upload)"
+// (developer.apple.com/library/archive/…/CloudKitWebServicesReference/UploadAssets.html), with the
+// Asset Dictionary of "Types and Dictionaries" and the asset limit of "Data Size Limits": ask for
+// upload URLs, POST the file to one, save the `singleFile` dictionary as the record's ASSETID field,
+// and fetch the bytes back from the `downloadURL` every answer carrying the record gives.
+import Foundation
+import Net
+import RecordStore
+@testable import StoreServer
+import Testing
+import ZoneCore
+
+@Suite("CloudKit: Uploading Assets")
+struct UploadAssetsTests {
+    /// The path of an absolute URL the store handed out (or the path itself).
+    static func path(_ url: String) -> String {
+        guard url.hasPrefix("http://"), let slash = url.dropFirst(7).firstIndex(of: "/") else { return url }
+        return String(url[slash...])
+    }
+
+    /// Seeded bytes of `count`.
+    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var random = SeededRandom(seed: seed)
+        return (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    }
+
+    /// assets/upload for one field, then the POST of `file`: the upload URL and the `singleFile` answer.
+    static func upload(_ file: [UInt8], as user: ConformanceUser, record: String, field: String = "image",
+                       zoneID: [String: Any]) async throws -> (url: String, singleFile: [String: Any], status: Int) {
+        let tokens = try await user.post("assets/upload", [
+            "zoneID": zoneID, "tokens": [["recordName": record, "recordType": "Photo", "fieldName": field]],
+        ])
+        let token = (tokens.body["tokens"] as? [[String: Any]])?.first ?? [:]
+        #expect(tokens.status == 200 && token["recordName"] as? String == record && token["fieldName"] as? String == field,
+                "\(tokens)")
+        let url = token["url"] as? String ?? ""
+        let answer = try await user.server.raw("POST", path(url), headers: [("Content-Type", "application/octet-stream")],
+                                               body: file, write: true)
+        if answer.status != 200 && file.count <= Int(Asset.maxFileSize) {
+            Issue.record("upload to \(url): \(answer.status) \(answer.text.prefix(300))")
+        }
+        return (url, answer.json["singleFile"] as? [String: Any] ?? [:], answer.status)
+    }
+
+    @Test("upload, save as ASSETID, lookup: the downloadURL serves the same bytes (through the other daemon too)",
+          arguments: ConformanceBackend.allCases)
+    func roundTrip(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user()
+        let zone = try await user.makeZone()
+        let file = Self.bytes(100_000, seed: 1)
+        let (url, single, status) = try await Self.upload(file, as: user, record: "photo", zoneID: zone)
+        #expect(status == 200 && url.contains(AssetRoutes.uploadPrefix))
+        #expect(integer(single["size"]) == 100_000)
+        #expect((single["fileChecksum"] as? String)?.isEmpty == false && single["receipt"] is String)
+        let saved = try await user.modify([operation("create", recordDictionary(
+            "photo", type: "Photo", fields: ["image": value(single, "ASSETID")]))], zoneID: zone)
+        #expect(saved.recordCodes == [nil], "\(saved)")
+        let record = try #require(try await user.fetch("photo", zoneID: zone))
+        let asset = ((record["fields"] as? [String: Any])?["image"] as? [String: Any])?["value"] as? [String: Any] ?? [:]
+        #expect(asset["fileChecksum"] as? String == single["fileChecksum"] as? String)
+        #expect(integer(asset["size"]) == 100_000)
+        // The receipt is the upload's credential: answers carry the download URL instead.
+        #expect(asset["receipt"] == nil)
+        let download = try #require(asset["downloadURL"] as? String)
+        let fetched = try await user.server.raw("GET", Self.path(download), write: false)
+        #expect(fetched.status == 200 && fetched.body == file)
+        // A used upload URL takes nothing more.
+        let again = try await user.server.raw("POST", Self.path(url), body: [1, 2, 3], write: true)
+        #expect(again.status == 401 && again.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
+    }
+
+    @Test("a forged upload URL: 401 AUTHENTICATION_FAILED; a wrong receipt: BAD_REQUEST, nothing of the request applied",
+          arguments: ConformanceBackend.allCases)
+    func forgeries(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user()
+        let zone = try await user.makeZone()
+        let forged = try await user.server.raw("POST", AssetRoutes.uploadPrefix + String(repeating: "0", count: 32),
+                                               body: [1], write: true)
+        #expect(forged.status == 401 && forged.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
+        let (_, single, _) = try await Self.upload([1, 2, 3], as: user, record: "a", zoneID: zone)
+        var wrongReceipt = single
+        wrongReceipt["receipt"] = String(repeating: "f", count: 32)
+        var wrongSize = single
+        wrongSize["size"] = 4
+        for bad in [wrongReceipt, wrongSize] {
+            let reply = try await user.modify([
+                operation("create", recordDictionary("other", fields: ["title": value("x", "STRING")])),
+                operation("create", recordDictionary("a", type: "Photo", fields: ["image": value(bad, "ASSETID")])),
+            ], zoneID: zone)
+            #expect(reply.status == 400 && reply.code == "BAD_REQUEST", "\(reply)")
+            #expect(try await user.fetch("other", zoneID: zone) == nil)
+        }
+        let tooMany = try await user.post("assets/upload", [
+            "tokens": (0...AssetRoutes.maxTokens).map { ["fieldName": "f\($0)"] },
+        ])
+        #expect(tooMany.status == 400 && tooMany.code == "BAD_REQUEST")
+        let unknownKey = try await user.post("assets/upload", ["tokens": [["fieldName": "f", "size": 3]]])
+        #expect(unknownKey.status == 400 && unknownKey.reason.contains("size"))
+    }
+
+    @Test("another user cannot read the record, so gets no downloadURL; a guessed URL is NOT_FOUND",
+          arguments: ConformanceBackend.allCases)
+    func otherUser(_ backend: ConformanceBackend) async throws {
+        let owner = try await backend.user()
+        let stranger = try await backend.user()
+        let zone = try await owner.makeZone()
+        let (_, single, _) = try await Self.upload(Array("secret".utf8), as: owner, record: "s", zoneID: zone)
+        let saved = try await owner.modify([operation("create", recordDictionary(
+            "s", type: "Photo", fields: ["image": value(single, "ASSETID")]))], zoneID: zone)
+        #expect(saved.recordCodes == [nil])
+        let looked = try await stranger.lookup(["s"], zoneID: zone)
+        #expect(looked.records.first?["downloadURL"] == nil && looked.recordCodes.first != nil, "\(looked)")
+        let guessed = try await stranger.server.raw("GET", AssetRoutes.downloadPrefix + String(repeating: "a", count: 32),
+                                                    write: false)
+        #expect(guessed.status == 404 && guessed.json["serverErrorCode"] as? String == "NOT_FOUND")
+        let notReceipt = try await stranger.server.raw("GET", AssetRoutes.downloadPrefix + "../api-tokens", write: false)
+        #expect(notReceipt.status == 404)
+    }
+
+    @Test("an upload over Data Size Limits' 50 MB: 400 BAD_REQUEST (limitExceeded) from its head, nothing kept",
+          arguments: ConformanceBackend.allCases.filter { $0 != .embedded })
+    func oversized(_ backend: ConformanceBackend) async throws {
+        let server = try await backend.server()
+        let endpoint = try #require(server.endpoints.first)
+        let head = "POST \(AssetRoutes.uploadPrefix)\(String(repeating: "0", count: 32)) HTTP/1.1\r\nHost: x\r\n"
+            + "Content-Length: \(Asset.maxFileSize + 1)\r\n\r\n"
+        let answer = try rawExchange(endpoint, Array(head.utf8))
+        #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
+        #expect(answer.contains(#""ckErrorCode":"limitExceeded""#) && answer.contains("BAD_REQUEST"))
+    }
+
+    @Test("journal: a spooled upload survives a restart; files no record holds go, held ones stay")
+    func restartAndSweep() async throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/zonertc-assets-test-\(StoredAsset.newReceipt())"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let users = try UserRegistry(directory: nil)
+        let token = try users.add("owner")
+        func serve() throws -> (StoreDaemon, EmbeddedStore, StoreAPI) {
+            var options = EmbeddedStore.Options(directory: directory)
+            options.automaticPush = false
+            let store = try EmbeddedStore(options: options)
+            let api = StoreAPI(store: store, users: users, allowRegister: false,
+                               assets: try AssetFiles(directory: directory + "/assets"))
+            var daemonOptions = StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0"))
+            // Uploads over 64 KB take the spooled path here (4 MB in the daemon's default).
+            daemonOptions.limits.maxBodyBytes = 64 * 1024
+            daemonOptions.spoolDirectory = try BodySpoolDirectory.prepare(directory + "/assets-spool")
+            let daemon = try StoreDaemon(api: api, options: daemonOptions)
+            try daemon.start()
+            return (daemon, store, api)
+        }
+        let auth = [("Authorization", "Bearer \(token)"), ("X-Device-ID", "d")]
+        func post(_ endpoint: Endpoint, _ op: String, _ body: [String: Any]) async throws -> [String: Any] {
+            try await rawHTTP(endpoint, "POST", ConformanceUser.container + "/private/" + op, headers: auth,
+                              body: WireFormat.serialize(body)).json
+        }
+        func upload(_ endpoint: Endpoint, _ file: [UInt8]) async throws -> [String: Any] {
+            let tokens = try await post(endpoint, "assets/upload", ["tokens": [["fieldName": "image"]]])
+            let url = ((tokens["tokens"] as? [[String: Any]])?.first?["url"] as? String) ?? ""
+            return try await rawHTTP(endpoint, "POST", Self.path(url), body: file).json["singleFile"]
+                as? [String: Any] ?? [:]
+        }
+        let kept = Self.bytes(300_000, seed: 5)  // spooled: over the 64 KB in-memory limit
+        var (daemon, store, _) = try serve()
+        let single = try await upload(daemon.endpoint, kept)
+        let orphan = try await upload(daemon.endpoint, [9, 9, 9])
+        _ = try await post(daemon.endpoint, "records/modify", ["operations": [operation("create", recordDictionary(
+            "photo", type: "Photo", fields: ["image": value(single, "ASSETID")]))]])
+        _ = daemon.stop()
+        store.close()
+        // Nothing of the spooled upload is left beside the kept file.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/assets-spool").isEmpty)
+
+        var api: StoreAPI
+        (daemon, store, api) = try serve()
+        let lookup = try await post(daemon.endpoint, "records/lookup", ["records": [["recordName": "photo"]]])
+        let record = (lookup["records"] as? [[String: Any]])?.first ?? [:]
+        let asset = ((record["fields"] as? [String: Any])?["image"] as? [String: Any])?["value"] as? [String: Any]
+        let download = Self.path(asset?["downloadURL"] as? String ?? "")
+        #expect(try await rawHTTP(daemon.endpoint, "GET", download).body == kept)
+        // A sweep with the grace over: the orphan goes, the record's file stays; deleting the record frees it.
+        #expect(try await api.removeUnreferencedAssets(keptBefore: Date().addingTimeInterval(1)) == 1)
+        #expect(try await api.assets?.asset(receipt: orphan["receipt"] as? String ?? "") == nil)
+        #expect(try await rawHTTP(daemon.endpoint, "GET", download).status == 200)
+        _ = try await post(daemon.endpoint, "records/modify", ["operations": [operation("forceDelete", ["recordName": "photo"])]])
+        #expect(try await api.removeUnreferencedAssets(keptBefore: Date().addingTimeInterval(1)) == 1)
+        #expect(try await rawHTTP(daemon.endpoint, "GET", download).status == 404)
+        _ = daemon.stop()
+        store.close()
+    }
+}
+
+/// Sends `bytes` on a fresh loopback connection and reads until the daemon closes it (2 s at most).
+func rawExchange(_ endpoint: Endpoint, _ bytes: [UInt8]) throws -> String {
+    let fd = try TCPSocket.connectBlocking(to: endpoint)
+    defer { close(fd) }
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    TCPSocket.setReceiveTimeout(fd, milliseconds: 2000)
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        out += buffer[0..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
