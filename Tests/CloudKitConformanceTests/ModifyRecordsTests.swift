@@ -353,7 +353,7 @@ struct ModifyRecordsTests {
         #expect(try await user.fetch("n", zoneID: zone) == nil)
     }
 
-    @Test("createShortGUID on a plain record and record shares are refused by name",
+    @Test("createShortGUID on a plain record, and a record share without forRecord, are refused by name",
           arguments: ConformanceBackend.allCases)
     func sharingKeysRefused(_ backend: ConformanceBackend) async throws {
         let (user, zone) = try await setUp(backend)

@@ -90,7 +90,7 @@ struct SharingRecordsTests {
         #expect(missing.recordCodes == ["NOT_FOUND"], "\(missing)")
     }
 
-    @Test("refused: another user's zone, the default zone, record shares, a share beside records, bad keys",
+    @Test("refused: another user's zone, the default zone, forRecord, a zone share beside records, bad keys",
           arguments: ConformanceBackend.allCases)
     func refused(_ backend: ConformanceBackend) async throws {
         let owner = try await backend.user()
@@ -106,14 +106,11 @@ struct SharingRecordsTests {
         let defaultZone = try await owner.modify([operation("create", zoneShareRecord([]))])
         #expect(defaultZone.recordCodes == ["BAD_REQUEST"], "\(defaultZone)")
 
-        var recordShare = zoneShareRecord([])
-        recordShare["recordName"] = "share-of-root"
         var forRecord = zoneShareRecord([])
         forRecord["forRecord"] = ["recordName": "root"]
         var badPermission = zoneShareRecord([(other.name, "ADMIN")])
         badPermission["publicPermission"] = "EVERYONE"
         let cases: [(String, [[String: Any]])] = [
-            ("record share", [operation("create", recordShare)]),
             ("forRecord", [operation("create", forRecord)]),
             ("of its own", [operation("create", zoneShareRecord([])),
                             operation("create", recordDictionary("n", fields: [:]))]),

@@ -65,6 +65,11 @@ public struct EmbeddedStoreClient: StoreClient {
         try await run(.read) { e, c throws(StoreError) in try e.listZones(scope: scope, c) }
     }
 
+    /// Every zone with its Zone Dictionary (zones/list), in one request.
+    public func listZoneDictionaries(scope: DatabaseScope) async throws -> [ZoneLookupResult] {
+        try await run(.read) { e, c throws(StoreError) in try e.listZoneDictionaries(scope: scope, c) }
+    }
+
     public func modifySubscriptions(save: [Subscription], delete: [String],
                                     scope: DatabaseScope) async throws -> [SubscriptionResult] {
         try await run { e, c throws(StoreError) in try e.modifySubscriptions(save: save, delete: delete, scope: scope, c) }

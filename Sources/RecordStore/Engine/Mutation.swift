@@ -34,7 +34,7 @@ extension StoreState {
             guard let zone = zones.removeValue(forKey: id) else { return }
             databases[DatabaseKey(user: id.ownerName, scope: .private), default: .init()]
                 .zoneChanged(id, purged ? .purged : .deleted)
-            for user in zone.share?.acceptedUsers ?? [] {
+            for user in zone.acceptedUsers.sorted() {
                 databases[DatabaseKey(user: user, scope: .shared), default: .init()].zoneChanged(id, .deleted)
             }
         case let .putRecord(record):
@@ -49,25 +49,37 @@ extension StoreState {
                 slot = zones.index(forKey: zoneID)
             }
             guard let slot else { return }
+            let shared = RecordShare.isRecordShare(record)
+            let before = shared ? zones.values[slot].acceptedUsers : []
             zones.values[slot].put(record, as: Self.key(recordKey, naming: record.id.recordName))
+            if shared { sharedAccessChanged(zoneID, before: before, after: zones.values[slot].acceptedUsers) }
             zoneContentChanged(zoneID, at: slot)
         case let .deleteRecord(id, recordType, atMs):
             let key = Self.key(recordKey, naming: id.recordName)
             guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[key] != nil else { return }
+            let shared = recordType == RecordShare.recordType
+            let before = shared ? zones.values[slot].acceptedUsers : []
             zones.values[slot].remove(key, Tombstone(recordType: recordType, deletedAtMs: atMs))
+            if shared {
+                // Who loses access hears of the zone's deletion after the change that took it away.
+                zoneContentChanged(id.zoneID, at: slot)
+                sharedAccessChanged(id.zoneID, before: before, after: zones.values[slot].acceptedUsers)
+                return
+            }
             zoneContentChanged(id.zoneID, at: slot)
         case let .putShare(share):
             guard zones[share.zoneID] != nil else { return }
             if let n = UInt64(share.changeTag, radix: 16) {
                 nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1)
             }
-            let before = Set(zones[share.zoneID]!.share?.acceptedUsers ?? [])
+            let before = zones[share.zoneID]!.acceptedUsers
             zones[share.zoneID]!.share = share
-            sharedAccessChanged(share.zoneID, before: before, after: Set(share.acceptedUsers))
+            sharedAccessChanged(share.zoneID, before: before, after: zones[share.zoneID]!.acceptedUsers)
         case let .deleteShare(zoneID):
-            guard let old = zones[zoneID]?.share else { return }
+            guard zones[zoneID]?.share != nil else { return }
+            let before = zones[zoneID]!.acceptedUsers
             zones[zoneID]!.share = nil
-            sharedAccessChanged(zoneID, before: Set(old.acceptedUsers), after: [])
+            sharedAccessChanged(zoneID, before: before, after: zones[zoneID]!.acceptedUsers)
         case let .putSubscription(user, scope, subscription):
             databases[DatabaseKey(user: user, scope: scope), default: .init()]
                 .subscriptions[subscription.subscriptionID] = subscription
@@ -131,6 +143,7 @@ extension ZoneState {
     mutating func put(_ record: Record, as key: RecordKey) {
         sequence += 1
         let old = records.updateValue(record, forKey: key)
+        noteShareRecord(key, old: old, new: record)
         // Most zones hold no references with an action: then neither version needs reading.
         if !references.isEmpty, let old { references.remove(key, old) }
         if record.fields.mayHoldReferences { references.add(key, record) }
@@ -143,6 +156,7 @@ extension ZoneState {
     mutating func remove(_ key: RecordKey, _ tombstone: Tombstone) {
         sequence += 1
         let old = records.removeValue(forKey: key)
+        noteShareRecord(key, old: old, new: nil)
         if !references.isEmpty, let old { references.remove(key, old) }
         tombstones[key] = tombstone
         log.record(key, at: sequence)

@@ -57,7 +57,10 @@ extension StoreEngine {
         for zone in zones {
             // Read where the zone sits: the dictionary's getter would copy the whole zone.
             guard let slot = state.zones.index(forKey: zone) else { continue }
+            // A record-share participant finds only the hierarchies shared with them.
+            let grants = recordGrants(in: zone, scope: scope, ctx)
             for record in state.zones.values[slot].records.values where evaluator.matches(record) {
+                if let grants, !reaches(record, in: zone, grants) { continue }
                 matched.append(record)
             }
         }

@@ -165,6 +165,11 @@ extension StoreEngine {
                 saved.created = stamp
                 saved.share = nil
             }
+            if saved.recordType == RecordShare.recordType && sent.id.recordName != ZoneShare.recordName {
+                try planRecordShare(&saved, existing: existing, scope: scope, zone: resolved, planned, ctx)
+            } else if let grants = recordGrants(in: resolved, scope: scope, ctx) {
+                try checkHierarchyWrite(saved, existing: existing, in: resolved, grants, planned)
+            }
             if structured, saved.fields.mayHoldReferences {
                 try checkReferences(&saved, key: key, in: resolved, planned)
             }
@@ -213,6 +218,11 @@ extension StoreEngine {
                 throw Self.missing(given.recordName, in: resolved)
             }
             try Self.checkCreator(of: existing, scope: scope, ctx)
+            if let grants = recordGrants(in: resolved, scope: scope, ctx) {
+                try checkHierarchyDelete(given.recordName, in: resolved, grants, planned)
+            } else if scope == .shared && RecordShare.isRecordShare(existing) {
+                throw StoreError(.permissionFailure, "only the owner deletes a share, in the private database")
+            }
             if tag != nil { try Self.checkTag(tag, of: existing, .delete) }
             let cascaded = try cascade(from: key, in: resolved, planned)
             return ItemPlan(id: id, zone: zone,

@@ -73,6 +73,10 @@ extension StoreEngine {
         // changes are kept with what they were before, for notifyQuerySubscriptions.
         var watched: [(zone: ZoneID, byQuery: Bool)] = []
         var events: [RecordEvent] = []
+        // Record shares saved and deleted, and shared roots deleted, for their roots' `share`.
+        var sharesSaved: [(zone: ZoneID, share: String, root: String)] = []
+        var sharesDeleted: [(zone: ZoneID, root: String)] = []
+        var rootsDeleted: [(zone: ZoneID, share: String)] = []
         func isWatched(_ zone: ZoneID) -> Bool {
             if let known = watched.first(where: { $0.zone == zone }) { return known.byQuery }
             let byQuery = watchedByQuery(zone)
@@ -91,6 +95,9 @@ extension StoreEngine {
                 let before = isWatched(zone) ? stored(key, in: zone) : nil
                 commit(.putRecord(record), recordKey: key)
                 note(zone, record.recordType)
+                if let root = RecordShare.share(in: record)?.rootRecordName {
+                    sharesSaved.append((zone, record.id.recordName, root))
+                }
                 if isWatched(zone) {
                     events.append(RecordEvent(zone: zone, recordName: record.id.recordName, before: before,
                                               after: record))
@@ -104,6 +111,10 @@ extension StoreEngine {
                                               before: stored(key, in: id.zoneID), after: nil))
                 }
                 deleted(id, key)
+                if let gone = stored(key, in: id.zoneID) {
+                    if let root = RecordShare.share(in: gone)?.rootRecordName { sharesDeleted.append((id.zoneID, root)) }
+                    if let share = gone.share { rootsDeleted.append((id.zoneID, share)) }
+                }
                 commit(.deleteRecord(id, recordType: type, atMs: atMs), recordKey: key)
                 note(id.zoneID, type)
                 for doomed in cascaded {
@@ -114,6 +125,13 @@ extension StoreEngine {
                 results.append(.deleted(id))
             case .taken:
                 preconditionFailure("a plan's outcome is taken once")
+            }
+        }
+        if !sharesSaved.isEmpty || !sharesDeleted.isEmpty || !rootsDeleted.isEmpty {
+            let roots = syncRecordShareRoots(saved: sharesSaved, deletedShares: sharesDeleted,
+                                             deletedRoots: rootsDeleted, ctx)
+            for i in results.indices {
+                if case .saved(let record) = results[i], let now = roots[record.id] { results[i] = .saved(now) }
             }
         }
         for (zone, types) in changed { notifyZoneChanged(zone, recordTypes: types, ctx) }
@@ -169,6 +187,10 @@ extension StoreEngine {
                 // Read where the zone sits: the dictionary's getter would copy the whole zone.
                 guard let slot = state.zones.index(forKey: zone),
                       let record = state.zones.values[slot].records[RecordKey(id.recordName)] else {
+                    return .failed(id, Self.missing(id.recordName, in: zone))
+                }
+                // A record-share participant finds only the hierarchies shared with them.
+                if let grants = recordGrants(in: zone, scope: scope, ctx), !reaches(record, in: zone, grants) {
                     return .failed(id, Self.missing(id.recordName, in: zone))
                 }
                 return .found(record)

@@ -47,6 +47,8 @@ public struct ResolvedShare: Sendable, Hashable {
     public var participant: ShareParticipant?
     /// True when the asking user owns the share.
     public var isOwner: Bool
+    /// A record share's root record, as it stands (nil for a zone-wide share).
+    public var rootRecord: Record?
 }
 
 extension StoreEngine {
@@ -113,16 +115,21 @@ extension StoreEngine {
     /// short GUID no share has is `NOT_FOUND` (a guess learns nothing else).
     public mutating func resolveShare(shortGUID: String, _ ctx: RequestContext) throws(StoreError) -> ResolvedShare {
         try admit(ctx, touchesZone: false)
-        guard let share = share(shortGUID: shortGUID) else {
+        guard let share = share(shortGUID: shortGUID) ?? recordShare(shortGUID: shortGUID) else {
             throw StoreError(.unknownItem, "no share has the short GUID \(shortGUID)")
         }
-        if share.ownerName == ctx.user { return ResolvedShare(share: share, participant: nil, isOwner: true) }
-        if let p = share.participants[ctx.user] { return ResolvedShare(share: share, participant: p, isOwner: false) }
+        let root = share.rootRecordName.flatMap { state.zones[share.zoneID]?.records[RecordKey($0)] }
+        if share.ownerName == ctx.user {
+            return ResolvedShare(share: share, participant: nil, isOwner: true, rootRecord: root)
+        }
+        if let p = share.participants[ctx.user] {
+            return ResolvedShare(share: share, participant: p, isOwner: false, rootRecord: root)
+        }
         guard share.publicPermission != .none else {
             throw StoreError(.permissionFailure, "\(ctx.user) is not a participant of the share \(shortGUID)")
         }
         let visitor = ShareParticipant(userRecordName: ctx.user, permission: share.publicPermission)
-        return ResolvedShare(share: share, participant: visitor, isOwner: false)
+        return ResolvedShare(share: share, participant: visitor, isOwner: false, rootRecord: root)
     }
 
     /// Accepts the share a short GUID names: its zone appears in the user's shared database.
@@ -132,6 +139,11 @@ extension StoreEngine {
         if resolved.isOwner {
             throw StoreError(.invalidArguments, "the owner of a share does not accept it: the zone is in their "
                                                 + "private database")
+        }
+        if resolved.share.rootRecordName != nil {
+            let share = try acceptRecordShare(resolved.share, ctx)
+            return ResolvedShare(share: share, participant: share.participants[ctx.user], isOwner: false,
+                                 rootRecord: resolved.rootRecord)
         }
         let share = try acceptShare(zone: resolved.share.zoneID, ctx)
         return ResolvedShare(share: share, participant: share.participants[ctx.user], isOwner: false)

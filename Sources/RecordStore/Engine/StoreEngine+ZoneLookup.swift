@@ -22,19 +22,30 @@ extension StoreEngine {
             throw StoreError(.limitExceeded,
                              "\(ids.count) zones in one lookup; the limit is \(configuration.maxItemsPerRequest)")
         }
-        return ids.map { asked in
-            do throws(StoreError) {
-                let id = try resolveZone(asked, scope: scope, access: .read, ctx)
-                guard !id.isDefaultZone, let slot = state.zones.index(forKey: id) else {
-                    return .found(id, atomic: false, syncToken: nil)
-                }
-                let zone = state.zones.values[slot]
-                let token = ChangeToken(.init(kind: .zone, owner: zone.tokenOwner, incarnation: zone.incarnation,
-                                              sequence: zone.sequence, issuedAtMs: ctx.now.millisecondsSinceEpoch))
-                return .found(id, atomic: true, syncToken: token)
-            } catch {
-                return .failed(asked, error)
+        return ids.map { zoneDictionary($0, scope: scope, ctx) }
+    }
+
+    /// Every zone of the database with its Zone Dictionary, as "Fetching Zones (zones/list)" has it
+    /// ("all the zones and their sync tokens", GettingAllZones.html): one request, however many zones.
+    public mutating func listZoneDictionaries(scope: DatabaseScope,
+                                              _ ctx: RequestContext) throws(StoreError) -> [ZoneLookupResult] {
+        try admit(ctx, touchesZone: false)
+        return try zoneIDs(scope: scope, ctx).map { zoneDictionary($0, scope: scope, ctx) }
+    }
+
+    /// One zone's Zone Dictionary for `ctx`, or why it is refused.
+    private func zoneDictionary(_ asked: ZoneID, scope: DatabaseScope, _ ctx: RequestContext) -> ZoneLookupResult {
+        do throws(StoreError) {
+            let id = try resolveZone(asked, scope: scope, access: .read, ctx)
+            guard !id.isDefaultZone, let slot = state.zones.index(forKey: id) else {
+                return .found(id, atomic: false, syncToken: nil)
             }
+            let zone = state.zones.values[slot]
+            let token = ChangeToken(.init(kind: .zone, owner: zone.tokenOwner, incarnation: zone.incarnation,
+                                          sequence: zone.sequence, issuedAtMs: ctx.now.millisecondsSinceEpoch))
+            return .found(id, atomic: true, syncToken: token)
+        } catch {
+            return .failed(asked, error)
         }
     }
 }

@@ -45,10 +45,12 @@ extension StoreEngine {
                     results.append(.deleted(id))
                 case .shared:
                     let id = try resolveZone(zone, scope: .shared, access: .read, ctx)
-                    var share = state.zones[id]!.share!
-                    share.participants[ctx.user] = nil
-                    share.changeTag = newChangeTag()
-                    commit(.putShare(share))
+                    if var share = state.zones[id]?.share, share.participants[ctx.user] != nil {
+                        share.participants[ctx.user] = nil
+                        share.changeTag = newChangeTag()
+                        commit(.putShare(share))
+                    }
+                    leaveRecordShares(of: id, ctx)
                     results.append(.deleted(id))
                 }
             } catch {
@@ -70,6 +72,11 @@ extension StoreEngine {
     /// zones shared with and accepted by the user (shared).
     public mutating func listZones(scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> [ZoneID] {
         try admit(ctx, touchesZone: false)
+        return try zoneIDs(scope: scope, ctx)
+    }
+
+    /// The zones of a database (`listZones` without admission).
+    func zoneIDs(scope: DatabaseScope, _ ctx: RequestContext) throws(StoreError) -> [ZoneID] {
         try checkSignedIn(scope: scope, access: .read, ctx)
         switch scope {
         case .public:
@@ -79,7 +86,7 @@ extension StoreEngine {
             return [state.defaultZoneID(of: ctx.user)] + own.sorted { $0.zoneName < $1.zoneName }
         case .shared:
             return state.zones.values
-                .filter { $0.share?.effectivePermission(for: ctx.user) != nil }
+                .filter { $0.acceptedUsers.contains(ctx.user) }
                 .map(\.id)
                 .sorted { ($0.ownerName, $0.zoneName) < ($1.ownerName, $1.zoneName) }
         }

@@ -105,6 +105,9 @@ public struct StoreEngine: Sendable {
                 throw StoreError(.zoneNotFound, "zone \(zoneID) does not exist")
             }
             guard let permission = zone.acceptedPermissions[ctx.user] else {
+                // A record share's participant reaches the zone; each record is checked against
+                // the hierarchies the user may reach (StoreEngine+RecordShareAccess.swift).
+                if zone.recordGrants[ctx.user] != nil { return zoneID }
                 throw StoreError(.permissionFailure, "zone \(zoneID) is not shared with \(ctx.user) (or not accepted)")
             }
             if access == .write && !permission.allowsWrite {

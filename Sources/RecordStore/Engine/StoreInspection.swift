@@ -38,7 +38,7 @@ extension StoreEngine {
                                       records: zone.records.count, recordsByType: byType,
                                       tombstones: zone.tombstones.count, changeSequence: zone.sequence,
                                       lastToken: zone.id.isDefaultZone ? "-" : token.rawValue,
-                                      sharedWith: zone.share?.acceptedUsers ?? []))
+                                      sharedWith: zone.acceptedUsers.sorted()))
         }
         for key in state.databases.keys { users.insert(key.user) }
         report.users = users.sorted()

@@ -19,11 +19,15 @@ struct ZoneState: Sendable {
     /// Who refers to whom with `DELETE_SELF` or `VALIDATE`, for deletes.
     var references = ReferenceIndex()
     var share: ZoneShare? {
-        didSet {
-            sharedDatabases = (share?.acceptedUsers ?? []).map { DatabaseKey(user: $0, scope: .shared) }
-            acceptedPermissions = share.map(Self.acceptedPermissions) ?? [:]
-        }
+        didSet { refreshSharedAccess() }
     }
+    /// The zone's record shares (`cloudkit.share` records other than the zone-wide one), by their
+    /// record's key: kept with the records (`put`, `remove`, snapshot load), as every request
+    /// through the shared database asks who may reach which records.
+    private(set) var recordShares: [RecordKey: ZoneShare] = [:]
+    /// What each user who accepted a record share may do, by root record name: such a user
+    /// reaches those roots and their descendants (by `parent`) only.
+    private(set) var recordGrants: [String: [String: SharePermission]] = [:]
     /// What each user who accepted the share may do, by name: the share's `effectivePermission`,
     /// kept with it, as every request through the shared database checks it (and reading the
     /// share for that copied all of it out of the zone and destroyed it again).
@@ -35,6 +39,37 @@ struct ZoneState: Sendable {
     let ownerDatabase: DatabaseKey
     /// Identity folded into this zone's tokens (hashed once: every change-feed request reads it twice).
     let tokenOwner: UInt64
+
+    /// Every user who accepted the zone-wide share or a record share: the zone is in their shared database.
+    var acceptedUsers: Set<String> { Set(acceptedPermissions.keys).union(recordGrants.keys) }
+
+    /// Notes that the record `key` is now `record` (nil: deleted), for the record shares' index.
+    /// Cheap for records that are no share (one type comparison); a share change recomputes the grants.
+    mutating func noteShareRecord(_ key: RecordKey, old: Record?, new: Record?) {
+        let wasShare = old.map(RecordShare.isRecordShare) ?? false
+        let isShare = new.map(RecordShare.isRecordShare) ?? false
+        guard wasShare || isShare else { return }
+        recordShares[key] = new.flatMap(RecordShare.share(in:))
+        refreshSharedAccess()
+    }
+
+    private mutating func refreshSharedAccess() {
+        acceptedPermissions = share.map(Self.acceptedPermissions) ?? [:]
+        var grants: [String: [String: SharePermission]] = [:]
+        for share in recordShares.values {
+            guard let root = share.rootRecordName else { continue }
+            for (user, p) in share.participants where p.status == .accepted {
+                grants[user, default: [:]][root] = p.permission
+            }
+        }
+        recordGrants = grants
+        sharedDatabases = acceptedUsers.sorted().map { DatabaseKey(user: $0, scope: .shared) }
+    }
+
+    /// The record share whose short GUID is `guid`.
+    func recordShare(shortGUID guid: String) -> ZoneShare? {
+        recordShares.values.first { $0.shortGUID == guid }
+    }
 
     /// `share.effectivePermission(for:)` for every user it is not nil for.
     private static func acceptedPermissions(_ share: ZoneShare) -> [String: SharePermission] {

@@ -132,6 +132,7 @@ enum SnapshotCodec {
                 let record = try MutationCodec.decodeRecord(&r, format: format)
                 let key = RecordKey(record.id.recordName)
                 zone.records[key] = record
+                zone.noteShareRecord(key, old: nil, new: record)
                 zone.references.add(key, record)
                 pairs.append((key, seq))
             }

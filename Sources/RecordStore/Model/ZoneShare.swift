@@ -30,11 +30,16 @@ public struct ShareParticipant: Hashable, Sendable, Codable {
     }
 }
 
-/// A zone-wide share: at most one per custom zone.
+/// A share: zone-wide (at most one per custom zone, the record `cloudkit.zoneshare`) or, with a
+/// `rootRecordName`, a record share covering that record and its `parent` descendants.
 public struct ZoneShare: Hashable, Sendable {
     public var zoneID: ZoneID
-    /// The share's own record name, fixed as CloudKit's zone-wide shares have it.
+    /// The zone-wide share's own record name, fixed as CloudKit's zone-wide shares have it.
     public static let recordName = "cloudkit.zoneshare"
+    /// The share record's name: `recordName` for the zone-wide share, the client's for a record share.
+    public var shareRecordName: String = ZoneShare.recordName
+    /// The record a record share shares (with its descendants by `parent`); nil: zone-wide.
+    public var rootRecordName: String?
     public var ownerName: String { zoneID.ownerName }
     public var publicPermission: SharePermission
     public var participants: [String: ShareParticipant]

@@ -105,9 +105,7 @@ extension StoreAPI {
         return ["zones": results.map { result -> WireFormat.Object in
             switch result {
             case .found(let zone, let atomic, let token):
-                var o: WireFormat.Object = ["zoneID": WireFormat.encode(zone), "atomic": atomic]
-                if let token { o["syncToken"] = token.rawValue }
-                return o
+                return Self.encodeZone(zone, atomic: atomic, syncToken: token)
             case .failed(let zone, let e):
                 var o = WireFormat.encode(e)
                 o["zoneID"] = WireFormat.encode(zone)

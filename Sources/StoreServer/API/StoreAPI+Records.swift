@@ -50,6 +50,12 @@ extension StoreAPI {
             guard let recordObject = try op.object("record") else {
                 throw WireFormat.ShapeError("\(op.name("record")) is required")
             }
+            if Self.isRecordShareRecord(recordObject) {
+                let share = try Self.decodeRecordShare(recordObject, zone: zone, kind: kind)
+                operations.append(Self.operation(kind, share))
+                renderings.append(try Self.rendering(op, over: rendering))
+                continue
+            }
             let sent = try WireFormat.decodeRequestRecord(
                 recordObject, zone: zone, forDelete: kind == .delete || kind == .forceDelete,
                 newName: { kind == .create ? UUID().uuidString : nil })

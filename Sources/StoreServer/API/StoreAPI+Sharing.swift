@@ -10,8 +10,8 @@ import RecordStore
 // ShortGUID Result dictionaries) tells a user what it shares, and records/accept puts its zone in
 // the user's shared database. The share itself is the engine's `ZoneShare`, the same one
 // `shares/*` (our convenience for peers) reads and writes. Record shares (a `cloudkit.share`
-// under another name, covering a root record and its `parent` children) are refused by name:
-// docs/CLOUDKIT.md.
+// under another name, covering a root record and its `parent` children) are records the engine
+// plans as shares: StoreAPI+RecordShares.swift.
 
 /// The request keys of the sharing dictionaries (Types.html), beside `DocumentedKeys`' others.
 extension DocumentedKeys {
@@ -45,12 +45,10 @@ extension StoreAPI {
 
     // MARK: records/modify and records/lookup of cloudkit.zoneshare
 
-    /// Whether an operation's record is a share: its type is `cloudkit.share` or its name
-    /// `cloudkit.zoneshare`.
+    /// Whether an operation's record is the zone-wide share: its name is `cloudkit.zoneshare`.
     static func isShareRecord(_ record: Any?) -> Bool {
         guard let o = record as? WireFormat.Object else { return false }
-        return (o["recordType"] as? String)?.lowercased() == shareRecordType
-            || o["recordName"] as? String == ZoneShare.recordName
+        return o["recordName"] as? String == ZoneShare.recordName
     }
 
     /// Serves a records/modify request whose operation saves or deletes a share, or answers nil
@@ -105,13 +103,8 @@ extension StoreAPI {
     private static func shareRecordIdentity(_ record: WireObject, zone: ZoneID) throws -> (ZoneID, String?) {
         try record.allowing(.shareRecord)
         if record["forRecord"] != nil {
-            throw WireFormat.ShapeError("\(record.name("forRecord")): record shares (a root record and its parent "
-                                        + "hierarchy) are not supported yet; share the zone (cloudkit.zoneshare)")
-        }
-        let name = try record.string("recordName")
-        guard name == ZoneShare.recordName else {
-            throw WireFormat.ShapeError("\(record.name("recordName")): a cloudkit.share record named other than "
-                                        + "\(ZoneShare.recordName) is a record share, not supported yet")
+            throw WireFormat.ShapeError("\(record.name("forRecord")): \(ZoneShare.recordName) shares its whole zone, "
+                                        + "no record; a record share has a name of its own")
         }
         if let type = try record.string("recordType"), type.lowercased() != shareRecordType {
             throw WireFormat.ShapeError("\(record.name("recordType")): \(ZoneShare.recordName) is of type "
@@ -127,7 +120,7 @@ extension StoreAPI {
     }
 
     /// `publicPermission` and `participants` of a share record into `save`.
-    private static func readShareKeys(_ record: WireObject, into save: inout ZoneShareSave) throws {
+    static func readShareKeys(_ record: WireObject, into save: inout ZoneShareSave) throws {
         if let p = try record.string("publicPermission") {
             guard let permission = sharePermission(p, allowingNone: true) else {
                 throw WireFormat.ShapeError("\(record.name("publicPermission")): '\(p)' is not NONE, READ_ONLY or "
@@ -209,7 +202,7 @@ extension StoreAPI {
                                                   accepted: p.status == .accepted))
         }
         var o: WireFormat.Object = [
-            "recordName": ZoneShare.recordName, "recordType": shareRecordType, "recordChangeTag": share.changeTag,
+            "recordName": share.shareRecordName, "recordType": shareRecordType, "recordChangeTag": share.changeTag,
             "zoneID": WireFormat.encode(share.zoneID), "fields": WireFormat.Object(),
             "publicPermission": name(of: share.publicPermission), "owner": owner, "participants": participants,
         ]
@@ -254,19 +247,24 @@ extension StoreAPI {
         guard asked.count <= Self.maxShortGUIDs else {
             throw StoreError(.limitExceeded, "shortGUIDs: at most \(Self.maxShortGUIDs) a request (Data Size Limits)")
         }
-        var guids: [String] = []
+        var guids: [(guid: String, root: RecordRendering?)] = []
         for g in asked {
             try g.allowing(.shortGUID)
-            _ = try g.bool("shouldFetchRootRecord")
-            _ = try g.strings("rootRecordDesiredKeys")
-            guids.append(Self.shortGUID(fromValue: try g.requiredString("value")))
+            let fetchRoot = try g.bool("shouldFetchRootRecord") ?? false
+            let keys = try g.strings("rootRecordDesiredKeys")
+            guids.append((Self.shortGUID(fromValue: try g.requiredString("value")),
+                          fetchRoot ? RecordRendering(desiredKeys: keys) : nil))
         }
         var results: [WireFormat.Object] = []
-        for guid in guids {
+        for (guid, rootRendering) in guids {
             do {
                 let resolved = accept ? try await client.acceptShare(shortGUID: guid)
                                       : try await client.resolveShare(shortGUID: guid)
-                results.append(Self.encode(resolved, shortGUID: guid, for: client.userRecordName))
+                var o = Self.encode(resolved, shortGUID: guid, for: client.userRecordName)
+                if let rootRendering, let root = resolved.rootRecord {
+                    o["rootRecord"] = WireFormat.encode(root, rootRendering)
+                }
+                results.append(o)
             } catch let e as StoreError where e.code != .requestRateLimited && e.code != .serviceUnavailable {
                 var o = WireFormat.encode(e)
                 o["shortGUID"] = guid
@@ -286,7 +284,7 @@ extension StoreAPI {
     }
 
     /// ShortGUID Result Dictionary: the share, its zone and owner, and the asking user's
-    /// participation. Zone-wide shares have no root record, so `rootRecord` never comes.
+    /// participation. A record share's `rootRecord` is added by the caller when asked for.
     static func encode(_ resolved: ResolvedShare, shortGUID: String, for user: String) -> WireFormat.Object {
         var o: WireFormat.Object = [
             "shortGUID": shortGUID, "share": encodeShareRecord(resolved.share, for: user),

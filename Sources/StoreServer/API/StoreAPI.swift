@@ -66,6 +66,7 @@ public final class StoreAPI: Sendable {
         if path == "/auth/register" { return .response(await register(request)) }
         if path == SignInPage.path { return .response(await signIn(request)) }
         if path == Webcourier.path { return .response(await pollWebcourier(request)) }
+        if path.hasPrefix(SharePage.prefix) { return .response(sharePage(request)) }
         if path == "/call/report" { return .response(await callReport(request)) }
         if path.hasPrefix(AssetRoutes.uploadPrefix) {
             return .response(await Self.$requestHost.withValue(request.headers["Host"]) {
@@ -141,9 +142,11 @@ public final class StoreAPI: Sendable {
         let client = store.client(user: user, deviceID: device ?? "")
         do {
             let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
-                parts[5] == "assets" && parts[6] == "upload"
-                    ? try requestAssetUploads(WireObject(body), scope: scope, user: user)
-                    : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+                try await Self.$requestUser.withValue(user) {
+                    parts[5] == "assets" && parts[6] == "upload"
+                        ? try requestAssetUploads(WireObject(body), scope: scope, user: user)
+                        : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+                }
             }
             return .response(.json(200, WireFormat.serialize(result)))
         } catch let e as StoreError {
@@ -176,6 +179,10 @@ public final class StoreAPI: Sendable {
             return try await resolveShares(WireObject(o), accept: true, client: client)
         case "zones/lookup":
             return try await lookupZones(WireObject(o), scope: scope, client: client)
+        case "zones/modify":
+            return try await modifyZones(WireObject(o), scope: scope, client: client)
+        case "zones/list":
+            return try await listZones(WireObject(o), scope: scope, client: client)
         case "changes/zone":
             return try await zoneChanges(WireObject(o), scope: scope, client: client)
         case "changes/database":
@@ -187,38 +194,15 @@ public final class StoreAPI: Sendable {
         case "subscriptions/lookup":
             return try await lookupSubscriptions(WireObject(o), scope: scope, client: client)
         default:
-            return try await routeZonesAndShares(op, body: o, scope: scope, client: client)
+            return try await routeShares(op, body: o, scope: scope, client: client)
         }
     }
 
-    /// The operations of later phases (zones, shares), as they were served before.
-    private func routeZonesAndShares(_ op: String, body o: WireFormat.Object, scope: DatabaseScope,
+    /// Our `shares/*` (zone-wide shares by zone, for our peers and the call page).
+    private func routeShares(_ op: String, body o: WireFormat.Object, scope: DatabaseScope,
                                      client: EmbeddedStoreClient) async throws -> WireFormat.Object {
         let defaultZone = o["zoneID"] == nil ? ZoneID.defaultZone : try WireFormat.decodeZoneID(o["zoneID"])
         switch op {
-        case "zones/modify":
-            var save: [ZoneID] = [], delete: [ZoneID] = []
-            for op in o["operations"] as? [WireFormat.Object] ?? [] {
-                let zone = try WireFormat.decodeZoneID((op["zone"] as? WireFormat.Object)?["zoneID"] ?? op["zoneID"])
-                switch op["operationType"] as? String {
-                case "create": save.append(zone)
-                case "delete": delete.append(zone)
-                case let other: throw WireFormat.ShapeError("zones/modify operationType '\(other ?? "")': create or delete")
-                }
-            }
-            let results = try await client.modifyZones(save: save, delete: delete, scope: scope)
-            return ["zones": results.map { r -> WireFormat.Object in
-                switch r {
-                case .saved(let z): return ["zoneID": WireFormat.encode(z)]
-                case .deleted(let z): return ["zoneID": WireFormat.encode(z), "deleted": true]
-                case .failed(let z, let e):
-                    var eo = WireFormat.encode(e)
-                    eo["zoneID"] = WireFormat.encode(z)
-                    return eo
-                }
-            }]
-        case "zones/list":
-            return ["zones": try await client.listZones(scope: scope).map { ["zoneID": WireFormat.encode($0)] }]
         case "shares/create":
             var participants: [String: SharePermission] = [:]
             for p in o["participants"] as? [WireFormat.Object] ?? [] {

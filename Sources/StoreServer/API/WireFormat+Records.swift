@@ -27,6 +27,9 @@ public struct RecordRendering: Sendable, Hashable {
 extension WireFormat {
     /// A record as a response shows it.
     public static func encode(_ record: Record, _ rendering: RecordRendering = .all) -> Object {
+        if record.recordType == RecordShare.recordType, let share = StoreAPI.encodeIfRecordShare(record, rendering) {
+            return share
+        }
         var fields = record.fields
         if let desired = rendering.desiredKeys {
             fields = RecordFields(record.fields.lazy.filter { desired.contains($0.key) }.map { ($0.key, $0.value) })
@@ -105,7 +108,7 @@ extension WireFormat {
             throw ShapeError("\(record.name("createShortGUID")): short GUIDs and record sharing are not supported yet")
         }
         for key in ["forRecord", "publicPermission", "participants"] where record[key] != nil {
-            throw ShapeError("\(record.name(key)): share records (cloudkit.share) are not supported yet")
+            throw ShapeError("\(record.name(key)) is a share's key: only a record of type cloudkit.share takes it")
         }
         guard let name = try record.string("recordName") ?? newName() else {
             throw ShapeError("\(record.name("recordName")) is required")
@@ -113,7 +116,8 @@ extension WireFormat {
         let zone = try record["zoneID"].map { try decodeZoneID($0, context: record.name("zoneID")) } ?? requestZone
         let type = try record.string("recordType") ?? ""
         if type.lowercased() == "cloudkit.share" {
-            throw ShapeError("\(record.name("recordType")): share records (cloudkit.share) are not supported yet")
+            // Record shares are read by StoreAPI.decodeRecordShare; this is the zone-wide share's name.
+            throw ShapeError("\(record.name("recordType")): cloudkit.share records are saved as shares")
         }
         var parent: String?
         if let p = try record.object("parent", what: #"{"recordName": …}"#) {

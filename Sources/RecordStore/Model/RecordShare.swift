@@ -1,0 +1,64 @@
+/// A record share as the store keeps it: a record of type `cloudkit.share` in the shared record's
+/// zone, whose system fields hold the share's state (CloudKit Web Services Reference, "Types and
+/// Dictionaries" → Record Dictionary, Share Request Keys; the CloudKit framework's `CKShare` made
+/// for a root record). Being a record, it is journalled, snapshotted, replicated through
+/// PostgreSQL, and shows in `changes/zone` and `records/query` like any record, in every backend
+/// and format that already holds records. The root record's `share` names it.
+///
+/// The fields are the server's: a save through the JSON API never takes them from a client (the
+/// API builds them from `publicPermission`, `participants` and `forRecord`), and they are
+/// answered as the share's keys, never as fields.
+public enum RecordShare {
+    /// The record type of every share record.
+    public static let recordType = "cloudkit.share"
+
+    /// The system fields (a client's `cloudkit.*` fields on a share are refused by the API).
+    public enum Field {
+        public static let root = "cloudkit.rootRecord"
+        public static let publicPermission = "cloudkit.publicPermission"
+        /// A `STRING_LIST`, one participant an item: `permission status user`.
+        public static let participants = "cloudkit.participants"
+        public static let shortGUID = "cloudkit.shortGUID"
+    }
+
+    /// Whether `record` is a record share (a share record that is not the zone-wide one).
+    public static func isRecordShare(_ record: Record) -> Bool {
+        record.recordType == recordType && record.id.recordName != ZoneShare.recordName
+    }
+
+    /// The share `record` holds, or nil when it is no record share or its fields are damaged.
+    public static func share(in record: Record) -> ZoneShare? {
+        guard isRecordShare(record), case .string(let root)? = record[Field.root] else { return nil }
+        var share = ZoneShare(zoneID: record.id.zoneID, changeTag: record.recordChangeTag ?? "")
+        share.shareRecordName = record.id.recordName
+        share.rootRecordName = root
+        if case .string(let text)? = record[Field.publicPermission] {
+            share.publicPermission = SharePermission(rawValue: text) ?? .none
+        }
+        if case .string(let guid)? = record[Field.shortGUID] { share.shortGUID = guid }
+        if case .list(let items)? = record[Field.participants] {
+            for case .string(let item) in items {
+                let parts = item.split(separator: " ", maxSplits: 2).map(String.init)
+                guard parts.count == 3, let permission = SharePermission(rawValue: parts[0]),
+                      let status = ParticipantStatus(rawValue: parts[1]) else { continue }
+                share.participants[parts[2]] = ShareParticipant(userRecordName: parts[2], permission: permission,
+                                                                status: status)
+            }
+        }
+        return share
+    }
+
+    /// The system fields of `share` (its root, permission, participants in name order, short GUID).
+    public static func fields(of share: ZoneShare) -> RecordFields {
+        var fields: RecordFields = [:]
+        if let root = share.rootRecordName { fields[Field.root] = .string(root) }
+        fields[Field.publicPermission] = .string(share.publicPermission.rawValue)
+        let items = share.participants.keys.sorted().map { user -> FieldValue in
+            let p = share.participants[user]!
+            return .string("\(p.permission.rawValue) \(p.status.rawValue) \(user)")
+        }
+        fields[Field.participants] = items.isEmpty ? .emptyList(elementType: "STRING") : .list(items)
+        if let guid = share.shortGUID { fields[Field.shortGUID] = .string(guid) }
+        return fields
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import RecordStore
+
+// Record shares in records/modify (CloudKit Web Services Reference, "Types and Dictionaries" →
+// Record Dictionary, Share Request Keys: `forRecord`, `publicPermission`, `participants`; the
+// root's `share` and the hierarchy's `parent`; developer.apple.com/library/archive/…/
+// CloudKitWebServicesReference/Types.html). A `cloudkit.share` record under any name but
+// `cloudkit.zoneshare` shares the record `forRecord` names and its descendants. It is an ordinary
+// operation of its request — mixed with others, atomic with them — whose record the engine plans
+// as a share (StoreEngine+RecordShares.swift); it is answered, wherever a record is, with the
+// share's keys (StoreAPI+Sharing.swift's `encodeShareRecord`).
+extension StoreAPI {
+    /// The user a request is answered for, so that a share record says who they are in it
+    /// (`currentUserParticipant`) wherever records are encoded.
+    @TaskLocal static var requestUser: String?
+
+    /// Whether a record dictionary of a request is a record share: of type `cloudkit.share`,
+    /// under any name but the zone-wide share's.
+    static func isRecordShareRecord(_ record: WireObject) -> Bool {
+        (record["recordType"] as? String)?.lowercased() == shareRecordType
+            && record["recordName"] as? String != ZoneShare.recordName
+    }
+
+    /// The record a record share's operation saves: its system fields from the share's keys (only
+    /// those sent, so an `update` changes what it names), a fresh short GUID that the engine keeps
+    /// only for a share that has none.
+    static func decodeRecordShare(_ record: WireObject, zone: ZoneID, kind: RecordOperation.Kind) throws -> Record {
+        try record.allowing(.shareRecord)
+        let forDelete = kind == .delete || kind == .forceDelete
+        guard let name = try record.string("recordName") ?? (kind == .create ? UUID().uuidString : nil) else {
+            throw WireFormat.ShapeError("\(record.name("recordName")) is required")
+        }
+        let recordZone = try record["zoneID"].map { try WireFormat.decodeZoneID($0, context: record.name("zoneID")) }
+            ?? zone
+        var share = Record(recordType: RecordShare.recordType, id: RecordID(recordName: name, zoneID: recordZone),
+                           recordChangeTag: try record.string("recordChangeTag"))
+        guard !forDelete else { return share }
+        if let fields = try record.object("fields"), !fields.object.isEmpty {
+            throw WireFormat.ShapeError("\(record.name("fields")): a share's fields (cloudkit.title, …) are not "
+                                        + "stored; send none")
+        }
+        if let root = try record.object("forRecord", what: #"{"recordName": …}"#) {
+            share[RecordShare.Field.root] = .string(try root.requiredString("recordName"))
+        } else if kind == .create {
+            throw WireFormat.ShapeError("\(record.name("forRecord")) is required to create a record share "
+                                        + "(cloudkit.share): the record it shares")
+        }
+        var save = ZoneShareSave(zone: recordZone, kind: .create, shortGUID: ZoneShare.newShortGUID())
+        try readShareKeys(record, into: &save)
+        var state = ZoneShare(zoneID: recordZone, publicPermission: save.publicPermission ?? .none, changeTag: "",
+                              shortGUID: save.shortGUID)
+        for (user, permission) in save.participants ?? [:] {
+            state.participants[user] = ShareParticipant(userRecordName: user, permission: permission)
+        }
+        let fields = RecordShare.fields(of: state)
+        share[RecordShare.Field.shortGUID] = fields[RecordShare.Field.shortGUID]
+        if save.publicPermission != nil || kind != .update && kind != .forceUpdate {
+            share[RecordShare.Field.publicPermission] = fields[RecordShare.Field.publicPermission]
+        }
+        if save.participants != nil || kind != .update && kind != .forceUpdate {
+            share[RecordShare.Field.participants] = fields[RecordShare.Field.participants]
+        }
+        return share
+    }
+
+    /// The operation `kind` on `record`.
+    static func operation(_ kind: RecordOperation.Kind, _ record: Record) -> RecordOperation {
+        switch kind {
+        case .create: return .create(record)
+        case .update: return .update(record)
+        case .forceUpdate: return .forceUpdate(record)
+        case .replace: return .replace(record)
+        case .forceReplace: return .forceReplace(record)
+        case .delete: return .delete(record.id, recordChangeTag: record.recordChangeTag)
+        case .forceDelete: return .forceDelete(record.id)
+        }
+    }
+
+    /// A record of a response that is a record share, answered with the share's keys (never its
+    /// system fields); nil for any other record.
+    static func encodeIfRecordShare(_ record: Record, _ rendering: RecordRendering) -> WireFormat.Object? {
+        guard let share = RecordShare.share(in: record) else { return nil }
+        var o = encodeShareRecord(share, for: requestUser ?? "", rendering)
+        if let c = record.created { o["created"] = WireFormat.encode(c) }
+        if let m = record.modified { o["modified"] = WireFormat.encode(m) }
+        return o
+    }
+}
