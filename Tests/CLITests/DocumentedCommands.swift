@@ -187,6 +187,8 @@ enum DocumentedCommands {
         ("zonertc peer --store http://127.0.0.1:8080 --room room_abcd1234 --me bob --room-owner alice --token-file "
             + "/tmp/bob.token --send Fixtures/vp8-320x240-60.ivf --record /tmp/at-bob --peers 3",
          .coveredBy("MeshProcessTests runs group-call members without --remote against a daemon")),
+        ("zonertc call Fixtures/vp8-320x240-60.ivf --browser --peers 3",
+         .coveredBy("BrowserMeshCallCommandTests runs `zonertc call --browser --peers 3` with headless Chromium")),
 
         // docs/INTEROP.md
         ("swift test --filter InteropTests", .testFilter),
