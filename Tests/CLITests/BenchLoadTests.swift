@@ -71,6 +71,44 @@ struct BenchLoadTests {
         #expect((report.storeRequestsPerCall ?? 0) >= 10, "\(report.storeRequestsPerCall ?? 0) requests per call")
     }
 
+    struct OverloadReport: Decodable {
+        struct Recovery: Decodable {
+            var sent: Int
+            var acknowledged: Int
+            var lastShedMs: Double?
+        }
+        var streamsReady: Int
+        var streamsAliveAtEnd: Int
+        var savesSent: Int
+        var savesAcknowledged: Int
+        var shed: Int
+        var shedWithRetryAfter: Int
+        var pushesUndelivered: Int
+        var lostWrites: Int?
+        var recovery: Recovery?
+    }
+
+    @Test("overload: past --max-requests-in-flight saves are shed with retryAfter, streams stay, it recovers")
+    func overload() async throws {
+        // 60 saves at once over 32 connections to a daemon that answers 4 at a time: most are shed.
+        let output = try await offPool {
+            try ZonertcProcess.run(["bench", "load", "--devices", "60", "--request-connections", "32",
+                                    "--max-requests-in-flight", "4", "--hold", "1s", "--recover", "2s",
+                                    "--recover-rate", "10", "--json"], limit: .seconds(120))
+        }
+        #expect(output.status == 0, "\(output.stderr)")
+        let report = try JSONDecoder().decode(OverloadReport.self, from: Data(output.stdout.utf8))
+        #expect(report.streamsReady == 60)
+        #expect(report.streamsAliveAtEnd == 60)
+        #expect(report.shed > 0, "nothing shed: \(output.stdout)")
+        #expect(report.shedWithRetryAfter == report.shed)
+        #expect(report.savesAcknowledged + report.shed == report.savesSent)
+        #expect(report.pushesUndelivered == 0)
+        #expect(report.lostWrites == 0)
+        let recovery = try #require(report.recovery)
+        #expect(recovery.sent > 0 && recovery.acknowledged == recovery.sent, "\(recovery)")
+    }
+
     @Test("bad command lines exit 2 with a reason")
     func refusals() throws {
         let daemons = try ZonertcProcess.run(["bench", "load", "--daemons", "2"])

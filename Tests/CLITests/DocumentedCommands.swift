@@ -150,6 +150,11 @@ enum DocumentedCommands {
         ("zonertc bench load --devices 0 --calls 1000 --call-hold 20s --lone-calls 20",
          .quick(("--calls 1000 --call-hold 20s --lone-calls 20", "--calls 3 --call-hold 1s --lone-calls 1"))
             .expecting("3/3 converged, 0 failed")),
+        ("zonertc bench load --devices 2000 --bursts 0 --rate 4000 --duration 20s --request-connections 1024 "
+            + "--max-requests-in-flight 256 --recover 10s",
+         .quick(("--devices 2000", "--devices 20"), ("--rate 4000 --duration 20s", "--rate 100 --duration 2s"),
+                ("--request-connections 1024", "--request-connections 32"), ("--recover 10s", "--recover 1s"))
+            .expecting("0 shed; recovered")),
         ("zonertc bench signaling --profiles lan --calls 15", .quick(("--calls 15", "--calls 1"))),
         ("Bench/ice-connect/compare.sh", .asWritten.needing("python3:aioice")),
         ("swift run -c release zonertc-bench ice", .asWritten),

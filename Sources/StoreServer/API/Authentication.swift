@@ -106,7 +106,9 @@ struct RequestCredentials: Sendable {
             default: break
             }
         }
-        if Set(webTokens).count > 1 || apiTokens.count > 1 || courier.count > 1 { conflicting = true }
+        if webTokens.dropFirst().contains(where: { $0 != webTokens[0] }) || apiTokens.count > 1 || courier.count > 1 {
+            conflicting = true
+        }
         apiToken = apiTokens.first
         webAuthToken = webTokens.first
         courierToken = courier.first
@@ -115,7 +117,7 @@ struct RequestCredentials: Sendable {
     /// The query's `name=value` pairs, percent-decoded (a web auth token holds `+`, `/` and `=`,
     /// which a client encodes). A pair that does not decode is kept undecoded, so it fails as a token.
     static func queryItems(_ target: String) -> [(String, String)] {
-        guard let q = target.firstIndex(of: "?") else { return [] }
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return [] }
         return target[target.index(after: q)...].split(separator: "&").map { pair in
             let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(kv[0]), value = kv.count > 1 ? String(kv[1]) : ""

@@ -13,14 +13,10 @@ enum JSONWriter {
     }
 
     private static func write(_ value: Any, into out: inout [UInt8]) {
+        // Strings and objects first: they are most of a record, and every case tried before the
+        // matching one is a dynamic cast that fails.
         switch value {
         case let s as String: writeString(s, into: &out)
-        case let b as Bool: out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
-        case let i as Int: out.append(contentsOf: String(i).utf8)
-        case let i as Int64: out.append(contentsOf: String(i).utf8)
-        case let i as UInt64: out.append(contentsOf: String(i).utf8)
-        case let i as Int32: out.append(contentsOf: String(i).utf8)
-        case let d as Double: writeDouble(d, into: &out)
         case let o as [String: Any]:
             out.append(UInt8(ascii: "{"))
             var first = true
@@ -39,6 +35,12 @@ enum JSONWriter {
                 write(item, into: &out)
             }
             out.append(UInt8(ascii: "]"))
+        case let b as Bool: out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case let i as Int: out.append(contentsOf: String(i).utf8)
+        case let i as Int64: out.append(contentsOf: String(i).utf8)
+        case let i as UInt64: out.append(contentsOf: String(i).utf8)
+        case let i as Int32: out.append(contentsOf: String(i).utf8)
+        case let d as Double: writeDouble(d, into: &out)
         case let n as NSNumber:
             if WireFormat.isFloatingPoint(n) { writeDouble(n.doubleValue, into: &out) }
             else { out.append(contentsOf: n.stringValue.utf8) }

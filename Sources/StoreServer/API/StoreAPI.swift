@@ -66,7 +66,7 @@ public final class StoreAPI: Sendable {
             }
             return .response(CallPage.response(path: path) ?? error(404, .invalidArguments, "no such file \(path)"))
         }
-        let parts = path.split(separator: "/").map(String.init)
+        let parts = path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
         guard parts.count >= 5, parts[0] == "database", parts[1] == "1" else {
             return .response(error(404, .unknownItem, "no such endpoint \(path)"))
         }

@@ -60,8 +60,13 @@ public struct HTTPRequest: Sendable, Hashable {
         self.body = body
     }
 
-    /// The path without the query.
-    public var path: String { String(target.split(separator: "?", maxSplits: 1).first ?? "") }
+    /// The path without the query. Looked at as bytes: a request's target is ASCII, and walking it
+    /// as `Character`s costs grapheme breaking on every request.
+    public var path: String {
+        let bytes = target.utf8
+        guard let q = bytes.firstIndex(of: UInt8(ascii: "?")) else { return target }
+        return String(target[..<q])
+    }
 
     /// Whether the connection stays open after the response (RFC 9112 §9.3).
     public var keepAlive: Bool {

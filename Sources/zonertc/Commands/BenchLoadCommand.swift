@@ -18,6 +18,11 @@ enum BenchLoadCommand {
             .value("--bursts", "N", "rounds in which every device saves once, all at once", default: "1"),
             .value("--rate", "N", "then saves per second, spread over the devices (0: none)", default: "0"),
             .value("--duration", "DURATION", "how long the --rate phase lasts", default: "10s"),
+            .value("--recover", "DURATION", "after the --rate phase, saves go on at --recover-rate this long: "
+                   + "whether a daemon pushed past its capacity recovers by itself", default: "0s"),
+            .value("--recover-rate", "N", "saves per second while recovering (default: a quarter of --rate)"),
+            .value("--max-requests-in-flight", "N", "of the daemons started here (their overload bound; "
+                   + "store serve's default when not given)"),
             .value("--hold", "DURATION", "how long the streams stay idle before the daemon is measured",
                    default: "2s"),
             .value("--request-connections", "N", "request connections per daemon, shared by the devices",
@@ -51,8 +56,10 @@ enum BenchLoadCommand {
             of their own running the real signaling machines over the HTTP client with push streams, a stand-in
             for ICE and no media; convergence is from both peers' start to both connected, and --lone-calls
             calls made first, one at a time, give the single-call figure of the same run. The daemons' RSS,
-            descriptors and CPU time come from /proc. A progress line goes to stderr on a terminal. Exit 1 when a
-            save was lost, a push never came, a stream failed or a call failed.
+            descriptors and CPU time come from /proc. Past a daemon's capacity (a --rate above it, or a low
+            --max-requests-in-flight) saves are shed with 503 TRY_AGAIN_LATER and counted; --recover then shows
+            whether the daemon serves again by itself. A progress line goes to stderr on a terminal. Exit 1 when
+            a save was lost, a push never came, a stream failed, a call failed or the daemon did not recover.
             """,
         run: run)
 
@@ -90,8 +97,33 @@ enum BenchLoadCommand {
         /// process's: what a save costs, which a loaded machine does not change as it does latency.
         var daemonCPUMicrosPerSave: Double?
         var benchCPUMicrosPerSave: Double?
+        /// Saves the daemons shed with 503 `TRY_AGAIN_LATER`, those of them with a `retryAfter`, and
+        /// the longest time saves waited with none answered.
+        var shed: Int
+        var shedWithRetryAfter: Int
+        /// Saves not sent because their device was waiting out a shed save's `retryAfter`.
+        var savesDeferred: Int
+        var longestAnswerGapMs: Double
+        /// Push streams still open at the end (ready and never closed).
+        var streamsAliveAtEnd: Int
+        var recovery: Recovery?
         var calls: CallReport?
         var seconds: Double
+    }
+
+    /// The --recover phase: saves at a lower rate after the --rate phase.
+    struct Recovery: Codable {
+        var rate: Int
+        var seconds: Double
+        /// From the end of the --rate phase until every save sent in it was answered.
+        var drainMs: Double
+        var sent: Int
+        var acknowledged: Int
+        var shed: Int
+        /// When the last shed answer came, from the start of the phase; nil when none came in it.
+        var lastShedMs: Double?
+        /// Saves were acknowledged and none was shed in the phase's second half.
+        var recovered: Bool { acknowledged > 0 && (lastShedMs ?? 0) < seconds * 500 }
     }
 
     static func run(_ args: ParsedCommand) async throws -> Int32 {
@@ -121,6 +153,9 @@ enum BenchLoadCommand {
         }
         let phase = try duration("--duration"), hold = try duration("--hold"), timeout = try duration("--timeout")
         let callHold = try duration("--call-hold")
+        let recover = try duration("--recover")
+        let recoverRate = try args.int("--recover-rate", in: 0...1_000_000) ?? rate / 4
+        let maxInFlight = try args.int("--max-requests-in-flight", in: 1...1_000_000)
         let postgres = args.string("--postgres")
         let url = args.string("--url")
         let journal = args.has("--journal")
@@ -158,7 +193,7 @@ enum BenchLoadCommand {
                     "store", "serve", "--listen", "127.0.0.1:0", "--push-profile", args.string("--push-profile")!,
                     "--max-connections", "\(held)",
                     "--max-connections-per-address", "100000", "--summary-interval", "10s",
-                ] + backend, directory: directory)
+                ] + backend + (maxInFlight.map { ["--max-requests-in-flight", "\($0)"] } ?? []), directory: directory)
                 children.append(child)
                 guard let started = await child.storeURL() else {
                     Terminal.error("zonertc bench load: the store daemon did not start: \(child.stderr)")
@@ -175,7 +210,8 @@ enum BenchLoadCommand {
 
         let runID = String(format: "%08x", UInt32.random(in: 0...UInt32.max))
         let load = try LoadRun(settings: .init(devices: deviceCount, requestConnections: connections,
-                                               endpoints: endpoints, runID: runID))
+                                               endpoints: endpoints, runID: runID,
+                                               setupConnections: maxInFlight.map { max(1, $0 / 2) }))
         let stopProgress = StopFlag()
         let progressTask = Task {
             while progress && !stopProgress.isSet {
@@ -217,21 +253,21 @@ enum BenchLoadCommand {
         let cpuBefore = (daemon: daemonStats().cpuSeconds, bench: CPUTime.now())
         for _ in 0..<bursts {
             let target = await load.onLoop { () -> Int in
-                for device in load.devices { load.save(device) }
+                load.batchingRequests { for device in load.devices { load.save(device) } }
                 return load.tally.savesSent
             }
             _ = await load.wait(within: timeout) { load.tally.savesAnswered >= target && load.unnotified == 0 }
         }
         var warm: ProcessStats?
         var rateEnd: ProcessStats?
-        if rate > 0 {
-            // Every 10 ms, the saves owed since the last tick.
+        /// Saves at `rate` per second for `phase`: every 10 ms, those owed since the last tick.
+        func steady(_ rate: Int, for phase: Duration, atWarmUp: () -> Void = {}) async {
             let start = ContinuousClock.now
             let end = start + phase
             var last = start
             var owed = 0.0
             while last < end {
-                if warm == nil && last - start >= phase / 4 { warm = daemonStats() }
+                if last - start >= phase / 4 { atWarmUp() }
                 try? await Task.sleep(for: .milliseconds(10))
                 let now = ContinuousClock.now
                 owed += Double(rate) * (now - last).seconds
@@ -240,7 +276,26 @@ enum BenchLoadCommand {
                 owed -= Double(due)
                 await load.onLoop { load.saveRoundRobin(due) }
             }
+        }
+        if rate > 0 {
+            await steady(rate, for: phase) { if warm == nil { warm = daemonStats() } }
             rateEnd = daemonStats()
+        }
+        var recovery: Recovery?
+        if recover > .zero && recoverRate > 0 {
+            // The load drops: first every save already sent is answered, then saves go on at the lower rate.
+            let drain = Stopwatch()
+            _ = await load.wait(within: timeout) { load.tally.savesAnswered >= load.tally.savesSent }
+            let drainMs = drain.elapsed.milliseconds
+            let before = await load.onLoop { load.tally }
+            let started = Stopwatch.monotonicNanoseconds()
+            await steady(recoverRate, for: recover)
+            _ = await load.wait(within: timeout) { load.tally.savesAnswered >= load.tally.savesSent }
+            let after = await load.onLoop { load.tally }
+            recovery = Recovery(
+                rate: recoverRate, seconds: recover.seconds, drainMs: drainMs, sent: after.savesSent - before.savesSent,
+                acknowledged: after.savesAcknowledged - before.savesAcknowledged, shed: after.shed - before.shed,
+                lastShedMs: after.lastShedAt.flatMap { $0 > started ? Double($0 - started) / 1e6 : nil })
         }
         _ = await load.wait(within: timeout) {
             load.tally.savesAnswered >= load.tally.savesSent && load.unnotified == 0
@@ -263,8 +318,9 @@ enum BenchLoadCommand {
             }
         }
         let end = daemonStats()
-        let (tally, answers, pushes, undelivered) = await load.onLoop {
-            (load.tally, load.answerMs.sorted(), load.pushMs.sorted(), load.unnotified)
+        let (tally, answers, pushes, undelivered, alive) = await load.onLoop {
+            (load.tally, load.answerMs.sorted(), load.pushMs.sorted(), load.unnotified,
+             load.devices.filter { $0.ready && !$0.failed }.count)
         }
         let report = Report(
             cpuModel: cpuModelName(), date: ISO8601DateFormatter().string(from: Date()), devices: deviceCount,
@@ -285,9 +341,12 @@ enum BenchLoadCommand {
                 : (cpuAfter.daemon - cpuBefore.daemon) * 1e6 / Double(tally.savesAcknowledged),
             benchCPUMicrosPerSave: tally.savesAcknowledged == 0 ? nil
                 : (cpuAfter.bench - cpuBefore.bench) * 1e6 / Double(tally.savesAcknowledged),
+            shed: tally.shed, shedWithRetryAfter: tally.shedWithRetryAfter, savesDeferred: tally.savesDeferred,
+            longestAnswerGapMs: tally.longestAnswerGapMs, streamsAliveAtEnd: alive, recovery: recovery,
             calls: callReport, seconds: watch.elapsed.seconds)
         let failed = (lost ?? 0) > 0 || undelivered > 0 || tally.streamsFailed > 0 || ready < deviceCount
             || (callReport.map { $0.failed > 0 || $0.loneConverged < $0.loneCalls } ?? false)
+            || (recovery.map { !$0.recovered } ?? false)
         let code = await finish(failed ? 1 : 0)
         if json {
             print(try Terminal.json(report))
@@ -318,6 +377,19 @@ enum BenchLoadCommand {
         if let w = r.warmRSSBytes, let e = r.rateEndRSSBytes, let wf = r.warmFDs, let ef = r.rateEndFDs, w > 0 {
             lines.append("  steady rate    RSS \(Terminal.bytes(w)) after warm-up, \(Terminal.bytes(e)) at the end ("
                          + String(format: "%+.1f %%", Double(e - w) * 100 / Double(w)) + "), fds \(wf) → \(ef)")
+        }
+        if r.shed > 0 || r.recovery != nil {
+            lines.append("  overload       \(r.shed) saves shed (503 TRY_AGAIN_LATER), \(r.shedWithRetryAfter) with "
+                         + "retryAfter, \(r.savesDeferred) held back by their device for it; longest wait with none "
+                         + "answered " + String(format: "%.0f ms", r.longestAnswerGapMs)
+                         + "; streams alive at the end \(r.streamsAliveAtEnd)/\(r.streamsReady)")
+        }
+        if let v = r.recovery {
+            let lastShed = v.lastShedMs.map { String(format: " (the last %.0f ms in)", $0) } ?? ""
+            lines.append("  recovery       backlog answered in " + String(format: "%.0f ms", v.drainMs)
+                         + ", then \(v.rate)/s for " + String(format: "%g", v.seconds) + " s: "
+                         + "\(v.acknowledged)/\(v.sent) acknowledged, \(v.shed) shed\(lastShed); "
+                         + (v.recovered ? "recovered" : "not recovered"))
         }
         if let lost = r.lostWrites { lines.append("  read back      \(lost) acknowledged saves missing") }
         let errors = r.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
