@@ -93,8 +93,11 @@ let package = Package(
         // time, and push notifications collected for a driver that steps.
         .target(name: "CallTestSupport", dependencies: ["Signaling", "RecordStore", "ZoneCore"],
                 path: "Tests/CallTestSupport"),
+        // A store behind a daemon, and a client that routes writes, reads and push apart.
+        .target(name: "StoreTestSupport", dependencies: ["RecordStore", "StoreServer"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "ZoneCoreTests", dependencies: ["ZoneCore", "TestSupport"]),
         .testTarget(name: "RecordStoreTests", dependencies: ["RecordStore", "StoreServer", "ZoneCore", "TestSupport",
+                                                             "StoreTestSupport",
                                                              postgres]),
         // Runs the built `zonertc` binary as a user would.
         .testTarget(name: "CLITests", dependencies: ["RecordStore", "StoreServer", "SDP", "Signaling", "ZoneCore",
@@ -102,14 +105,15 @@ let package = Package(
         // CloudKit Web Services Reference, page by page, against the store served three ways: the
         // JSON API in-process, the daemon over HTTP, and two daemons on PostgreSQL (trait).
         .testTarget(name: "CloudKitConformanceTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
-                                                                    "TestSupport", postgres,
+                                                                    "TestSupport", "StoreTestSupport", postgres,
                                                                     .target(name: "COpenSSL",
                                                                             condition: .when(traits: ["WebRTC"]))]),
         .testTarget(name: "StoreServerTests", dependencies: ["StoreServer", "RecordStore", "Net", "ZoneCore",
                                                            "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["SDP", "Signaling", "RecordStore", "ZoneCore", "TestSupport",
                                                          "CallTestSupport"]),
-        .testTarget(name: "PeerNetTests", dependencies: ["PeerNet", "Peer", "Net", "Signaling", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "PeerNetTests", dependencies: ["PeerNet", "Peer", "Net", "Signaling", "RecordStore", "ZoneCore",
+                                                       "StoreTestSupport"]),
         .testTarget(name: "NetTests", dependencies: ["Net", "ZoneCore"]),
         .testTarget(name: "TURNTests", dependencies: ["TestNetwork", "TURN", "STUN", "ZoneCore"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "TURN", "STUN", "Net", "ZoneCore", "TestSupport"]),

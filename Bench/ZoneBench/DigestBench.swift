@@ -89,7 +89,7 @@ enum DigestBench {
             for r in results {
                 print("{\"bench\":\"\(r.name)\",\"\(r.unit)\":\(format(r.value, 1))}")
             }
-            print("{\"bench\":\"digests_checksum\",\"value\":\"\(hex64(checksum))\"}")
+            print("{\"bench\":\"digests_checksum\",\"value\":\"\(Hex.string(checksum, digits: 16))\"}")
         } else {
             print("digests (release build expected; MB/s = 10^6 bytes/s over a 1 MiB buffer)")
             let width = results.map(\.label.count).max() ?? 0
@@ -98,7 +98,7 @@ enum DigestBench {
                 let value = r.unit == "MBps" ? "\(format(r.value, 1)) MB/s" : "\(format(r.value, 1)) ns/op"
                 print("  \(label)  \(String(repeating: " ", count: max(0, 14 - value.count)))\(value)")
             }
-            print("  checksum \(hex64(checksum))")
+            print("  checksum \(Hex.string(checksum, digits: 16))")
         }
     }
 
@@ -127,10 +127,5 @@ enum DigestBench {
 
     private static func format(_ value: Double, _ decimals: Int) -> String {
         String(format: "%.\(decimals)f", value)
-    }
-
-    private static func hex64(_ v: UInt64) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
     }
 }

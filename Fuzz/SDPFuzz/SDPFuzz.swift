@@ -31,6 +31,13 @@ public func sdpFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
         for section in description.media {
             _ = description.iceCredentials(for: section)
             _ = section.candidates.map(\.description)
+            // Each fmtp pair read once is found again by its name (the first of that name).
+            for codec in section.codecs {
+                guard let parameters = codec.formatParameters else { continue }
+                for (name, _) in parameters.parameters {
+                    precondition(parameters.value(of: name) != nil, "an fmtp parameter is not found by its name")
+                }
+            }
         }
     }
 

@@ -1,11 +1,12 @@
 #if PostgreSQL
 import Foundation
+import ZoneCore
 
 /// Work waiting for one thread that takes it in batches: writes for the writer, committed
 /// batches for the flusher. Whatever queues while the thread is busy joins its next batch.
 final class BatchQueue<Item>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var pending: [Item] = []
+    private var pending = OutputQueue<Item>()
     private var stopped = false
 
     /// Items waiting to be taken.
@@ -33,9 +34,10 @@ final class BatchQueue<Item>: @unchecked Sendable {
             _ = condition.wait(until: Date(timeIntervalSinceNow: wait))
         }
         if pending.isEmpty { return stopped ? nil : [] }
-        let n = min(limit, pending.count)
-        defer { pending.removeFirst(n) }
-        return Array(pending[..<n])
+        var items: [Item] = []
+        items.reserveCapacity(min(limit, pending.count))
+        while items.count < limit, let item = pending.pop() { items.append(item) }
+        return items
     }
 
     /// Moves queued items into `batch` until it holds `target` (never more than `limit`), waiting
@@ -49,8 +51,9 @@ final class BatchQueue<Item>: @unchecked Sendable {
         }
         let n = min(max(limit - batch.count, 0), pending.count)
         guard n > 0 else { return 0 }
-        batch += pending[..<n]
-        pending.removeFirst(n)
+        for _ in 0..<n {
+            if let item = pending.pop() { batch.append(item) }
+        }
         return n
     }
 

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import RecordStore
+import ZoneCore
 
 /// A fixed number of threads of our own, each with its own PostgreSQL connection, running jobs
 /// from one queue: blocking libpq calls never occupy a thread of Swift concurrency's pool, and
@@ -34,7 +35,7 @@ final class PostgresWorkers: @unchecked Sendable {
     }
 
     private let condition = NSCondition()
-    private var jobs: [(Slot) -> Void] = []
+    private var jobs = OutputQueue<(Slot) -> Void>()
     private var stopped = false
 
     init(count: Int, url: String, name: String, role: String) {
@@ -82,12 +83,12 @@ final class PostgresWorkers: @unchecked Sendable {
         while true {
             condition.lock()
             while jobs.isEmpty && !stopped { condition.wait() }
-            if jobs.isEmpty && stopped {
+            // No job left means stopped: the queued ones run first.
+            guard let job = jobs.pop() else {
                 condition.unlock()
                 slot.discard()
                 return
             }
-            let job = jobs.removeFirst()
             condition.unlock()
             job(slot)
         }

@@ -1,9 +1,8 @@
 // The `a=fmtp` parameters of an H.264 format that offer and answer compare: RFC 6184 §8.1
 // (`profile-level-id`, `packetization-mode`, `level-asymmetry-allowed`) and §8.2.2.
 
-/// The H.264 parameters of one format, read in one pass over its `a=fmtp` text: answering an
-/// offer compares them for both formats, first to match them and then to write the answer, and
-/// looking each up on its own read the whole text nine times an answer.
+/// The H.264 parameters of one format, taken in one pass over its `a=fmtp` pairs: answering an
+/// offer compares them for both formats, first to match them and then to write the answer.
 struct H264FormatParameters {
     /// `profile-level-id` as written; nil when absent.
     var profileLevelIDText: String?
@@ -17,19 +16,19 @@ struct H264FormatParameters {
 
     /// The parameters of `codec`: the first value of each, as `RTPCodec.formatParameter` gives it.
     init(_ codec: RTPCodec) {
-        codec.forEachFormatParameter { name, value in
+        codec.formatParameters?.forEachParameter { name, value in
             // The three names differ in length: the length picks the one name worth comparing.
             switch name.count {
             case 16:
-                if profileLevelIDText == nil, Self.matches(name, "profile-level-id") {
+                if profileLevelIDText == nil, FormatParameters.matches(name, "profile-level-id") {
                     profileLevelIDText = String(decoding: value, as: UTF8.self)
                 }
             case 18:
-                if packetizationMode == nil, Self.matches(name, "packetization-mode") {
+                if packetizationMode == nil, FormatParameters.matches(name, "packetization-mode") {
                     packetizationMode = String(decoding: value, as: UTF8.self)
                 }
             case 23:
-                if levelAsymmetryAllowed == nil, Self.matches(name, "level-asymmetry-allowed") {
+                if levelAsymmetryAllowed == nil, FormatParameters.matches(name, "level-asymmetry-allowed") {
                     levelAsymmetryAllowed = String(decoding: value, as: UTF8.self)
                 }
             default:
@@ -41,20 +40,6 @@ struct H264FormatParameters {
             profileLevelID = H264ProfileLevelID(text)
         } else {
             profileLevelID = .absentDefault
-        }
-    }
-
-    /// Whether a parameter's `name` is `key` (lowercase, of the same length) in any ASCII case.
-    /// Byte by byte on the two buffers.
-    private static func matches(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ key: StaticString) -> Bool {
-        key.withUTF8Buffer { key in
-            guard name.count == key.count else { return false }
-            var index = name.startIndex
-            for byte in key {
-                guard SDPGrammar.lowercased(name[index]) == byte else { return false }
-                index += 1
-            }
-            return true
         }
     }
 }

@@ -169,27 +169,27 @@ public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
     /// and our signaling chunks carry.
     public var description: String {
         // The prefix written into the same buffer as the value.
-        var text = SDPTextBuffer(capacity: 128)
+        var text = TextBuffer(capacity: 128)
         write(to: &text)
         return text.string
     }
 
     /// Writes `description`.
-    public func write(to text: inout SDPTextBuffer) {
+    public func write(to text: inout TextBuffer) {
         text.ascii("candidate:")
         writeAttributeValue(to: &text)
     }
 
     /// The attribute value: everything after `candidate:`.
     var attributeValue: String {
-        // Written as bytes (`SDPTextBuffer`): every candidate batch the peer signals prints each one.
-        var text = SDPTextBuffer(capacity: 128)
+        // Written as bytes (`TextBuffer`): every candidate batch the peer signals prints each one.
+        var text = TextBuffer(capacity: 128)
         writeAttributeValue(to: &text)
         return text.string
     }
 
     /// Writes `attributeValue`.
-    private func writeAttributeValue(to text: inout SDPTextBuffer) {
+    private func writeAttributeValue(to text: inout TextBuffer) {
         text.append(foundation)
         text.ascii(" ")
         text.decimal(component)

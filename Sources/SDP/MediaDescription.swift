@@ -187,8 +187,7 @@ public struct MediaDescription: Hashable, Sendable {
     }
 
     /// The codec at `payloadType` from the noted `lines`: the first rtpmap (or the static type) and
-    /// the first fmtp count, and every rtcp-fb for it or `*`, in order, in an array of exactly that
-    /// size (grown one at a time it was reallocated three times a codec). Nil without rtpmap or
+    /// the first fmtp count, and every rtcp-fb for it or `*`, in order. Nil without rtpmap or
     /// static type.
     private func codec(_ payloadType: UInt8, lines: [CodecLine]) -> RTPCodec? {
         var map: Int?, parameters: Int?, feedbackCount = 0

@@ -1,6 +1,8 @@
 // RTCP feedback capabilities, `a=rtcp-fb`, RFC 4585 §4.2 (nack, nack pli, trr-int), RFC 5104
 // §7.1 (ccm fir), and the WebRTC extensions goog-remb and transport-cc.
 
+import ZoneCore
+
 /// One feedback message type a receiver understands for a codec: `nack`, `nack pli`,
 /// `ccm fir`, `goog-remb`, `transport-cc`, ….
 public struct RTCPFeedback: Hashable, Sendable, CustomStringConvertible {
@@ -23,13 +25,13 @@ public struct RTCPFeedback: Hashable, Sendable, CustomStringConvertible {
 
     /// `<type>[ <parameter>]`, as after the payload type in `a=rtcp-fb:<pt> `.
     public var description: String {
-        var text = SDPTextBuffer(capacity: 32)
+        var text = TextBuffer(capacity: 32)
         write(to: &text)
         return text.string
     }
 
     /// Writes `description` piece by piece (see `SDPOrigin.write(to:)`).
-    func write(to text: inout SDPTextBuffer) {
+    func write(to text: inout TextBuffer) {
         text.append(type)
         if let parameter {
             text.ascii(" ")

@@ -13,7 +13,7 @@ extension RTPCodec {
     ) -> RTPCodec {
         RTPCodec(
             payloadType: payloadType, name: retransmissionName, clockRate: clockRate,
-            formatParameters: "apt=\(associatedPayloadType)")
+            formatParameters: FormatParameters("apt=\(associatedPayloadType)"))
     }
 
     /// True for an RTX format (name compared without case).
@@ -31,18 +31,10 @@ extension RTPCodec {
     }
 
     /// This codec with the `a=fmtp` parameter `key` set to `value` (added when absent), the
-    /// other parameters kept in order.
+    /// other parameters kept as written.
     func settingFormatParameter(_ key: String, to value: String) -> RTPCodec {
-        var pairs = (formatParameters ?? "").split(separator: ";").map(String.init)
-        if let index = pairs.firstIndex(where: {
-            $0.split(separator: "=", maxSplits: 1).first.map { $0.lowercased() == key.lowercased() } ?? false
-        }) {
-            pairs[index] = "\(key)=\(value)"
-        } else {
-            pairs.append("\(key)=\(value)")
-        }
         var codec = self
-        codec.formatParameters = pairs.joined(separator: ";")
+        codec.formatParameters = (formatParameters ?? FormatParameters("")).setting(key, to: value)
         return codec
     }
 }

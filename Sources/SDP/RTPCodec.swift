@@ -12,14 +12,14 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     public var clockRate: UInt32
     /// The channel count of an audio codec, when `a=rtpmap` gives one.
     public var channels: UInt16?
-    /// The `a=fmtp` parameters, as written (`level-asymmetry-allowed=1;packetization-mode=1;…`).
-    public var formatParameters: String?
+    /// The `a=fmtp` parameters, read once from the description that listed the codec.
+    public var formatParameters: FormatParameters?
     /// The feedback types listed for this payload type or for `*`.
     public var feedback: [RTCPFeedback]
 
     public init(
         payloadType: UInt8, name: String, clockRate: UInt32, channels: UInt16? = nil,
-        formatParameters: String? = nil, feedback: [RTCPFeedback] = []
+        formatParameters: FormatParameters? = nil, feedback: [RTCPFeedback] = []
     ) {
         self.payloadType = payloadType
         self.name = name
@@ -42,60 +42,14 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     public static func h264(payloadType: UInt8 = 97, profileLevelID: String = "42e01f") -> RTPCodec {
         RTPCodec(
             payloadType: payloadType, name: "H264", clockRate: 90_000,
-            formatParameters: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profileLevelID)",
+            formatParameters: FormatParameters(
+                "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=\(profileLevelID)"),
             feedback: videoFeedback)
     }
 
-    /// The value of one `a=fmtp` parameter (`key=value` pairs separated by `;`, keys compared
-    /// without case); nil when absent or the parameters are not in that form.
+    /// The value of one `a=fmtp` parameter (see `FormatParameters.value(of:)`); nil when absent.
     public func formatParameter(_ key: String) -> String? {
-        // The key is compared as bytes.
-        var key = key
-        return key.withUTF8 { key in
-            var value: String?
-            forEachFormatParameter { name, text in
-                // Lengths first: they tell most names apart without comparing a letter.
-                guard name.count == key.count, name.elementsEqual(key, by: Self.equalIgnoringASCIICase) else {
-                    return false
-                }
-                value = String(decoding: text, as: UTF8.self)
-                return true
-            }
-            return value
-        }
-    }
-
-    /// Calls `body` with the name and value of each `a=fmtp` parameter in order (spaces and tabs
-    /// around both trimmed) until it returns true. `key=` with nothing after it is not a parameter,
-    /// as `key` alone is not.
-    func forEachFormatParameter(
-        _ body: (_ name: Slice<UnsafeBufferPointer<UInt8>>, _ value: Slice<UnsafeBufferPointer<UInt8>>) -> Bool
-    ) {
-        guard var text = formatParameters else { return }
-        // Read byte by byte from the string's own contiguous bytes, ignoring ASCII case.
-        text.withUTF8 { bytes in
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != UInt8(ascii: ";") { end += 1 }
-                var equals = start
-                while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-                if equals + 1 < end,
-                   body(Self.trimmed(bytes[start..<equals]), Self.trimmed(bytes[(equals + 1)..<end])) {
-                    return
-                }
-                start = end + 1
-            }
-        }
-    }
-
-    /// `text` without leading and trailing spaces and tabs.
-    private static func trimmed(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
-        func isSpace(_ c: UInt8) -> Bool { c == UInt8(ascii: " ") || c == UInt8(ascii: "\t") }
-        var text = text
-        while let first = text.first, isSpace(first) { text = text.dropFirst() }
-        while let last = text.last, isSpace(last) { text = text.dropLast() }
-        return text
+        formatParameters?.value(of: key)
     }
 
     /// Codec names and parameter names compare without ASCII case (RFC 4855 §3, RFC 8866 §5.14).
@@ -177,8 +131,7 @@ public struct RTPCodec: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `answering(theirs)` when `theirs.isCompatible(with: self)`, else nil: one step for an
-    /// answerer, which reads each side's H.264 parameters once for both questions (reading them
-    /// apart read each fmtp twice an answer).
+    /// answerer, which reads each side's H.264 parameters once for both questions.
     func answer(to theirs: RTPCodec) -> RTPCodec? {
         guard sharesEncoding(with: theirs) else { return nil }
         if isNamed("h264") {

@@ -30,7 +30,7 @@ public enum SDPAttribute: Hashable, Sendable, CustomStringConvertible {
     /// `a=rtpmap:<pt> <name>/<clock rate>[/<channels>]`.
     case rtpMap(payloadType: UInt8, encodingName: String, clockRate: UInt32, channels: UInt16?)
     /// `a=fmtp:<format> <parameters>`.
-    case formatParameters(format: String, parameters: String)
+    case formatParameters(format: String, parameters: FormatParameters)
     /// `a=rtcp-fb:<pt or *> <feedback>`; a nil payload type stands for `*` (all formats).
     case rtcpFeedback(payloadType: UInt8?, feedback: RTCPFeedback)
     /// `a=rtcp-mux`: RTP and RTCP share one port.
@@ -79,7 +79,7 @@ public enum SDPAttribute: Hashable, Sendable, CustomStringConvertible {
         case .group(let semantics, let identifiers): Self.groupValue(semantics, identifiers)
         case .rtpMap(let payloadType, let encodingName, let clockRate, let channels):
             "\(payloadType) \(encodingName)/\(clockRate)" + (channels.map { "/\($0)" } ?? "")
-        case .formatParameters(let format, let parameters): "\(format) \(parameters)"
+        case .formatParameters(let format, let parameters): "\(format) \(parameters.text)"
         case .rtcpFeedback(let payloadType, let feedback): "\(payloadType.map(String.init) ?? "*") \(feedback)"
         case .setup(let role): role.rawValue
         case .fingerprint(let fingerprint): fingerprint.description
@@ -205,7 +205,8 @@ extension SDPAttribute {
             guard SDPGrammar.isToken(format), let parameters else {
                 throw SDPLineFailure(.invalidAttribute, "fmtp must be a format, a space and parameters")
             }
-            return .formatParameters(format: SDPGrammar.string(format), parameters: SDPGrammar.string(parameters))
+            return .formatParameters(
+                format: SDPGrammar.string(format), parameters: FormatParameters(SDPGrammar.string(parameters)))
         case .rtcpFeedback: return try parseFeedback(try required())
         case .setup:
             let value = try required()

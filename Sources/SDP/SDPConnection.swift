@@ -1,5 +1,7 @@
 // Connection data, `c=`, RFC 8866 §5.7; JSEP's placeholder `IN IP4 0.0.0.0`, RFC 8829 §5.2.1.
 
+import ZoneCore
+
 /// `c=<nettype> <addrtype> <connection-address>`.
 ///
 /// With ICE the real addresses travel in candidates, so JSEP stacks write `IN IP4 0.0.0.0` (or
@@ -24,13 +26,13 @@ public struct SDPConnection: Hashable, Sendable, CustomStringConvertible {
 
     /// The value of the line, without `c=`.
     public var description: String {
-        var text = SDPTextBuffer(capacity: 48)
+        var text = TextBuffer(capacity: 48)
         write(to: &text)
         return text.string
     }
 
     /// Writes `description` piece by piece (see `SDPOrigin.write(to:)`).
-    func write(to text: inout SDPTextBuffer) {
+    func write(to text: inout TextBuffer) {
         text.append(networkType)
         text.ascii(" ")
         text.append(addressType)
@@ -39,7 +41,7 @@ public struct SDPConnection: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Writes `c=`, `description`, CRLF.
-    func writeLine(to text: inout SDPTextBuffer) {
+    func writeLine(to text: inout TextBuffer) {
         text.ascii("c=")
         write(to: &text)
         text.ascii("\r\n")

@@ -1,5 +1,7 @@
 // The origin line, `o=`, RFC 8866 §5.2; its JSEP values, RFC 8829 §5.2.1.
 
+import ZoneCore
+
 /// `o=<username> <sess-id> <sess-version> <nettype> <addrtype> <unicast-address>`.
 ///
 /// JSEP fixes the username to `-`, the id to a random 63-bit number and the address to a
@@ -32,13 +34,13 @@ public struct SDPOrigin: Hashable, Sendable, CustomStringConvertible {
 
     /// The value of the line, without `o=`.
     public var description: String {
-        var text = SDPTextBuffer(capacity: 64)
+        var text = TextBuffer(capacity: 64)
         write(to: &text)
         return text.string
     }
 
     /// Writes `description` piece by piece (every description prints its origin).
-    func write(to text: inout SDPTextBuffer) {
+    func write(to text: inout TextBuffer) {
         text.append(username)
         text.ascii(" ")
         text.decimal(sessionID)

@@ -1,6 +1,8 @@
 // Writing a session description, RFC 8866 §5: lines in the order the RFC fixes, each ended by
 // CRLF (RFC 8866 §5 and RFC 8829 §5.2.1 use CRLF; the parser also accepts LF).
 
+import ZoneCore
+
 extension SessionDescription {
     /// The description's lines, without line breaks.
     public var lines: [String] {
@@ -20,7 +22,7 @@ extension SessionDescription {
     /// The SDP text, every line ended by CRLF: the lines of `lines`, written as UTF-8 bytes into
     /// one buffer and made a string once (every offer and answer is printed).
     public var description: String {
-        var text = SDPTextBuffer(capacity: 2048)
+        var text = TextBuffer(capacity: 2048)
         text.ascii("v=0\r\n")
         text.ascii("o=")
         origin.write(to: &text)
@@ -53,7 +55,7 @@ extension MediaDescription {
 
 extension MediaDescription {
     /// Writes the section's lines (those of `lines`), each ended by CRLF.
-    func write(to text: inout SDPTextBuffer) {
+    func write(to text: inout TextBuffer) {
         text.ascii("m=")
         text.append(kind.description)
         text.ascii(" ")
@@ -81,7 +83,7 @@ extension MediaDescription {
 extension SDPAttribute {
     /// Writes `a=` and `description`, then CRLF, without making the value a string of its own
     /// for the attributes every description has many of.
-    func writeLine(to text: inout SDPTextBuffer) {
+    func writeLine(to text: inout TextBuffer) {
         text.ascii("a=")
         text.append(name)
         switch self {
@@ -100,7 +102,7 @@ extension SDPAttribute {
             text.ascii(":")
             text.append(format)
             text.ascii(" ")
-            text.append(parameters)
+            text.append(parameters.text)
         case .rtcpFeedback(let payloadType, let feedback):
             text.ascii(":")
             if let payloadType { text.decimal(payloadType) } else { text.ascii("*") }

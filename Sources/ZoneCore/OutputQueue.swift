@@ -1,7 +1,8 @@
-// The output queue every sans-I/O machine drains through `pollOutput()`, and the queue any machine
-// drains from the front: appended to while an input is handled, read front to back, and emptied
-// (keeping its storage) once read through, so a busy machine allocates no new storage per input
-// and taking the oldest element never moves the others.
+// The output queue every sans-I/O machine drains through `pollOutput()`, and the one home of any
+// queue drained from the front (a driver's work list, a worker pool's jobs, the journal's entries):
+// a ring buffer, appended at the back and taken from the front in constant time, wrapping around
+// its storage and doubling it only when full, so a queue that stays busy keeps its storage and
+// taking the oldest element never moves the others (an array's `removeFirst` moves them all).
 //
 // It is generic and on every machine's hot path, so it is `@inlinable` (specialized in the
 // module that uses it, rather than called through generic metadata). Elements are moved in
@@ -17,9 +18,13 @@ public struct OutputQueue<Element> {
     /// How many outputs the storage first holds.
     @usableFromInline let initialCapacity: Int
 
+    /// A queue whose storage first holds `capacity` outputs, rounded up to a power of two (at
+    /// least 4) so a slot's index wraps with a mask.
     @inlinable
     public init(capacity: Int = 16) {
-        initialCapacity = Swift.max(capacity, 4)
+        var slots = 4
+        while slots < capacity { slots *= 2 }
+        initialCapacity = slots
     }
 
     /// Queues an output.
@@ -35,7 +40,7 @@ public struct OutputQueue<Element> {
             storage = storage!.copy(capacity: storage!.slots)
         }
         if storage!.isFull {
-            storage = storage!.makeRoom()
+            storage = storage!.moved(capacity: storage!.slots * 2)
         }
         storage!.initializeNext(element)
     }
@@ -49,6 +54,13 @@ public struct OutputQueue<Element> {
             storage = storage!.copy(capacity: storage!.slots)
         }
         return storage!.takeFirst()
+    }
+
+    /// The oldest output not yet taken, left queued; nil when empty.
+    @inlinable
+    public var first: Element? {
+        guard let storage, !storage.isEmpty else { return nil }
+        return storage.element(at: 0)
     }
 
     /// Whether every output has been taken.
@@ -79,23 +91,30 @@ public struct OutputQueue<Element> {
 
 extension OutputQueue: @unchecked Sendable where Element: Sendable {}
 
-/// Where the outputs `head ..< end` of the storage are.
+/// Where the outputs of the storage are: `count` of them from slot `head`, wrapping past the last
+/// slot to slot 0.
 @usableFromInline
 struct OutputQueueHeader {
     @usableFromInline var head: Int
-    @usableFromInline var end: Int
+    @usableFromInline var count: Int
     /// Kept here: `ManagedBuffer.capacity` asks the allocator (`malloc_usable_size`) every time.
+    /// A power of two.
     @usableFromInline let capacity: Int
 
     @inlinable
     init(capacity: Int) {
         head = 0
-        end = 0
+        count = 0
         self.capacity = capacity
     }
+
+    /// The slot of the `offset`th queued output.
+    @inlinable
+    func slot(_ offset: Int) -> Int { (head + offset) & (capacity - 1) }
 }
 
-/// An `OutputQueue`'s storage: initialized elements in `head ..< end`, nothing elsewhere.
+/// An `OutputQueue`'s storage, a ring: initialized elements in the `count` slots from `head`
+/// (wrapping around), nothing elsewhere.
 @usableFromInline
 final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Element> {
     @inlinable
@@ -109,86 +128,72 @@ final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Elemen
     // property is checked for exclusive access at run time on every use.
 
     @inlinable
-    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.end - $0.pointee.head } }
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
 
     @inlinable
-    var isEmpty: Bool { withUnsafeMutablePointerToHeader { $0.pointee.head == $0.pointee.end } }
+    var isEmpty: Bool { withUnsafeMutablePointerToHeader { $0.pointee.count == 0 } }
 
     @inlinable
-    var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.end == $0.pointee.capacity } }
+    var isFull: Bool { withUnsafeMutablePointerToHeader { $0.pointee.count == $0.pointee.capacity } }
 
     @inlinable
     var slots: Int { withUnsafeMutablePointerToHeader { $0.pointee.capacity } }
+
+    /// A copy of the `offset`th queued element.
+    @inlinable
+    func element(at offset: Int) -> Element {
+        withUnsafeMutablePointers { header, elements in elements[header.pointee.slot(offset)] }
+    }
 
     @inlinable
     func initializeNext(_ element: consuming Element) {
         // The slot's address is taken out of the closure so that the element is moved into it
         // rather than captured by the closure; the elements stay where they are while `self` lives.
         let slot = withUnsafeMutablePointers { header, elements in
-            header.pointee.end += 1
-            return elements + (header.pointee.end - 1)
+            header.pointee.count += 1
+            return elements + header.pointee.slot(header.pointee.count - 1)
         }
         slot.initialize(to: element)
     }
 
-    /// Moves the oldest element out; once the last is taken, the storage starts again at slot 0.
+    /// Moves the oldest element out; the next one becomes the head.
     @inlinable
     func takeFirst() -> Element {
         withUnsafeMutablePointers { header, elements in
             let element = (elements + header.pointee.head).move()
-            header.pointee.head += 1
-            if header.pointee.head == header.pointee.end {
-                header.pointee.head = 0
-                header.pointee.end = 0
-            }
+            header.pointee.head = header.pointee.slot(1)
+            header.pointee.count -= 1
             return element
         }
     }
 
     @inlinable
     func contains(where predicate: (Element) -> Bool) -> Bool {
-        let (first, count) = withUnsafeMutablePointers { header, elements in
-            (elements + header.pointee.head, header.pointee.end - header.pointee.head)
+        withUnsafeMutablePointers { header, elements in
+            for offset in 0..<header.pointee.count where predicate(elements[header.pointee.slot(offset)]) {
+                return true
+            }
+            return false
         }
-        for i in 0..<count where predicate(first[i]) { return true }
-        return false
     }
 
-    /// Removes the elements that satisfy `predicate`, moving the others down over them in order.
+    /// Removes the elements that satisfy `predicate`, moving the others towards the head over them
+    /// in order.
     @inlinable
     func removeAll(where predicate: (Element) -> Bool) {
-        let (first, count) = withUnsafeMutablePointers { header, elements in
-            (elements + header.pointee.head, header.pointee.end - header.pointee.head)
-        }
-        var kept = 0
-        for i in 0..<count {
-            if predicate(first[i]) {
-                (first + i).deinitialize(count: 1)
-            } else {
-                if i != kept { (first + kept).moveInitialize(from: first + i, count: 1) }
-                kept += 1
-            }
-        }
-        withUnsafeMutablePointerToHeader { header in
-            header.pointee.end = kept == 0 ? 0 : header.pointee.head + kept
-            if kept == 0 { header.pointee.head = 0 }
-        }
-    }
-
-    /// A full storage with room at the front is compacted where it is; otherwise the outputs move
-    /// to storage twice as large.
-    @inlinable
-    func makeRoom() -> OutputQueueStorage<Element> {
-        let (head, count, capacity) = withUnsafeMutablePointerToHeader {
-            ($0.pointee.head, $0.pointee.end - $0.pointee.head, $0.pointee.capacity)
-        }
-        guard head > 0 else { return moved(capacity: capacity * 2) }
         withUnsafeMutablePointers { header, elements in
-            elements.moveInitialize(from: elements + head, count: count)
-            header.pointee.head = 0
-            header.pointee.end = count
+            var kept = 0
+            for offset in 0..<header.pointee.count {
+                let slot = elements + header.pointee.slot(offset)
+                if predicate(slot.pointee) {
+                    slot.deinitialize(count: 1)
+                } else {
+                    if offset != kept { (elements + header.pointee.slot(kept)).moveInitialize(from: slot, count: 1) }
+                    kept += 1
+                }
+            }
+            header.pointee.count = kept
         }
-        return self
     }
 
     /// A storage of `capacity` holding copies of the queued elements (this one is shared).
@@ -199,22 +204,31 @@ final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Elemen
     @inlinable
     func moved(capacity: Int) -> OutputQueueStorage<Element> { transferred(capacity: capacity, moving: true) }
 
+    /// The queued elements in a fresh storage from slot 0: the run from the head to the last slot,
+    /// then the run that wrapped around to slot 0.
     @inlinable
     func transferred(capacity: Int, moving: Bool) -> OutputQueueStorage<Element> {
         let fresh = Self.make(capacity: capacity)
         withUnsafeMutablePointers { header, elements in
-            let (first, count) = (elements + header.pointee.head, header.pointee.end - header.pointee.head)
+            let (head, count) = (header.pointee.head, header.pointee.count)
+            let firstRun = Swift.min(count, header.pointee.capacity - head)
             fresh.withUnsafeMutablePointers { freshHeader, freshElements in
-                if moving {
-                    freshElements.moveInitialize(from: first, count: count)
-                } else {
-                    freshElements.initialize(from: first, count: count)
+                func transfer(
+                    _ from: UnsafeMutablePointer<Element>, _ to: UnsafeMutablePointer<Element>, _ length: Int
+                ) {
+                    if moving {
+                        to.moveInitialize(from: from, count: length)
+                    } else {
+                        to.initialize(from: from, count: length)
+                    }
                 }
-                freshHeader.pointee.end = count
+                transfer(elements + head, freshElements, firstRun)
+                transfer(elements, freshElements + firstRun, count - firstRun)
+                freshHeader.pointee.count = count
             }
             if moving {
                 header.pointee.head = 0
-                header.pointee.end = 0
+                header.pointee.count = 0
             }
         }
         return fresh
@@ -222,7 +236,10 @@ final class OutputQueueStorage<Element>: ManagedBuffer<OutputQueueHeader, Elemen
 
     deinit {
         withUnsafeMutablePointers { header, elements in
-            _ = (elements + header.pointee.head).deinitialize(count: header.pointee.end - header.pointee.head)
+            let (head, count) = (header.pointee.head, header.pointee.count)
+            let firstRun = Swift.min(count, header.pointee.capacity - head)
+            _ = (elements + head).deinitialize(count: firstRun)
+            _ = elements.deinitialize(count: count - firstRun)
         }
     }
 }

@@ -203,7 +203,7 @@ struct MediaCommandTests {
         let summary = Self.json(receiver.stdout)
         #expect(summary["frames"] as? Int == 60 && summary["ended"] as? String == "frames")
         let frames = try IVFReader.read([UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))).frames
-        #expect(frames.map { "\($0.bytes.count) \(MD5.hash($0.bytes).map { String(format: "%02x", $0) }.joined())" }
+        #expect(frames.map { "\($0.bytes.count) \(Hex.encode(MD5.hash($0.bytes)))" }
                 == Self.fixtureFrameMD5)
         // ffmpeg's own SDP is one our receiver reads.
         let text = try String(contentsOfFile: sdp, encoding: .utf8)

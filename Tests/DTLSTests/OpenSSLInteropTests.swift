@@ -51,7 +51,7 @@ import ZoneCore
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02X", $0) }.joined()
+        Hex.encode(bytes, uppercase: true)
     }
 
     /// Runs `transport` on `socket` with the wall clock until it connects or fails, or `limit`

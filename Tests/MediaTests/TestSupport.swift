@@ -27,5 +27,5 @@ enum Fixture {
 }
 
 func md5Hex(_ bytes: [UInt8]) -> String {
-    MD5.hash(bytes).map { String(format: "%02x", $0) }.joined()
+    Hex.encode(MD5.hash(bytes))
 }

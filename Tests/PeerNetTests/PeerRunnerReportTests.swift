@@ -5,63 +5,15 @@ import Net
 import Peer
 import PeerNet
 import RecordStore
+import StoreTestSupport
 import Signaling
 import Testing
 import ZoneCore
 
 /// The embedded store's client, minus push: `notifications()` fails as a store without a push
 /// channel would.
-private struct NoPushClient: StoreClient {
-    struct Unavailable: Error, CustomStringConvertible {
-        var description: String { "push is switched off here" }
-    }
-
-    let base: EmbeddedStoreClient
-    var userRecordName: String { base.userRecordName }
-    var deviceID: String { base.deviceID }
-
-    func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope) async throws -> ModifyRecordsResult {
-        try await base.modifyRecords(request, scope: scope)
-    }
-    func lookupRecords(_ ids: [RecordID], scope: DatabaseScope) async throws -> [LookupResult] {
-        try await base.lookupRecords(ids, scope: scope)
-    }
-    func queryRecords(recordType: String, in zone: ZoneID, filters: [String: FieldValue],
-                      scope: DatabaseScope) async throws -> [Record] {
-        try await base.queryRecords(recordType: recordType, in: zone, filters: filters, scope: scope)
-    }
-    func fetchZoneChanges(_ zone: ZoneID, since token: ChangeToken?, resultsLimit: Int?,
-                          scope: DatabaseScope) async throws -> ZoneChanges {
-        try await base.fetchZoneChanges(zone, since: token, resultsLimit: resultsLimit, scope: scope)
-    }
-    func fetchDatabaseChanges(since token: ChangeToken?, resultsLimit: Int?,
-                              scope: DatabaseScope) async throws -> DatabaseChanges {
-        try await base.fetchDatabaseChanges(since: token, resultsLimit: resultsLimit, scope: scope)
-    }
-    func modifyZones(save: [ZoneID], delete: [ZoneID], scope: DatabaseScope) async throws -> [ZoneResult] {
-        try await base.modifyZones(save: save, delete: delete, scope: scope)
-    }
-    func listZones(scope: DatabaseScope) async throws -> [ZoneID] { try await base.listZones(scope: scope) }
-    func modifySubscriptions(save: [Subscription], delete: [String],
-                             scope: DatabaseScope) async throws -> [SubscriptionResult] {
-        try await base.modifySubscriptions(save: save, delete: delete, scope: scope)
-    }
-    func listSubscriptions(scope: DatabaseScope) async throws -> [Subscription] {
-        try await base.listSubscriptions(scope: scope)
-    }
-    func createShare(zone: ZoneID, publicPermission: SharePermission,
-                     participants: [String: SharePermission]) async throws -> ZoneShare {
-        try await base.createShare(zone: zone, publicPermission: publicPermission, participants: participants)
-    }
-    func updateShare(zone: ZoneID, _ update: ShareUpdate) async throws -> ZoneShare {
-        try await base.updateShare(zone: zone, update)
-    }
-    func deleteShare(zone: ZoneID) async throws { try await base.deleteShare(zone: zone) }
-    func acceptShare(zone: ZoneID) async throws -> ZoneShare { try await base.acceptShare(zone: zone) }
-    func fetchShare(zone: ZoneID, scope: DatabaseScope) async throws -> ZoneShare {
-        try await base.fetchShare(zone: zone, scope: scope)
-    }
-    func notifications() async throws -> AsyncStream<PushNotification> { throw Unavailable() }
+private struct PushUnavailable: Error, CustomStringConvertible {
+    var description: String { "push is switched off here" }
 }
 
 @Suite struct PeerRunnerReportTests {
@@ -70,7 +22,8 @@ private struct NoPushClient: StoreClient {
     @Test func aStoreWithoutPushIsReportedAndTheRunnerStopsWhenTheCallIsClosed() async throws {
         let store = try EmbeddedStore(options: .inMemoryForTests)
         defer { store.close() }
-        let client = NoPushClient(base: store.client(user: "alice", deviceID: "alice-device"))
+        let embedded = store.client(user: "alice", deviceID: "alice-device")
+        let client = RoutedStoreClient(writes: embedded, reads: embedded, push: { throw PushUnavailable() })
         let room = try RoomID("room_nopush01")
         let binding = try await client.setUp(RoomSetup(roomID: room, role: .owner, myUserID: "alice",
                                                        displayName: "alice")).get()
@@ -94,5 +47,17 @@ private struct NoPushClient: StoreClient {
         #expect(report.pushUnavailable?.contains("push is switched off here") == true, "\(report)")
         #expect(report.goodbyeTimedOut == false)
         #expect(report.unsentDatagrams == 0)
+    }
+
+    /// The kernel refuses a datagram to the broadcast address from a socket without SO_BROADCAST:
+    /// `send` says how many it took, and the rest are what the runner counts as `socketRefused`
+    /// (see PeerCallDropsTests for that count in the summary's text and JSON).
+    @Test func datagramsTheKernelRefusesAreNotCountedAsSent() throws {
+        let socket = try UDPSocket(bind: Endpoint(address: .loopbackV4, port: 0))
+        let broadcast = Endpoint(address: .v4(0xFFFF_FFFF), port: 9)
+        let batch: [(payload: [UInt8], to: Endpoint)] = [([1, 2, 3], broadcast), ([4, 5], broadcast)]
+        let sent = socket.send(batch)
+        #expect(sent < batch.count)
+        #expect(!socket.send([6], to: broadcast))
     }
 }

@@ -1,6 +1,7 @@
 // What reaches a call's edge and is not for it is dropped and counted, never silently: the counts
 // are what `zonertc peer` prints as its `dropped` line and `drops` object.
-import Peer
+import Foundation
+@testable import Peer
 import Testing
 import ZoneCore
 
@@ -50,5 +51,31 @@ import ZoneCore
         #expect(drops.withoutTransport == 2)
         // The drained transports' counts are kept.
         #expect(drops.malformedSTUN == before.malformedSTUN + 2 && drops.unknownSource == before.unknownSource + 1)
+    }
+
+    /// Media the call hands over before a pair is selected is not sent in the clear: it is dropped
+    /// and counted, and (with DTLS) so is a datagram that comes before the remote's description set
+    /// DTLS up. The count is the summary's `beforeProtection`, in its text and its JSON.
+    @Test func dropsBeforeProtectionAreCountedAndReported() throws {
+        let now = Instant.milliseconds(1)
+        var plain = MediaProtection(security: .none)
+        plain.handle(.send(Self.rtp), now: now)
+        plain.handle(.send(Self.rtp), now: now)
+        #expect(plain.drops == MediaProtection.Drops(unsecuredSends: 2, receivedBeforeSetup: 0))
+        #expect(plain.pollOutput() == nil, "nothing was sent unprotected")
+        var unprotected = plain.drops.unsecuredSends
+        #if WebRTC
+        var secure = MediaProtection(security: try MediaProtectionMode(named: "dtls-srtp"))
+        secure.handle(.received([22, 0xFE, 0xFD] + [UInt8](repeating: 0, count: 10)), now: now)
+        #expect(secure.drops.receivedBeforeSetup == 1)
+        unprotected += secure.drops.receivedBeforeSetup
+        #endif
+        var drops = CallDrops(transports: ICETransport.Drops(), unsent: 0, withoutTransport: 0,
+                              unprotected: unprotected)
+        drops.socketRefused = 1
+        #expect(drops.total == unprotected + 1)
+        #expect(drops.text == "\(unprotected) before protection, 1 refused by the socket")
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(drops)) as? [String: Int]
+        #expect(json?["beforeProtection"] == unprotected && json?["socketRefused"] == 1)
     }
 }

@@ -2,6 +2,7 @@
 import PostgresStore
 import RecordStore
 import StoreServer
+import StoreTestSupport
 import Testing
 import TestSupport
 import ZoneCore

@@ -145,7 +145,7 @@ struct StoreFormatUpgradeTests {
             atPath: "\(Self.fixtures)/compacted/journal-1.log")))
         let entries = try JournalFormat.scan(journal).entries
         func hex(_ bytes: some Collection<UInt8>) -> String {
-            "'\\x" + bytes.map { String(format: "%02x", $0) }.joined() + "'::bytea"
+            "'\\x" + Hex.encode(bytes) + "'::bytea"
         }
         var sql = """
             DELETE FROM \(schema).zonertc_migrations WHERE version >= 5;

@@ -4,7 +4,8 @@ import Testing
 @testable import Signaling
 
 private func h264(_ parameters: String?) -> RTPCodec {
-    RTPCodec(payloadType: 97, name: "H264", clockRate: 90_000, formatParameters: parameters)
+    RTPCodec(
+        payloadType: 97, name: "H264", clockRate: 90_000, formatParameters: parameters.map { FormatParameters($0) })
 }
 
 /// The one-pass reading gives what `formatParameter` gives for each of its three parameters.

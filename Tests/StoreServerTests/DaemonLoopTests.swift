@@ -89,16 +89,7 @@ struct DaemonLoopTests {
         let inFlight = await daemon.currentCounters().requestsInFlight
         #expect(bothStuck, "\(store.stuck.load(ordering: .relaxed)) saves reached the store, \(inFlight) in flight")
 
-        let health = try await offPool { () -> String in
-            let fd = try TCPSocket.connectBlocking(to: daemon.endpoint)
-            defer { close(fd) }
-            let request = Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
-            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            TCPSocket.setReceiveTimeout(fd, milliseconds: 5000)
-            var buffer = [UInt8](repeating: 0, count: 1024)
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
-        }
+        let health = try await rawHealthAnswer(from: daemon.endpoint)
         #expect(health.hasPrefix("HTTP/1.1 200"), "\(health)")
         let counters = await daemon.currentCounters()
         #expect(counters.requestsInFlight == 4)

@@ -1,5 +1,5 @@
 import Testing
-import ZoneCore
+@testable import ZoneCore
 
 @Suite("Output queue")
 struct OutputQueueTests {
@@ -41,6 +41,38 @@ struct OutputQueueTests {
             #expect(model.isEmpty)
             #expect(queue.pop() == nil)
         }
+    }
+
+    @Test("a ring: appends wrap around to the slots already read, and growth keeps the wrapped order")
+    func wrapAroundAndGrowth() {
+        var queue = OutputQueue<Int>(capacity: 4)
+        for i in 0..<3 { queue.append(i) }
+        #expect(queue.pop() == 0 && queue.pop() == 1)
+        // Slots 3, 0 and 1: the last two wrapped around to the front of the storage.
+        for i in 3..<6 { queue.append(i) }
+        #expect(queue.count == 4 && queue.first == 2)
+        // Full and wrapped: a copy (the storage is shared) and removal walk the ring in order.
+        let copy = queue
+        queue.removeAll { $0 == 3 }
+        var rest: [Int] = []
+        var reading = copy
+        while let value = reading.pop() { rest.append(value) }
+        #expect(rest == [2, 3, 4, 5])
+        // Growth while wrapped: the storage doubles and the order survives.
+        for i in 6..<20 { queue.append(i) }
+        #expect(queue.count == 17 && queue.storage?.slots == 32)
+        rest.removeAll()
+        while let value = queue.pop() { rest.append(value) }
+        #expect(rest == [2] + Array(4..<20))
+        #expect(queue.first == nil && queue.isEmpty)
+        // A queue that stays busy at a steady length goes round its storage without growing.
+        var busy = OutputQueue<Int>(capacity: 8)
+        for i in 0..<6 { busy.append(i) }
+        for i in 6..<10_000 {
+            busy.append(i)
+            #expect(busy.pop() == i - 6)
+        }
+        #expect(busy.count == 6 && busy.storage?.slots == 8)
     }
 
     @Test("a copy is a queue of its own")

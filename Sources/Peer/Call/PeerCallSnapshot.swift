@@ -55,6 +55,9 @@ public struct CallDrops: Sendable, Codable, Equatable {
     public var withoutTransport: Int
     /// Media before the path was secured (DTLS not done), or datagrams before DTLS was set up.
     public var beforeProtection: Int
+    /// Datagrams the kernel refused to send: the driver's count (the call never sees a socket),
+    /// 0 until the driver sets it.
+    public var socketRefused = 0
 
     public init(transports: ICETransport.Drops, unsent: Int, withoutTransport: Int, unprotected: Int) {
         malformedSTUN = transports.malformed
@@ -69,5 +72,16 @@ public struct CallDrops: Sendable, Codable, Equatable {
     /// Every drop counted.
     public var total: Int {
         malformedSTUN + unencodableSTUN + unknownSource + relayRefused + unsent + withoutTransport + beforeProtection
+            + socketRefused
+    }
+
+    /// "none", or the counts that are not zero, by where.
+    public var text: String {
+        let parts = [(malformedSTUN, "malformed STUN"), (unencodableSTUN, "unencodable STUN"),
+                     (unknownSource, "from unknown sources"), (relayRefused, "refused by the relay"),
+                     (unsent, "unsent on the pair"), (withoutTransport, "without a transport"),
+                     (beforeProtection, "before protection"), (socketRefused, "refused by the socket")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 }

@@ -19,9 +19,10 @@ final class JournalWriter: @unchecked Sendable {
     // All fields below are guarded by `condition`.
     private let condition = NSCondition()
     private var fd: Int32
+    /// `batch` and `none`: the framed entries not yet written, in order.
     private var pending: [UInt8] = []
-    /// `always`: the framed size of each entry in `pending`, oldest first.
-    private var pendingEntries: [Int] = []
+    /// `always`: each framed entry not yet written, oldest first (each gets a sync of its own).
+    private var pendingEntries = OutputQueue<[UInt8]>()
     private var appended: LSN = 0
     private var durable: LSN = 0
     private var waiters: [(LSN, CheckedContinuation<Void, Error>)] = []
@@ -51,16 +52,18 @@ final class JournalWriter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         if let failure { throw failure }
-        let before = pending.count
-        JournalFormat.frame(payload, into: &pending)
         appended += 1
         switch policy {
         case .batch:
+            JournalFormat.frame(payload, into: &pending)
             condition.broadcast()
         case .always:
-            pendingEntries.append(pending.count - before)
+            var entry: [UInt8] = []
+            JournalFormat.frame(payload, into: &entry)
+            pendingEntries.append(entry)
             condition.broadcast()
         case .none:
+            JournalFormat.frame(payload, into: &pending)
             let bytes = pending
             pending.removeAll(keepingCapacity: true)
             do {
@@ -101,9 +104,9 @@ final class JournalWriter: @unchecked Sendable {
     func flushNow() throws(IOError) {
         condition.lock()
         while flushing { condition.wait() }
-        let bytes = pending
+        var bytes = pending
         pending.removeAll(keepingCapacity: true)
-        pendingEntries.removeAll()
+        while let entry = pendingEntries.pop() { bytes += entry }
         let target = appended
         var ready: [CheckedContinuation<Void, Error>] = []
         do {
@@ -171,15 +174,13 @@ final class JournalWriter: @unchecked Sendable {
     private func flushLoop() {
         condition.lock()
         while true {
-            while pending.isEmpty && !closed { condition.wait() }
-            if closed && pending.isEmpty { break }
+            while pending.isEmpty && pendingEntries.isEmpty && !closed { condition.wait() }
+            if closed && pending.isEmpty && pendingEntries.isEmpty { break }
             let bytes: [UInt8]
             let target: LSN
-            if policy == .always, let first = pendingEntries.first {
+            if let first = pendingEntries.pop() {
                 // One entry per sync: the oldest waiting, as `durable` counts entries in order.
-                bytes = Array(pending[0..<first])
-                pending.removeFirst(first)
-                pendingEntries.removeFirst()
+                bytes = first
                 target = appended - LSN(pendingEntries.count)
             } else {
                 bytes = pending

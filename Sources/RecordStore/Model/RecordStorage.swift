@@ -1,11 +1,10 @@
-// Where a `Record`'s contents live: one reference-counted box shared by every copy of the record
-// and copied only when a shared copy is changed.
+// Where a `Record`'s contents live: one reference-counted box shared by every holder of the record,
+// duplicated only when a shared one is changed (copy on write).
 //
 // A record travels by value through every layer (a request, the store's tables, a change-feed
-// page, an inbox, a decoder), so it is copied often: some 180 times per simulated call. Held
-// inline, its reference-counted parts (type, name, zone and owner names, fields, tag, the two
-// stamps' users and devices, parent, share) cost a retain and a release each per copy (about 220
-// instructions for the first seven alone); in one box a copy is a single retain.
+// page, an inbox, a decoder). Held inline, each of its reference-counted parts (type, name, zone
+// and owner names, fields, tag, the two stamps' users and devices, parent, share) would be
+// retained and released at every hand-over; boxed, a hand-over retains one reference.
 //
 // The box is a `ManagedBuffer` read through its header's pointer: a class's stored property is
 // checked for exclusive access at run time on every read and write, the header's pointer is not.

@@ -42,9 +42,9 @@ public struct CandidateBatch: Hashable, Sendable {
     /// The JSON text of a batch of `count` candidates, `writeCandidate` writing each (escaped,
     /// without its quotes) at its place.
     private static func json(count: Int, endOfCandidates: Bool, capacity: Int,
-                             writeCandidate: (Int, inout SDPTextBuffer) -> Void) -> String {
-        // Written as bytes into one buffer (`SDPTextBuffer`), made a string once.
-        var text = SDPTextBuffer(capacity: capacity)
+                             writeCandidate: (Int, inout TextBuffer) -> Void) -> String {
+        // Written as bytes into one buffer (`TextBuffer`), made a string once.
+        var text = TextBuffer(capacity: capacity)
         text.ascii("{\"v\":")
         text.decimal(UInt(Self.version))
         text.ascii(",\"candidates\":[")

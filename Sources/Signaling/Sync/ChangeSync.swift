@@ -112,6 +112,7 @@ public struct ChangeSync: Sendable {
     private var stopped = false
     private var negotiating = false
     /// Jobs waiting to run, oldest first: at most one of each kind, so three at most.
+    /// At most one of each of the three jobs (see `enqueue`), so taking the first moves two at most.
     private var pending: [Job] = []
     private var running: (job: Job, request: Action)?
     /// A push job found our zone changed: follow with zone changes.

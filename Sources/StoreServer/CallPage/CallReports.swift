@@ -2,6 +2,7 @@
 // for whoever runs the call (`GET /call/report?room=R&me=U`): `zonertc call --browser` and the Chromium tests
 // read a browser's verdict here instead of driving the browser.
 import Synchronization
+import ZoneCore
 
 /// The latest report of each (room, user), bounded in count and size: a page may post, nothing grows.
 public final class CallReports: Sendable {
@@ -12,7 +13,7 @@ public final class CallReports: Sendable {
 
     private struct State {
         var reports: [String: [UInt8]] = [:]
-        var order: [String] = []
+        var order = OutputQueue<String>()
     }
 
     private let state = Mutex(State())
@@ -26,7 +27,7 @@ public final class CallReports: Sendable {
         let key = Self.key(room: room, user: user)
         state.withLock { s in
             if s.reports.updateValue(body, forKey: key) == nil { s.order.append(key) }
-            while s.order.count > Self.maxReports { s.reports[s.order.removeFirst()] = nil }
+            while s.order.count > Self.maxReports, let oldest = s.order.pop() { s.reports[oldest] = nil }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ZoneCore
 
 /// Threads of our own: for blocking calls (`blockingIO`: a socket's `connect`, a file's `fdatasync`),
 /// so a waiting call never occupies a thread of Swift concurrency's cooperative pool (or Dispatch's,
@@ -11,10 +12,8 @@ public final class ThreadPool: TaskExecutor, @unchecked Sendable {
     static let blockingIO = ThreadPool(maxThreads: 64, name: "zonertc-io")
 
     private let condition = NSCondition()
-    /// Waiting work, oldest first from `head` (a burst of thousands is taken in order without
-    /// shifting the array for each).
-    private var jobs: [() -> Void] = []
-    private var head = 0
+    /// Waiting work, oldest first.
+    private var jobs = OutputQueue<() -> Void>()
     private var idle = 0
     /// Signals sent to idle threads that they have not woken up for yet.
     private var wakes = 0
@@ -61,27 +60,18 @@ public final class ThreadPool: TaskExecutor, @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            while head == jobs.count {
+            while jobs.isEmpty {
                 idle += 1
                 let woke = condition.wait(until: Date(timeIntervalSinceNow: idleLifetime))
                 idle -= 1
                 if wakes > 0 { wakes -= 1 }
-                if !woke && head == jobs.count {
+                if !woke && jobs.isEmpty {
                     threads -= 1
                     condition.unlock()
                     return
                 }
             }
-            let job = jobs[head]
-            head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: jobs.count <= 1024)
-                head = 0
-            } else if head >= 1024 && head * 2 >= jobs.count {
-                // A backlog that never empties: drop what was taken, at most as often as it doubles.
-                jobs.removeFirst(head)
-                head = 0
-            }
+            guard let job = jobs.pop() else { continue }
             condition.unlock()
             job()
             condition.lock()

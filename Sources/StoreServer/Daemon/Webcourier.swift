@@ -1,6 +1,7 @@
 import Foundation
 import RecordStore
 import Synchronization
+import ZoneCore
 
 /// Push for web clients: the APNs tokens of `tokens/create` and `tokens/register`, and the long-poll
 /// on each token's `webcourierURL`.
@@ -68,7 +69,7 @@ public final class Webcourier: Sendable {
         let container: String
         let created: UInt64
         var registered = false
-        var queued: [PushNotification] = []
+        var queued = OutputQueue<PushNotification>()
         var waiter: (id: UInt64, continuation: Waiter, timer: Task<Void, Never>?)?
         var listener: Task<Void, Never>?
     }
@@ -147,8 +148,7 @@ public final class Webcourier: Sendable {
             guard let c = s.couriers[token] else { return .answer(.unknown) }
             if let caller, caller != c.user { return .answer(.forbidden) }
             guard c.registered else { return .answer(.notRegistered) }
-            if !c.queued.isEmpty {
-                let note = s.couriers[token]!.queued.removeFirst()
+            if let note = s.couriers[token]!.queued.pop() {
                 return .answer(.notification(note, user: c.user, container: c.container))
             }
             return .wait(user: c.user, container: c.container)
@@ -162,7 +162,7 @@ public final class Webcourier: Sendable {
             enum Install { case installed(superseded: Waiter?), ready(PushNotification?) }
             let install: Install = state.withLock { s in
                 guard !s.stopped, s.couriers[token] != nil else { return .ready(nil) }
-                if !s.couriers[token]!.queued.isEmpty { return .ready(s.couriers[token]!.queued.removeFirst()) }
+                if let note = s.couriers[token]!.queued.pop() { return .ready(note) }
                 let old = s.couriers[token]!.waiter
                 s.couriers[token]!.waiter = (id, continuation, nil)
                 old?.timer?.cancel()
@@ -210,7 +210,7 @@ public final class Webcourier: Sendable {
             }
             s.couriers[token]!.queued.append(note)
             if s.couriers[token]!.queued.count > options.maxQueued {
-                s.couriers[token]!.queued.removeFirst()
+                _ = s.couriers[token]!.queued.pop()
                 s.dropped += 1
             }
             return nil

@@ -38,58 +38,12 @@ struct PeerSummary: Codable {
     /// ICE restarts tried after the path failed.
     var restarts: Int?
     /// What was dropped on the way, by where: every drop is counted.
-    var drops: Drops?
+    var drops: CallDrops?
     /// Why push notifications could not be had (the call then polled only), when they could not.
     var pushUnavailable: String?
     /// The store did not answer the goodbye, or the transports did not drain, in time.
     var goodbyeTimedOut: Bool?
     var media: CallMediaStats?
-
-    /// The drops of a call and of its driver.
-    struct Drops: Codable, Equatable {
-        /// STUN and ChannelData that did not decode, or STUN other than Binding reaching ICE.
-        var malformedSTUN: Int
-        /// STUN messages of our own that could not be encoded.
-        var unencodableSTUN: Int
-        /// Application data from no known remote candidate.
-        var unknownSource: Int
-        /// Datagrams a TURN client refused or dropped.
-        var relayRefused: Int
-        /// Datagrams for the pair that could not be sent (no pair, the transport refused them).
-        var unsent: Int
-        /// Datagrams no transport took (before the first, or after the call closed them).
-        var withoutTransport: Int
-        /// Media before the path was secured, or datagrams before DTLS was set up.
-        var beforeProtection: Int
-        /// Datagrams the kernel refused to send.
-        var socketRefused: Int
-
-        init(_ call: CallDrops, socketRefused: Int) {
-            malformedSTUN = call.malformedSTUN
-            unencodableSTUN = call.unencodableSTUN
-            unknownSource = call.unknownSource
-            relayRefused = call.relayRefused
-            unsent = call.unsent
-            withoutTransport = call.withoutTransport
-            beforeProtection = call.beforeProtection
-            self.socketRefused = socketRefused
-        }
-
-        var total: Int {
-            malformedSTUN + unencodableSTUN + unknownSource + relayRefused + unsent + withoutTransport
-                + beforeProtection + socketRefused
-        }
-
-        /// "none", or the counts that are not zero.
-        var text: String {
-            let parts = [(malformedSTUN, "malformed STUN"), (unencodableSTUN, "unencodable STUN"),
-                         (unknownSource, "from unknown sources"), (relayRefused, "refused by the relay"),
-                         (unsent, "unsent on the pair"), (withoutTransport, "without a transport"),
-                         (beforeProtection, "before protection"), (socketRefused, "refused by the socket")]
-                .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
-            return parts.isEmpty ? "none" : parts.joined(separator: ", ")
-        }
-    }
 
     init(me: String, remote: String, room: String, sync: String, outcome: PeerRunner.Outcome,
          snapshot: PeerCallSnapshot?, runner: PeerRunner.Report? = nil) {
@@ -122,7 +76,8 @@ struct PeerSummary: Codable {
         resets = s.signaling.resets
         malformedRecords = s.signaling.malformedRecords
         restarts = s.restartsTried
-        drops = Drops(s.drops, socketRefused: runner?.unsentDatagrams ?? 0)
+        drops = s.drops
+        drops?.socketRefused = runner?.unsentDatagrams ?? 0
         pushUnavailable = runner?.pushUnavailable
         goodbyeTimedOut = runner?.goodbyeTimedOut
         media = s.media

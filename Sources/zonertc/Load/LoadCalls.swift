@@ -206,16 +206,16 @@ final class LoadCalls: @unchecked Sendable {
 
     private func handle(_ event: CallSignaling.Event, on peer: Peer, of call: Call) {
         guard !call.done else { return }
-        var events = [event]
-        while !events.isEmpty {
-            let next = events.removeFirst()
+        var events = OutputQueue<CallSignaling.Event>(capacity: 4)
+        events.append(event)
+        while let next = events.pop() {
             peer.signaling.handle(next, now: loop.clock.now())
             while let action = peer.signaling.pollOutput() {
                 switch action {
                 case .store(let request, let origin):
                     peer.queue.enqueue(request, tag: origin)
                 case .ice(let command):
-                    events += peer.ice.perform(command).map { .ice($0) }
+                    for result in peer.ice.perform(command) { events.append(.ice(result)) }
                 case .report(let state):
                     peer.state = state
                 case .zoneUnavailable(let path, let error):

@@ -4,6 +4,7 @@
 import Foundation
 import Net
 import RecordStore
+import StoreTestSupport
 @testable import StoreServer
 import Synchronization
 import TestSupport
@@ -125,12 +126,12 @@ final class ConformanceServer: Sendable {
             return ConformanceServer(users: users, send: { method, path, headers, body, _ in
                 try await Reply(pool.send(method: method, path: path, headers: headers, body: body,
                                           timeoutMilliseconds: 30_000))
-            }, retained: [ServedDaemon(daemon: daemon, store: store)])
+            }, retained: [ServedStore(daemon: daemon, store: store)])
         case .postgres:
             #if PostgreSQL
             let cluster = try PostgresCluster.shared()
             let url = cluster.url(schema: try cluster.freshSchema())
-            var served: [ServedDaemon] = []
+            var served: [ServedStore] = []
             for _ in 0..<2 {
                 var options = PostgresStore.Options(url: url)
                 options.automaticPush = false
@@ -139,7 +140,7 @@ final class ConformanceServer: Sendable {
                 let daemon = try StoreDaemon(api: makeAPI(store, users),
                                              options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
                 try daemon.start()
-                served.append(ServedDaemon(daemon: daemon, store: store))
+                served.append(ServedStore(daemon: daemon, store: store))
             }
             let writes = ConnectionPool(endpoint: served[0].daemon.endpoint)
             let reads = ConnectionPool(endpoint: served[1].daemon.endpoint)
@@ -151,21 +152,5 @@ final class ConformanceServer: Sendable {
             throw StoreError(.internalError, "built without the PostgreSQL trait")
             #endif
         }
-    }
-}
-
-/// A daemon and its store, stopped when the test process lets go of them.
-final class ServedDaemon: Sendable {
-    let daemon: StoreDaemon
-    let store: any StoreBackend
-
-    init(daemon: StoreDaemon, store: any StoreBackend) {
-        self.daemon = daemon
-        self.store = store
-    }
-
-    deinit {
-        daemon.stop()
-        store.close()
     }
 }

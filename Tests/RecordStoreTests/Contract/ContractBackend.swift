@@ -1,6 +1,7 @@
 import RecordStore
 import TestSupport
 import StoreServer
+import StoreTestSupport
 import ZoneCore
 
 /// The stores the contract suite runs against. The remote client joins this list with the
@@ -68,22 +69,6 @@ enum ContractBackend: String, CaseIterable, Sendable, CustomStringConvertible {
             throw StoreError(.internalError, "built without the PostgreSQL trait")
             #endif
         }
-    }
-}
-
-/// The daemon and store of the remote backend: stopped when the last client lets go of them.
-final class ServedStore: Sendable {
-    let daemon: StoreDaemon
-    let store: any StoreBackend
-
-    init(daemon: StoreDaemon, store: any StoreBackend) {
-        self.daemon = daemon
-        self.store = store
-    }
-
-    deinit {
-        daemon.stop()
-        store.close()
     }
 }
 

@@ -1,15 +1,14 @@
-// The text of a session description being written: UTF-8 bytes in one buffer, made a `String`
-// once at the end. Every offer and answer is printed, a hundred pieces each, so pieces are appended
-// as bytes and numbers written digit by digit, not through strings of their own.
+// Text being written: UTF-8 bytes in one buffer, made a `String` once at the end. Session
+// descriptions (every offer and answer, a hundred pieces each) and the JSON of candidate batches
+// are written through it, so pieces are appended as bytes and numbers digit by digit, not through
+// strings of their own.
 //
 // The bytes live in memory the buffer owns, grown by doubling and written after one capacity
 // comparison. The buffer is non-copyable, so the memory has one owner and is freed exactly once,
 // when the buffer ends.
 
-import ZoneCore
-
 /// Text written as bytes into memory it owns: descriptions, and the JSON of candidate batches.
-public struct SDPTextBuffer: ~Copyable {
+public struct TextBuffer: ~Copyable {
     private var start: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
@@ -63,7 +62,7 @@ public struct SDPTextBuffer: ~Copyable {
 
     /// Appends what `write` writes, escaped as `appendJSONEscaped(_:)` escapes a string: left as
     /// written when it needs no escape, else taken back and escaped.
-    public mutating func appendJSONEscaped(writing write: (inout SDPTextBuffer) -> Void) {
+    public mutating func appendJSONEscaped(writing write: (inout TextBuffer) -> Void) {
         let before = count
         write(&self)
         let written = UnsafeBufferPointer(start: start + before, count: count - before)
