@@ -192,6 +192,11 @@ enum DocumentedCommands {
         ("zonertc peer --store http://127.0.0.1:8080 --room room_abcd1234 --me bob --room-owner alice --token-file "
             + "/tmp/bob.token --send Fixtures/vp8-320x240-60.ivf --record /tmp/at-bob --peers 3",
          .coveredBy("MeshProcessTests runs group-call members without --remote against a daemon")),
+        ("zonertc bench signaling --peers 5 --profiles lan,cloudkit --strategies push,hybrid --calls 10",
+         .quick(("--peers 5 --profiles lan,cloudkit --strategies push,hybrid --calls 10",
+                 "--peers 3 --profiles lan --strategies push --calls 1")).expecting("| 3 (mesh) | lan | push | 1 | 0 |")),
+        ("zonertc call Fixtures/vp8-320x240-60.ivf --browser --peers 3",
+         .coveredBy("BrowserMeshCallCommandTests runs `zonertc call --browser --peers 3` with headless Chromium")),
 
         // docs/INTEROP.md
         ("swift test --filter InteropTests", .testFilter),

@@ -46,6 +46,26 @@ struct MeshProcessTests {
         #expect(report.timeToAllPairsMs != nil)
     }
 
+    @Test("bench signaling --peers 3: group calls of three converge, timed and counted; --peers 6 is refused")
+    func benchSignalingMesh() throws {
+        struct Report: Decodable {
+            struct Row: Decodable {
+                var peers: Int?; var calls: Int; var failures: Int; var p50Ms: Double?; var storeRequestsPerCall: Double?
+            }
+            var rows: [Row]
+        }
+        let run = try ZonertcProcess.run(["bench", "signaling", "--peers", "3", "--profiles", "lan", "--strategies",
+                                          "push", "--calls", "1", "--timeout", "20s", "--json"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let row = try #require(try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8)).rows.first)
+        #expect(row.peers == 3 && row.calls == 1 && row.failures == 0)
+        #expect((row.p50Ms ?? 0) > 0)
+        // Every member saves its presence and fetches at least once, and each pair negotiates.
+        #expect((row.storeRequestsPerCall ?? 0) >= 9, "\(row.storeRequestsPerCall ?? 0)")
+        let six = try ZonertcProcess.run(["bench", "signaling", "--peers", "6"])
+        #expect(six.status == 2 && six.stderr.contains("--peers"), "\(six.stderr)")
+    }
+
     // MARK: - Rooms made hostile
 
     private func token(_ user: String, _ daemon: DaemonProcess) async throws -> String {

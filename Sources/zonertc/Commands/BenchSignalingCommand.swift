@@ -18,6 +18,7 @@ enum BenchSignalingCommand {
             .value("--csv", "FILE", "also write one row per call"),
             .value("--postgres", "URL", "run the daemons on this PostgreSQL database instead of in memory"),
             .value("--daemons", "N", "daemons on --postgres; each call's two peers use different ones", default: "1"),
+            .value("--peers", "N", "group calls of N members (2–5) in one room's mesh instead of calls of two"),
             .flag("--json", "print the results as one JSON object"),
         ],
         discussion: """
@@ -27,10 +28,16 @@ enum BenchSignalingCommand {
             (after room setup). Prints a markdown table; a progress line goes to stderr on a terminal.
             With --postgres URL --daemons N, N daemons serve that database (build with --traits PostgreSQL);
             the owner signals through the first and the joiner through the second, as users created for the run.
+            With --peers N each call is a group call: N `zonertc peer`s join one room's mesh together, each
+            sending a 5-frame clip to every other at full speed; convergence is the time until the slowest
+            member had a frame from every other (each from its own join), store requests count all N peers;
+            a member leaves once its media is done (--hold does not apply).
             """,
         run: run)
 
     struct CallResult: Codable {
+        /// Members of a group call; nil: a call of two (`zonertc peer --remote`).
+        var peers: Int?
         var profile: String
         var strategy: String
         var call: Int
@@ -43,6 +50,7 @@ enum BenchSignalingCommand {
     }
 
     struct Row: Codable {
+        var peers: Int?
         var profile: String
         var strategy: String
         var calls: Int
@@ -80,12 +88,13 @@ enum BenchSignalingCommand {
         let timeout = try duration("--timeout")
         let json = args.has("--json")
         let postgres = args.string("--postgres")
+        let meshPeers = try args.int("--peers", in: 2...5)
         let daemonCount = try args.int("--daemons", in: 1...16) ?? 1
         if daemonCount > 1 && postgres == nil {
             throw UsageError(message: "--daemons needs --postgres: daemons share only a database", command: spec)
         }
         // On PostgreSQL a user name is taken once: this run's own users, with their tokens.
-        var identities = [(name: "alice", token: [String]()), (name: "bob", token: [String]())]
+        var identities = Array(MeshCallPlan.names.prefix(meshPeers ?? 2)).map { (name: $0, token: [String]()) }
         if let postgres {
             for i in identities.indices {
                 identities[i].name += "-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -97,6 +106,8 @@ enum BenchSignalingCommand {
         let directory = NSTemporaryDirectory() + "zonertc-bench-\(getpid())"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clip = "\(directory)/clip.y4m"
+        if meshPeers != nil { _ = FileManager.default.createFile(atPath: clip, contents: Data(BenchClip.y4m())) }
 
         var results: [CallResult] = []
         let total = profiles.count * strategies.count * calls
@@ -144,33 +155,16 @@ enum BenchSignalingCommand {
                     let common = ["peer", "--room", room, "--sync", strategy, "--json",
                                   "--duration", "\(Int(hold.milliseconds))ms",
                                   "--connect-timeout", "\(Int(timeout.milliseconds))ms", "--seed", "\(i + 1)"]
-                    var result = CallResult(profile: profile, strategy: strategy, call: i, ok: false)
-                    do {
-                        let (alice, bob) = (identities[0], identities[1])
-                        let a = try ChildProcess(name: "a\(i)", arguments: common + [
-                            "--store", urls[0], "--me", alice.name, "--remote", bob.name, "--owner"]
-                                                 + tokenArguments[0], directory: directory)
-                        let b = try ChildProcess(name: "b\(i)", arguments: common + [
-                            "--store", urls[1 % urls.count], "--me", bob.name, "--remote", alice.name]
-                                                 + tokenArguments[1], directory: directory)
-                        let sa = await a.wait(timeout: timeout + .seconds(10))
-                        let sb = await b.wait(timeout: timeout + .seconds(10))
-                        if sa == nil { await a.stop() }
-                        if sb == nil { await b.stop() }
-                        let summaries = [a, b].map { PeerSummary(lastLineOf: $0.stdout) }
-                        if sa == 0, sb == 0, let x = summaries[0], let y = summaries[1],
-                           let ca = x.iceConnectedMs, let cb = y.iceConnectedMs {
-                            result.ok = true
-                            result.convergenceMs = max(ca, cb)
-                            result.signalingCompleteMs = max(x.signalingCompleteMs ?? 0, y.signalingCompleteMs ?? 0)
-                            result.storeRequests = (x.storeRequests ?? 0) + (y.storeRequests ?? 0)
-                            result.recordsFetched = (x.recordsFetched ?? 0) + (y.recordsFetched ?? 0)
-                        } else {
-                            result.reason = summaries.compactMap { $0?.reason }.first
-                                ?? "exit \(sa.map(String.init) ?? "timeout")/\(sb.map(String.init) ?? "timeout")"
-                        }
-                    } catch {
-                        result.reason = "cannot start the peers: \(error)"
+                    let result: CallResult
+                    if let meshPeers {
+                        result = await meshCall(i, peers: meshPeers, room: room, strategy: strategy, profile: profile,
+                                                urls: urls, identities: identities.map(\.name),
+                                                tokens: tokenArguments, clip: clip, timeout: timeout,
+                                                directory: directory)
+                    } else {
+                        result = await callOfTwo(i, common: common, profile: profile, strategy: strategy, urls: urls,
+                                                 identities: identities.map(\.name), tokens: tokenArguments,
+                                                 timeout: timeout, directory: directory)
                     }
                     results.append(result)
                     if progress {
@@ -191,7 +185,7 @@ enum BenchSignalingCommand {
                 let ok = mine.filter(\.ok)
                 let sig = ok.compactMap(\.signalingCompleteMs).sorted()
                 rows.append(Row(
-                    profile: profile, strategy: strategy, calls: mine.count, failures: mine.count - ok.count,
+                    peers: meshPeers, profile: profile, strategy: strategy, calls: mine.count, failures: mine.count - ok.count,
                     p50Ms: percentile(times, 0.5), p90Ms: percentile(times, 0.9), p99Ms: percentile(times, 0.99), maxMs: times.last,
                     signalingP50Ms: percentile(sig, 0.5),
                     storeRequestsPerCall: ok.isEmpty ? nil : Double(ok.compactMap(\.storeRequests).reduce(0, +)) / Double(ok.count),
@@ -199,9 +193,9 @@ enum BenchSignalingCommand {
             }
         }
         if let csv = args.string("--csv") {
-            var text = "profile,strategy,call,ok,convergence_ms,signaling_complete_ms,store_requests,records_fetched,reason\n"
+            var text = "peers,profile,strategy,call,ok,convergence_ms,signaling_complete_ms,store_requests,records_fetched,reason\n"
             for r in results {
-                text += "\(r.profile),\(r.strategy),\(r.call),\(r.ok),\(r.convergenceMs.map { String($0) } ?? ""),"
+                text += "\(r.peers.map(String.init) ?? ""),\(r.profile),\(r.strategy),\(r.call),\(r.ok),\(r.convergenceMs.map { String($0) } ?? ""),"
                     + "\(r.signalingCompleteMs.map { String($0) } ?? ""),\(r.storeRequests.map(String.init) ?? ""),"
                     + "\(r.recordsFetched.map(String.init) ?? ""),\"\(r.reason ?? "")\"\n"
             }
@@ -212,10 +206,10 @@ enum BenchSignalingCommand {
             print((try? Terminal.json(Report(rows: rows, calls: results))) ?? "{}")
         } else {
             func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "—" }
-            print("| profile | strategy | calls | failures | p50 ms | p90 ms | p99 ms | max ms | signaling p50 ms | store requests/call | records fetched/call |")
-            print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            print("| members | profile | strategy | calls | failures | p50 ms | p90 ms | p99 ms | max ms | signaling p50 ms | store requests/call | records fetched/call |")
+            print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
             for r in rows {
-                print("| \(r.profile) | \(r.strategy) | \(r.calls) | \(r.failures) | \(f(r.p50Ms)) | \(f(r.p90Ms)) | "
+                print("| \(r.peers.map { "\($0) (mesh)" } ?? "2") | \(r.profile) | \(r.strategy) | \(r.calls) | \(r.failures) | \(f(r.p50Ms)) | \(f(r.p90Ms)) | "
                       + "\(f(r.p99Ms)) | \(f(r.maxMs)) | \(f(r.signalingP50Ms)) | \(f(r.storeRequestsPerCall)) | "
                       + "\(f(r.recordsFetchedPerCall)) |")
             }
@@ -224,6 +218,95 @@ enum BenchSignalingCommand {
             }
         }
         return results.allSatisfy(\.ok) ? 0 : 1
+    }
+
+    /// One call of two: the owner and the joiner, each `zonertc peer --remote` the other; convergence is the
+    /// later of their ICE-connected times, each from its own start.
+    static func callOfTwo(_ i: Int, common: [String], profile: String, strategy: String, urls: [String],
+                          identities: [String], tokens: [[String]], timeout: Duration,
+                          directory: String) async -> CallResult {
+        var result = CallResult(profile: profile, strategy: strategy, call: i, ok: false)
+        do {
+            let (alice, bob) = (identities[0], identities[1])
+            let a = try ChildProcess(name: "a\(i)", arguments: common + [
+                "--store", urls[0], "--me", alice, "--remote", bob, "--owner"] + tokens[0], directory: directory)
+            let b = try ChildProcess(name: "b\(i)", arguments: common + [
+                "--store", urls[1 % urls.count], "--me", bob, "--remote", alice] + tokens[1], directory: directory)
+            let sa = await a.wait(timeout: timeout + .seconds(10))
+            let sb = await b.wait(timeout: timeout + .seconds(10))
+            if sa == nil { await a.stop() }
+            if sb == nil { await b.stop() }
+            let summaries = [a, b].map { PeerSummary(lastLineOf: $0.stdout) }
+            if sa == 0, sb == 0, let x = summaries[0], let y = summaries[1],
+               let ca = x.iceConnectedMs, let cb = y.iceConnectedMs {
+                result.ok = true
+                result.convergenceMs = max(ca, cb)
+                result.signalingCompleteMs = max(x.signalingCompleteMs ?? 0, y.signalingCompleteMs ?? 0)
+                result.storeRequests = (x.storeRequests ?? 0) + (y.storeRequests ?? 0)
+                result.recordsFetched = (x.recordsFetched ?? 0) + (y.recordsFetched ?? 0)
+            } else {
+                result.reason = summaries.compactMap { $0?.reason }.first
+                    ?? "exit \(sa.map(String.init) ?? "timeout")/\(sb.map(String.init) ?? "timeout")"
+            }
+        } catch {
+            result.reason = "cannot start the peers: \(error)"
+        }
+        return result
+    }
+
+    /// One group call: `peers` `zonertc peer`s started together in `room`'s mesh (the first owns it; with several
+    /// daemons member k uses daemon k mod N), each sending `clip` at full speed to every other and leaving once
+    /// the media with all of them is done. Convergence: the slowest member's time to a frame from every other,
+    /// from its own join; requests and records fetched: all members' together.
+    static func meshCall(_ i: Int, peers: Int, room: String, strategy: String, profile: String, urls: [String],
+                         identities: [String], tokens: [[String]], clip: String, timeout: Duration,
+                         directory: String) async -> CallResult {
+        var result = CallResult(peers: peers, profile: profile, strategy: strategy, call: i, ok: false)
+        let ms = "\(Int(timeout.milliseconds))ms"
+        var children: [ChildProcess] = []
+        for (k, name) in identities.prefix(peers).enumerated() {
+            let role = k == 0 ? ["--owner"] : ["--room-owner", identities[0]]
+            let arguments = ["peer", "--store", urls[k % urls.count], "--room", room, "--me", name, "--sync", strategy,
+                             "--json", "--peers", String(peers), "--send", clip, "--pace", "max",
+                             "--record", "\(directory)/\(room)/\(name)", "--connect-timeout", ms,
+                             "--media-timeout", ms, "--seed", "\(i * 8 + k + 1)"] + role + tokens[k]
+            do { children.append(try ChildProcess(name: "\(name)\(i)", arguments: arguments, directory: directory)) } catch {
+                for child in children { await child.stop() }
+                result.reason = "cannot start \(name): \(error)"
+                return result
+            }
+        }
+        let statuses = await CallWorkspace.waitForPeers(children, limit: timeout + .seconds(10))
+        for (child, status) in zip(children, statuses) where status == nil { await child.stop() }
+        let summaries = children.map { MeshPeerSummary(lastLineOf: $0.stdout) }
+        try? FileManager.default.removeItem(atPath: "\(directory)/\(room)")
+        let times = summaries.compactMap { $0?.allPairsMs }
+        guard statuses.allSatisfy({ $0 == 0 }), times.count == peers else {
+            let failed = zip(identities, zip(statuses, summaries)).first { $0.1.0 != 0 || $0.1.1?.allPairsMs == nil }
+            result.reason = failed.map { name, outcome in
+                "\(name): " + (outcome.1?.reason ?? outcome.0.map { "exit \($0)" } ?? "did not end within \(timeout)")
+            }
+            return result
+        }
+        result.ok = true
+        result.convergenceMs = times.max()
+        result.storeRequests = summaries.compactMap { $0?.storeRequests }.reduce(0, +)
+        result.recordsFetched = summaries.compactMap { $0?.recordsFetched }.reduce(0, +)
+        return result
+    }
+}
+
+/// The clip every member of a benchmarked group call sends: 5 frames of 32×24 Y4M, made here so the
+/// benchmark needs no file of the repository.
+enum BenchClip {
+    static func y4m(frames: Int = 5, width: Int = 32, height: Int = 24) -> [UInt8] {
+        var bytes = Array("YUV4MPEG2 W\(width) H\(height) F30:1 Ip A1:1 C420jpeg\n".utf8)
+        let size = width * height * 3 / 2
+        for frame in 0..<frames {
+            bytes += Array("FRAME\n".utf8)
+            bytes += (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ frame &* 31) }
+        }
+        return bytes
     }
 }
 

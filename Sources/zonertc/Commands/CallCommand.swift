@@ -26,7 +26,8 @@ enum CallCommand {
             .value("--timeout", "DURATION", "give up when the call has not ended this long after the start", default: "60s"),
             .value("--keep", "DIR", "keep the data directory, received files and logs in DIR"),
             .flag("--json", "print one JSON object: both peers' summaries and the verdict"),
-            .flag("--browser", "bob is headless Chromium opening the call page (needs the WebRTC build)"),
+            .flag("--browser", "bob is headless Chromium opening the call page (needs the WebRTC build); with --peers N "
+                  + "the last member is the group-call page, its fake camera sending to every peer"),
             .value("--browser-path", "PATH", "the Chromium binary (default: chromium, chromium-browser or google-chrome in PATH)"),
             .value("--browser-sends", "FILE.y4m", "with --browser: Chromium's fake camera sends FILE.y4m, alice records it"),
         ],
@@ -41,6 +42,10 @@ enum CallCommand {
             room's group call, each sending FILE on every leg, and checks all N(N−1) directed streams
             frame-identical; it prints each member's summary, one line per directed stream and the time
             until the slowest member had a frame from every other (--json: one object with all of it).
+            With --browser --peers N (3–5) the last member is headless Chromium on the group-call page
+            (mesh=1) and the others are `zonertc peer`s: it checks that the page decoded every frame of each
+            peer (none dropped), that each peer received as many frames of the page's camera as FILE holds,
+            and that the streams between the peers are frame-identical.
             Exit 0 when the frames match, 1 otherwise.
             """,
         run: run)
@@ -59,6 +64,16 @@ enum CallCommand {
             throw UsageError(message: "--timeout \(timeoutText): \(error)", command: spec)
         }
         let peers = try args.int("--peers", in: 2...5) ?? 2
+        if peers > 2 && args.has("--browser") {
+            for option in ["--both-ways", "--relay-only", "--turn", "--impair", "--browser-sends", "--record", "--sync",
+                           "--pace", "--media-security"] where args.has(option) || !args.strings(option).isEmpty {
+                throw UsageError(message: "\(option) does not go with --browser --peers \(peers)", command: spec)
+            }
+            let plan = BrowserMeshCallPlan(file: file, peers: peers, browserPath: args.string("--browser-path"),
+                                           push: args.string("--push-profile") ?? "lan", timeout: timeout,
+                                           keep: args.string("--keep"), json: args.has("--json"))
+            return await plan.run()
+        }
         if peers > 2 || args.string("--record") != nil {
             guard peers > 2 else { throw UsageError(message: "--record needs --peers 3 or more", command: spec) }
             for option in ["--both-ways", "--relay-only", "--turn", "--impair", "--browser", "--browser-path",
