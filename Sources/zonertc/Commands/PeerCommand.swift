@@ -23,7 +23,7 @@ enum PeerCommand {
             .flag("--owner", "create the room (the other peer, or every other member, joins it)"),
             .value("--room-owner", "ID", "without --remote or --owner: the user ID of the room's owner (whose zone it is)"),
             .value("--peers", "N", "without --remote: the group call is for N members (2–5); leave once the media to "
-                   + "and from the N−1 others is done"),
+                   + "and from the N−1 others is done, or after 60 s if no other member joins"),
             .value("--uplink", "KBPS", "without --remote: the uplink each leg gets a share of (b=AS of KBPS/(N−1))",
                    default: "2000"),
             .value("--answer-timeout", "DURATION", "without --remote: end a leg whose member does not answer within "

@@ -212,7 +212,7 @@ struct RecordWriteContractTests {
                                                zoneID: ZoneID(zoneName: "room_a", ownerName: "alice")))),
             "l": .list([.int64(1), .int64(2)]), "ls": .list([.string("a"), .string("b")]),
             "loc": .location(Location(latitude: 48.5, longitude: -2.25, altitude: 10, timestamp: 5)),
-            "asset": .asset(Asset(spelling: .asset, fileChecksum: "c", size: 3, receipt: "r")),
+            "asset": .asset(Asset(spelling: .asset, fileChecksum: "c", size: 3, referenceChecksum: "rc")),
             "gone": .reference(Reference(RecordID(recordName: "other",
                                                   zoneID: ZoneID(zoneName: "room_a", ownerName: "alice")),
                                          action: .deleteSelf)),
