@@ -12,23 +12,26 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func queryStringFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let target = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let pairs = RequestCredentials.queryItems(target)
-    // The first `?` byte, as the daemon finds it (a `?` may open a grapheme cluster with what follows).
-    let query = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[target.index(after: $0)...] }
-    let parts = query.map { $0.split(separator: "&") } ?? []
+    let pairs = URLEncodedPairs.query(of: target)
+    // Parts found on bytes: the first `?`, then `&` and the first `=` of each part.
+    let bytes = Array(target.utf8)
+    let parts = bytes.firstIndex(of: UInt8(ascii: "?"))
+        .map { bytes[($0 + 1)...].split(separator: UInt8(ascii: "&")) } ?? []
     precondition(pairs.count == parts.count, "\(pairs.count) pairs from \(parts.count) parts")
     for (part, pair) in zip(parts, pairs) {
-        let sent = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        if !sent[0].contains("%") { precondition(pair.0 == String(sent[0]), "name \(pair.0) from \(sent[0])") }
-        if sent.count > 1, !sent[1].contains("%") {
-            precondition(pair.1 == String(sent[1]), "value \(pair.1) from \(sent[1])")
+        let sent = part.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+        if !sent[0].contains(UInt8(ascii: "%")) {
+            precondition(pair.name == String(decoding: sent[0], as: UTF8.self), "name \(pair.name) read back wrong")
+        }
+        if sent.count > 1, !sent[1].contains(UInt8(ascii: "%")) {
+            precondition(pair.value == String(decoding: sent[1], as: UTF8.self), "value \(pair.value) read back wrong")
         }
     }
     let credentials = RequestCredentials(HTTPRequest(method: "GET", target: target))
-    let values = Set(pairs.map(\.1))
+    let values = Set(pairs.map(\.value))
     if let api = credentials.apiToken { precondition(values.contains(api), "an API token no pair holds") }
     if let web = credentials.webAuthToken { precondition(values.contains(web), "a web token no pair holds") }
-    let webTokens = Set(pairs.filter { $0.0 == "ckWebAuthToken" || $0.0 == "ckSession" }.map(\.1))
+    let webTokens = Set(pairs.filter { $0.name == "ckWebAuthToken" || $0.name == "ckSession" }.map(\.value))
     if webTokens.count > 1 { precondition(credentials.conflicting, "two web tokens, not marked conflicting") }
     return 0
 }

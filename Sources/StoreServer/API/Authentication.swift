@@ -98,7 +98,8 @@ struct RequestCredentials: Sendable {
         }
         var apiTokens: [String] = []
         var courier: [String] = []
-        for (name, value) in Self.queryItems(request.target) {
+        // A web auth token holds `+`, `/` and `=`, which a client percent-encodes.
+        for (name, value) in URLEncodedPairs.query(of: request.target) {
             switch name {
             case "ckAPIToken": apiTokens.append(value)
             case "ckWebAuthToken", "ckSession": webTokens.append(value)
@@ -112,17 +113,6 @@ struct RequestCredentials: Sendable {
         apiToken = apiTokens.first
         webAuthToken = webTokens.first
         courierToken = courier.first
-    }
-
-    /// The query's `name=value` pairs, percent-decoded (a web auth token holds `+`, `/` and `=`,
-    /// which a client encodes). A pair that does not decode is kept undecoded, so it fails as a token.
-    static func queryItems(_ target: String) -> [(String, String)] {
-        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return [] }
-        return target[target.index(after: q)...].split(separator: "&").map { pair in
-            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(kv[0]), value = kv.count > 1 ? String(kv[1]) : ""
-            return (name.removingPercentEncoding ?? name, value.removingPercentEncoding ?? value)
-        }
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import RecordStore
-import ZoneCore
 
 /// The sign-in page a `421 AUTHENTICATION_REQUIRED` answer's `redirectURL` leads to.
 ///
@@ -39,40 +38,14 @@ enum SignInPage {
             guard let o = try? WireFormat.parseObject(body) else { return nil }
             return o.compactMapValues { $0 as? String }
         }
-        guard String(bytes: body, encoding: .utf8) != nil else { return nil }
+        guard String(validating: body, as: UTF8.self) != nil else { return nil }
         var out: [String: String] = [:]
-        // Split on the bytes `&` and `=` (a browser's form encoding is defined on bytes): splitting the
-        // text would not split where a combining mark follows them.
-        for pair in body.split(separator: UInt8(ascii: "&")) {
-            let kv = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = formDecoded(kv[0]), let value = kv.count > 1 ? formDecoded(kv[1]) : "" else { return nil }
+        for (name, value) in URLEncodedPairs.parts(body[...]) {
+            guard let name = URLEncodedPairs.decoded(name, plusIsSpace: true),
+                  let value = URLEncodedPairs.decoded(value, plusIsSpace: true) else { return nil }
             out[name] = value
         }
         return out
-    }
-
-    /// One name or value of a form: `+` is a space and `%XX` a byte; a `%` without two hex digits after
-    /// it, or bytes that are not UTF-8 once decoded, refuse the form.
-    static func formDecoded(_ bytes: ArraySlice<UInt8>) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            switch bytes[i] {
-            case UInt8(ascii: "+"):
-                out.append(UInt8(ascii: " "))
-                i += 1
-            case UInt8(ascii: "%"):
-                guard bytes.endIndex - i >= 3, let high = Hex.value(bytes[i + 1]), let low = Hex.value(bytes[i + 2])
-                else { return nil }
-                out.append(high << 4 | low)
-                i += 3
-            case let byte:
-                out.append(byte)
-                i += 1
-            }
-        }
-        return String(bytes: out, encoding: .utf8)
     }
 }
 

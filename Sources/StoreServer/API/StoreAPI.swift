@@ -240,7 +240,7 @@ public final class StoreAPI: Sendable {
     /// `POST /call/report?room=R&me=U` keeps a call page's result (a JSON object); `GET` reads it back.
     /// Only U itself (its bearer token) may post or read U's report.
     private func callReport(_ request: HTTPRequest) async -> HTTPResponse {
-        let query = URLComponents(string: "http://h" + request.target)?.queryItems ?? []
+        let query = URLEncodedPairs.query(of: request.target)
         guard let room = query.first(where: { $0.name == "room" })?.value,
               let me = query.first(where: { $0.name == "me" })?.value, !room.isEmpty, !me.isEmpty else {
             return error(400, .invalidArguments, "name the report: /call/report?room=ROOM&me=USER")
