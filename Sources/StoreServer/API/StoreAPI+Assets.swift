@@ -28,11 +28,7 @@ public enum AssetRoutes {
     /// The download URL of `receipt` for the host the request named (a path alone without one).
     static func downloadURL(_ receipt: String) -> String { url(downloadPrefix + receipt) }
 
-    static func url(_ path: String) -> String {
-        guard let host = StoreAPI.requestHost, !host.isEmpty,
-              host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) else { return path }
-        return "http://\(host)\(path)"
-    }
+    static func url(_ path: String) -> String { (StoreAPI.requestOrigin ?? "") + path }
 }
 
 extension DocumentedKeys {

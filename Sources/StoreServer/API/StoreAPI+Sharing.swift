@@ -34,8 +34,19 @@ extension StoreAPI {
     /// The record type of shares.
     static let shareRecordType = "cloudkit.share"
 
-    /// The host a request named (its `Host` header), for the share URLs it is answered with.
+    /// The host a request named (its `Host` header), for the share and asset URLs it is answered with.
     @TaskLocal static var requestHost: String?
+
+    /// `http://<host>` for the host the request named, when it is a plain host name or address with an
+    /// optional port (ASCII letters, digits, `.-:[]`); nil otherwise, so a hostile header never
+    /// becomes part of a URL handed to another user.
+    static var requestOrigin: String? {
+        guard let host = requestHost, !host.isEmpty, host.utf8.allSatisfy({ byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                || ".-:[]".utf8.contains(byte)
+        }) else { return nil }
+        return "http://\(host)"
+    }
 
     /// Whether `path` (split at `/`) is records/resolve or records/accept, which name no zone and
     /// are served in whichever database the request names (Apple's page names `public`).
@@ -230,9 +241,7 @@ extension StoreAPI {
 
     /// `http://<host>/share/<shortGUID>` for the host the request named; nil without one.
     static func shareURL(_ shortGUID: String) -> String? {
-        guard let host = requestHost, !host.isEmpty,
-              host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }) else { return nil }
-        return "http://\(host)/share/\(shortGUID)"
+        requestOrigin.map { "\($0)/share/\(shortGUID)" }
     }
 
     // MARK: records/resolve and records/accept
