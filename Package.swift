@@ -87,7 +87,7 @@ let package = Package(
         ),
         // What the tests share: spawning real processes, waiting without sleeping, and the one
         // decoder split check (whole / byte at a time / seeded random splits).
-        .target(name: "TestSupport", dependencies: ["CSystem", "ZoneCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CSystem", "Net", "ZoneCore"], path: "Tests/TestSupport"),
         .target(name: "TestNetwork", dependencies: ["Simulation", "ZoneCore"], path: "Tests/TestNetwork"),
         // The test drivers of the signaling machine: a store client's requests carried out one at a
         // time, and push notifications collected for a driver that steps.

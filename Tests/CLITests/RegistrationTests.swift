@@ -4,6 +4,7 @@ import RecordStore
 import StoreServer
 import Synchronization
 import Testing
+import TestSupport
 import ZoneCore
 
 /// Issue 13, item 2: `POST /auth/register` creates new users only and never hands a token out again.
@@ -11,19 +12,7 @@ import ZoneCore
 struct RegistrationTests {
     /// One request on a new connection; the reply as text (read until the daemon closes or 5 s pass).
     static func exchange(_ endpoint: Endpoint, _ request: String) throws -> String {
-        let fd = try TCPSocket.connectBlocking(to: endpoint)
-        defer { close(fd) }
-        let bytes = Array(request.utf8)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        TCPSocket.setReceiveTimeout(fd, milliseconds: 5000)
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            out += buffer[0..<n]
-        }
-        return String(decoding: out, as: UTF8.self)
+        try rawExchange(endpoint, Array(request.utf8), timeoutMilliseconds: 5000)
     }
 
     static func post(_ path: String, _ body: String, headers: String = "") -> String {

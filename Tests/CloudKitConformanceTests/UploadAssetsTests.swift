@@ -8,6 +8,7 @@ import Net
 import RecordStore
 @testable import StoreServer
 import Testing
+import TestSupport
 import ZoneCore
 
 @Suite("CloudKit: Uploading Assets")
@@ -188,20 +189,4 @@ struct UploadAssetsTests {
         _ = daemon.stop()
         store.close()
     }
-}
-
-/// Sends `bytes` on a fresh loopback connection and reads until the daemon closes it (2 s at most).
-func rawExchange(_ endpoint: Endpoint, _ bytes: [UInt8]) throws -> String {
-    let fd = try TCPSocket.connectBlocking(to: endpoint)
-    defer { close(fd) }
-    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    TCPSocket.setReceiveTimeout(fd, milliseconds: 2000)
-    var out: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n <= 0 { break }
-        out += buffer[0..<n]
-    }
-    return String(decoding: out, as: UTF8.self)
 }

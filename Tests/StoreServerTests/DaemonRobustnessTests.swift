@@ -4,6 +4,7 @@ import Net
 import RecordStore
 @testable import StoreServer
 import Testing
+import TestSupport
 import ZoneCore
 
 /// A live daemon on loopback fed bad input: it answers with errors, closes, and keeps serving others.
@@ -33,21 +34,17 @@ struct DaemonRobustnessTests {
             return c
         }
 
-        /// Sends raw bytes on a new connection and reads until the server closes it or 2 s pass.
+        /// Sends raw bytes on a new connection and reads until the server closes it or 2 s pass; with
+        /// `keepOpen`, reads one answer and hands back the open connection.
         func raw(_ bytes: [UInt8], keepOpen: Bool = false) throws -> (String, Int32) {
+            guard keepOpen else { return (try rawExchange(daemon.endpoint, bytes), -1) }
+            // Kept open: the first answer, and the connection for the caller to go on with.
             let fd = try TCPSocket.connectBlocking(to: daemon.endpoint)
             _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             TCPSocket.setReceiveTimeout(fd, milliseconds: 2000)
-            var out: [UInt8] = []
             var buf = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { break }
-                out += buf[0..<n]
-                if keepOpen { break }
-            }
-            if !keepOpen { close(fd) }
-            return (String(decoding: out, as: UTF8.self), fd)
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            return (String(decoding: buf.prefix(max(0, n)), as: UTF8.self), fd)
         }
     }
 

@@ -64,8 +64,6 @@ public struct RoomCallConfiguration: Sendable {
     /// `PeerCall` adds, worked out from the leg's own seed so the leg's media sends what was announced.
     var roomSignaling: RoomSignalingConfiguration {
         var room = self.room
-        // A call for a known number of members does not wait for them forever.
-        if leaveAfterMedia != nil, room.aloneTimeout == nil { room.aloneTimeout = Self.aloneTimeout }
         let template = self
         room.legConfiguration = { context in
             let leg = template.leg(remote: context.remote, negotiator: context.base)
@@ -75,7 +73,8 @@ public struct RoomCallConfiguration: Sendable {
         return room
     }
 
-    /// How long a member of a call for a known number of members waits for the first of the others.
+    /// How long a member of a call for a known number of members waits for the first of the others
+    /// (`room.aloneTimeout`, which a driver that knows the count sets).
     public static let aloneTimeout = Duration.seconds(60)
 
     /// A leg's seed: the room's mixed with the remote's user ID (FNV-1a), so each leg draws its own.

@@ -34,10 +34,10 @@ public final class AssetFiles: AssetStorage {
         guard StoredAsset.isReceipt(asset.receipt) else { throw StoreError(.invalidArguments, "not a receipt") }
         let target = dataPath(asset.receipt)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload \(path): \(Self.errno())") }
+        guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload \(path): \(errnoText())") }
         let synced = fsync(fd) == 0
         close(fd)
-        guard synced else { throw StoreError(.internalError, "cannot sync the upload: \(Self.errno())") }
+        guard synced else { throw StoreError(.internalError, "cannot sync the upload: \(errnoText())") }
         if rename(path, target) != 0 {
             // Another file system (a spool directory elsewhere): copied, then synced.
             let data: Data
@@ -101,5 +101,4 @@ public final class AssetFiles: AssetStorage {
         return removed
     }
 
-    private static func errno() -> String { String(cString: strerror(Glibc.errno)) }
 }

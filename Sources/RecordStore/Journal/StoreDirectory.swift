@@ -214,4 +214,5 @@ final class StoreDirectory: @unchecked Sendable {
     }
 }
 
-func errnoText() -> String { String(cString: strerror(errno)) }
+/// The system's text for the last call's `errno`.
+public func errnoText() -> String { String(cString: strerror(errno)) }

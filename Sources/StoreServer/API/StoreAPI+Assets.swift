@@ -85,9 +85,7 @@ extension StoreAPI {
                 asset = StoredAsset(receipt: receipt, fileChecksum: checksum, size: size, owner: slot.user)
                 try await assets.keep(asset, fileAt: spooled.path)
             } else {
-                var h = SHA256()
-                h.update(request.body)
-                asset = StoredAsset(receipt: receipt, fileChecksum: StoredAsset.checksum(of: Self.finalize(h)),
+                asset = StoredAsset(receipt: receipt, fileChecksum: StoredAsset.checksum(of: SHA256.hash(request.body)),
                                     size: Int64(request.body.count), owner: slot.user)
                 try await assets.keep(asset, bytes: request.body)
             }
@@ -106,7 +104,8 @@ extension StoreAPI {
         guard request.method == "GET" else { return error(405, .invalidArguments, "download the file with GET") }
         let receipt = String(request.path.dropFirst(AssetRoutes.downloadPrefix.count))
         do {
-            guard let assets, StoredAsset.isReceipt(receipt), let bytes = try await assets.bytes(receipt: receipt) else {
+            guard let assets, StoredAsset.isReceipt(receipt),
+                  let bytes = try await assets.bytes(receipt: receipt) else {
                 return error(404, .unknownItem, "no asset file at this URL")
             }
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
@@ -150,7 +149,7 @@ extension StoreAPI {
     /// SHA-256 (base64) and size of a file, read in blocks.
     static func checksum(ofFileAt path: String) throws -> (String, Int64) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload: \(errnoText())") }
         defer { close(fd) }
         var h = SHA256()
         var block = [UInt8](repeating: 0, count: 1 << 20)
@@ -158,18 +157,12 @@ extension StoreAPI {
         while true {
             let n = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw StoreError(.internalError, "cannot read the upload: \(String(cString: strerror(errno)))") }
+            guard n >= 0 else { throw StoreError(.internalError, "cannot read the upload: \(errnoText())") }
             if n == 0 { break }
             h.update(block[0..<n])
             size += Int64(n)
         }
-        return (StoredAsset.checksum(of: finalize(h)), size)
-    }
-
-    private static func finalize(_ h: SHA256) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: SHA256.digestSize)
-        out.withUnsafeMutableBytes { h.finalize(into: $0) }
-        return out
+        return (StoredAsset.checksum(of: h.finalize()), size)
     }
 }
 

@@ -38,12 +38,12 @@ final class UserLog {
     init(directory: String) throws(LogError) {
         let path = "\(directory)/\(Self.fileName)"
         let fd = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LogError(description: "cannot open \(path): \(Self.errnoText())") }
+        guard fd >= 0 else { throw LogError(description: "cannot open \(path): \(errnoText())") }
         do throws(LogError) {
             try Self.locked(fd, path, exclusive: true) { () throws(LogError) in
                 if Self.fileSize(fd) < Self.magic.count {
                     guard ftruncate(fd, 0) == 0, writeFully(fd, Self.magic) == nil, fdatasync(fd) == 0 else {
-                        throw LogError(description: "cannot write \(path): \(Self.errnoText())")
+                        throw LogError(description: "cannot write \(path): \(errnoText())")
                     }
                     let dirFD = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                     if dirFD >= 0 { fsync(dirFD); Glibc.close(dirFD) }
@@ -111,7 +111,7 @@ final class UserLog {
         guard !entries.isEmpty else { return }
         if Self.fileSize(fd) > readOffset {
             guard ftruncate(fd, off_t(readOffset)) == 0 else {
-                throw LogError(description: "cannot cut the torn tail of \(path): \(Self.errnoText())")
+                throw LogError(description: "cannot cut the torn tail of \(path): \(errnoText())")
             }
         }
         var bytes: [UInt8] = []
@@ -124,7 +124,7 @@ final class UserLog {
 
     /// Makes every append so far durable.
     func sync() throws(LogError) {
-        guard fdatasync(fd) == 0 else { throw LogError(description: "cannot sync \(path): \(Self.errnoText())") }
+        guard fdatasync(fd) == 0 else { throw LogError(description: "cannot sync \(path): \(errnoText())") }
     }
 
     // MARK: Entries
@@ -175,5 +175,4 @@ final class UserLog {
         return fstat(fd, &st) == 0 ? Int(st.st_size) : 0
     }
 
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
 }

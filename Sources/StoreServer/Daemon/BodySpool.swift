@@ -20,7 +20,7 @@ final class BodySpool {
         path = "\(directory)/upload-\(getpid())-\(id)-\(UInt64.random(in: 0...UInt64.max)).spool"
         self.length = length
         fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd < 0 { failure = "cannot create a spool file in \(directory): \(String(cString: strerror(errno)))" }
+        if fd < 0 { failure = "cannot create a spool file in \(directory): \(errnoText())" }
     }
 
     func write(_ bytes: [UInt8]) {

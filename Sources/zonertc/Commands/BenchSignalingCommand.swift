@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import RecordStore
 import ZoneCore
 
@@ -300,13 +301,11 @@ enum BenchSignalingCommand {
 /// benchmark needs no file of the repository.
 enum BenchClip {
     static func y4m(frames: Int = 5, width: Int = 32, height: Int = 24) -> [UInt8] {
-        var bytes = Array("YUV4MPEG2 W\(width) H\(height) F30:1 Ip A1:1 C420jpeg\n".utf8)
         let size = width * height * 3 / 2
-        for frame in 0..<frames {
-            bytes += Array("FRAME\n".utf8)
-            bytes += (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ frame &* 31) }
+        let clip = (0..<frames).map { frame in
+            VideoFrame(bytes: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ frame &* 31) }, pts: Int64(frame))
         }
-        return bytes
+        return Y4MWriter.write(Y4MFile(header: Y4MHeader(width: width, height: height), frames: clip))
     }
 }
 

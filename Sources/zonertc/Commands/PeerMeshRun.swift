@@ -51,7 +51,7 @@ extension PeerSetup {
         room.uplinkKbps = uplinkKbps
         room.answerTimeout = answerTimeout
         room.offerFallback = answerTimeout / 5
-        // A member told how many to expect never waits for them forever, with or without media.
+        // A call for a known number of members does not wait for them forever, with or without media.
         if peers != nil { room.aloneTimeout = RoomCallConfiguration.aloneTimeout }
         let hasMedia = outgoing != nil || record != nil
         var configuration = RoomCallConfiguration(

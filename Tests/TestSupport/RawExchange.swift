@@ -1,0 +1,22 @@
+// Bytes to a daemon on a connection of their own, outside any client: what tests of malformed or
+// hand-made requests send, and the answer they read back.
+import Glibc
+import Net
+import ZoneCore
+
+/// Sends `bytes` on a fresh loopback connection and reads until the daemon closes it or
+/// `timeoutMilliseconds` pass without a byte; the answer as text.
+public func rawExchange(_ endpoint: Endpoint, _ bytes: [UInt8], timeoutMilliseconds: Int = 2000) throws -> String {
+    let fd = try TCPSocket.connectBlocking(to: endpoint)
+    defer { close(fd) }
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    TCPSocket.setReceiveTimeout(fd, milliseconds: timeoutMilliseconds)
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        out += buffer[0..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
