@@ -110,6 +110,8 @@ extension RoomCall: DrivenCall {
             PeerCall.logLine(legEvent).map { ($0.0, "\(id.remote): \($0.1)") }
         case .legStarted(let id): (.info, "leg with \(id.remote) started")
         case .legEnded(let id, let reason): (.notice, "leg with \(id.remote) ended: \(reason.sentence(remote: id.remote))")
+        case .noRelaySocket(let id):
+            (.warning, "\(id.remote): no relay socket free, the leg's TURN allocations share the host socket's")
         case .beyondLimit(let user, let rank, let limit):
             (.notice, "\(user) is member \(rank) of at most \(limit): no leg with it")
         case .rejectedRecord(let remote, let why): (.warning, remote.map { "\($0): \(why)" } ?? why)

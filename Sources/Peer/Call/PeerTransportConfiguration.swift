@@ -17,6 +17,9 @@ public struct PeerTransportConfiguration: Sendable {
     public var relayOnly: Bool
     /// Consent freshness on the selected pair (RFC 7675: checks every 5 s, lost after 30 s).
     public var consent: ConsentConfiguration
+    /// The socket TURN allocations are made from, when not the first host socket of the server's family:
+    /// a group call gives each leg its own (`RoomCallConfiguration.relaySockets`).
+    public var relaySocket: Endpoint?
 
     public init(hostAddresses: [Endpoint], stunServers: [Endpoint] = [], pacing: Duration = .milliseconds(5),
                 turnServers: [TURNServerCredentials] = [], relayOnly: Bool = false,
@@ -30,6 +33,8 @@ public struct PeerTransportConfiguration: Sendable {
     }
 
     func transport(agent: AgentConfiguration) -> ICETransport.Configuration {
-        ICETransport.Configuration(agent: agent, turnServers: turnServers, relayOnly: relayOnly)
+        var configuration = ICETransport.Configuration(agent: agent, turnServers: turnServers, relayOnly: relayOnly)
+        configuration.relaySocket = relaySocket
+        return configuration
     }
 }

@@ -9,7 +9,8 @@
 //   - a leg the room ended hangs up and is drained like any call, then kept as a `RoomLegResult`;
 //   - datagrams on the shared sockets go to the leg that sent to that address, or, for a check from
 //     an address no leg has sent to, the leg whose local username fragment the check names
-//     (`RoomDatagramRoute`).
+//     (`RoomDatagramRoute`); datagrams on a relay socket go to the leg holding it (each leg allocates
+//     on a TURN server from a socket of its own, `RoomCallConfiguration.relaySockets`).
 // Noncopyable: it owns its legs, which own their transports.
 
 import ICE
@@ -58,6 +59,9 @@ public struct RoomCall: ~Copyable {
         case legEnded(LegID, LegEndReason)
         /// A member is beyond the room's limit: no leg with it.
         case beyondLimit(userID: String, rank: Int, limit: Int)
+        /// Every relay socket is held by another leg: this one allocates from the host socket, sharing
+        /// that allocation (its relayed data may reach another leg).
+        case noRelaySocket(LegID)
         /// A record another user wrote was dropped: for whom (if a leg's), and why.
         case rejectedRecord(remote: String?, String)
         /// The zone cannot be used: the call cannot go on.
@@ -143,7 +147,8 @@ public struct RoomCall: ~Copyable {
                 if let wake = leg.call.nextDeadline, wake <= now { leg.call.handle(.timer, now: now) }
             }
         case .datagram(let bytes, let from, let to):
-            if let leg = route.leg(for: bytes, from: from, among: legs) {
+            let holder = legs.first { $0.relaySocket == to }
+            if let leg = holder ?? route.leg(for: bytes, from: from, among: legs) {
                 leg.call.handle(.datagram(bytes, from: from, to: to), now: now)
             } else {
                 unroutedDatagrams += 1
@@ -222,10 +227,17 @@ public struct RoomCall: ~Copyable {
     }
 
     private mutating func startLeg(_ start: LegStart, now: Instant) {
-        let leg = configuration.leg(remote: start.leg.remote, negotiator: start.configuration)
+        var leg = configuration.leg(remote: start.leg.remote, negotiator: start.configuration)
+        let held = Set(legs.compactMap(\.relaySocket))
+        let relaySocket = configuration.relaySockets.first { !held.contains($0) }
+        if relaySocket == nil && !configuration.relaySockets.isEmpty && !configuration.transport.turnServers.isEmpty {
+            outputs.append(.event(.noRelaySocket(start.leg)))
+        }
+        leg.transport.relaySocket = relaySocket
         do {
             let call = try PeerCall(leg: leg, binding: room.binding)
-            let box = RoomCallLeg(id: start.leg, call: call, memberSession: start.memberSession)
+            let box = RoomCallLeg(id: start.leg, call: call, memberSession: start.memberSession,
+                                  relaySocket: relaySocket)
             legs.append(box)
             outputs.append(.event(.legStarted(start.leg)))
             box.call.handle(.start, now: now)

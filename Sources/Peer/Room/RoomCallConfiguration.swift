@@ -30,6 +30,11 @@ public struct RoomCallConfiguration: Sendable {
     public var leaveAfterMediaDelay: Duration = .zero
     /// The seed of every random choice (each leg's is drawn from it and the remote's user ID).
     public var seed: UInt64
+    /// Sockets for the legs' TURN allocations, one leg each while the leg lasts (bound by the driver,
+    /// none of them a host address): a TURN server tells allocations apart by the client's address, so
+    /// legs allocating from the shared host socket would share one allocation and its relayed data
+    /// could not be told apart. Empty: legs allocate from the host socket (fine without TURN).
+    public var relaySockets: [Endpoint] = []
 
     public init(myUserID: String, room: RoomSignalingConfiguration = RoomSignalingConfiguration(),
                 epochClock: EpochClock = EpochClock(), transport: PeerTransportConfiguration,
@@ -72,6 +77,10 @@ public struct RoomCallConfiguration: Sendable {
         }
         return room
     }
+
+    /// Relay sockets a driver binds for a room of `maxMembers`: a leg with each other member, and as many
+    /// again for legs still closing beside their successors (a member that rejoined).
+    public static func relaySocketCount(maxMembers: Int) -> Int { 2 * max(1, maxMembers - 1) }
 
     /// How long a member of a call for a known number of members waits for the first of the others
     /// (`room.aloneTimeout`, which a driver that knows the count sets).

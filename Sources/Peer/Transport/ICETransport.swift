@@ -5,7 +5,8 @@
 // any of them; whatever must travel through a TURN server is wrapped and unwrapped here, so
 // the ICE agent only ever sees its candidates' addresses and the driver only ever sees sockets:
 //
-//   - each TURN client allocates from the first host socket of its server's family at start;
+//   - each TURN client allocates from the first host socket of its server's family at start (or from
+//     `relaySocket`, a socket of its own that is no host candidate: a group call's leg);
 //     once allocated, the relayed address becomes a local candidate of the agent;
 //   - the agent's transmits "from" a relayed address go to that TURN client, which wraps them
 //     (Send indication, ChannelData once a channel is bound) and sends them to its server from
@@ -41,6 +42,10 @@ public struct ICETransport {
         public var relayOnly: Bool
         /// Retransmission of TURN requests (RFC 8489 §6.2.1; 500 ms initial RTO by default).
         public var turnTiming: STUNTransactionTiming
+        /// The local socket the TURN clients allocate from instead of the host sockets. A TURN server
+        /// tells allocations apart by their 5-tuple (RFC 8656 §2.2), so transports sharing a host socket
+        /// (a group call's legs) each need a socket of their own to hold allocations of their own.
+        public var relaySocket: Endpoint?
 
         public init(agent: AgentConfiguration, turnServers: [TURNServerCredentials] = [], relayOnly: Bool = false,
                     turnTiming: STUNTransactionTiming = STUNTransactionTiming()) {
@@ -115,8 +120,8 @@ public struct ICETransport {
 
     public init(configuration: Configuration, now: Instant) throws(ICEError) {
         var agentConfiguration = configuration.agent
-        let hosts = configuration.agent.hostAddresses
-        // Each server is reached from the first host socket of its family.
+        let hosts = configuration.relaySocket.map { [$0] } ?? configuration.agent.hostAddresses
+        // Each server is reached from the first host socket of its family (or the relay socket).
         let usable = configuration.turnServers.compactMap { turn in
             hosts.first { $0.family == turn.server.family }.map { (turn, $0) }
         }

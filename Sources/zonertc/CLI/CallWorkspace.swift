@@ -37,6 +37,24 @@ final class CallWorkspace: Sendable {
         guard let url = await store.storeURL() else { throw CallSetupError("the store daemon did not start") }
         return url
     }
+
+    /// Starts `zonertc relay serve` on a free loopback port with a fresh password, loopback peers allowed;
+    /// the `--turn` value the peers use, `USER:PASS@ADDRESS`.
+    func startRelay() async throws(CallSetupError) -> String {
+        let password = "pw\(UInt32.random(in: 0...UInt32.max))"
+        let relay: ChildProcess
+        do {
+            relay = try ChildProcess(name: "relay", arguments: [
+                "relay", "serve", "--listen", "127.0.0.1:0", "--user", "zonertc:\(password)",
+                "--allow-loopback-peers", "--stats-interval", "0s",
+            ], directory: directory)
+            group.children.append(relay)
+        } catch { throw CallSetupError("cannot start the relay: \(error)") }
+        guard let line = await relay.waitForLine(containing: "listening on", timeout: .seconds(10)),
+              let address = line.split(separator: " ").first(where: { $0.contains(":") && $0.first!.isNumber })
+        else { throw CallSetupError("the relay did not start") }
+        return "zonertc:\(password)@\(address)"
+    }
 }
 
 extension CallWorkspace {

@@ -2,6 +2,7 @@ import Foundation
 import Peer
 import PeerNet
 import Signaling
+import ZoneCore
 
 /// The end-of-call summary of `zonertc peer` in a room's group call: one entry per leg, the room's
 /// store requests and counters, as text or as one JSON object.
@@ -20,6 +21,8 @@ struct MeshPeerSummary: Codable {
     var allPairsMs: Double?
     /// Wall-clock instant (ms since 1970) of joining, to line up several peers.
     var startedAtMs: Int64?
+    /// Wall-clock instant (ms since 1970) the command began, before the store was opened and the room set up.
+    var launchedAtMs: Int64?
     var leftReason: String?
     var requests: CallSignaling.RequestCounts?
     var storeRequests: Int?
@@ -44,10 +47,21 @@ struct MeshPeerSummary: Codable {
         var ended: String?
         var iceConnectedMs: Double?
         var firstFrameMs: Double?
+        /// The leg's timeline from our joining: started, both descriptions set, ICE connected, first
+        /// frame (the breakdown of the time to all pairs).
+        var sinceJoin: Timeline?
         var path: String?
         var storeRequests: Int
         var malformedRecords: Int
         var media: CallMediaStats
+    }
+
+    /// Milliseconds from joining the room to each milestone of a leg.
+    struct Timeline: Codable {
+        var started: Double?
+        var signaled: Double?
+        var connected: Double?
+        var firstFrame: Double?
     }
 
     init(me: String, room: String, sync: String, outcome: RoomRunner.Outcome, snapshot: RoomCallSnapshot?,
@@ -80,6 +94,11 @@ struct MeshPeerSummary: Codable {
         }
         legs = s.legs.map { leg in
             let m = leg.snapshot.milestones
+            let fromJoin = { (instant: Instant?) in
+                s.startedAt.flatMap { join in instant.map { Self.milliseconds($0 - join) } }
+            }
+            let timeline = Timeline(started: fromJoin(m.started), signaled: fromJoin(m.signalingComplete),
+                                    connected: fromJoin(m.iceConnected), firstFrame: fromJoin(m.firstFrame))
             let outcome: String
             var reason: String?
             switch leg.ending {
@@ -90,7 +109,8 @@ struct MeshPeerSummary: Codable {
             return Leg(remote: leg.id.remote, generation: leg.id.generation, outcome: outcome, reason: reason,
                        ended: leg.endReason?.sentence(remote: leg.id.remote),
                        iceConnectedMs: m.milliseconds(to: m.iceConnected),
-                       firstFrameMs: m.milliseconds(to: m.firstFrame), path: leg.snapshot.pathKind,
+                       firstFrameMs: m.milliseconds(to: m.firstFrame), sinceJoin: timeline,
+                       path: leg.snapshot.pathKind,
                        storeRequests: leg.snapshot.signaling.requests.total,
                        malformedRecords: leg.snapshot.signaling.malformedRecords, media: leg.snapshot.media)
         }

@@ -14,7 +14,10 @@ enum CallCommand {
             .flag("--both-ways", "stream FILE in both directions"),
             .value("--peers", "N", "members of the call, 2–5: 2 is a call of two; 3 or more a group call in one room, "
                    + "every member sending FILE to every other", default: "2"),
-            .value("--record", "DIR", "with --peers 3 or more: keep every received stream, DIR/RECEIVER/from-SENDER"),
+            .flag("--mesh", "run the members as a group call in one room even with --peers 2 (a group call of two, "
+                  + "timed as one: to compare with --peers 3–5)"),
+            .value("--record", "DIR", "with a group call (--peers 3 or more, or --mesh): keep every received stream, "
+                   + "DIR/RECEIVER/from-SENDER"),
             .value("--sync", "STRATEGY", "push, poll-token, poll-fullscan, hybrid or legacy", default: "hybrid"),
             .value("--push-profile", "PROFILE", "the store daemon's push profile: lan, cloudkit or custom:…", default: "lan"),
             .value("--pace", "MODE", "realtime (by the file's timestamps) or max", default: "realtime"),
@@ -38,10 +41,11 @@ enum CallCommand {
             summaries and a one-line verdict, and removes every process and temporary file.
             With --relay-only and no --turn it also starts `zonertc relay serve`; with --turn both peers
             allocate on that relay (IPv4 or [IPv6] literal, port 1–65535) and nothing else is started.
-            With --peers N (3–5) it starts N peers (alice, bob, carol, dave, erin; alice owns the room) in the
+            With --peers N (3–5), or --mesh with any N, it starts N peers (alice, bob, carol, dave, erin; alice owns the room) in the
             room's group call, each sending FILE on every leg, and checks all N(N−1) directed streams
             frame-identical; it prints each member's summary, one line per directed stream and the time
-            until the slowest member had a frame from every other (--json: one object with all of it).
+            until the slowest member had a frame from every other (--json: one object with all of it);
+            --relay-only and --turn work there as for two, every member's legs relayed.
             With --browser --peers N (3–5) the last member is headless Chromium on the group-call page
             (mesh=1) and the others are `zonertc peer`s: it checks that the page decoded every frame of each
             peer (none dropped), that each peer received as many frames of the page's camera as FILE holds,
@@ -74,17 +78,24 @@ enum CallCommand {
                                            keep: args.string("--keep"), json: args.has("--json"))
             return await plan.run()
         }
-        if peers > 2 || args.string("--record") != nil {
-            guard peers > 2 else { throw UsageError(message: "--record needs --peers 3 or more", command: spec) }
-            for option in ["--both-ways", "--relay-only", "--turn", "--impair", "--browser", "--browser-path",
-                           "--browser-sends"] where args.has(option) || args.string(option) != nil {
-                throw UsageError(message: "\(option) does not go with --peers \(peers)", command: spec)
+        let mesh = peers > 2 || args.has("--mesh")
+        if args.has("--mesh") && args.has("--browser") {
+            throw UsageError(message: "--mesh does not go with --browser", command: spec)
+        }
+        if mesh || args.string("--record") != nil {
+            guard mesh else { throw UsageError(message: "--record needs --peers 3 or more, or --mesh", command: spec) }
+            for option in ["--both-ways", "--impair", "--browser", "--browser-path", "--browser-sends"]
+            where args.has(option) || args.string(option) != nil {
+                let call = peers > 2 ? "--peers \(peers)" : "--mesh"
+                throw UsageError(message: "\(option) does not go with \(call)", command: spec)
             }
             var plan = MeshCallPlan(file: file, peers: peers, sync: args.string("--sync") ?? "hybrid",
                                     push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
                                     timeout: timeout, keep: args.string("--keep"), record: args.string("--record"),
                                     json: args.has("--json"))
             plan.mediaSecurity = try checkedSecurity(args, pace: plan.pace)
+            plan.turn = try checkedTURN(args)
+            plan.relayOnly = args.has("--relay-only")
             return await plan.run()
         }
         if args.has("--browser") {
@@ -101,13 +112,7 @@ enum CallCommand {
         for option in ["--browser-path", "--browser-sends"] where args.string(option) != nil {
             throw UsageError(message: "\(option) needs --browser", command: spec)
         }
-        var turn: String?
-        if let text = args.string("--turn") {
-            do { _ = try TURNServerCredentials(parsing: text) } catch {
-                throw UsageError(message: "--turn: \(error)", command: spec)
-            }
-            turn = text
-        }
+        let turn = try checkedTURN(args)
         var plan = CallPlan(
             file: file, bothWays: args.has("--both-ways"), sync: args.string("--sync") ?? "hybrid",
             push: args.string("--push-profile") ?? "lan", pace: args.string("--pace") ?? "realtime",
@@ -115,6 +120,15 @@ enum CallCommand {
             keep: args.string("--keep"), json: args.has("--json"))
         plan.mediaSecurity = try checkedSecurity(args, pace: plan.pace)
         return await plan.run()
+    }
+
+    /// The peers' `--turn`, checked (nil without one).
+    private static func checkedTURN(_ args: ParsedCommand) throws -> String? {
+        guard let text = args.string("--turn") else { return nil }
+        do { _ = try TURNServerCredentials(parsing: text) } catch {
+            throw UsageError(message: "--turn: \(error)", command: spec)
+        }
+        return text
     }
 
     /// The peers' `--media-security`, checked, once `pace` is checked too.

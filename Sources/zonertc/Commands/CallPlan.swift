@@ -63,19 +63,9 @@ struct CallPlan {
         if let turn {
             common += ["--turn", turn] + (relayOnly ? ["--relay-only"] : [])
         } else if relayOnly {
-            let password = "pw\(UInt32.random(in: 0...UInt32.max))"
-            let relay: ChildProcess
-            do {
-                relay = try ChildProcess(name: "relay", arguments: [
-                    "relay", "serve", "--listen", "127.0.0.1:0", "--user", "zonertc:\(password)",
-                    "--allow-loopback-peers", "--stats-interval", "0s",
-                ], directory: directory)
-                group.children.append(relay)
-            } catch { return await failure("cannot start the relay: \(error)") }
-            guard let line = await relay.waitForLine(containing: "listening on", timeout: .seconds(10)),
-                  let address = line.split(separator: " ").first(where: { $0.contains(":") && $0.first!.isNumber })
-            else { return await failure("the relay did not start") }
-            common += ["--turn", "zonertc:\(password)@\(address)", "--relay-only"]
+            do throws(CallSetupError) { common += ["--turn", try await workspace.startRelay(), "--relay-only"] } catch {
+                return await failure(error.message)
+            }
         }
         // The daemon hands each user's token out once: register both here and give each peer its file.
         let tokens: [String: String]

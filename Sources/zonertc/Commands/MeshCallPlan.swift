@@ -21,6 +21,10 @@ struct MeshCallPlan {
     var record: String?
     var json: Bool
     var mediaSecurity: String = MediaProtectionMode.defaultName
+    /// Every member sends only through a TURN relay: `turn`'s, or one this command starts.
+    var relayOnly = false
+    /// The user's TURN relay, `USER:PASS@HOST:PORT` (checked already).
+    var turn: String?
 
     /// One directed stream: what the sender sent on the leg, what the receiver got on it.
     struct Stream: Encodable {
@@ -39,7 +43,48 @@ struct MeshCallPlan {
         var streams: [Stream]
         /// How long after joining the slowest peer had a frame from every other member.
         var timeToAllPairsMs: Double?
+        /// Where each member's time went, from the moment the first member was started.
+        var breakdown: [Breakdown] = []
         var verdict: CallPlan.Verdict
+    }
+
+    /// One member's way to all its pairs, in milliseconds after the first member was started: its process
+    /// started, its command began (store opened next, then the room set up), it joined, and the last of
+    /// its legs started, had both descriptions, connected and had a first frame.
+    struct Breakdown: Encodable {
+        var member: String
+        var spawned: Double
+        var launched: Double?
+        var joined: Double?
+        var lastLegStarted: Double?
+        var lastSignaled: Double?
+        var lastConnected: Double?
+        var lastFirstFrame: Double?
+
+        init(member: String, spawnedAtMs: Int64, origin: Int64, summary: MeshPeerSummary?) {
+            self.member = member
+            spawned = Double(spawnedAtMs - origin)
+            launched = summary?.launchedAtMs.map { Double($0 - origin) }
+            let join = summary?.startedAtMs.map { Double($0 - origin) }
+            joined = join
+            func last(_ value: (MeshPeerSummary.Timeline) -> Double?) -> Double? {
+                guard let join, let legs = summary?.legs, !legs.isEmpty else { return nil }
+                let values = legs.compactMap { $0.sinceJoin.flatMap(value) }
+                return values.count == legs.count ? values.max().map { join + $0 } : nil
+            }
+            lastLegStarted = last(\.started)
+            lastSignaled = last(\.signaled)
+            lastConnected = last(\.connected)
+            lastFirstFrame = last(\.firstFrame)
+        }
+
+        var text: String {
+            func at(_ value: Double?) -> String { value.map { String(format: "%.0f", $0) } ?? "–" }
+            return "  \(member)".padding(toLength: 9, withPad: " ", startingAt: 0)
+                + "spawned \(at(spawned)), running \(at(launched)), joined \(at(joined)); last leg started "
+                + "\(at(lastLegStarted)), signaled \(at(lastSignaled)), connected \(at(lastConnected)), "
+                + "first frame \(at(lastFirstFrame))"
+        }
     }
 
     func run() async -> Int32 {
@@ -75,16 +120,26 @@ struct MeshCallPlan {
         } catch {
             return await failure("cannot register the members: \(error)")
         }
+        var relay: [String] = []
+        if let turn {
+            relay = ["--turn", turn] + (relayOnly ? ["--relay-only"] : [])
+        } else if relayOnly {
+            do throws(CallSetupError) { relay = ["--turn", try await workspace.startRelay(), "--relay-only"] } catch {
+                return await failure(error.message)
+            }
+        }
         let room = CallWorkspace.newRoomName()
-        let common = ["--store", url, "--room", room, "--sync", sync, "--json", "--pace", pace, "--send", file,
+        let common = relay + ["--store", url, "--room", room, "--sync", sync, "--json", "--pace", pace, "--send", file,
                       "--peers", String(peers), "--media-security", mediaSecurity,
                       "--connect-timeout", "\(Int(timeout.components.seconds))s",
                       "--media-timeout", "\(Int(timeout.components.seconds))s"]
         var children: [ChildProcess] = []
+        var spawnedAtMs: [Int64] = []
         for (index, name) in names.enumerated() {
             let role = index == 0 ? ["--owner"] : ["--room-owner", names[0]]
             let arguments = ["peer", "--me", name, "--token-file", tokens[name]!, "--record", "\(received)/\(name)",
                              "--seed", String(index + 1)] + role + common
+            spawnedAtMs.append(WallClock().now().millisecondsSinceEpoch)
             do { children.append(try ChildProcess(name: name, arguments: arguments, directory: directory)) } catch {
                 return await failure("cannot start \(name): \(error)")
             }
@@ -98,9 +153,13 @@ struct MeshCallPlan {
         let (streams, verdict) = Self.verdict(names: names, summaries: summaries, statuses: statuses.map { $0! })
         let slowest = summaries.compactMap { $0?.allPairsMs }
         let allPairs = slowest.count == peers ? slowest.max() : nil
+        let breakdown = names.indices.map {
+            Breakdown(member: names[$0], spawnedAtMs: spawnedAtMs[$0], origin: spawnedAtMs[0], summary: summaries[$0])
+        }
         if json {
             print((try? Terminal.json(Report(peers: peers, members: summaries, streams: streams,
-                                             timeToAllPairsMs: allPairs, verdict: verdict))) ?? "{}")
+                                             timeToAllPairsMs: allPairs, breakdown: breakdown,
+                                             verdict: verdict))) ?? "{}")
         } else {
             for (child, summary) in zip(children, summaries) {
                 print("== \(child.name)")
@@ -113,6 +172,8 @@ struct MeshCallPlan {
                       + "first frame \(PeerSummary.ms(s.firstFrameMs))")
             }
             print("  time to all pairs \(PeerSummary.ms(allPairs))")
+            print("== timeline (ms after the first member was started)")
+            for line in breakdown { print(line.text) }
             print(verdict.text)
         }
         if !verdict.ok {

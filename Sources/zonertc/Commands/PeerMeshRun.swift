@@ -47,6 +47,18 @@ extension PeerSetup {
         do { socket = try UDPSocket(bind: Endpoint(address: bind, port: 0), coalescedReceive: true) } catch {
             return meshFail("cannot bind a UDP socket on \(bind): \(error)")
         }
+        // Each leg allocates on the TURN servers from a socket of its own (RoomCallConfiguration.relaySockets).
+        var relaySockets: [UDPSocket] = []
+        if !turn.isEmpty {
+            let count = RoomCallConfiguration.relaySocketCount(maxMembers: RoomSignalingConfiguration().maxMembers)
+            do {
+                for _ in 0..<count {
+                    relaySockets.append(try UDPSocket(bind: Endpoint(address: bind, port: 0), coalescedReceive: true))
+                }
+            } catch {
+                return meshFail("cannot bind the legs' relay sockets on \(bind): \(error)")
+            }
+        }
         var room = RoomSignalingConfiguration(signaling: signaling)
         room.uplinkKbps = uplinkKbps
         room.answerTimeout = answerTimeout
@@ -65,6 +77,7 @@ extension PeerSetup {
         // The others may leave the moment their own media is done: ours may still wait on their last packets.
         configuration.leaveAfterMediaDelay = .milliseconds(500)
         configuration.mediaSecurity = mediaSecurity
+        configuration.relaySockets = relaySockets.map(\.localEndpoint)
         await mediaSecurity.warmedUp()
         let call: RoomCall
         do { call = try RoomCall(configuration: configuration, binding: binding, now: WallClock().now()) } catch {
@@ -76,7 +89,8 @@ extension PeerSetup {
         let recorders = MeshRecorders(directory: record)
         let runner: RoomRunner
         do {
-            runner = try RoomRunner(call: call, client: client, sockets: [socket], options: options) { event, call in
+            runner = try RoomRunner(call: call, client: client, sockets: [socket] + relaySockets,
+                                    options: options) { event, call in
                 if case .leg(let id, .frame(let frame)) = event, let format = call.remoteFormat(of: id) {
                     recorders.write(frame, format: format, from: id.remote)
                 }
@@ -99,6 +113,7 @@ extension PeerSetup {
         var summary = MeshPeerSummary(me: me, room: roomID.rawValue, sync: syncName, outcome: outcome,
                                       snapshot: snapshot, expected: peers, runner: runner.finalReport)
         summary.mediaSecurity = mediaSecurityName
+        summary.launchedAtMs = start.millisecondsSinceEpoch
         if let peers, outcome == .completed, summary.legs.filter({ $0.outcome == "completed" }).count < peers - 1 {
             summary.outcome = "failed"
             summary.reason = "media with \(summary.legs.filter { $0.outcome == "completed" }.count) of the \(peers - 1) "
