@@ -35,18 +35,14 @@ struct CallRelayTests {
         #expect(run.stderr.contains(message), "stderr: \(run.stderr)")
     }
 
-    @Test("--turn coturn --relay-only: identical frames, both peers relayed through coturn",
-          .enabled(if: ExternalProgram.runnable("turnserver"), "coturn is not installed (ZONERTC_CI=1 fails instead)"))
-    func throughCoturn() throws {
+    /// coturn on a free loopback port with the flags of docs/INTEROP.md (loopback only, one relay thread,
+    /// long-term credentials u:p, UDP only), once it says it is up; its data in `directory`. Stop it by its PID.
+    private func startCoturn(in directory: String) throws -> (process: ChildProcess, port: UInt16,
+                                                               relayPorts: ClosedRange<Int>) {
         let turnserver = try ExternalProgram.require("turnserver", package: "coturn")
-        let directory = NSTemporaryDirectory() + "zonertc-call-coturn-\(getpid())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let port = freeUDPPortPair()
         let base = 50_000 + Int.random(in: 0..<140) * 100
         let relayPorts = base...(base + 99)
-        // The flags of docs/INTEROP.md: loopback only, one relay thread, long-term credentials;
-        // UDP only (the port was found free for UDP, and the peers speak TURN over UDP).
         let coturn = try ChildProcess(URL(fileURLWithPath: turnserver), [
             "-n", "--log-file=stdout", "--simple-log", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1",
             "--listening-port=\(port)", "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)",
@@ -54,11 +50,30 @@ struct CallRelayTests {
             "--no-tcp", "--no-tcp-relay", "--no-cli", "--allow-loopback-peers", "--db=\(directory)/turndb",
             "--pidfile=\(directory)/turnserver.pid",
         ])
-        defer { coturn.kill() }
         // coturn prints this once its listeners and relay threads are up; a request that still
         // came too early is retransmitted by the peers' TURN client.
         let up = coturn.waitUntil(within: 10) { ($0.stdout + $0.stderr).contains("Total General servers") }
-        try #require(up && coturn.isRunning, "turnserver did not start: \(coturn.stdout.suffix(2000))")
+        guard up && coturn.isRunning else {
+            coturn.kill()
+            throw CocoaError(.executableLoad, userInfo: [
+                NSLocalizedDescriptionKey: "turnserver did not start: \(coturn.stdout.suffix(2000))"])
+        }
+        return (coturn, port, relayPorts)
+    }
+
+    private func temporaryDirectory(_ name: String) throws -> String {
+        let directory = NSTemporaryDirectory() + "\(name)-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test("--turn coturn --relay-only: identical frames, both peers relayed through coturn",
+          .enabled(if: ExternalProgram.runnable("turnserver"), "coturn is not installed (ZONERTC_CI=1 fails instead)"))
+    func throughCoturn() throws {
+        let directory = try temporaryDirectory("zonertc-call-coturn")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (coturn, port, relayPorts) = try startCoturn(in: directory)
+        defer { coturn.kill() }
 
         let file = CallProcessTests.fixtures.appendingPathComponent("vp8-320x240-60.ivf").path
         let run = try ZonertcProcess.run(["call", file, "--turn", "u:p@127.0.0.1:\(port)", "--relay-only",
@@ -76,6 +91,44 @@ struct CallRelayTests {
             let relayPort = local.split(separator: ":").last.flatMap { Int($0) }
             #expect(local.hasPrefix("relay 127.0.0.1:") && relayPort.map(relayPorts.contains) == true,
                     "local candidate \(local), coturn relays on \(relayPorts)")
+        }
+        #expect(coturn.isRunning, "turnserver ended during the call: \(coturn.stdout.suffix(2000))")
+    }
+
+    @Test("--peers 3 --turn coturn --relay-only: a group call, each leg relayed through coturn, all identical",
+          .enabled(if: ExternalProgram.runnable("turnserver"), "coturn is not installed (ZONERTC_CI=1 fails instead)"))
+    func groupCallThroughCoturn() throws {
+        struct MeshReport: Decodable {
+            struct Member: Decodable {
+                struct Leg: Decodable { var remote: String; var outcome: String; var path: String? }
+                var me: String
+                var legs: [Leg]
+                var goodbyeTimedOut: Bool?
+            }
+            struct Stream: Decodable { var identical: Bool }
+            var members: [Member?]
+            var streams: [Stream]
+            var verdict: Report.Verdict
+        }
+        let directory = try temporaryDirectory("zonertc-mesh-coturn")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (coturn, port, _) = try startCoturn(in: directory)
+        defer { coturn.kill() }
+
+        let file = CallProcessTests.fixtures.appendingPathComponent("testsrc-32x24-5.y4m").path
+        let run = try ZonertcProcess.run(["call", file, "--peers", "3", "--turn", "u:p@127.0.0.1:\(port)",
+                                          "--relay-only", "--pace", "max", "--json", "--timeout", "30s"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let report = try JSONDecoder().decode(MeshReport.self, from: Data(run.stdout.utf8))
+        #expect(report.verdict.ok, "\(report.verdict.text)")
+        #expect(report.streams.count == 6 && report.streams.allSatisfy(\.identical))
+        let members = report.members.compactMap { $0 }
+        #expect(members.count == 3)
+        for member in members {
+            let relayed = member.legs.allSatisfy { $0.path == "relay" && $0.outcome == "completed" }
+            let legs = member.legs.map { "\($0.remote) \($0.path ?? "-")" }
+            #expect(member.legs.count == 2 && relayed, "\(member.me): \(legs)")
+            #expect(member.goodbyeTimedOut == false, "\(member.me)")
         }
         #expect(coturn.isRunning, "turnserver ended during the call: \(coturn.stdout.suffix(2000))")
     }

@@ -195,6 +195,10 @@ enum DocumentedCommands {
         ("zonertc bench signaling --peers 5 --profiles lan,cloudkit --strategies push,hybrid --calls 10",
          .quick(("--peers 5 --profiles lan,cloudkit --strategies push,hybrid --calls 10",
                  "--peers 3 --profiles lan --strategies push --calls 1")).expecting("| 3 (mesh) | lan | push | 1 | 0 |")),
+        ("zonertc call Fixtures/vp8-320x240-60.ivf --peers 2 --mesh",
+         .coveredBy("MeshProcessTests.meshOfTwo runs `zonertc call --peers 2 --mesh`")),
+        ("zonertc call Fixtures/vp8-320x240-60.ivf --peers 3 --relay-only",
+         .coveredBy("MeshProcessTests.threePeersRelayed runs `zonertc call --peers 3 --relay-only`")),
         ("zonertc call Fixtures/vp8-320x240-60.ivf --browser --peers 3",
          .coveredBy("BrowserMeshCallCommandTests runs `zonertc call --browser --peers 3` with headless Chromium")),
 
