@@ -114,6 +114,34 @@ struct RoomSignalingTests {
         #expect(publications.count == 1)
     }
 
+    /// Joining counts as negotiating (§11.1): the member that will wait for an offer makes its first fast
+    /// poll 2 s after its join, as a call of two's answerer does after its start, not 2 s after its leg began.
+    @Test func aMemberWaitingForItsFirstOfferPollsTwoSecondsAfterItsJoin() throws {
+        var room = try machine()
+        _ = room.outputs(after: .join, now: t0)
+        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
+                          tag: "p1")
+        _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))),
+                         now: t0 + .milliseconds(300))
+        // Joined at 0.5 s; the settling fetch brings Bob, who joined after us: his leg waits for his offer.
+        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0 + .milliseconds(500))
+        let later = t0 + .milliseconds(600)
+        let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob",
+                             memberSession: String(repeating: "b", count: 32), joinedAtMs: later.millisecondsSinceEpoch,
+                             expiresAtMs: later.millisecondsSinceEpoch + 45_000)
+        let bobs = stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: later.millisecondsSinceEpoch,
+                          tag: "b1")
+        let page = StoreOutcome.zoneChanges(ZoneChanges(changed: [bobs], deleted: [],
+                                                        syncToken: ChangeToken(rawValue: "z2"), moreComing: false))
+        _ = room.outputs(after: .reply(.path(0), page), now: t0 + .milliseconds(700))
+        #expect(room.negotiator(of: "_bob")?.state == .waitingForOffer)
+        // The fetch the new leg asked for comes back empty: the next poll is the one the join scheduled.
+        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0 + .milliseconds(900))
+        #expect(room.nextDeadline == t0 + .seconds(2))
+        let poll = room.outputs(after: .timer, now: t0 + .seconds(2))
+        #expect(poll.contains { if case .store(_, .path(0)) = $0 { true } else { false } })
+    }
+
     @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {
         var (room, mine) = try joined()
         let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
