@@ -39,6 +39,14 @@ struct RoomSignalingTests {
         .zoneChanges(ZoneChanges(changed: [], deleted: [], syncToken: ChangeToken(rawValue: "z1"), moreComing: false))
     }
 
+    /// Bob's presence, joined at `at`, and his record as the store returns it.
+    private func bobsPresence(joinedAt at: Instant) -> (CallMember, Record) {
+        let bob = CallMember(roomID: room.rawValue, userID: "_bob", memberSession: String(repeating: "b", count: 32),
+                             joinedAtMs: at.millisecondsSinceEpoch, expiresAtMs: at.millisecondsSinceEpoch + 45_000)
+        return (bob, stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: at.millisecondsSinceEpoch,
+                            tag: "b1"))
+    }
+
     /// A machine joined at `t0` with nobody else in the room, and our presence record as saved.
     private func joined() throws -> (RoomSignaling, Record) {
         var room = try machine()
@@ -82,11 +90,7 @@ struct RoomSignalingTests {
     @Test func aLaterMemberGetsALegThatWaitsForItsOffer() throws {
         var (room, _) = try joined()
         let later = t0 + .seconds(1)
-        let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob",
-                             memberSession: String(repeating: "b", count: 32), joinedAtMs: later.millisecondsSinceEpoch,
-                             expiresAtMs: later.millisecondsSinceEpoch + 45_000)
-        let bobs = stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: later.millisecondsSinceEpoch,
-                          tag: "b1")
+        let (bob, bobs) = bobsPresence(joinedAt: later)
         let actions = room.outputs(after: .fetched([bobs], deleted: []), now: later)
         let key = try SessionKey(roomID: self.room, users: "_me", "_bob")
         let leg = LegID(remote: "_bob", generation: 1)
@@ -126,11 +130,7 @@ struct RoomSignalingTests {
         // Joined at 0.5 s; the settling fetch brings Bob, who joined after us: his leg waits for his offer.
         _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0 + .milliseconds(500))
         let later = t0 + .milliseconds(600)
-        let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob",
-                             memberSession: String(repeating: "b", count: 32), joinedAtMs: later.millisecondsSinceEpoch,
-                             expiresAtMs: later.millisecondsSinceEpoch + 45_000)
-        let bobs = stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: later.millisecondsSinceEpoch,
-                          tag: "b1")
+        let (_, bobs) = bobsPresence(joinedAt: later)
         let page = StoreOutcome.zoneChanges(ZoneChanges(changed: [bobs], deleted: [],
                                                         syncToken: ChangeToken(rawValue: "z2"), moreComing: false))
         _ = room.outputs(after: .reply(.path(0), page), now: t0 + .milliseconds(700))
