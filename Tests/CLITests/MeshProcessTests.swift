@@ -75,9 +75,7 @@ struct MeshProcessTests {
     }
 
     @Test("call --peers 3 --relay-only: every leg through our TURN relay on an allocation of its own, all identical",
-          .disabled("flaky since main's merge of mesh4 (3 of 5 runs): a leg that starts a second epoch allocates again "
-                      + "from its relay socket while the first epoch's allocation is closing, and that leg never "
-                      + "connects (or fails DTLS: unexpected message); see the meshnet report"))
+          .disabled("flaky: a leg's second epoch on its relay socket (GROUP-CALLS.md Limits)"))
     func threePeersRelayed() throws {
         struct Report: Decodable {
             struct Member: Decodable {
