@@ -70,7 +70,6 @@ extension StoreAPI {
             }
             renderings.append(try Self.rendering(op, over: rendering))
         }
-        try await checkAssetReceipts(operations)
         let result = try await client.modifyRecords(ModifyRecordsRequest(operations: operations, atomic: atomic),
                                                     scope: scope)
         return ["records": zip(result.results, renderings).map { Self.encode($0, $1) }]
