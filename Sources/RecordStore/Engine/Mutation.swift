@@ -83,8 +83,10 @@ extension StoreState {
         case let .putSubscription(user, scope, subscription):
             databases[DatabaseKey(user: user, scope: scope), default: .init()]
                 .subscriptions[subscription.subscriptionID] = subscription
+            if scope == .public { publicQueries.put(user: user, subscription) }
         case let .deleteSubscription(user, scope, id):
             databases[DatabaseKey(user: user, scope: scope)]?.subscriptions[id] = nil
+            if scope == .public { publicQueries.remove(user: user, subscriptionID: id) }
         case let .registerDevice(user, deviceID):
             devices[user, default: []].insert(deviceID)
         }

@@ -113,6 +113,7 @@ enum SnapshotCodec {
             for _ in 0..<(try count(&r)) {
                 let sub = try MutationCodec.decodeSubscription(&r)
                 db.subscriptions[sub.subscriptionID] = sub
+                if key.scope == .public { state.publicQueries.put(user: key.user, sub) }
             }
             state.databases[key] = db
         }

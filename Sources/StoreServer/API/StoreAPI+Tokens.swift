@@ -95,6 +95,13 @@ extension StoreAPI {
                 "notificationType": await notificationType(note, user: user), "isPruned": false,
             ]
             if let zone = note.zoneID { o["zoneID"] = WireFormat.encode(zone) }
+            // A query subscription's record and why (CloudKit JS's QueryNotification `recordName`,
+            // `queryNotificationReason`, `isPublicDatabase`).
+            if let name = note.recordName, let reason = note.queryNotificationReason {
+                o["recordName"] = name
+                o["queryNotificationReason"] = reason.rawValue
+                o["isPublicDatabase"] = note.databaseScope == .public
+            }
             var answer = HTTPResponse.json(200, WireFormat.serialize(o))
             answer.headers.add("Cache-Control", "no-store")
             return answer
@@ -104,6 +111,8 @@ extension StoreAPI {
     /// CloudKit's notification type for the subscription that fired: `query`, `recordZone` or
     /// `database` (CKNotification.NotificationType); a subscription deleted since is judged by its zone.
     private func notificationType(_ note: PushNotification, user: String) async -> String {
+        // Only a query subscription's notification names a record (a firesOnce one is gone by now).
+        if note.queryNotificationReason != nil { return "query" }
         let client = store.client(user: user, deviceID: Webcourier.deviceID)
         let subscriptions = (try? await client.listSubscriptions(scope: note.databaseScope)) ?? []
         switch subscriptions.first(where: { $0.subscriptionID == note.subscriptionID })?.kind {
