@@ -32,7 +32,7 @@ struct PublicQuerySubscriptionTests {
         }
     }
 
-    @Test("a public write fires every user's matching subscription on its type, in user order, never the author's device")
+    @Test("a public write fires every user's matching subscription on its type, in user order, not the author's device")
     func firesPerUser() throws {
         var engine = StoreEngine()
         for (user, sub) in [("bob", subscription("big", type: "Post", over: 10)),

@@ -14,6 +14,10 @@ enum Mutation: Hashable, Sendable {
     case putSubscription(user: String, scope: DatabaseScope, Subscription)
     case deleteSubscription(user: String, scope: DatabaseScope, subscriptionID: String)
     case registerDevice(user: String, deviceID: String)
+    /// A web push token as it now stands (created, or registered).
+    case putWebToken(WebPushToken)
+    /// A web push token forgotten (its user made one too many).
+    case deleteWebToken(digest: String)
 }
 
 extension StoreState {
@@ -89,6 +93,10 @@ extension StoreState {
             if scope == .public { publicQueries.remove(user: user, subscriptionID: id) }
         case let .registerDevice(user, deviceID):
             devices[user, default: []].insert(deviceID)
+        case let .putWebToken(token):
+            webTokens.put(token)
+        case let .deleteWebToken(digest):
+            webTokens.remove(digest)
         }
     }
 

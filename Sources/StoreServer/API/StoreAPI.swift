@@ -54,7 +54,7 @@ public final class StoreAPI: Sendable {
         self.allowRegister = allowRegister
         self.apiTokens = apiTokens
         self.serverKeys = serverKeys
-        self.webcourier = Webcourier(push: store.push, options: webcourier)
+        self.webcourier = Webcourier(store: store, options: webcourier)
     }
 
     /// The answer to `GET /health`.
