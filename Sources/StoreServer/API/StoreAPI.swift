@@ -183,6 +183,8 @@ public final class StoreAPI: Sendable {
             return try await modifyZones(WireObject(o), scope: scope, client: client)
         case "zones/list":
             return try await listZones(WireObject(o), scope: scope, client: client)
+        case "zones/changes":
+            return try await zonesChanges(WireObject(o), scope: scope, client: client)
         case "changes/zone":
             return try await zoneChanges(WireObject(o), scope: scope, client: client)
         case "changes/database":
