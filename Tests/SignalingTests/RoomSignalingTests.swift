@@ -39,6 +39,14 @@ struct RoomSignalingTests {
         .zoneChanges(ZoneChanges(changed: [], deleted: [], syncToken: ChangeToken(rawValue: "z1"), moreComing: false))
     }
 
+    /// Bob's presence, joined at `at`, and his record as the store returns it.
+    private func bobsPresence(joinedAt at: Instant) -> (CallMember, Record) {
+        let bob = CallMember(roomID: room.rawValue, userID: "_bob", memberSession: String(repeating: "b", count: 32),
+                             joinedAtMs: at.millisecondsSinceEpoch, expiresAtMs: at.millisecondsSinceEpoch + 45_000)
+        return (bob, stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: at.millisecondsSinceEpoch,
+                            tag: "b1"))
+    }
+
     /// A machine joined at `t0` with nobody else in the room, and our presence record as saved.
     private func joined() throws -> (RoomSignaling, Record) {
         var room = try machine()
@@ -82,11 +90,7 @@ struct RoomSignalingTests {
     @Test func aLaterMemberGetsALegThatWaitsForItsOffer() throws {
         var (room, _) = try joined()
         let later = t0 + .seconds(1)
-        let bob = CallMember(roomID: room.binding.roomID.rawValue, userID: "_bob",
-                             memberSession: String(repeating: "b", count: 32), joinedAtMs: later.millisecondsSinceEpoch,
-                             expiresAtMs: later.millisecondsSinceEpoch + 45_000)
-        let bobs = stored(bob.record(over: nil, in: binding.zone), by: "_bob", at: later.millisecondsSinceEpoch,
-                          tag: "b1")
+        let (bob, bobs) = bobsPresence(joinedAt: later)
         let actions = room.outputs(after: .fetched([bobs], deleted: []), now: later)
         let key = try SessionKey(roomID: self.room, users: "_me", "_bob")
         let leg = LegID(remote: "_bob", generation: 1)
@@ -112,6 +116,30 @@ struct RoomSignalingTests {
             return m.atomic
         }
         #expect(publications.count == 1)
+    }
+
+    /// Joining counts as negotiating (§11.1): the member that will wait for an offer makes its first fast
+    /// poll 2 s after its join, as a call of two's answerer does after its start, not 2 s after its leg began.
+    @Test func aMemberWaitingForItsFirstOfferPollsTwoSecondsAfterItsJoin() throws {
+        var room = try machine()
+        _ = room.outputs(after: .join, now: t0)
+        let mine = stored(room.me.record(over: nil, in: binding.zone), by: "_me", at: t0.millisecondsSinceEpoch,
+                          tag: "p1")
+        _ = room.outputs(after: .reply(.presence, .modified(ModifyRecordsResult(results: [.saved(mine)]))),
+                         now: t0 + .milliseconds(300))
+        // Joined at 0.5 s; the settling fetch brings Bob, who joined after us: his leg waits for his offer.
+        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0 + .milliseconds(500))
+        let later = t0 + .milliseconds(600)
+        let (_, bobs) = bobsPresence(joinedAt: later)
+        let page = StoreOutcome.zoneChanges(ZoneChanges(changed: [bobs], deleted: [],
+                                                        syncToken: ChangeToken(rawValue: "z2"), moreComing: false))
+        _ = room.outputs(after: .reply(.path(0), page), now: t0 + .milliseconds(700))
+        #expect(room.negotiator(of: "_bob")?.state == .waitingForOffer)
+        // The fetch the new leg asked for comes back empty: the next poll is the one the join scheduled.
+        _ = room.outputs(after: .reply(.path(0), emptyPage()), now: t0 + .milliseconds(900))
+        #expect(room.nextDeadline == t0 + .seconds(2))
+        let poll = room.outputs(after: .timer, now: t0 + .seconds(2))
+        #expect(poll.contains { if case .store(_, .path(0)) = $0 { true } else { false } })
     }
 
     @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {

@@ -53,6 +53,21 @@ struct RoomTrialTests {
         }
     }
 
+    /// A graceful leave in a mesh of five: the trials `zonertc sim converge --peers 5 --leave graceful --seed S
+    /// --trials 1` ran with S = 9, 74, 80, whose slowest member took 16.5–16.7 s to close its leg while a
+    /// push woke nobody that could ask the store anything (docs/SIMULATOR.md "Group calls"): each push is
+    /// delivered when it is due, so every member closes within the 5 s bound.
+    @Test("a member hanging up in a mesh of five: every other closes that pair within 5 s",
+          arguments: [9, 74, 80] as [UInt64])
+    func gracefulLeaveOfFive(_ runSeed: UInt64) throws {
+        var mix = SplitMix64(state: runSeed)
+        var trial = try RoomTrial(configuration: Self.configuration, members: 5, join: .simultaneous,
+                                  leave: .graceful, index: 0, seed: mix.next())
+        let outcome = trial.run()
+        let closed = try #require(outcome.leave?.closed)
+        #expect(closed <= .seconds(5), "seed \(runSeed): \(closed)")
+    }
+
     @Test("a late joiner connects to every member and the pairs already connected start no epoch")
     func lateJoiner() throws {
         for outcome in try Self.room(4, join: .late, trials: 2) {

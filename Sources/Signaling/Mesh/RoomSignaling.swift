@@ -182,7 +182,7 @@ public struct RoomSignaling: Sendable {
     var gathered: [LegRequest] = []
     /// Deletions of the event being handled, sent together at its end.
     var cleanup: [RecordID] = []
-    /// Whether any leg negotiates (the paths poll faster then).
+    /// Whether we are joining or any leg negotiates (the paths poll faster then).
     var negotiating = false
     /// Members reported beyond the limit, by user and member session, so each is reported once.
     var reportedBeyondLimit: Set<String> = []
@@ -393,7 +393,10 @@ public struct RoomSignaling: Sendable {
                 out.append(.store(request, origin: .cleanup))
             }
         }
-        let nowNegotiating = state == .joined && legs.values.contains { $0.negotiator.state.isNegotiating }
+        // Joining counts: the legs start once it is done, and the member that will wait for an offer then
+        // polls 2 s after its join, as a call of two's answerer does after its start (§11.1).
+        let nowNegotiating = state == .joining
+            || state == .joined && legs.values.contains { $0.negotiator.state.isNegotiating }
         if nowNegotiating != negotiating {
             negotiating = nowNegotiating
             for i in paths.indices { sync(i, .negotiating(nowNegotiating), now, &out) }

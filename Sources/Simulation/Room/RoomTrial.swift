@@ -313,6 +313,9 @@ public struct RoomTrial: ~Copyable {
             guard !members[i].crashed else { return }
             feed(i, .signaling(.reply(origin, outcome)))
         case .push:
+            // This wake-up is spent: the next delivery gets one of its own, even if no store request (and
+            // so no `schedulePush` of its arrival) follows, as when only a member already leaving is reached.
+            pushWakeAt = nil
             for note in store.duePushes(now: now) {
                 guard let i = members.indices.first(where: { members[$0].user == note.userRecordName }),
                       members[i].joinedAt != nil, !members[i].crashed else { continue }
@@ -419,7 +422,7 @@ public struct RoomTrial: ~Copyable {
 
     private mutating func schedulePush() {
         guard let next = store.nextPushDeadline else { return }
-        if let current = pushWakeAt, current <= next, current >= scheduler.now { return }
+        if let current = pushWakeAt, current <= next { return }
         pushWakeAt = next
         scheduler.schedule(.push, at: next)
     }

@@ -7,7 +7,7 @@
 // its description of the active epoch deleted.
 import { chunkUUID } from "./names.js";
 import { encodeCandidates } from "./records.js";
-import { StoreError } from "./store.js";
+import { MAX_OPERATIONS, StoreError } from "./store.js";
 
 /** Own records older than this are deleted whatever their epoch (spec §3, GC). */
 export const GC_TTL_MS = 10 * 60 * 1000;
@@ -15,8 +15,6 @@ export const GC_TTL_MS = 10 * 60 * 1000;
 const CHUNK_BATCH_MS = 40;
 /** How often GC sweeps while a call runs (besides right after an epoch connects). */
 const GC_INTERVAL_MS = 60000;
-/** Operations in one records/modify request (CloudKit Web Services, Data Size Limits: 200). */
-const MAX_OPERATIONS = 200;
 /** Saves of the session record retried after CONFLICT before the epoch is given up. */
 const SESSION_RETRIES = 4;
 

@@ -5,6 +5,7 @@
 // what we know of our pairs and our presence last; every minute records of dead pairs are collected (§11.5).
 import { RecordNames, sessionKey } from "./names.js";
 import { MalformedRecord } from "./records.js";
+import { MAX_OPERATIONS } from "./store.js";
 import { PRESENCE_TTL_MS, REFRESH_MS, checkedMember, memberRecord, newMemberSession } from "./presence.js";
 import { Roster } from "./roster.js";
 import { MAX_MEMBERS, offersFirst, ordinal, rankBeyondLimit, rankOf, ranked } from "./ranking.js";
@@ -17,8 +18,6 @@ import { MeshLeg } from "./leg.js";
 
 /** How often dead pairs and long-expired members are collected. */
 export const SWEEP_MS = 60000;
-/** Deletions in one request at most (CloudKit allows 200 operations a request; §11.5 bounds a pass by 400). */
-export const MAX_OPERATIONS = 200;
 /** Keepalive requests (sent while the page goes away) carry at most 64 KB, all of them together. */
 const KEEPALIVE_BYTES = 60000;
 /** Conflicts on our presence record saved over at once before waiting. */

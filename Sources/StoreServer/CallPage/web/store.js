@@ -6,6 +6,9 @@ export const CONTAINER = "/database/1/iCloud.zonertc/development";
 /** How long one request may take before the page gives up on it. */
 export const REQUEST_TIMEOUT_MS = 10000;
 
+/** Operations in one records/modify request at most (CloudKit Web Services, Data Size Limits: 200). */
+export const MAX_OPERATIONS = 200;
+
 export class StoreError extends Error {
     constructor(code, reason, status, retryAfter) {
         super(`${code}: ${reason}`);
