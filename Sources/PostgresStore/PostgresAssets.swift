@@ -43,6 +43,20 @@ public final class PostgresAssets: AssetStorage {
         }
     }
 
+    public func touch(receipt: String, now: Date) async throws(StoreError) -> StoredAsset? {
+        // One statement: the row is locked against a concurrent removal, which either took it
+        // first (nothing to update) or finds it kept at `now`.
+        let ms = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        return try await run(idempotent: false) { conn -> StoredAsset? in
+            let rows = try conn.query("""
+                UPDATE zonertc_assets SET kept_at = GREATEST(kept_at, to_timestamp($2::bigint / 1000.0))
+                WHERE receipt = $1 RETURNING file_checksum, size::bigint, owner
+                """, [.text(receipt), .int8(ms)])
+            guard rows.count > 0, let checksum = rows.text(0, 0), let owner = rows.text(0, 2) else { return nil }
+            return StoredAsset(receipt: receipt, fileChecksum: checksum, size: try rows.int8(0, 1), owner: owner)
+        }
+    }
+
     public func removeUnreferenced(referenced: Set<String>, keptBefore cutoff: Date) async throws(StoreError) -> Int {
         let seconds = Int64(cutoff.timeIntervalSince1970)
         return try await run(idempotent: false) { conn -> Int in
@@ -51,8 +65,12 @@ public final class PostgresAssets: AssetStorage {
             var removed = 0
             for row in 0..<rows.count {
                 guard let receipt = rows.text(row, 0), !referenced.contains(receipt) else { continue }
-                try conn.query("DELETE FROM zonertc_assets WHERE receipt = $1", [.text(receipt)])
-                removed += 1
+                // The age checked again in the deletion: a save may have taken the file since (`touch`).
+                let gone = try conn.query("""
+                    DELETE FROM zonertc_assets WHERE receipt = $1 AND kept_at < to_timestamp($2::bigint)
+                    RETURNING receipt
+                    """, [.text(receipt), .int8(seconds)])
+                removed += gone.count
             }
             return removed
         }

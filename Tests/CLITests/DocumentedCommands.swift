@@ -145,6 +145,8 @@ enum DocumentedCommands {
         ("swift run -c release zonertc-bench http", .asWritten),
         ("Bench/http-saves.sh 5", .asWritten.needing("wrk", "curl").expecting("records in the store")),
         ("Bench/load/capacity.sh", .asWritten.with(.postgreSQL).expecting("machine: ").within(seconds: 240)),
+        ("Bench/load/save-cost.sh --old /tmp/zonertc-before/zonertc",
+         .quick(("--old /tmp/zonertc-before/zonertc", "--old \"$ZONERTC_BIN\"")).needing("cc").expecting("per save")),
         ("zonertc bench load --devices 10000 --hold 5s",
          .quick(("--devices 10000 --hold 5s", "--devices 20 --hold 1s")).expecting("errors         none")),
         ("zonertc bench load --devices 0 --calls 1000 --call-hold 20s --lone-calls 20",

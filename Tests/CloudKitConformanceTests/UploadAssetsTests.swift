@@ -10,6 +10,9 @@ import RecordStore
 import Testing
 import TestSupport
 import ZoneCore
+#if PostgreSQL
+import PostgresStore
+#endif
 
 @Suite("CloudKit: Uploading Assets")
 struct UploadAssetsTests {
@@ -188,5 +191,93 @@ struct UploadAssetsTests {
         #expect(try await rawHTTP(daemon.endpoint, "GET", download).status == 404)
         _ = daemon.stop()
         store.close()
+    }
+
+    @Test("an upload over 4 MB (spooled by the daemon) saved and served whole, through either daemon",
+          arguments: ConformanceBackend.allCases.filter { $0 != .embedded })
+    func spooledUpload(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user()
+        let zone = try await user.makeZone()
+        let file = Self.bytes(4 * 1024 * 1024 + 4_097, seed: 9)
+        let (_, single, status) = try await Self.upload(file, as: user, record: "big", zoneID: zone)
+        #expect(status == 200 && integer(single["size"]) == Int64(file.count), "\(single)")
+        let saved = try await user.modify([operation("create", recordDictionary(
+            "big", type: "Photo", fields: ["image": value(single, "ASSETID")]))], zoneID: zone)
+        #expect(saved.recordCodes == [nil], "\(saved)")
+        let record = try #require(try await user.fetch("big", zoneID: zone))
+        let asset = ((record["fields"] as? [String: Any])?["image"] as? [String: Any])?["value"] as? [String: Any]
+        let download = try #require(asset?["downloadURL"] as? String)
+        let fetched = try await user.server.raw("GET", Self.path(download), write: false)
+        #expect(fetched.status == 200 && fetched.body == file)
+    }
+
+    /// Where a race test keeps files: beside the journal, or in PostgreSQL.
+    enum AssetStore: String, CaseIterable, CustomStringConvertible {
+        case files, postgres
+        var description: String { rawValue }
+        static var runnable: [AssetStore] {
+            #if PostgreSQL
+            if PostgresCluster.runnable { return allCases }
+            #endif
+            return [.files]
+        }
+    }
+
+    @Test("the sweep between a save's receipt check and its commit leaves the file; after the lapse the save fails",
+          arguments: AssetStore.runnable)
+    func sweepRace(_ kind: AssetStore) async throws {
+        // The clock stands a second before an upload made now lapses.
+        let grace = StoreAPI.unreferencedAssetGrace
+        let clock = ManualClock(start: WallClock().now() + .seconds(Int64(grace) - 1))
+        func now() -> Date { Date(timeIntervalSince1970: Double(clock.now().millisecondsSinceEpoch) / 1000) }
+        let store: any StoreBackend
+        let files: any AssetStorage
+        switch kind {
+        case .files:
+            store = try EmbeddedStore(options: .inMemoryForTests, clock: clock)
+            files = try AssetFiles.temporary()
+        case .postgres:
+            #if PostgreSQL
+            let cluster = try PostgresCluster.shared()
+            var options = PostgresStore.Options(url: cluster.url(schema: try cluster.freshSchema()))
+            options.automaticPush = false
+            let postgres = try await PostgresStore.open(options: options, clock: clock)
+            store = postgres
+            files = PostgresAssets(store: postgres)
+            #else
+            return
+            #endif
+        }
+        defer { store.close() }
+        let client = store.client(user: "racer", assets: files)
+        func upload(_ seed: UInt64) async throws -> (Asset, [UInt8]) {
+            let bytes = Self.bytes(1_000, seed: seed)
+            let kept = StoredAsset(receipt: StoredAsset.newReceipt(),
+                                   fileChecksum: StoredAsset.checksum(of: SHA256.hash(bytes)),
+                                   size: Int64(bytes.count), owner: "racer")
+            try await files.keep(kept, bytes: bytes)
+            return (Asset(fileChecksum: kept.fileChecksum, size: kept.size, receipt: kept.receipt), bytes)
+        }
+        func save(_ name: String, _ asset: Asset) -> ModifyRecordsRequest {
+            ModifyRecordsRequest(operations: [.create(Record(recordType: "Photo", id: RecordID(recordName: name),
+                                                             fields: ["image": .asset(asset)]))])
+        }
+
+        // The save's check runs, then the sweep (two seconds on, the upload's day over), then the commit.
+        let (asset, bytes) = try await upload(1)
+        try await AssetReceipts.check(save("p", asset).operations, in: files, now: now())
+        clock.advance(by: .seconds(2))
+        #expect(try await files.removeUnreferenced(referenced: [], keptBefore: now() - grace) == 0)
+        let saved = try await client.modifyRecords(save("p", asset), scope: .private)
+        #expect(saved.results.first?.record != nil, "\(saved)")
+        #expect(try await files.bytes(receipt: asset.receipt ?? "") == bytes)
+
+        // Swept first (lapsed, no record holds it): the save is refused, nothing applied.
+        let (late, _) = try await upload(2)
+        clock.advance(by: .seconds(2))
+        #expect(try await files.removeUnreferenced(referenced: [asset.receipt ?? ""],
+                                                   keptBefore: now() - grace) == 1)
+        await #expect(throws: StoreError.self) { _ = try await client.modifyRecords(save("q", late), scope: .private) }
+        #expect(try await client.lookupRecords([RecordID(recordName: "q")], scope: .private).first?.record == nil)
     }
 }

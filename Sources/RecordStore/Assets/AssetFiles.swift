@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import ZoneCore
 
 /// Asset files in a directory: `<receipt>` holds the bytes, `<receipt>.asset` what describes them
@@ -9,6 +10,9 @@ import ZoneCore
 /// `removeUnreferenced` takes away.
 public final class AssetFiles: AssetStorage {
     public let directory: String
+    /// Held by `touch` and `removeUnreferenced`, so that one never falls between the other's look
+    /// at a file's time and its use of it.
+    private let sweeping = Mutex(())
 
     /// Makes `directory` (mode 0700) if it is missing.
     public init(directory: String) throws(StoreError) {
@@ -69,6 +73,10 @@ public final class AssetFiles: AssetStorage {
     }
 
     public func asset(receipt: String) async throws(StoreError) -> StoredAsset? {
+        try described(receipt)
+    }
+
+    private func described(_ receipt: String) throws(StoreError) -> StoredAsset? {
         guard StoredAsset.isReceipt(receipt),
               let data = FileManager.default.contents(atPath: descriptionPath(receipt)) else { return nil }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -84,7 +92,27 @@ public final class AssetFiles: AssetStorage {
         return Array(data)
     }
 
+    public func touch(receipt: String, now: Date) async throws(StoreError) -> StoredAsset? {
+        try sweeping.withLock { _ throws(StoreError) -> StoredAsset? in
+            guard let asset = try described(receipt) else { return nil }
+            // Never earlier than it was: a clock behind the upload's must not age the file.
+            var times = [timespec(now), timespec(now)]
+            for path in [dataPath(receipt), descriptionPath(receipt)] {
+                var info = stat()
+                if stat(path, &info) == 0, info.st_mtim.tv_sec > times[1].tv_sec { continue }
+                if utimensat(AT_FDCWD, path, &times, 0) != 0 {
+                    throw StoreError(.internalError, "cannot mark the asset \(path) kept: \(errnoText())")
+                }
+            }
+            return asset
+        }
+    }
+
     public func removeUnreferenced(referenced: Set<String>, keptBefore cutoff: Date) async throws(StoreError) -> Int {
+        sweeping.withLock { _ in removeUnreferencedLocked(referenced: referenced, keptBefore: cutoff) }
+    }
+
+    private func removeUnreferencedLocked(referenced: Set<String>, keptBefore cutoff: Date) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var removed = 0
         for name in names {
@@ -100,5 +128,11 @@ public final class AssetFiles: AssetStorage {
         if removed > 0 { syncDirectory(directory) }
         return removed
     }
+}
 
+private extension timespec {
+    init(_ date: Date) {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        self.init(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1e9))
+    }
 }

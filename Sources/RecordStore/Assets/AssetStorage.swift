@@ -49,6 +49,13 @@ public protocol AssetStorage: Sendable {
     func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError)
     /// The asset kept under `receipt`, or nil.
     func asset(receipt: String) async throws(StoreError) -> StoredAsset?
+    /// The asset kept under `receipt`, now counted as kept at `now` (so a removal of files kept
+    /// before a cutoff older than `now` leaves it), or nil when it is gone. Atomic with
+    /// `removeUnreferenced`: either the removal comes first and this answers nil, or this comes
+    /// first and the removal leaves the file. A save into a record calls it for every receipt it
+    /// holds before committing (`AssetReceipts.check`), so a file about to lapse is never removed
+    /// under the record that takes it.
+    func touch(receipt: String, now: Date) async throws(StoreError) -> StoredAsset?
     /// The bytes kept under `receipt`, or nil.
     func bytes(receipt: String) async throws(StoreError) -> [UInt8]?
     /// Removes the assets kept before `cutoff` whose receipt is not in `referenced`; how many.

@@ -1,3 +1,4 @@
+import Foundation
 import ZoneCore
 
 /// A `StoreClient` that calls a store backend in-process: the embedded store, or (in the daemon)
@@ -6,6 +7,9 @@ public struct EmbeddedStoreClient: StoreClient {
     public let store: any StoreBackend
     public let userRecordName: String
     public let deviceID: String
+    /// Where uploaded asset files are kept: a saved asset dictionary's `receipt` must name one of
+    /// them (`AssetReceipts`). Nil: no receipt is taken.
+    public var assets: (any AssetStorage)?
 
     func run<T: Sendable>(
         _ access: StoreAccess = .write,
@@ -15,7 +19,9 @@ public struct EmbeddedStoreClient: StoreClient {
     }
 
     public func modifyRecords(_ request: ModifyRecordsRequest, scope: DatabaseScope) async throws -> ModifyRecordsResult {
-        try await run { e, c throws(StoreError) in try e.modifyRecords(request, scope: scope, c) }
+        let now = Date(timeIntervalSince1970: Double(store.clock.now().millisecondsSinceEpoch) / 1000)
+        try await AssetReceipts.check(request.operations, in: assets, now: now)
+        return try await run { e, c throws(StoreError) in try e.modifyRecords(request, scope: scope, c) }
     }
 
     public func lookupRecords(_ ids: [RecordID], scope: DatabaseScope) async throws -> [LookupResult] {

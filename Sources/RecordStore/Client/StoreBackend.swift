@@ -28,8 +28,9 @@ public protocol StoreBackend: Sendable {
 }
 
 extension StoreBackend {
-    /// A client acting as `user` on `deviceID`.
-    public func client(user: String, deviceID: String = "device-1") -> EmbeddedStoreClient {
-        EmbeddedStoreClient(store: self, userRecordName: user, deviceID: deviceID)
+    /// A client acting as `user` on `deviceID`, taking asset receipts of `assets`.
+    public func client(user: String, deviceID: String = "device-1",
+                       assets: (any AssetStorage)? = nil) -> EmbeddedStoreClient {
+        EmbeddedStoreClient(store: self, userRecordName: user, deviceID: deviceID, assets: assets)
     }
 }

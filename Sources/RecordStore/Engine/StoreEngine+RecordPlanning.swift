@@ -14,6 +14,10 @@ extension StoreEngine {
             case save(Record, RecordKey)
             /// A deletion, with the records it takes along through `DELETE_SELF` references.
             case delete(RecordID, recordType: String, RecordKey, cascaded: [CascadedDelete])
+            /// The zone-wide share saved as it will stand (its change tag given when applied).
+            case saveZoneShare(ZoneShare)
+            /// The zone-wide share of the zone deleted.
+            case deleteZoneShare(ZoneID)
             case failed(StoreError)
             /// Handed to the commit loop (`takeOutcome`).
             case taken
@@ -49,6 +53,8 @@ extension StoreEngine {
         }
 
         private(set) var records: [Slot: Record?] = [:]
+        /// Zone-wide shares planned saved, and nil where planned deleted.
+        private(set) var zoneShares: [ZoneID: ZoneShare?] = [:]
         /// Whether a record saved here refers to another with an action.
         private(set) var holdsReferences = false
 
@@ -62,6 +68,10 @@ extension StoreEngine {
             case .delete(let id, _, let key, let cascaded):
                 records[Slot(zone: id.zoneID, key: key)] = .some(nil)
                 for doomed in cascaded { records[Slot(zone: doomed.id.zoneID, key: doomed.key)] = .some(nil) }
+            case .saveZoneShare(let share):
+                zoneShares[share.zoneID] = .some(share)
+            case .deleteZoneShare(let zone):
+                zoneShares[zone] = .some(nil)
             case .failed, .taken:
                 break
             }
@@ -83,12 +93,24 @@ extension StoreEngine {
               _ ctx: RequestContext) -> ItemPlan {
         switch operation {
         case .create(let r), .replace(let r), .forceReplace(let r):
+            if r.id.recordName == ZoneShare.recordName {
+                return planZoneShareSave(operation.kind, r, scope: scope, planned, ctx)
+            }
             return planSave(operation.kind, r, removing: [], scope: scope, recordsFit: recordsFit, planned, ctx)
         case .update(let r, let removing), .forceUpdate(let r, let removing):
+            if r.id.recordName == ZoneShare.recordName {
+                return planZoneShareSave(operation.kind, r, scope: scope, planned, ctx)
+            }
             return planSave(operation.kind, r, removing: removing, scope: scope, recordsFit: recordsFit, planned, ctx)
         case .delete(let id, let tag):
+            if id.recordName == ZoneShare.recordName {
+                return planZoneShareDelete(id, tag: tag, scope: scope, planned, ctx)
+            }
             return planDelete(id, tag: tag, scope: scope, planned, ctx)
         case .forceDelete(let id):
+            if id.recordName == ZoneShare.recordName {
+                return planZoneShareDelete(id, tag: nil, scope: scope, planned, ctx)
+            }
             return planDelete(id, tag: nil, scope: scope, planned, ctx)
         }
     }

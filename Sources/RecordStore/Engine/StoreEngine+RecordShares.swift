@@ -106,7 +106,7 @@ extension StoreEngine {
             throw StoreError(.unknownItem, "record \(root), which share \(name) shares, does not exist: save it "
                              + "first (before the share in the same request, or in an earlier one)")
         }
-        if state.zones[zone]?.share != nil {
+        if zoneShare(of: zone, planned) != nil {
             throw StoreError(.invalidArguments, "zone \(zone) is shared whole (cloudkit.zoneshare): a record "
                              + "takes part in one share")
         }

@@ -123,6 +123,13 @@ extension StoreEngine {
                     note(doomed.id.zoneID, doomed.recordType)
                 }
                 results.append(.deleted(id))
+            case .saveZoneShare(var share):
+                share.changeTag = newChangeTag()
+                commit(.putShare(share))
+                results.append(.saved(RecordShare.record(of: share)))
+            case .deleteZoneShare(let zone):
+                commit(.deleteShare(zone))
+                results.append(.deleted(RecordID(recordName: ZoneShare.recordName, zoneID: zone)))
             case .taken:
                 preconditionFailure("a plan's outcome is taken once")
             }

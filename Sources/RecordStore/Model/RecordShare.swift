@@ -29,9 +29,34 @@ public enum RecordShare {
     /// The share `record` holds, or nil when it is no record share or its fields are damaged.
     public static func share(in record: Record) -> ZoneShare? {
         guard isRecordShare(record), case .string(let root)? = record[Field.root] else { return nil }
-        var share = ZoneShare(zoneID: record.id.zoneID, changeTag: record.recordChangeTag ?? "")
+        var share = parse(record)
         share.shareRecordName = record.id.recordName
         share.rootRecordName = root
+        return share
+    }
+
+    /// The zone-wide share a `cloudkit.zoneshare` record stands for: the answer to its save, or
+    /// the share a save sends (then only the keys sent are set: `sentKeys`). Nil for any other
+    /// record.
+    public static func zoneShare(in record: Record) -> ZoneShare? {
+        guard record.id.recordName == ZoneShare.recordName,
+              record.recordType == recordType || record.recordType.isEmpty else { return nil }
+        return parse(record)
+    }
+
+    /// The record a zone-wide share is answered as (`recordName` `cloudkit.zoneshare`).
+    public static func record(of share: ZoneShare) -> Record {
+        Record(recordType: recordType, id: RecordID(recordName: ZoneShare.recordName, zoneID: share.zoneID),
+               fields: fields(of: share), recordChangeTag: share.changeTag)
+    }
+
+    /// Which of a share's keys a save's record sends: an `update` changes only those.
+    public static func sentKeys(in record: Record) -> (publicPermission: Bool, participants: Bool) {
+        (record[Field.publicPermission] != nil, record[Field.participants] != nil)
+    }
+
+    private static func parse(_ record: Record) -> ZoneShare {
+        var share = ZoneShare(zoneID: record.id.zoneID, changeTag: record.recordChangeTag ?? "")
         if case .string(let text)? = record[Field.publicPermission] {
             share.publicPermission = SharePermission(rawValue: text) ?? .none
         }

@@ -115,37 +115,6 @@ extension StoreAPI {
         }
     }
 
-    /// Every asset of `operations` that names a `receipt` must be a file this store kept, with the
-    /// checksum and size its upload answered: otherwise `BAD_REQUEST`, and nothing of the request
-    /// is applied. (An asset dictionary without a receipt is kept as sent, without a file.)
-    func checkAssetReceipts(_ operations: [RecordOperation]) async throws {
-        for operation in operations {
-            guard let record = operation.record else { continue }
-            for (name, value) in record.fields {
-                for asset in Self.assets(in: value) {
-                    guard let receipt = asset.receipt else { continue }
-                    let kept = StoredAsset.isReceipt(receipt) ? try await assets?.asset(receipt: receipt) : nil
-                    guard let kept else {
-                        throw StoreError(.invalidArguments, "field \(name): receipt '\(receipt.prefix(40))' is not "
-                                         + "an upload of this store (upload the file through assets/upload)")
-                    }
-                    guard kept.fileChecksum == asset.fileChecksum, kept.size == asset.size else {
-                        throw StoreError(.invalidArguments, "field \(name): fileChecksum and size must be the "
-                                         + "upload's (\(kept.fileChecksum), \(kept.size))")
-                    }
-                }
-            }
-        }
-    }
-
-    private static func assets(in value: FieldValue) -> [Asset] {
-        switch value {
-        case .asset(let a): return [a]
-        case .list(let items): return items.compactMap(\.assetValue)
-        default: return []
-        }
-    }
-
     /// SHA-256 (base64) and size of a file, read in blocks.
     static func checksum(ofFileAt path: String) throws -> (String, Int64) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -21,11 +21,23 @@ extension StoreAPI {
             && record["recordName"] as? String != ZoneShare.recordName
     }
 
-    /// The record a record share's operation saves: its system fields from the share's keys (only
-    /// those sent, so an `update` changes what it names), a fresh short GUID that the engine keeps
-    /// only for a share that has none.
-    static func decodeRecordShare(_ record: WireObject, zone: ZoneID, kind: RecordOperation.Kind) throws -> Record {
+    /// The record a share's operation saves — a record share, or the zone-wide share
+    /// `cloudkit.zoneshare` — its system fields from the share's keys (only those sent, so an
+    /// `update` changes what it names), with a fresh short GUID that the engine keeps only for a
+    /// share that has none.
+    static func decodeShareRecord(_ record: WireObject, zone: ZoneID, kind: RecordOperation.Kind) throws -> Record {
         try record.allowing(.shareRecord)
+        let zoneWide = isZoneShareRecord(record)
+        if zoneWide {
+            if record["forRecord"] != nil {
+                throw WireFormat.ShapeError("\(record.name("forRecord")): \(ZoneShare.recordName) shares its whole "
+                                            + "zone, no record; a record share has a name of its own")
+            }
+            if let type = try record.string("recordType"), type.lowercased() != shareRecordType {
+                throw WireFormat.ShapeError("\(record.name("recordType")): \(ZoneShare.recordName) is of type "
+                                            + "\(shareRecordType), not '\(type)'")
+            }
+        }
         let forDelete = kind == .delete || kind == .forceDelete
         guard let name = try record.string("recordName") ?? (kind == .create ? UUID().uuidString : nil) else {
             throw WireFormat.ShapeError("\(record.name("recordName")) is required")
@@ -41,23 +53,22 @@ extension StoreAPI {
         }
         if let root = try record.object("forRecord", what: #"{"recordName": …}"#) {
             share[RecordShare.Field.root] = .string(try root.requiredString("recordName"))
-        } else if kind == .create {
+        } else if kind == .create && !zoneWide {
             throw WireFormat.ShapeError("\(record.name("forRecord")) is required to create a record share "
                                         + "(cloudkit.share): the record it shares")
         }
-        var save = ZoneShareSave(zone: recordZone, kind: .create, shortGUID: ZoneShare.newShortGUID())
-        try readShareKeys(record, into: &save)
-        var state = ZoneShare(zoneID: recordZone, publicPermission: save.publicPermission ?? .none, changeTag: "",
-                              shortGUID: save.shortGUID)
-        for (user, permission) in save.participants ?? [:] {
+        let keys = try readShareKeys(record)
+        var state = ZoneShare(zoneID: recordZone, publicPermission: keys.publicPermission ?? .none, changeTag: "",
+                              shortGUID: ZoneShare.newShortGUID())
+        for (user, permission) in keys.participants ?? [:] {
             state.participants[user] = ShareParticipant(userRecordName: user, permission: permission)
         }
         let fields = RecordShare.fields(of: state)
         share[RecordShare.Field.shortGUID] = fields[RecordShare.Field.shortGUID]
-        if save.publicPermission != nil || kind != .update && kind != .forceUpdate {
+        if keys.publicPermission != nil || kind != .update && kind != .forceUpdate {
             share[RecordShare.Field.publicPermission] = fields[RecordShare.Field.publicPermission]
         }
-        if save.participants != nil || kind != .update && kind != .forceUpdate {
+        if keys.participants != nil || kind != .update && kind != .forceUpdate {
             share[RecordShare.Field.participants] = fields[RecordShare.Field.participants]
         }
         return share
@@ -79,7 +90,7 @@ extension StoreAPI {
     /// A record of a response that is a record share, answered with the share's keys (never its
     /// system fields); nil for any other record.
     static func encodeIfRecordShare(_ record: Record, _ rendering: RecordRendering) -> WireFormat.Object? {
-        guard let share = RecordShare.share(in: record) else { return nil }
+        guard let share = RecordShare.share(in: record) ?? RecordShare.zoneShare(in: record) else { return nil }
         var o = encodeShareRecord(share, for: requestUser ?? "", rendering)
         if let c = record.created { o["created"] = WireFormat.encode(c) }
         if let m = record.modified { o["modified"] = WireFormat.encode(m) }

@@ -34,7 +34,6 @@ extension StoreAPI {
     func modifyRecords(_ body: WireObject, scope: DatabaseScope,
                        client: EmbeddedStoreClient) async throws -> WireFormat.Object {
         try body.allowing(.modifyRequest)
-        if let shared = try await modifyShareRecords(body, scope: scope, client: client) { return shared }
         let zone = try body["zoneID"].map { try WireFormat.decodeZoneID($0) } ?? .defaultZone
         let atomic = try body.bool("atomic") ?? true
         let rendering = try Self.rendering(body)
@@ -50,8 +49,8 @@ extension StoreAPI {
             guard let recordObject = try op.object("record") else {
                 throw WireFormat.ShapeError("\(op.name("record")) is required")
             }
-            if Self.isRecordShareRecord(recordObject) {
-                let share = try Self.decodeRecordShare(recordObject, zone: zone, kind: kind)
+            if Self.isZoneShareRecord(recordObject) || Self.isRecordShareRecord(recordObject) {
+                let share = try Self.decodeShareRecord(recordObject, zone: zone, kind: kind)
                 operations.append(Self.operation(kind, share))
                 renderings.append(try Self.rendering(op, over: rendering))
                 continue
@@ -71,7 +70,6 @@ extension StoreAPI {
             }
             renderings.append(try Self.rendering(op, over: rendering))
         }
-        try await checkAssetReceipts(operations)
         let result = try await client.modifyRecords(ModifyRecordsRequest(operations: operations, atomic: atomic),
                                                     scope: scope)
         return ["records": zip(result.results, renderings).map { Self.encode($0, $1) }]

@@ -9,7 +9,8 @@ import RecordStore
 // invited; records/resolve ("Fetching Record Information (records/resolve)": ShortGUID and
 // ShortGUID Result dictionaries) tells a user what it shares, and records/accept puts its zone in
 // the user's shared database. The share itself is the engine's `ZoneShare`, the same one
-// `shares/*` (our convenience for peers) reads and writes. Record shares (a `cloudkit.share`
+// `shares/*` (our convenience for peers) reads and writes, planned with the request's records
+// (StoreEngine+ZoneSharePlanning.swift). Record shares (a `cloudkit.share`
 // under another name, covering a root record and its `parent` children) are records the engine
 // plans as shares: StoreAPI+RecordShares.swift.
 
@@ -56,90 +57,25 @@ extension StoreAPI {
 
     // MARK: records/modify and records/lookup of cloudkit.zoneshare
 
-    /// Whether an operation's record is the zone-wide share: its name is `cloudkit.zoneshare`.
-    static func isShareRecord(_ record: Any?) -> Bool {
-        guard let o = record as? WireFormat.Object else { return false }
-        return o["recordName"] as? String == ZoneShare.recordName
+    /// Whether a record dictionary of a request is the zone-wide share: its name is
+    /// `cloudkit.zoneshare`. It is an operation of its request like any other (mixed with records,
+    /// atomic with them), which the engine plans as the zone's share
+    /// (StoreEngine+ZoneSharePlanning.swift).
+    static func isZoneShareRecord(_ record: WireObject) -> Bool {
+        record["recordName"] as? String == ZoneShare.recordName
     }
 
-    /// Serves a records/modify request whose operation saves or deletes a share, or answers nil
-    /// when no operation touches one. A share is saved in a request of its own, one operation:
-    /// what the zone shares and the records in it are changed by separate requests, so none is
-    /// half-applied beside the other.
-    func modifyShareRecords(_ body: WireObject, scope: DatabaseScope,
-                            client: EmbeddedStoreClient) async throws -> WireFormat.Object? {
-        let operations = try body.objects("operations", required: true)
-        guard operations.contains(where: { Self.isShareRecord($0.object["record"]) }) else { return nil }
-        guard operations.count == 1, let op = operations.first else {
-            throw WireFormat.ShapeError("operations: a share (cloudkit.share) is saved in a request of its own, "
-                                        + "one operation")
-        }
-        guard scope == .private else {
-            throw StoreError(.permissionFailure, "only the owner saves a share, in the private database; a "
-                                                 + "participant leaves with zones/modify delete in the shared database")
-        }
-        try op.allowing(.recordOperation)
-        let zone = try body["zoneID"].map { try WireFormat.decodeZoneID($0) } ?? .defaultZone
-        let record = try WireObject(op["record"], at: op.name("record"))
-        let (recordZone, tag) = try Self.shareRecordIdentity(record, zone: zone)
-        let rendering = try Self.rendering(op, over: Self.rendering(body))
-        let typeName = try op.requiredString("operationType")
-        let result: WireFormat.Object
-        do {
-            switch typeName {
-            case "delete", "forceDelete":
-                try await client.deleteZoneShare(zone: recordZone, recordChangeTag: typeName == "delete" ? tag : nil)
-                result = ["recordName": ZoneShare.recordName, "deleted": true,
-                          "zoneID": WireFormat.encode(ZoneID(zoneName: recordZone.zoneName, ownerName:
-                              recordZone.ownerName.isEmpty ? client.userRecordName : recordZone.ownerName))]
-            default:
-                guard let kind = ZoneShareSave.Kind(rawValue: typeName) else {
-                    throw WireFormat.ShapeError("\(op.name("operationType")): '\(typeName)' is not one of create, "
-                                                + "update, forceUpdate, replace, forceReplace, delete, forceDelete")
-                }
-                var save = ZoneShareSave(zone: recordZone, kind: kind, recordChangeTag: tag,
-                                         shortGUID: ZoneShare.newShortGUID())
-                try Self.readShareKeys(record, into: &save)
-                let share = try await client.saveZoneShare(save)
-                result = Self.encodeShareRecord(share, for: client.userRecordName, rendering)
-            }
-        } catch let e as StoreError where e.code != .requestRateLimited && e.code != .serviceUnavailable {
-            // As any record's failure: in the answer's place for it, the request a 200.
-            result = WireFormat.encode(e, recordName: ZoneShare.recordName)
-        }
-        return ["records": [result]]
-    }
-
-    /// The zone and change tag of a share record; refuses what a zone-wide share cannot be.
-    private static func shareRecordIdentity(_ record: WireObject, zone: ZoneID) throws -> (ZoneID, String?) {
-        try record.allowing(.shareRecord)
-        if record["forRecord"] != nil {
-            throw WireFormat.ShapeError("\(record.name("forRecord")): \(ZoneShare.recordName) shares its whole zone, "
-                                        + "no record; a record share has a name of its own")
-        }
-        if let type = try record.string("recordType"), type.lowercased() != shareRecordType {
-            throw WireFormat.ShapeError("\(record.name("recordType")): \(ZoneShare.recordName) is of type "
-                                        + "\(shareRecordType), not '\(type)'")
-        }
-        if let fields = try record.object("fields"), !fields.object.isEmpty {
-            throw WireFormat.ShapeError("\(record.name("fields")): a share's fields (cloudkit.title, …) are not "
-                                        + "stored; send none")
-        }
-        let recordZone = try record["zoneID"].map { try WireFormat.decodeZoneID($0, context: record.name("zoneID")) }
-            ?? zone
-        return (recordZone, try record.string("recordChangeTag"))
-    }
-
-    /// `publicPermission` and `participants` of a share record into `save`.
-    static func readShareKeys(_ record: WireObject, into save: inout ZoneShareSave) throws {
+    /// `publicPermission` and `participants` of a share record, each nil when not sent.
+    static func readShareKeys(_ record: WireObject) throws -> ShareKeys {
+        var keys = ShareKeys()
         if let p = try record.string("publicPermission") {
             guard let permission = sharePermission(p, allowingNone: true) else {
                 throw WireFormat.ShapeError("\(record.name("publicPermission")): '\(p)' is not NONE, READ_ONLY or "
                                             + "READ_WRITE")
             }
-            save.publicPermission = permission
+            keys.publicPermission = permission
         }
-        guard record["participants"] != nil else { return }
+        guard record["participants"] != nil else { return keys }
         var participants: [String: SharePermission] = [:]
         for p in try record.objects("participants") {
             try p.allowing(.participant)
@@ -161,7 +97,8 @@ extension StoreAPI {
                 throw WireFormat.ShapeError("\(identity.name("userRecordName")): \(user) is named twice")
             }
         }
-        save.participants = participants
+        keys.participants = participants
+        return keys
     }
 
     /// CloudKit's names of a permission (`NONE` only as a public permission).

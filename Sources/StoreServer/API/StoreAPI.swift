@@ -139,7 +139,7 @@ public final class StoreAPI: Sendable {
         do { body = try WireFormat.parseObject(request.body) } catch {
             return .response(self.error(400, .invalidArguments, "\(error)"))
         }
-        let client = store.client(user: user, deviceID: device ?? "")
+        let client = store.client(user: user, deviceID: device ?? "", assets: assets)
         do {
             let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
                 try await Self.$requestUser.withValue(user) {
@@ -195,6 +195,8 @@ public final class StoreAPI: Sendable {
             return try await listSubscriptions(WireObject(o), scope: scope, client: client)
         case "subscriptions/lookup":
             return try await lookupSubscriptions(WireObject(o), scope: scope, client: client)
+        case "assets/rereference":
+            return try await rereferenceAssets(WireObject(o), scope: scope, client: client)
         default:
             return try await routeShares(op, body: o, scope: scope, client: client)
         }

@@ -415,9 +415,11 @@ public final class StoreDaemon: @unchecked Sendable {
             loop.execute { [self] in self.sendEvent(Array(": ready\n\n".utf8), to: id) }
             for await note in stream {
                 let json = WireFormat.serialize(WireFormat.encode(note))
-                var event = Array("event: notification\ndata: ".utf8)
+                var event: [UInt8] = []
+                event.reserveCapacity(json.count + 32)
+                event.append(contentsOf: "event: notification\ndata: ".utf8)
                 event.append(contentsOf: json)
-                event.append(contentsOf: Array("\n\n".utf8))
+                event.append(contentsOf: "\n\n".utf8)
                 let bytes = event
                 loop.execute { [self] in self.sendEvent(bytes, to: id, counted: true) }
             }

@@ -11,9 +11,16 @@ public final class ThreadPool: TaskExecutor, @unchecked Sendable {
     /// For blocking system calls.
     static let blockingIO = ThreadPool(maxThreads: 64, name: "zonertc-io")
 
+    /// A job of Swift concurrency is queued as it comes: wrapped in a closure it took a heap allocation
+    /// at every executor hop, several per request.
+    private enum Work {
+        case job(UnownedJob)
+        case closure(() -> Void)
+    }
+
     private let condition = NSCondition()
     /// Waiting work, oldest first.
-    private var jobs = OutputQueue<() -> Void>()
+    private var jobs = OutputQueue<Work>()
     private var idle = 0
     /// Signals sent to idle threads that they have not woken up for yet.
     private var wakes = 0
@@ -29,17 +36,16 @@ public final class ThreadPool: TaskExecutor, @unchecked Sendable {
 
     /// Runs `job` on a pool thread.
     public func run(_ job: @escaping @Sendable () -> Void) {
-        submit(job)
+        submit(.closure(job))
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        submit { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+        submit(.job(UnownedJob(job)))
     }
 
-    private func submit(_ job: @escaping () -> Void) {
+    private func submit(_ work: Work) {
         condition.lock()
-        jobs.append(job)
+        jobs.append(work)
         // An idle thread that was signalled stays counted as idle until it runs again: a burst of jobs
         // must not count it once per job, or they would queue behind one thread while others could start.
         if idle > wakes {
@@ -71,9 +77,12 @@ public final class ThreadPool: TaskExecutor, @unchecked Sendable {
                     return
                 }
             }
-            guard let job = jobs.pop() else { continue }
+            guard let work = jobs.pop() else { continue }
             condition.unlock()
-            job()
+            switch work {
+            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            case .closure(let run): run()
+            }
             condition.lock()
         }
     }

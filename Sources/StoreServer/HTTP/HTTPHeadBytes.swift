@@ -44,6 +44,7 @@ enum HTTPHeadBytes {
             throw HTTPParseError(kind: .headersTooLarge, message: "\(lines.count) header lines: at most \(maxCount)")
         }
         var headers = HTTPHeaders()
+        headers.reserveCapacity(lines.count)
         for line in lines {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
                 throw HTTPParseError(kind: .malformed, message: "header line without ':' '\(text(line.prefix(100)))'")

@@ -16,12 +16,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
 
+    /// Room for `count` fields, when the parser knows how many lines a head has.
+    public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
     public subscript(name: String) -> String? {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
     public func values(_ name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+        var values: [String] = []
+        for f in fields where f.name.caseInsensitiveEquals(name) { values.append(f.value) }
+        return values
     }
 
     public func makeIterator() -> some IteratorProtocol<(name: String, value: String)> { fields.makeIterator() }
@@ -109,14 +114,28 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 
     /// Serializes with Content-Length (and `Connection: close` when asked).
+    /// Written as bytes into one buffer sized up front: the daemon's event loop serializes every
+    /// response it sends, one after another.
     public func serialized(keepAlive: Bool) -> [UInt8] {
-        var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
-        for f in headers.fields { head += "\(f.name): \(f.value)\r\n" }
-        head += "Content-Length: \(body.count)\r\n"
-        if !keepAlive { head += "Connection: close\r\n" }
-        head += "\r\n"
-        var out = Array(head.utf8)
-        out.reserveCapacity(out.count + body.count)
+        let reason = HTTPResponse.reason(status)
+        var size = 64 + reason.utf8.count + body.count
+        for f in headers.fields { size += f.name.utf8.count + f.value.utf8.count + 4 }
+        var out: [UInt8] = []
+        out.reserveCapacity(size)
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        out.append(contentsOf: String(status).utf8)
+        out.append(0x20)
+        out.append(contentsOf: reason.utf8)
+        out.append(contentsOf: "\r\n".utf8)
+        for f in headers.fields {
+            out.append(contentsOf: f.name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: f.value.utf8)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        out.append(contentsOf: "Content-Length: ".utf8)
+        out.append(contentsOf: String(body.count).utf8)
+        out.append(contentsOf: keepAlive ? "\r\n\r\n".utf8 : "\r\nConnection: close\r\n\r\n".utf8)
         out.append(contentsOf: body)
         return out
     }
@@ -151,8 +170,11 @@ public struct HTTPResponse: Sendable, Hashable {
 
 /// One chunk of a chunked response body (RFC 9112 §7.1); an empty chunk ends the body.
 public func httpChunk(_ bytes: [UInt8]) -> [UInt8] {
-    var out = Array((String(bytes.count, radix: 16) + "\r\n").utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count + 20)
+    out.append(contentsOf: String(bytes.count, radix: 16).utf8)
+    out.append(contentsOf: "\r\n".utf8)
     out.append(contentsOf: bytes)
-    out.append(contentsOf: [13, 10])
+    out.append(contentsOf: "\r\n".utf8)
     return out
 }

@@ -103,21 +103,21 @@ public struct HTTPServerConnection: Sendable {
         return nil
     }
 
+    /// Actions go straight into `outputs`, in order, rather than through an array per input: the
+    /// daemon's event loop feeds every request, response and push event through here.
     public mutating func handle(_ input: Input, now: Instant) {
-        let actions: [Action]
         switch input {
-        case .received(let bytes): actions = received(bytes, now: now)
-        case .respond(let response): actions = respond(response, now: now)
-        case .peerFinishedSending: actions = peerFinishedSending()
-        case .startStream(let status, let headers): actions = startStream(status: status, headers: headers)
-        case .streamChunk(let bytes): actions = streamChunk(bytes)
-        case .endStream: actions = endStream()
-        case .timer: actions = timerFired(now: now)
+        case .received(let bytes): received(bytes, now: now)
+        case .respond(let response): respond(response, now: now)
+        case .peerFinishedSending: peerFinishedSending()
+        case .startStream(let status, let headers): startStream(status: status, headers: headers)
+        case .streamChunk(let bytes): streamChunk(bytes)
+        case .endStream: endStream()
+        case .timer: timerFired(now: now)
         case .peerClosed:
-            actions = isReceivingBody ? [.discardSpool] : []
+            if isReceivingBody { outputs.append(.discardSpool) }
             state = .closed
         }
-        for action in actions { outputs.append(action) }
     }
 
     public mutating func pollOutput() -> Action? { outputs.pop() }
@@ -136,92 +136,95 @@ public struct HTTPServerConnection: Sendable {
         return false
     }
 
-    private mutating func received(_ bytes: ArraySlice<UInt8>, now: Instant) -> [Action] {
+    private mutating func received(_ bytes: ArraySlice<UInt8>, now: Instant) {
         switch state {
         case .closed, .streaming:
-            return []
+            return
         case .awaitingResponse:
             parser.append(bytes)  // pipelined: parsed after the response
-            return []
         case .reading(let since, let mid):
             parser.append(bytes)
             if !mid { state = .reading(since: now, midRequest: true) } else { state = .reading(since: since, midRequest: true) }
-            return parseNext(now: now)
+            parseNext(now: now)
         case .receivingBody(_, let keepAlive):
             parser.append(bytes)
             state = .receivingBody(since: now, keepAlive: keepAlive)
-            return parseNext(now: now)
+            parseNext(now: now)
         }
     }
 
-    private mutating func respond(_ response: HTTPResponse, now: Instant) -> [Action] {
-        guard case .awaitingResponse(let keepAlive) = state else { return [] }
-        var actions: [Action] = [.send(response.serialized(keepAlive: keepAlive))]
+    private mutating func respond(_ response: HTTPResponse, now: Instant) {
+        guard case .awaitingResponse(let keepAlive) = state else { return }
+        outputs.append(.send(response.serialized(keepAlive: keepAlive)))
         if !keepAlive {
             state = .closed
-            actions.append(.close)
-            return actions
+            outputs.append(.close)
+            return
         }
         state = .reading(since: now, midRequest: parser.bufferedBytes > 0)
-        actions += parseNext(now: now)
+        parseNext(now: now)
         if inputEnded, case .reading = state {
             // Every request the client sent before its half-close is answered: nothing more can come.
             state = .closed
-            actions.append(.close)
+            outputs.append(.close)
         }
-        return actions
     }
 
-    private mutating func peerFinishedSending() -> [Action] {
+    private mutating func peerFinishedSending() {
         inputEnded = true
         switch state {
         case .reading:
             // `received` dispatched every complete request already: what is left is incomplete.
             state = .closed
-            return [.close]
+            outputs.append(.close)
         case .receivingBody:
             state = .closed
-            return [.discardSpool, .close]
+            outputs.append(.discardSpool)
+            outputs.append(.close)
         case .awaitingResponse, .streaming, .closed:
-            return []
+            return
         }
     }
 
-    private mutating func startStream(status: Int, headers: HTTPHeaders) -> [Action] {
-        guard case .awaitingResponse = state else { return [] }
+    private mutating func startStream(status: Int, headers: HTTPHeaders) {
+        guard case .awaitingResponse = state else { return }
         state = .streaming
         var head = "HTTP/1.1 \(status) \(HTTPResponse.reason(status))\r\n"
         for f in headers.fields { head += "\(f.name): \(f.value)\r\n" }
         head += "Transfer-Encoding: chunked\r\n\r\n"
-        return [.send(Array(head.utf8))]
+        outputs.append(.send(Array(head.utf8)))
     }
 
-    private func streamChunk(_ bytes: [UInt8]) -> [Action] {
-        guard case .streaming = state, !bytes.isEmpty else { return [] }
-        return [.send(httpChunk(bytes))]
+    private mutating func streamChunk(_ bytes: [UInt8]) {
+        guard case .streaming = state, !bytes.isEmpty else { return }
+        outputs.append(.send(httpChunk(bytes)))
     }
 
-    private mutating func endStream() -> [Action] {
-        guard case .streaming = state else { return [] }
+    private mutating func endStream() {
+        guard case .streaming = state else { return }
         state = .closed
-        return [.send(httpChunk([])), .close]
+        outputs.append(.send(httpChunk([])))
+        outputs.append(.close)
     }
 
     /// A deadline may have passed.
-    private mutating func timerFired(now: Instant) -> [Action] {
-        guard let deadline = nextDeadline, now >= deadline else { return [] }
+    private mutating func timerFired(now: Instant) {
+        guard let deadline = nextDeadline, now >= deadline else { return }
         if isReceivingBody {
-            return fail(status: 408, message: "no bytes of the body for \(limits.requestReadTimeout)")
+            fail(status: 408, message: "no bytes of the body for \(limits.requestReadTimeout)")
+            return
         }
-        guard case .reading(_, let mid) = state else { return [] }
-        if mid { return fail(status: 408, message: "request not complete within \(limits.requestReadTimeout)") }
+        guard case .reading(_, let mid) = state else { return }
+        if mid {
+            fail(status: 408, message: "request not complete within \(limits.requestReadTimeout)")
+            return
+        }
         state = .closed
-        return [.close]
+        outputs.append(.close)
     }
 
     /// Parses what the buffer holds, up to one complete request.
-    private mutating func parseNext(now: Instant) -> [Action] {
-        var actions: [Action] = []
+    private mutating func parseNext(now: Instant) {
         do {
             while true {
                 switch try parser.parseStep() {
@@ -230,33 +233,36 @@ public struct HTTPServerConnection: Sendable {
                         let mid = parser.isMidRequest
                         state = .reading(since: mid ? since : now, midRequest: mid)
                     }
-                    return actions
+                    return
                 case .request(let request):
                     state = .awaitingResponse(keepAlive: request.keepAlive)
-                    return actions + [.dispatch(request)]
+                    outputs.append(.dispatch(request))
+                    return
                 case .streamedHead(let request, let length):
                     state = .receivingBody(since: now, keepAlive: request.keepAlive)
-                    actions.append(.beginSpool(request, length: length))
+                    outputs.append(.beginSpool(request, length: length))
                 case .bodyPart(let bytes):
-                    actions.append(.spool(bytes))
+                    outputs.append(.spool(bytes))
                 case .bodyEnd:
-                    guard case .receivingBody(_, let keepAlive) = state else { return actions }
+                    guard case .receivingBody(_, let keepAlive) = state else { return }
                     state = .awaitingResponse(keepAlive: keepAlive)
-                    return actions + [.dispatchSpooled]
+                    outputs.append(.dispatchSpooled)
+                    return
                 }
             }
         } catch {
-            return actions + fail(status: error.status, message: error.message,
-                                  ckErrorCode: error.kind == .limitExceeded ? "limitExceeded" : nil)
+            fail(status: error.status, message: error.message,
+                 ckErrorCode: error.kind == .limitExceeded ? "limitExceeded" : nil)
         }
     }
 
-    private mutating func fail(status: Int, message: String, ckErrorCode: String? = nil) -> [Action] {
-        let discard: [Action] = isReceivingBody ? [.discardSpool] : []
+    private mutating func fail(status: Int, message: String, ckErrorCode: String? = nil) {
+        if isReceivingBody { outputs.append(.discardSpool) }
         state = .closed
         let kind = ckErrorCode.map { #","ckErrorCode":\#(JSONString.quoted($0))"# } ?? ""
         let body = Array(#"{"serverErrorCode":"BAD_REQUEST"\#(kind),"reason":\#(JSONString.quoted(message))}"#.utf8)
-        return discard + [.send(HTTPResponse.json(status, body).serialized(keepAlive: false)), .close]
+        outputs.append(.send(HTTPResponse.json(status, body).serialized(keepAlive: false)))
+        outputs.append(.close)
     }
 }
 
