@@ -118,6 +118,15 @@ enum PostgresSchema {
                 bytes bytea NOT NULL,
                 kept_at timestamptz NOT NULL DEFAULT now());
             """),
+        // Web push tokens (tokens/create, tokens/register) kept in the log, so that every daemon on
+        // the database knows them: journal tags 14 and 15 in log entries of version 4, snapshots
+        // ZRSNAP3. As with 5 and 6, only the version changes, so that an earlier build, which
+        // cannot read them, refuses to start here ("upgrade zonertc").
+        Migration(version: 9, description: "web push tokens in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 to 3 (record formats, share GUIDs) or 4 (web push tokens)';
+            COMMENT ON COLUMN zonertc_snapshot.state IS 'SnapshotCodec: ZRSNAP1, ZRSNAP2 or ZRSNAP3 (web push tokens)';
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

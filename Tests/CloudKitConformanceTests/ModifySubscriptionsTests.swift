@@ -63,7 +63,7 @@ struct ModifySubscriptionsTests {
         #expect(subs.map { $0["subscriptionType"] as? String } == ["database", "zone", "database"], "\(reply)")
     }
 
-    @Test("refused: a query subscription in the shared database, any in the public one (not yet)",
+    @Test("refused: a query subscription in the shared database, a database one in the public database",
           arguments: ConformanceBackend.allCases)
     func refused(_ backend: ConformanceBackend) async throws {
         let user = try await backend.user()
@@ -72,8 +72,8 @@ struct ModifySubscriptionsTests {
                                                          "query": ["recordType": "Note"]]]]], database: "shared")
         #expect((shared.body["subscriptions"] as? [[String: Any]])?.first?.code == "BAD_REQUEST", "\(shared)")
         let pub = try await user.post("subscriptions/modify", ["operations": [
-            ["operationType": "create", "subscription": ["subscriptionID": "q", "subscriptionType": "query",
-                                                         "query": ["recordType": "Note"]]]]], database: "public")
+            ["operationType": "create", "subscription": ["subscriptionID": "d", "subscriptionType": "database"]]]],
+                                      database: "public")
         #expect((pub.body["subscriptions"] as? [[String: Any]])?.first?.code == "BAD_REQUEST", "\(pub)")
     }
 

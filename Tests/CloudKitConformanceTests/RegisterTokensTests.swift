@@ -1,6 +1,7 @@
 // CloudKit Web Services Reference, "Registering Tokens (tokens/register)"
 // (developer.apple.com/library/archive/…/CloudKitWebServicesReference/RegisterTokens.html):
-// `{"apnsEnvironment", "apnsToken"}`, both required; then the token's webcourierURL long-polls.
+// `{"apnsEnvironment", "apnsToken"}`, both required; then the token's webcourierURL long-polls. The
+// token is the store's: on PostgreSQL made through one daemon, registered and polled through either.
 import Foundation
 import Testing
 
@@ -60,5 +61,36 @@ struct RegisterTokensTests {
         let empty = try await get(poll, [("Authorization", "Bearer \(user.token)")])
         #expect(empty.status == 204, "\(empty)")
         #expect(ContinuousClock.now - started >= ConformanceServer.webcourierTimeout * 0.9)
+    }
+
+    @Test("a token made on one daemon registers through the other; a save through that one reaches its poll",
+          arguments: ConformanceBackend.allCases)
+    func acrossDaemons(_ backend: ConformanceBackend) async throws {
+        let server = try await backend.server()
+        let user = try await backend.user()
+        let zone = try await user.makeZone("courier_zone")
+        let subscribed = try await user.post("subscriptions/modify", ["operations": [
+            ["operationType": "create", "subscription": ["subscriptionID": "courier", "subscriptionType": "zone",
+                                                         "zoneID": zone]]]])
+        #expect(subscribed.status == 200, "\(subscribed)")
+        // Created on the writing daemon, registered through the other (on PostgreSQL: two daemons).
+        let (token, poll) = try await create(user)
+        let registered = try await user.web("tokens/register", ["apnsEnvironment": "development",
+                                                                "apnsToken": token], write: false)
+        #expect(registered.status == 200 && registered.body["apnsToken"] as? String == token, "\(registered)")
+        // The first poll on the writing daemon starts its listener (and answers 204 after the timeout).
+        let first = try await server.request("GET", poll, headers: [], body: [], write: true)
+        #expect(first.status == 204, "\(first)")
+        let saved = try await user.post("records/modify", ["zoneID": zone, "operations": [
+            operation("create", recordDictionary("hello", type: "Message"))]], write: false)
+        #expect(saved.status == 200 && saved.records.first?.code == nil, "\(saved)")
+        var polled: Reply?
+        for _ in 0..<20 where polled?.status != 200 {
+            await server.deliverPushes()
+            polled = try await server.request("GET", poll, headers: [], body: [], write: true)
+        }
+        let note = try #require(polled)
+        #expect(note.status == 200 && note.body["subscriptionID"] as? String == "courier"
+                && note.body["notificationType"] as? String == "recordZone", "\(note)")
     }
 }

@@ -14,6 +14,10 @@ enum Mutation: Hashable, Sendable {
     case putSubscription(user: String, scope: DatabaseScope, Subscription)
     case deleteSubscription(user: String, scope: DatabaseScope, subscriptionID: String)
     case registerDevice(user: String, deviceID: String)
+    /// A web push token as it now stands (created, or registered).
+    case putWebToken(WebPushToken)
+    /// A web push token forgotten (its user made one too many).
+    case deleteWebToken(digest: String)
 }
 
 extension StoreState {
@@ -83,10 +87,16 @@ extension StoreState {
         case let .putSubscription(user, scope, subscription):
             databases[DatabaseKey(user: user, scope: scope), default: .init()]
                 .subscriptions[subscription.subscriptionID] = subscription
+            if scope == .public { publicQueries.put(user: user, subscription) }
         case let .deleteSubscription(user, scope, id):
             databases[DatabaseKey(user: user, scope: scope)]?.subscriptions[id] = nil
+            if scope == .public { publicQueries.remove(user: user, subscriptionID: id) }
         case let .registerDevice(user, deviceID):
             devices[user, default: []].insert(deviceID)
+        case let .putWebToken(token):
+            webTokens.put(token)
+        case let .deleteWebToken(digest):
+            webTokens.remove(digest)
         }
     }
 

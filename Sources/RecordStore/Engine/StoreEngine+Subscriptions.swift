@@ -2,11 +2,14 @@ import ZoneCore
 
 extension StoreEngine {
     /// Saves and deletes subscriptions. The shared database takes database subscriptions only:
-    /// query and zone subscriptions there are refused, as on CloudKit. A query subscription's
-    /// query is held to records/query's limits, its notification info to APNs' payload size.
+    /// query and zone subscriptions there are refused, as on CloudKit. The public database takes
+    /// query subscriptions only (its one zone is the default zone, which no zone or database
+    /// subscription watches), each the signed-in user's own. A query subscription's query is held
+    /// to records/query's limits, its notification info to APNs' payload size.
     public mutating func modifySubscriptions(save: [Subscription], delete: [String], scope: DatabaseScope,
                                              _ ctx: RequestContext) throws(StoreError) -> [SubscriptionResult] {
         try admit(ctx, touchesZone: false)
+        try checkSignedIn(scope: scope, access: .write, ctx)
         var results: [SubscriptionResult] = []
         for sub in save {
             do throws(StoreError) {
@@ -14,9 +17,9 @@ extension StoreEngine {
                     throw StoreError(.invalidArguments, "a subscription ID has 1 to 255 characters")
                 }
                 switch (scope, sub.kind) {
-                case (.public, _):
-                    throw StoreError(.invalidArguments, "subscriptions in the public database are not supported "
-                                     + "(docs/CLOUDKIT.md)")
+                case (.public, .zone), (.public, .database):
+                    throw StoreError(.invalidArguments, "the public database takes query subscriptions only: it has "
+                                     + "no custom zones to watch")
                 case (.shared, .zone), (.shared, .query):
                     throw StoreError(.invalidArguments,
                                      "only database subscriptions are allowed on the shared database")
@@ -25,7 +28,7 @@ extension StoreEngine {
                         throw StoreError(.invalidArguments, "zone subscriptions need a custom zone")
                     }
                     _ = try resolveZone(z, scope: .private, access: .read, ctx)
-                case (.private, .query(let type, let z)):
+                case (.private, .query(let type, let z)), (.public, .query(let type, let z)):
                     if let problem = NameRules.recordTypeProblem(type) { throw StoreError(.invalidArguments, problem) }
                     if let query = sub.query {
                         if query.recordType != type {
@@ -33,7 +36,7 @@ extension StoreEngine {
                         }
                         try query.validate()
                     }
-                    if let z { _ = try resolveZone(z, scope: .private, access: .read, ctx) }
+                    if let z { _ = try resolveZone(z, scope: scope, access: .read, ctx) }
                 case (_, .database):
                     break
                 }
@@ -43,7 +46,10 @@ extension StoreEngine {
                 }
                 var stored = sub
                 if case .zone(let z) = sub.kind { stored.kind = .zone(z.resolvingOwner(ctx.user)) }
-                if case .query(let t, let z?) = sub.kind { stored.kind = .query(recordType: t, zoneID: z.resolvingOwner(ctx.user)) }
+                if case .query(let t, let z?) = sub.kind {
+                    let zone = scope == .public ? ZoneID.publicZone : z.resolvingOwner(ctx.user)
+                    stored.kind = .query(recordType: t, zoneID: zone)
+                }
                 commit(.putSubscription(user: ctx.user, scope: scope, stored))
                 results.append(.saved(stored))
             } catch {

@@ -125,6 +125,10 @@ struct StoreState: Sendable {
     var databases: [DatabaseKey: DatabaseState] = [:]
     /// Devices registered for push, per user.
     var devices: [String: Set<String>] = [:]
+    /// The public database's query subscriptions by record type, derived from the databases'.
+    var publicQueries = PublicQueryIndex()
+    /// Web clients' push tokens (tokens/create), by digest.
+    var webTokens = WebTokenTable()
     var nextChangeTag: UInt64 = 1
     var nextIncarnation: UInt64 = 1
 

@@ -53,6 +53,10 @@ enum MutationCodec {
             w.writeUInt8(8); w.writeString(user); encode(scope, into: &w); w.writeString(id)
         case let .registerDevice(user, device):
             w.writeUInt8(9); w.writeString(user); w.writeString(device)
+        case let .putWebToken(token):
+            w.writeUInt8(14); encode(token, into: &w)
+        case let .deleteWebToken(digest):
+            w.writeUInt8(15); w.writeString(digest)
         }
     }
 
@@ -72,7 +76,41 @@ enum MutationCodec {
             return .deleteSubscription(user: try r.readString(), scope: try decodeScope(&r),
                                        subscriptionID: try r.readString())
         case 9: return .registerDevice(user: try r.readString(), deviceID: try r.readString())
-        default: throw DecodeError(description: "unknown mutation tag \(tag) at offset \(r.offset - 1)")
+        case 14: return .putWebToken(try decodeWebToken(&r))
+        case 15: return .deleteWebToken(digest: try r.readString())
+        default:
+            throw DecodeError(description: "unknown mutation tag \(tag) at offset \(r.offset - 1) (written by a newer "
+                              + "build?): upgrade zonertc")
+        }
+    }
+
+    /// A web push token (tag 14; snapshot 3's token section): digest, user, environment, container,
+    /// serial, registered.
+    static func encode(_ token: WebPushToken, into w: inout ByteWriter) {
+        w.writeString(token.digest); w.writeString(token.user); w.writeString(token.environment)
+        w.writeString(token.container); w.writeVarint(token.serial); w.writeUInt8(token.registered ? 1 : 0)
+    }
+
+    static func decodeWebToken(_ r: inout ByteReader) throws -> WebPushToken {
+        let digest = try r.readString(), user = try r.readString(), environment = try r.readString()
+        let container = try r.readString(), serial = try r.readVarint()
+        let registered: Bool
+        switch try r.readUInt8() {
+        case 0: registered = false
+        case 1: registered = true
+        case let v: throw DecodeError(description: "web token registered flag \(v)")
+        }
+        return WebPushToken(digest: digest, user: user, environment: environment, container: container,
+                            serial: serial, registered: registered)
+    }
+
+    /// Whether any of `mutations` is one that builds before web tokens were kept cannot read.
+    static func holdsWebTokens(_ mutations: [Mutation]) -> Bool {
+        mutations.contains {
+            switch $0 {
+            case .putWebToken, .deleteWebToken: true
+            default: false
+            }
         }
     }
 

@@ -7,16 +7,22 @@ import ZoneCore
 ///
 /// Versions: the magic's digit. Snapshot 2 holds records in `MutationCodec`'s record format 2;
 /// snapshot 1, written by builds before it, holds them in record format 1 and still loads.
+/// Snapshot 3 is snapshot 2 followed by the web push tokens (`WebPushToken`); it is written only
+/// when the store holds a token, so a store that never had one stays readable by earlier builds,
+/// and one that has refuses them ("upgrade zonertc") rather than forgetting its tokens.
 enum SnapshotCodec {
     static let magic: [UInt8] = Array("ZRSNAP2\n".utf8)
+    static let magicWithWebTokens: [UInt8] = Array("ZRSNAP3\n".utf8)
     /// The snapshot versions this build reads, with the record format each holds.
     static let readable: [(magic: [UInt8], recordFormat: UInt8)] = [
         (Array("ZRSNAP1\n".utf8), 1), (magic, MutationCodec.recordFormat),
+        (magicWithWebTokens, MutationCodec.recordFormat),
     ]
 
     static func encode(_ state: StoreState, generation: UInt64, pruneTombstonesBeforeMs: Int64) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
-        w.writeBytes(magic)
+        let tokens = state.webTokens.byDigest.keys.sorted()
+        w.writeBytes(tokens.isEmpty ? magic : magicWithWebTokens)
         w.writeUInt64(generation)
         w.writeVarint(state.nextChangeTag)
         w.writeVarint(state.nextIncarnation)
@@ -76,6 +82,10 @@ enum SnapshotCodec {
                 w.writeVarint(seq); w.writeString(name.name); w.writeString(t.recordType); w.writeInt64(t.deletedAtMs)
             }
         }
+        if !tokens.isEmpty {
+            w.writeVarint(UInt64(tokens.count))
+            for digest in tokens { MutationCodec.encode(state.webTokens[digest]!, into: &w) }
+        }
         return w.bytes
     }
 
@@ -85,7 +95,7 @@ enum SnapshotCodec {
         guard let format = readable.first(where: { $0.magic == head })?.recordFormat else {
             throw MutationCodec.DecodeError(description: head.starts(with: Array("ZRSNAP".utf8))
                 ? "snapshot version '\(String(decoding: head.dropFirst(6).prefix(1), as: UTF8.self))' is newer than "
-                  + "this build reads (1 and 2): upgrade zonertc"
+                  + "this build reads (1 to 3): upgrade zonertc"
                 : "not a ZoneRTC snapshot (bad magic)")
         }
         let generation = try r.readUInt64()
@@ -113,6 +123,7 @@ enum SnapshotCodec {
             for _ in 0..<(try count(&r)) {
                 let sub = try MutationCodec.decodeSubscription(&r)
                 db.subscriptions[sub.subscriptionID] = sub
+                if key.scope == .public { state.publicQueries.put(user: key.user, sub) }
             }
             state.databases[key] = db
         }
@@ -144,6 +155,9 @@ enum SnapshotCodec {
             }
             zone.log = ChangeLog(restoring: pairs)
             state.zones[id] = zone
+        }
+        if head == magicWithWebTokens {
+            for _ in 0..<(try count(&r)) { state.webTokens.put(try MutationCodec.decodeWebToken(&r)) }
         }
         guard r.isAtEnd else { throw MutationCodec.DecodeError(description: "\(r.remaining) stray bytes after snapshot") }
         return (state, generation)

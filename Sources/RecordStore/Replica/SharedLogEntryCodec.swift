@@ -11,15 +11,17 @@ import ZoneCore
 /// Version 2 entries may hold records in record format 2 (`MutationCodec`); version 1 entries,
 /// which earlier builds wrote, hold only format 1 and are still read. A daemon of an earlier build
 /// meeting a version 2 entry stops with the version, rather than misreading it. Version 3 entries
-/// may hold shares with their short GUID (`putShare` tag 11).
+/// may hold shares with their short GUID (`putShare` tag 11). Version 4 entries hold web push tokens
+/// (tags 14 and 15); only entries that do are written as version 4.
 enum SharedLogEntryCodec {
     static let version: UInt8 = 3
+    static let versionWithWebTokens: UInt8 = 4
     /// The versions this build reads.
-    static let readable: ClosedRange<UInt8> = 1...3
+    static let readable: ClosedRange<UInt8> = 1...4
 
     static func encode(_ mutations: [Mutation], _ notes: [DeviceNotification]) -> [UInt8] {
         var w = ByteWriter(capacity: 256)
-        w.writeUInt8(version)
+        w.writeUInt8(MutationCodec.holdsWebTokens(mutations) ? versionWithWebTokens : version)
         MutationCodec.encode(mutations, into: &w)
         w.writeVarint(UInt64(notes.count))
         for n in notes {

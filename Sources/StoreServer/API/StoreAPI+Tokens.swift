@@ -29,28 +29,23 @@ extension StoreAPI {
             return error(400, .invalidArguments, "apnsEnvironment is required: \"development\" or \"production\"")
         }
         let container = request.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? ""
-        if operation == "create" {
-            let token = webcourier.create(user: user, environment: environment, container: container)
-            return tokenAnswer(request, environment: environment, token: token)
-        }
-        guard let token = body["apnsToken"] as? String, !token.isEmpty, token.utf8.count <= APITokens.maxLength else {
-            return error(400, .invalidArguments, "apnsToken is required: the token tokens/create answered")
-        }
-        guard let registration = webcourier.registration(token: token, user: user, environment: environment) else {
-            return error(400, .invalidArguments, "apnsToken is not one of yours for \(environment): call tokens/create")
-        }
-        if !registration.already {
-            do {
-                try await store.perform(user: user, deviceID: registration.deviceID,
-                                        access: .write) { e, ctx throws(StoreError) in try e.registerDevice(ctx) }
-            } catch let e as StoreError {
-                return .json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e)))
-            } catch {
-                return self.error(500, .internalError, "\(error)")
+        do {
+            if operation == "create" {
+                let token = try await webcourier.create(user: user, environment: environment, container: container)
+                return tokenAnswer(request, environment: environment, token: token)
             }
-            webcourier.activate(token: token)
+            guard let token = body["apnsToken"] as? String, !token.isEmpty,
+                  token.utf8.count <= APITokens.maxLength else {
+                return error(400, .invalidArguments, "apnsToken is required: the token tokens/create answered")
+            }
+            // The store keeps the token (by digest), so any daemon on the database registers it.
+            try await webcourier.register(token: token, user: user, environment: environment)
+            return tokenAnswer(request, environment: environment, token: token)
+        } catch let e as StoreError {
+            return .json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e)))
+        } catch {
+            return self.error(500, .internalError, "\(error)")
         }
-        return tokenAnswer(request, environment: environment, token: token)
     }
 
     private func tokenAnswer(_ request: HTTPRequest, environment: String, token: String) -> HTTPResponse {
@@ -86,6 +81,8 @@ extension StoreAPI {
             return error(403, .permissionFailure, "this webcourier URL is another user's")
         case .notRegistered:
             return error(400, .invalidArguments, "register the token first (tokens/register)")
+        case .failed(let e):
+            return .json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e)))
         case .empty:
             return HTTPResponse(status: 204, headers: HTTPHeaders([("Cache-Control", "no-store")]))
         case .notification(let note, let user, let container):
@@ -95,6 +92,13 @@ extension StoreAPI {
                 "notificationType": await notificationType(note, user: user), "isPruned": false,
             ]
             if let zone = note.zoneID { o["zoneID"] = WireFormat.encode(zone) }
+            // A query subscription's record and why (CloudKit JS's QueryNotification `recordName`,
+            // `queryNotificationReason`, `isPublicDatabase`).
+            if let name = note.recordName, let reason = note.queryNotificationReason {
+                o["recordName"] = name
+                o["queryNotificationReason"] = reason.rawValue
+                o["isPublicDatabase"] = note.databaseScope == .public
+            }
             var answer = HTTPResponse.json(200, WireFormat.serialize(o))
             answer.headers.add("Cache-Control", "no-store")
             return answer
@@ -104,6 +108,8 @@ extension StoreAPI {
     /// CloudKit's notification type for the subscription that fired: `query`, `recordZone` or
     /// `database` (CKNotification.NotificationType); a subscription deleted since is judged by its zone.
     private func notificationType(_ note: PushNotification, user: String) async -> String {
+        // Only a query subscription's notification names a record (a firesOnce one is gone by now).
+        if note.queryNotificationReason != nil { return "query" }
         let client = store.client(user: user, deviceID: Webcourier.deviceID)
         let subscriptions = (try? await client.listSubscriptions(scope: note.databaseScope)) ?? []
         switch subscriptions.first(where: { $0.subscriptionID == note.subscriptionID })?.kind {

@@ -54,7 +54,7 @@ public final class StoreAPI: Sendable {
         self.allowRegister = allowRegister
         self.apiTokens = apiTokens
         self.serverKeys = serverKeys
-        self.webcourier = Webcourier(push: store.push, options: webcourier)
+        self.webcourier = Webcourier(store: store, options: webcourier)
     }
 
     /// The answer to `GET /health`.
@@ -183,6 +183,8 @@ public final class StoreAPI: Sendable {
             return try await modifyZones(WireObject(o), scope: scope, client: client)
         case "zones/list":
             return try await listZones(WireObject(o), scope: scope, client: client)
+        case "zones/changes":
+            return try await zonesChanges(WireObject(o), scope: scope, client: client)
         case "changes/zone":
             return try await zoneChanges(WireObject(o), scope: scope, client: client)
         case "changes/database":

@@ -8,10 +8,14 @@ import ZoneCore
 ///
 /// CloudKit Web Services Reference, "Creating APNs Tokens (tokens/create)" (CreateTokens.html) and
 /// "Registering Tokens (tokens/register)" (RegisterTokens.html): a web client gets a token and the URL
-/// to long-poll for notifications, then registers the token. Here a registered token is a device of
-/// its user in the store, so the store's subscriptions fire to it as to any peer's device, through the
-/// same push delivery model (and its profile's delay); a listener per token collects what is
-/// delivered, and a GET on the URL takes the oldest, or waits up to `timeout` and answers empty.
+/// to long-poll for notifications, then registers the token. The tokens live in the store
+/// (`WebPushToken`, by digest: journal, snapshots, the PostgreSQL log), so they survive a restart and
+/// every daemon on a shared database knows them: a token made on one daemon is registered or polled
+/// on another. A registered token is a device of its user in the store, so the store's subscriptions
+/// fire to it as to any peer's device, through the same push delivery model (and its profile's
+/// delay). Each daemon keeps, for the tokens polled or registered through it, a listener that
+/// collects what is delivered; a GET on the URL takes the oldest, or waits up to `timeout` and
+/// answers empty.
 ///
 /// Nothing waits on a thread: a poll is a suspended task, resumed by a delivery or its timer. Locks
 /// (the deadlock rule of the daemon): a continuation is resumed and a task cancelled only after
@@ -24,7 +28,8 @@ public final class Webcourier: Sendable {
         /// Notifications kept per token between polls; past it the oldest is dropped (a notification
         /// is a hint to fetch changes, and the newest says as much).
         public var maxQueued = 64
-        /// Tokens one user may hold; creating one more forgets that user's oldest.
+        /// Tokens one user may hold; creating one more forgets that user's oldest. Also the most
+        /// listeners a daemon keeps for one user's tokens.
         public var maxTokensPerUser = 16
 
         public init() {}
@@ -46,29 +51,22 @@ public final class Webcourier: Sendable {
         case forbidden
         /// `tokens/register` was not called for it yet.
         case notRegistered
+        /// The store could not be asked.
+        case failed(StoreError)
         /// The oldest notification waiting, and the token's user and container.
         case notification(PushNotification, user: String, container: String)
         /// Nothing within the timeout (or a newer poll of the same token took over).
         case empty
     }
 
-    /// A created token, as `tokens/register` finds it.
-    public struct Registration: Sendable {
-        public var user: String
-        public var deviceID: String
-        /// Whether it was registered before this call.
-        public var already: Bool
-    }
-
     private typealias Waiter = CheckedContinuation<PushNotification?, Never>
 
+    /// A token this daemon collects notifications for.
     private struct Courier {
         let user: String
-        let deviceID: String
-        let environment: String
         let container: String
-        let created: UInt64
-        var registered = false
+        let digest: String
+        let since: UInt64
         var queued = OutputQueue<PushNotification>()
         var waiter: (id: UInt64, continuation: Waiter, timer: Task<Void, Never>?)?
         var listener: Task<Void, Never>?
@@ -82,80 +80,84 @@ public final class Webcourier: Sendable {
     }
 
     private let state = Mutex(State())
-    private let push: PushHub
+    private let store: any StoreBackend
     public let options: Options
 
-    public init(push: PushHub, options: Options = Options()) {
-        self.push = push
+    public init(store: any StoreBackend, options: Options = Options()) {
+        self.store = store
         self.options = options
     }
 
     /// Notifications dropped because a token's queue was full.
     public var dropped: Int { state.withLock { $0.dropped } }
 
-    /// A new token of `user`'s for `environment` (`development` or `production`). When the user holds
-    /// `maxTokensPerUser` already, the oldest is forgotten (its poll answers empty).
-    public func create(user: String, environment: String, container: String) -> String {
+    /// How the store knows a token: its SHA-256 in hex.
+    static func digest(_ token: String) -> String { Hex.encode(SHA256.hash(Array(token.utf8))) }
+
+    /// A new token of `user`'s for `environment` (`development` or `production`), kept in the store.
+    /// When the user holds `maxTokensPerUser` already, the oldest is forgotten (its poll answers empty
+    /// here, and `404` from then on).
+    public func create(user: String, environment: String, container: String) async throws -> String {
         let token = SecretToken.make()
-        let forgotten: Courier? = state.withLock { s in
-            s.next += 1
-            s.couriers[token] = Courier(user: user, deviceID: Self.deviceID, environment: environment,
-                                        container: container, created: s.next)
-            let mine = s.couriers.filter { $0.value.user == user }
-            guard mine.count > options.maxTokensPerUser,
-                  let oldest = mine.min(by: { $0.value.created < $1.value.created }) else { return nil }
-            return s.couriers.removeValue(forKey: oldest.key)
+        let digest = Self.digest(token)
+        let limit = options.maxTokensPerUser
+        let forgotten = try await store.perform(user: user, deviceID: nil,
+                                                access: .write) { e, ctx throws(StoreError) in
+            try e.createWebToken(digest: digest, environment: environment, container: container, maxPerUser: limit, ctx)
         }
-        if let forgotten { Self.end(forgotten) }
+        if !forgotten.isEmpty {
+            let gone = Set(forgotten)
+            let ended = state.withLock { s -> [Courier] in
+                let keys = s.couriers.filter { gone.contains($0.value.digest) }.map(\.key)
+                return keys.compactMap { s.couriers.removeValue(forKey: $0) }
+            }
+            for c in ended { Self.end(c) }
+        }
         return token
     }
 
-    /// The token's registration as `user` sees it: nil when it is unknown, another user's, or of
-    /// another environment (one answer for all three, so a guess learns nothing).
-    public func registration(token: String, user: String, environment: String) -> Registration? {
-        state.withLock { s in
-            guard let c = s.couriers[token], c.user == user, c.environment == environment else { return nil }
-            return Registration(user: c.user, deviceID: c.deviceID, already: c.registered)
+    /// Registers the token (`tokens/register`): it must be `user`'s, made for `environment`, else
+    /// `BAD_REQUEST`. Its device joins the user's devices in the store and this daemon starts
+    /// collecting what is delivered to it. Registering again changes nothing.
+    public func register(token: String, user: String, environment: String) async throws {
+        let digest = Self.digest(token)
+        let (stored, _) = try await store.perform(user: user, deviceID: Self.deviceID,
+                                                  access: .write) { e, ctx throws(StoreError) in
+            try e.registerWebToken(digest: digest, environment: environment, ctx)
         }
-    }
-
-    /// Marks the token registered and starts collecting what is delivered to its device. Called once
-    /// the store has the device (so the subscriptions fire to it).
-    public func activate(token: String) {
-        let listen: (user: String, device: String)? = state.withLock { s in
-            guard !s.stopped, let c = s.couriers[token], !c.registered else { return nil }
-            s.couriers[token]!.registered = true
-            return (c.user, c.deviceID)
-        }
-        guard let listen else { return }
-        let stream = push.listen(user: listen.user, deviceID: listen.device)
-        let task = Task { [weak self] in
-            for await note in stream { self?.deliver(note, to: token) }
-        }
-        let orphan = state.withLock { s -> Bool in
-            guard s.couriers[token] != nil else { return true }
-            s.couriers[token]!.listener = task
-            return false
-        }
-        if orphan { task.cancel() }
+        listen(token: token, stored)
     }
 
     /// Waits for the token's next notification: at once when one is queued, else up to `timeout`.
-    /// `caller` is the user the poll's credentials name, if it sent any.
+    /// `caller` is the user the poll's credentials name, if it sent any. The store says whether the
+    /// token exists and is registered (another daemon may have made, registered or forgotten it).
     public func poll(token: String, caller: String?) async -> PollResult {
-        enum Now { case answer(PollResult), wait(user: String, container: String) }
-        let now: Now = state.withLock { s in
-            guard let c = s.couriers[token] else { return .answer(.unknown) }
-            if let caller, caller != c.user { return .answer(.forbidden) }
-            guard c.registered else { return .answer(.notRegistered) }
-            if let note = s.couriers[token]!.queued.pop() {
-                return .answer(.notification(note, user: c.user, container: c.container))
-            }
-            return .wait(user: c.user, container: c.container)
+        let digest = Self.digest(token)
+        let stored: WebPushToken?
+        do {
+            stored = try await store.perform(user: caller ?? Self.deviceID, deviceID: nil,
+                                             access: .read) { e, _ throws(StoreError) in e.webToken(digest: digest) }
+        } catch let e as StoreError {
+            return .failed(e)
+        } catch {
+            return .failed(StoreError(.internalError, "\(error)"))
         }
-        guard case .wait(let user, let container) = now else {
-            if case .answer(let r) = now { return r }
-            return .empty
+        guard let stored else {
+            // Forgotten (through another daemon, perhaps): stop collecting for it here.
+            if let gone = state.withLock({ $0.couriers.removeValue(forKey: token) }) { Self.end(gone) }
+            return .unknown
+        }
+        if let caller, caller != stored.user { return .forbidden }
+        guard stored.registered else { return .notRegistered }
+        listen(token: token, stored)
+        let popped: PushNotification?? = state.withLock { s in
+            guard s.couriers[token] != nil else { return .none }
+            return .some(s.couriers[token]!.queued.pop())
+        }
+        switch popped {
+        case .none: return .empty
+        case .some(let note?): return .notification(note, user: stored.user, container: stored.container)
+        case .some(nil): break
         }
         let id = state.withLock { s in s.next += 1; return s.next }
         let note: PushNotification? = await withCheckedContinuation { (continuation: Waiter) in
@@ -187,7 +189,7 @@ public final class Webcourier: Sendable {
             }
         }
         guard let note else { return .empty }
-        return .notification(note, user: user, container: container)
+        return .notification(note, user: stored.user, container: stored.container)
     }
 
     /// Ends every poll (answered empty) and every listener.
@@ -198,6 +200,34 @@ public final class Webcourier: Sendable {
             return Array(s.couriers.values)
         }
         for c in all { Self.end(c) }
+    }
+
+    /// Starts collecting the deliveries of a registered token's device here, unless this daemon does
+    /// already. A user's listeners here are held to `maxTokensPerUser`: past it the oldest stops (its
+    /// next poll starts it again, if the store still holds its token).
+    private func listen(token: String, _ stored: WebPushToken) {
+        let evicted: Courier?? = state.withLock { s in
+            guard !s.stopped, s.couriers[token] == nil else { return .none }
+            s.next += 1
+            s.couriers[token] = Courier(user: stored.user, container: stored.container, digest: stored.digest,
+                                        since: s.next)
+            let mine = s.couriers.filter { $0.value.user == stored.user }
+            guard mine.count > options.maxTokensPerUser,
+                  let oldest = mine.min(by: { $0.value.since < $1.value.since }) else { return .some(nil) }
+            return .some(s.couriers.removeValue(forKey: oldest.key))
+        }
+        guard case .some(let gone) = evicted else { return }
+        if let gone { Self.end(gone) }
+        let stream = store.push.listen(user: stored.user, deviceID: Self.deviceID)
+        let task = Task { [weak self] in
+            for await note in stream { self?.deliver(note, to: token) }
+        }
+        let orphan = state.withLock { s -> Bool in
+            guard s.couriers[token] != nil else { return true }
+            s.couriers[token]!.listener = task
+            return false
+        }
+        if orphan { task.cancel() }
     }
 
     private func deliver(_ note: PushNotification, to token: String) {

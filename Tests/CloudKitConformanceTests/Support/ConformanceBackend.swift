@@ -67,14 +67,40 @@ final class ConformanceServer: Sendable {
     /// What keeps the stores and daemons alive (the process ends with them).
     private let retained: [any Sendable]
     private let created = Atomic<Int>(0)
+    /// The stores' clock, which push delivery follows (`deliverPushes`).
+    let clock: ManualClock
+    /// The stores, writing daemon's first: each has the push hub its daemon's streams listen on.
+    let stores: [any StoreBackend]
 
     private init(users: UserRegistry, send: @escaping Send, raw: @escaping RawSend, endpoints: [Endpoint] = [],
-                 retained: [any Sendable]) {
+                 clock: ManualClock, stores: [any StoreBackend], retained: [any Sendable]) {
         self.users = users
         self.send = send
         self.rawSend = raw
         self.endpoints = endpoints
+        self.clock = clock
+        self.stores = stores
         self.retained = retained
+    }
+
+    /// A push stream of `user`'s `device` on the store that answers reads (the second daemon on
+    /// PostgreSQL), opened as the daemon opens `GET …/push`: the device registered, then its hub listened to.
+    func pushStream(user: String, device: String) async throws -> AsyncStream<PushNotification> {
+        let store = stores[stores.count - 1]
+        try await store.perform(user: user, deviceID: device, access: .write) { e, ctx throws(StoreError) in
+            try e.registerDevice(ctx)
+        }
+        return store.push.listen(user: user, deviceID: device)
+    }
+
+    /// Delivers every notification owed so far: each PostgreSQL daemon reads the log now (as its
+    /// listener would, a moment later), the clock passes the push profile's latency, every hub pumps.
+    func deliverPushes() async {
+        #if PostgreSQL
+        for case let store as PostgresStore in stores { try? await store.synchronize() }
+        #endif
+        clock.advance(by: .milliseconds(5))
+        for store in stores { store.push.pump(now: clock.now()) }
     }
 
     func newUser(device: String) throws -> ConformanceUser {
@@ -138,7 +164,7 @@ final class ConformanceServer: Sendable {
                     throw StoreError(.internalError, "\(target) opened a stream")
                 }
                 return RawResponse(status: r.status, headers: r.headers, body: r.body)
-            }, retained: [store, api])
+            }, clock: clock, stores: [store], retained: [store, api])
         case .daemon:
             let store = try EmbeddedStore(options: .inMemoryForTests, clock: clock)
             let daemon = try StoreDaemon(api: makeAPI(store, users),
@@ -150,7 +176,8 @@ final class ConformanceServer: Sendable {
                                           timeoutMilliseconds: 30_000))
             }, raw: { method, target, headers, body, _ in
                 try await rawHTTP(daemon.endpoint, method, target, headers: headers, body: body)
-            }, endpoints: [daemon.endpoint], retained: [ServedStore(daemon: daemon, store: store)])
+            }, endpoints: [daemon.endpoint], clock: clock, stores: [store],
+               retained: [ServedStore(daemon: daemon, store: store)])
         case .postgres:
             #if PostgreSQL
             let cluster = try PostgresCluster.shared()
@@ -174,7 +201,7 @@ final class ConformanceServer: Sendable {
                                                               timeoutMilliseconds: 30_000))
             }, raw: { method, target, headers, body, write in
                 try await rawHTTP(endpoints[write ? 0 : 1], method, target, headers: headers, body: body)
-            }, endpoints: endpoints, retained: served)
+            }, endpoints: endpoints, clock: clock, stores: served.map(\.store), retained: served)
             #else
             throw StoreError(.internalError, "built without the PostgreSQL trait")
             #endif

@@ -17,18 +17,20 @@ struct ConformanceUser: Sendable {
     private static let writes: Set<String> = ["records/modify", "zones/modify", "subscriptions/modify",
                                               "records/accept", "assets/upload"]
 
-    /// POSTs `body` (a JSON object) to `operation` of `database`.
-    func post(_ operation: String, _ body: [String: Any], database: String = "private") async throws -> Reply {
-        try await send(operation, WireFormat.serialize(body), database: database)
+    /// POSTs `body` (a JSON object) to `operation` of `database`; `write` picks the daemon (default:
+    /// the writing one for operations that change the store).
+    func post(_ operation: String, _ body: [String: Any], database: String = "private",
+              write: Bool? = nil) async throws -> Reply {
+        try await send(operation, WireFormat.serialize(body), database: database, write: write)
     }
 
     /// POSTs raw bytes (bad JSON among them).
     func send(_ operation: String, _ bytes: [UInt8], database: String = "private",
-              authorization: String? = nil) async throws -> Reply {
+              authorization: String? = nil, write: Bool? = nil) async throws -> Reply {
         try await server.request("POST", "\(Self.container)/\(database)/\(operation)",
                                  headers: [("Authorization", authorization ?? "Bearer \(token)"),
                                            ("X-Device-ID", device), ("Content-Type", "application/json")],
-                                 body: bytes, write: Self.writes.contains(operation))
+                                 body: bytes, write: write ?? Self.writes.contains(operation))
     }
 
     /// The API token every conformance server declares (`store serve --api-token`).
