@@ -48,9 +48,7 @@ extension StoreAPI {
             } catch let error as StoreError where !error.code.isRetryable {
                 // Zone Record Fetch Error Dictionary: this zone failed, the others go on. Throttling
                 // is the whole request's.
-                var failed = WireFormat.encode(error)
-                failed["zoneID"] = WireFormat.encode(zone)
-                out.append(failed)
+                out.append(Self.encodeZoneError(zone, error))
                 continue
             }
             let types = options.recordTypes

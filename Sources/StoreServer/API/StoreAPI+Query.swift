@@ -101,16 +101,6 @@ extension StoreAPI {
         for (i, item) in items.enumerated() {
             ids.append(try WireFormat.decodeZoneID(item, context: "zones[\(i)]"))
         }
-        let results = try await client.lookupZones(ids, scope: scope)
-        return ["zones": results.map { result -> WireFormat.Object in
-            switch result {
-            case .found(let zone, let atomic, let token):
-                return Self.encodeZone(zone, atomic: atomic, syncToken: token)
-            case .failed(let zone, let e):
-                var o = WireFormat.encode(e)
-                o["zoneID"] = WireFormat.encode(zone)
-                return o
-            }
-        }]
+        return ["zones": try await client.lookupZones(ids, scope: scope).map(Self.encodeZoneLookup)]
     }
 }

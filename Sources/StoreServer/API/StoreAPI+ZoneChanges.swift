@@ -20,28 +20,11 @@ extension StoreAPI {
         let changes = try await client.fetchDatabaseChanges(
             since: try body.string("syncToken").map(ChangeToken.init(rawValue:)),
             resultsLimit: try body.positiveInt("resultsLimit"), scope: scope)
-        var zones = try await Self.zoneDictionaries(changes.changedZones, scope: scope, client: client)
+        var zones = changes.changedZones.isEmpty ? []
+            : try await client.lookupZones(changes.changedZones, scope: scope).map(Self.encodeZoneLookup)
         for gone in changes.deletedZones + changes.purgedZones {
-            var o = WireFormat.encode(StoreError(.zoneNotFound, "zone \(gone) was deleted"))
-            o["zoneID"] = WireFormat.encode(gone)
-            zones.append(o)
+            zones.append(Self.encodeZoneError(gone, StoreError(.zoneNotFound, "zone \(gone) was deleted")))
         }
         return ["zones": zones, "syncToken": changes.syncToken.rawValue, "moreComing": changes.moreComing]
-    }
-
-    /// The Zone Dictionary (or Zone Fetch Error Dictionary) of each zone, as zones/lookup answers it.
-    static func zoneDictionaries(_ ids: [ZoneID], scope: DatabaseScope,
-                                 client: EmbeddedStoreClient) async throws -> [WireFormat.Object] {
-        guard !ids.isEmpty else { return [] }
-        return try await client.lookupZones(ids, scope: scope).map { result -> WireFormat.Object in
-            switch result {
-            case .found(let zone, let atomic, let token):
-                return encodeZone(zone, atomic: atomic, syncToken: token)
-            case .failed(let zone, let e):
-                var o = WireFormat.encode(e)
-                o["zoneID"] = WireFormat.encode(zone)
-                return o
-            }
-        }
     }
 }

@@ -24,6 +24,21 @@ extension StoreAPI {
         return o
     }
 
+    /// The Zone Fetch Error Dictionary: the error's keys and the `zoneID` it is about.
+    static func encodeZoneError(_ zone: ZoneID, _ error: StoreError) -> WireFormat.Object {
+        var o = WireFormat.encode(error)
+        o["zoneID"] = WireFormat.encode(zone)
+        return o
+    }
+
+    /// A zone lookup's answer for one zone: its Zone Dictionary, or its Zone Fetch Error Dictionary.
+    static func encodeZoneLookup(_ result: ZoneLookupResult) -> WireFormat.Object {
+        switch result {
+        case .found(let zone, let atomic, let token): return encodeZone(zone, atomic: atomic, syncToken: token)
+        case .failed(let zone, let e): return encodeZoneError(zone, e)
+        }
+    }
+
     /// zones/list: every zone of the database with its Zone Dictionary (one request of the engine,
     /// as throttling counts it).
     func listZones(_ body: WireObject, scope: DatabaseScope,
@@ -80,10 +95,7 @@ extension StoreAPI {
             switch results[isSave ? index : save.count + index] {
             case .saved(let z): return Self.encodeZone(z, atomic: !z.isDefaultZone, syncToken: tokens[z])
             case .deleted(let z): return ["zoneID": WireFormat.encode(z), "deleted": true]
-            case .failed(let z, let e):
-                var eo = WireFormat.encode(e)
-                eo["zoneID"] = WireFormat.encode(z)
-                return eo
+            case .failed(let z, let e): return Self.encodeZoneError(z, e)
             }
         }]
     }
