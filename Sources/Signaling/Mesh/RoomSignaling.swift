@@ -226,7 +226,8 @@ public struct RoomSignaling: Sendable {
             let kept = index < tokens.count ? tokens[index] : CallSignaling.SyncTokens()
             return ChangeSync(strategy: path.strategy, timing: signaling.timing, zone: binding.zone,
                               scope: binding.scope, pollsOnlyWhileNegotiating: path.pollsOnlyWhileNegotiating,
-                              zoneToken: kept.zone, databaseToken: kept.database)
+                              pushFetchesZone: path.pushFetchesZone, zoneToken: kept.zone,
+                              databaseToken: kept.database)
         }
         updateDeadline(now: now)
     }
