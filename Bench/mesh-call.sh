@@ -49,7 +49,8 @@ print(f"--peers 2 --mesh: time to all pairs median {p2:.1f} ms (rounds: {fmt(two
 print(f"--peers {peers}: time to all pairs median {pn:.1f} ms (rounds: {fmt(mesh)}); "
       f"{min(streams)} of {peers * (peers - 1)} directed streams identical in every round")
 print(f"ratio {pn / p2:.2f}× (goal ≤ 2×)")
-keys = ["spawned", "launched", "joined", "lastLegStarted", "lastSignaled", "lastConnected", "lastFirstFrame"]
+keys = ["spawned", "launched", "storeOpened", "roomReady", "mediaRead", "socketsBound", "securityReady", "joined",
+        "lastLegStarted", "lastSignaled", "lastConnected", "lastFirstFrame"]
 print(f"--peers {peers} timeline, median over rounds, ms after the first member was started:")
 print("  member  " + " ".join(f"{k:>14}" for k in keys))
 for i in range(peers):

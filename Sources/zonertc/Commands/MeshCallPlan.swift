@@ -55,6 +55,12 @@ struct MeshCallPlan {
         var member: String
         var spawned: Double
         var launched: Double?
+        /// The steps between running and joining (`MeshPeerSummary.Startup`), on the same clock.
+        var storeOpened: Double?
+        var roomReady: Double?
+        var mediaRead: Double?
+        var socketsBound: Double?
+        var securityReady: Double?
         var joined: Double?
         var lastLegStarted: Double?
         var lastSignaled: Double?
@@ -65,6 +71,15 @@ struct MeshCallPlan {
             self.member = member
             spawned = Double(spawnedAtMs - origin)
             launched = summary?.launchedAtMs.map { Double($0 - origin) }
+            func step(_ value: (MeshPeerSummary.Startup) -> Double?) -> Double? {
+                guard let launched, let startup = summary?.startup, let ms = value(startup) else { return nil }
+                return launched + ms
+            }
+            storeOpened = step(\.storeOpened)
+            roomReady = step(\.roomReady)
+            mediaRead = step(\.mediaRead)
+            socketsBound = step(\.socketsBound)
+            securityReady = step(\.securityReady)
             let join = summary?.startedAtMs.map { Double($0 - origin) }
             joined = join
             func last(_ value: (MeshPeerSummary.Timeline) -> Double?) -> Double? {
@@ -81,7 +96,8 @@ struct MeshCallPlan {
         var text: String {
             func at(_ value: Double?) -> String { value.map { String(format: "%.0f", $0) } ?? "–" }
             return "  \(member)".padding(toLength: 9, withPad: " ", startingAt: 0)
-                + "spawned \(at(spawned)), running \(at(launched)), joined \(at(joined)); last leg started "
+                + "spawned \(at(spawned)), running \(at(launched)), room ready \(at(roomReady)), "
+                + "joined \(at(joined)); last leg started "
                 + "\(at(lastLegStarted)), signaled \(at(lastSignaled)), connected \(at(lastConnected)), "
                 + "first frame \(at(lastFirstFrame))"
         }
