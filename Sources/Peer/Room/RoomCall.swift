@@ -179,10 +179,12 @@ public struct RoomCall: ~Copyable {
                     legOutput(output, of: leg, now: now)
                 }
                 let events = leg.call.takeLegEvents()
-                guard !events.isEmpty else { continue }
+                let goodbye = leg.call.takeRemoteGoodbye()
+                guard !events.isEmpty || goodbye else { continue }
                 busy = true
                 guard leg.endReason == nil else { continue }
                 for event in events { room.handle(.ice(remote: leg.id.remote, event), now: now) }
+                if goodbye { room.handle(.remoteSaidGoodbye(remote: leg.id.remote), now: now) }
             }
             busy = legsEndedByThemselves(now: now) || busy
             busy = leaveIfMediaDone(now: now) || busy
@@ -197,6 +199,8 @@ public struct RoomCall: ~Copyable {
         case .legStarted(let start):
             startLeg(start, now: now)
         case .ice(let remote, let command):
+            // Leaving, each leg tells its remote on its path before its transports close.
+            if case .close = command, hasHungUp { liveLeg(remote)?.call.handle(.sayGoodbye, now: now) }
             liveLeg(remote)?.call.handle(.leg(.ice(command)), now: now)
         case .report(let remote, let state):
             liveLeg(remote)?.call.handle(.leg(.report(state)), now: now)
@@ -255,7 +259,7 @@ public struct RoomCall: ~Copyable {
         }
         let done = leg.call.milestones.mediaFinished != nil || !leg.call.media.isActive
         switch reason {
-        case .localLeave where done, .remoteLeft where done:
+        case .localLeave where done, .remoteLeft where done, .remoteSaidGoodbye where done:
             leg.call.handle(.legEnded(.completed), now: now)
         default:
             leg.call.handle(.legEnded(.failed(reason.sentence(remote: leg.id.remote))), now: now)
