@@ -167,8 +167,8 @@ public struct MeshReport: Sendable, Codable {
                              + "other member ended its leg with it p50 / p99 / max \(s(r.leaveCloseP50)) / "
                              + "\(s(r.leaveCloseP99)) / \(s(r.leaveCloseMax)), not closed in "
                              + "\(r.leaveNotClosed ?? 0)/\(r.trials); "
-                             + "\(Int(((r.leaveClosedOnGoodbye ?? 0) * 100).rounded())) % of those legs ended on its goodbye "
-                             + "on the path; leaving unanswered in \(r.leaveUnfinished ?? 0); "
+                             + "\(Int(((r.leaveClosedOnGoodbye ?? 0) * 100).rounded())) % of those legs ended on its "
+                             + "goodbye on the path; leaving unanswered in \(r.leaveUnfinished ?? 0); "
                              + "after everyone hung up, \(r.recordsLeft ?? 0) presence or signal records left in "
                              + "\(r.trialsWithRecordsLeft ?? 0) trials.")
             }
