@@ -173,6 +173,10 @@ public struct RoomCall: ~Copyable {
                 busy = true
                 roomAction(action, now: now)
             }
+            // Every leg's ICE reports of this pass go to the room as one event, so the chunks of
+            // legs that gathered together (a join starting four legs) share one store request.
+            var reports: [(remote: String, event: ICEEvent)] = []
+            var goodbyes: [String] = []
             for leg in legs {
                 while let output = leg.call.pollOutput() {
                     busy = true
@@ -183,9 +187,11 @@ public struct RoomCall: ~Copyable {
                 guard !events.isEmpty || goodbye else { continue }
                 busy = true
                 guard leg.endReason == nil else { continue }
-                for event in events { room.handle(.ice(remote: leg.id.remote, event), now: now) }
-                if goodbye { room.handle(.remoteSaidGoodbye(remote: leg.id.remote), now: now) }
+                for event in events { reports.append((leg.id.remote, event)) }
+                if goodbye { goodbyes.append(leg.id.remote) }
             }
+            if !reports.isEmpty { room.handle(.iceReports(reports), now: now) }
+            for remote in goodbyes { room.handle(.remoteSaidGoodbye(remote: remote), now: now) }
             busy = legsEndedByThemselves(now: now) || busy
             busy = leaveIfMediaDone(now: now) || busy
             busy = collectDrained() || busy
