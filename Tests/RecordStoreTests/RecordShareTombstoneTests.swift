@@ -42,7 +42,8 @@ struct RecordShareTombstoneTests {
         share.shareRecordName = "album-share"
         share.rootRecordName = "album"
         let shareRecord = Record(recordType: RecordShare.recordType,
-                                 id: RecordID(recordName: "album-share", zoneID: room), fields: RecordShare.fields(of: share))
+                                 id: RecordID(recordName: "album-share", zoneID: room),
+                                 fields: RecordShare.fields(of: share))
         let saved = try await alice.modifyRecords(ModifyRecordsRequest(operations: [
             .create(note("album", parent: nil)), .create(shareRecord), .create(note("photo", parent: "album")),
             .create(note("comment", parent: "photo")), .create(note("other", parent: nil)),
