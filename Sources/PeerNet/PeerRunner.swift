@@ -36,6 +36,9 @@ public final class CallRunner<Call: DrivenCall & ~Copyable>: @unchecked Sendable
         /// The most store requests in flight at once (a CloudKit client's operation queue runs a
         /// few at a time too); 1 runs them one after the other.
         public var storeRequestsInFlight = 4
+        /// The push stream, when the caller began opening it earlier (beside its own setup, so the
+        /// call does not wait for the stream's round trip after it); nil: the runner opens it.
+        public var pushStream: Task<AsyncStream<PushNotification>, any Error>?
 
         public init() {}
     }
@@ -146,7 +149,11 @@ public final class CallRunner<Call: DrivenCall & ~Copyable>: @unchecked Sendable
         pushTask = Task(executorPreference: loop) { [self] in
             var stream: AsyncStream<PushNotification>?
             do {
-                stream = try await client.notifications()
+                if let early = options.pushStream {
+                    stream = try await early.value
+                } else {
+                    stream = try await client.notifications()
+                }
             } catch {
                 // Without push, the strategy's polls find every record (slower: say so).
                 report.pushUnavailable = "\(error)"

@@ -73,6 +73,31 @@ struct ChangeSyncTests {
         #expect(s.counters.notifications == 4 && s.counters.requests == 5)
     }
 
+    @Test func aPathWatchingOneZoneFetchesItDirectlyOnEveryPush() throws {
+        var mint = TokenMint()
+        var s = ChangeSync(strategy: .hybrid, zone: zone, scope: .shared, pushFetchesZone: true)
+        _ = s.outputs(after: .start, now: t0)
+        let first = mint.zoneChanges(records: 1)
+        _ = s.outputs(after: .zoneChanges(first), now: t0)
+        // A database subscription's push names no zone: one zone fetch, no database fetch.
+        #expect(s.outputs(after: .notification(note(scope: .shared)), now: t0)
+                == [.fetchZoneChanges(since: first.syncToken)])
+        // Pushes (and a leg's fetch-now) during that fetch: one follow-up, from the new token.
+        #expect(s.outputs(after: .notification(note(scope: .shared)), now: t0) == [])
+        #expect(s.outputs(after: .notification(note(zone: ZoneID(zoneName: "other", ownerName: "x"),
+                                                     scope: .shared)), now: t0) == [])
+        #expect(s.outputs(after: .fetchNow, now: t0) == [])
+        let second = mint.zoneChanges(records: 1)
+        #expect(s.outputs(after: .zoneChanges(second), now: t0)
+                == [.deliver(second), .fetchZoneChanges(since: second.syncToken)])
+        #expect(s.outputs(after: .zoneChanges(mint.zoneChanges()), now: t0).count == 1)
+        #expect(s.counters.notifications == 3 && s.counters.requests == 3 && s.databaseToken == nil)
+        // A zone gone (share revoked or zone deleted) is still found: by the zone fetch.
+        _ = s.outputs(after: .notification(note(scope: .shared)), now: t0)
+        let gone = StoreError(.zoneNotFound, "zone deleted")
+        #expect(s.outputs(after: .failed(gone), now: t0) == [.zoneUnavailable(gone)])
+    }
+
     @Test func triggersDuringAFetchAreCoalescedIntoOneFollowUp() {
         var mint = TokenMint()
         var s = sync(.push)

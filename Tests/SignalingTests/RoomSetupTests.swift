@@ -89,4 +89,37 @@ struct RoomSetupTests {
         let refused = StoreError(.permissionFailure, "no")
         #expect(guest.outputs(after: .outcome(.failed(refused)), now: .zero) == [.failed(refused)])
     }
+
+    /// The share comes right after the zone (participants wait for it), then the records and the
+    /// subscription together: answered in either order, the setup is ready once both are.
+    @Test func theRecordsAndTheSubscriptionGoTogetherAfterTheShare() throws {
+        var owner = RoomSetup(roomID: room, role: .owner, myUserID: "_own", displayName: "Own")
+        _ = owner.outputs(after: .start, now: .zero)
+        let zone = room.zoneID(owner: "_own")
+        let share = owner.outputs(after: .outcome(.zones([.saved(zone)])), now: .zero)
+        guard case .store(let request)? = share.first, case .createShare = request.operation, share.count == 1 else {
+            Issue.record("no share after the zone: \(share)")
+            return
+        }
+        let last = owner.outputs(after: .outcome(.failed(StoreError(.alreadyExists, "shared"))), now: .zero)
+        let operations = last.compactMap { action -> StoreRequest.Operation? in
+            if case .store(let request) = action { return request.operation }
+            return nil
+        }
+        guard operations.count == 2, case .modifyRecords(let records) = operations[0],
+              case .saveSubscription = operations[1] else {
+            Issue.record("not the records and the subscription together: \(last)")
+            return
+        }
+        #expect(records.operations.count == 2 && !records.atomic)
+        let subscribed = StoreOutcome.subscriptions([.saved(Subscription(
+            subscriptionID: RoomSetup.subscriptionID(for: .private), kind: .database))])
+        #expect(owner.outputs(after: .outcome(subscribed), now: .zero).isEmpty)
+        let saved = StoreOutcome.modified(ModifyRecordsResult(results: records.operations.compactMap {
+            $0.record.map { .saved($0) }
+        }))
+        #expect(owner.outputs(after: .outcome(saved), now: .zero)
+                == [.ready(RoomBinding(roomID: room, role: .owner, myUserID: "_own"))])
+        #expect(owner.outputs(after: .outcome(saved), now: .zero).isEmpty, "nothing after ready")
+    }
 }

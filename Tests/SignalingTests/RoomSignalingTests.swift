@@ -142,6 +142,46 @@ struct RoomSignalingTests {
         #expect(poll.contains { if case .store(_, .path(0)) = $0 { true } else { false } })
     }
 
+    /// Legs that gathered together (a join offering to every earlier member) trickle together: one
+    /// non-atomic `records/modify` carries every leg's chunk — candidates and end-of-candidates in one
+    /// chunk each (§11.3) — while each offer + session record went alone, atomic.
+    @Test func legsGatheringTogetherSaveTheirChunksInOneRequest() throws {
+        var (room, _) = try joined()
+        let earlier = t0 - .seconds(1)
+        var members: [Record] = []
+        for user in ["_bob", "_cat"] {
+            let member = CallMember(roomID: self.room.rawValue, userID: user,
+                                    memberSession: String(repeating: "c", count: 32),
+                                    joinedAtMs: earlier.millisecondsSinceEpoch,
+                                    expiresAtMs: earlier.millisecondsSinceEpoch + 45_000)
+            members.append(stored(member.record(over: nil, in: binding.zone), by: user,
+                                  at: earlier.millisecondsSinceEpoch, tag: "\(user)1"))
+        }
+        let now = t0 + .seconds(1)
+        let offers = room.outputs(after: .fetched(members, deleted: []), now: now).filter {
+            guard case .store(_, .legs) = $0 else { return false }
+            return true
+        }
+        #expect(offers.count == 2, "one atomic offer + session request per leg")
+        let reports: [(remote: String, event: ICEEvent)] = try ["_bob", "_cat"].enumerated().map { index, user in
+            let epoch = try #require(room.negotiator(of: user)?.activeEpoch)
+            let candidate = SignalFixtures.candidate(octet: UInt8(index + 1), ufrag: "x")
+            return (user, .localCandidates(epoch: epoch, [candidate], endOfCandidates: true))
+        }
+        let batchedBefore = room.counters.batchedLegRequests
+        let trickled = room.outputs(after: .iceReports(reports), now: now)
+        #expect(trickled.count == 1)
+        guard case .store(let request, .legs(let carried))? = trickled.first,
+              case .modifyRecords(let modify) = request.operation else {
+            Issue.record("no chunk request: \(trickled)")
+            return
+        }
+        #expect(!modify.atomic && carried.map(\.leg.remote) == ["_bob", "_cat"])
+        let chunks = try modify.operations.map { try SignalIceChunk(decoding: try #require($0.record)) }
+        #expect(chunks.count == 2 && chunks.allSatisfy { $0.endOfCandidates && $0.candidates.count == 1 })
+        #expect(room.counters.batchedLegRequests == batchedBefore + 1)
+    }
+
     @Test func leavingDeletesOurPresenceAndEndsWithLeft() throws {
         var (room, mine) = try joined()
         let delete = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(

@@ -495,8 +495,15 @@ public struct PeerCall: ~Copyable {
             gathered?.candidates.append(ICECandidate(candidate,
                                                      usernameFragment: transport.credentials.usernameFragment))
         case .event(.gatheringComplete):
-            signalGathered(now: now)
-            signal(.ice(.gatheringComplete(epoch: epoch)), now: now)
+            if let batch = gathered, batch.epoch == epoch, !batch.candidates.isEmpty {
+                // Gathering ended in the same step as its last candidates (host candidates, no
+                // STUN or TURN server): one chunk carries them and the end, a store hop fewer.
+                gathered = nil
+                signal(.ice(.localCandidates(epoch: epoch, batch.candidates, endOfCandidates: true)), now: now)
+            } else {
+                signalGathered(now: now)
+                signal(.ice(.gatheringComplete(epoch: epoch)), now: now)
+            }
         case .event(.stateChanged(let connection)):
             report.iceState = connection
             outputs.append(.event(.iceState(connection)))

@@ -173,6 +173,9 @@ public struct RoomCall: ~Copyable {
                 busy = true
                 roomAction(action, now: now)
             }
+            // Every leg's ICE reports of this pass go to the room as one event, so the chunks of
+            // legs that gathered together (a join starting four legs) share one store request.
+            var reports: [(remote: String, event: ICEEvent)] = []
             for leg in legs {
                 while let output = leg.call.pollOutput() {
                     busy = true
@@ -182,8 +185,9 @@ public struct RoomCall: ~Copyable {
                 guard !events.isEmpty else { continue }
                 busy = true
                 guard leg.endReason == nil else { continue }
-                for event in events { room.handle(.ice(remote: leg.id.remote, event), now: now) }
+                for event in events { reports.append((leg.id.remote, event)) }
             }
+            if !reports.isEmpty { room.handle(.iceReports(reports), now: now) }
             busy = legsEndedByThemselves(now: now) || busy
             busy = leaveIfMediaDone(now: now) || busy
             busy = collectDrained() || busy

@@ -93,7 +93,7 @@ public struct CallSignaling: Sendable {
             let kept = index < tokens.count ? tokens[index] : SyncTokens()
             return ChangeSync(strategy: path.strategy, timing: configuration.timing, zone: binding.zone,
                               scope: binding.scope, pollsOnlyWhileNegotiating: path.pollsOnlyWhileNegotiating,
-                              zoneToken: kept.zone, databaseToken: kept.database)
+                              pushFetchesZone: path.pushFetchesZone, zoneToken: kept.zone, databaseToken: kept.database)
         }
         updateDeadline()
     }

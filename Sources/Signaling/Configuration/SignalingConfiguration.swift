@@ -9,11 +9,16 @@ public struct IngestionPath: Hashable, Sendable {
     public var strategy: SyncStrategy
     /// When true the path polls only while a call is negotiating.
     public var pollsOnlyWhileNegotiating: Bool
+    /// When true a push fetches the room's zone at once, not the database's changed zones first
+    /// (`ChangeSync.pushFetchesZone`): ours; the reference design followed the database first.
+    public var pushFetchesZone: Bool
 
-    public init(name: String, strategy: SyncStrategy, pollsOnlyWhileNegotiating: Bool = false) {
+    public init(name: String, strategy: SyncStrategy, pollsOnlyWhileNegotiating: Bool = false,
+                pushFetchesZone: Bool = false) {
         self.name = name
         self.strategy = strategy
         self.pollsOnlyWhileNegotiating = pollsOnlyWhileNegotiating
+        self.pushFetchesZone = pushFetchesZone
     }
 }
 
@@ -36,10 +41,12 @@ public struct SignalingConfiguration: Hashable, Sendable {
         self.negotiator = negotiator
     }
 
-    /// Ours: one path with `strategy` (hybrid unless asked), every protection, GC on.
+    /// Ours: one path with `strategy` (hybrid unless asked) whose pushes fetch the zone directly, every
+    /// protection, GC on.
     public static func standard(_ strategy: SyncStrategy = .hybrid) -> SignalingConfiguration {
         SignalingConfiguration(name: strategy == .hybrid ? "standard" : strategy.rawValue,
-                               ingestion: [IngestionPath(name: strategy.rawValue, strategy: strategy)])
+                               ingestion: [IngestionPath(name: strategy.rawValue, strategy: strategy,
+                                                         pushFetchesZone: true)])
     }
 
     /// The default: `standard`, hybrid sync.

@@ -34,6 +34,9 @@ public struct RoomSignaling: Sendable {
         case notification(PushNotification)
         /// A leg's ICE agent reports.
         case ice(remote: String, ICEEvent)
+        /// Several legs' ICE agents report at the same moment (a driver hands in together what its
+        /// agents said in one step): their chunk saves go out in one `records/modify` (§11.3).
+        case iceReports([(remote: String, event: ICEEvent)])
         /// A store request's outcome.
         indirect case reply(Origin, StoreOutcome)
         /// Records learned some other way (tests choose their order of arrival with this).
@@ -226,7 +229,8 @@ public struct RoomSignaling: Sendable {
             let kept = index < tokens.count ? tokens[index] : CallSignaling.SyncTokens()
             return ChangeSync(strategy: path.strategy, timing: signaling.timing, zone: binding.zone,
                               scope: binding.scope, pollsOnlyWhileNegotiating: path.pollsOnlyWhileNegotiating,
-                              zoneToken: kept.zone, databaseToken: kept.database)
+                              pushFetchesZone: path.pushFetchesZone, zoneToken: kept.zone,
+                              databaseToken: kept.database)
         }
         updateDeadline(now: now)
     }
@@ -299,6 +303,8 @@ public struct RoomSignaling: Sendable {
             for i in paths.indices { sync(i, .notification(note), now, &out) }
         case .ice(let remote, let ice):
             iceReported(remote, ice, now: now, &out)
+        case .iceReports(let reports):
+            for report in reports { iceReported(report.remote, report.event, now: now, &out) }
         case .fetched(let records, let deleted):
             delivered(records, deleted: deleted.map { DeletedRecord(id: $0, recordType: "") }, now: now, &out)
         case .reply(let origin, let outcome):

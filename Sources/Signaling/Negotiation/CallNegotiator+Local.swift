@@ -163,8 +163,8 @@ extension CallNegotiator {
 
     mutating func iceEvent(_ event: ICEEvent, now: Instant, _ out: inout OutputQueue<Action>) {
         switch event {
-        case .localCandidates(let epoch, let candidates):
-            sendCandidates(candidates, endOfCandidates: false, epoch: epoch, now: now, &out)
+        case .localCandidates(let epoch, let candidates, let endOfCandidates):
+            sendCandidates(candidates, endOfCandidates: endOfCandidates, epoch: epoch, now: now, &out)
         case .gatheringComplete(let epoch):
             sendCandidates([], endOfCandidates: true, epoch: epoch, now: now, &out)
         case .connected(let epoch):

@@ -23,8 +23,9 @@ public enum ICECommand: Hashable, Sendable {
 
 /// What the ICE agent reports to the negotiator.
 public enum ICEEvent: Hashable, Sendable {
-    /// Local candidates of `epoch` were gathered: trickle them.
-    case localCandidates(epoch: CallEpoch, [ICECandidate])
+    /// Local candidates of `epoch` were gathered: trickle them. `endOfCandidates` when gathering
+    /// ended with them (RFC 8838 §13): one chunk then carries both, not a second for the end alone.
+    case localCandidates(epoch: CallEpoch, [ICECandidate], endOfCandidates: Bool = false)
     /// Gathering for `epoch` is complete: send end-of-candidates.
     case gatheringComplete(epoch: CallEpoch)
     /// A pair of `epoch` was nominated: the call is connected.

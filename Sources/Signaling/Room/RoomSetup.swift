@@ -1,7 +1,8 @@
 // Setting a room up, spec §1 and §6, after the reference design's share flow (seed 001,
-// "共有作成" / "共有受諾"): the owner creates the zone, the `Room` record and the zone-wide
-// share; a participant accepts the share (one accept function, idempotent: concern D); each
-// saves its `RoomMember` record and a database subscription, and resolves its database once.
+// "共有作成" / "共有受諾"): the owner creates the zone and the zone-wide share, then its `Room`
+// record; a participant accepts the share (one accept function, idempotent: concern D); each
+// saves its `RoomMember` record and a database subscription (those two side by side), and
+// resolves its database once.
 import RecordStore
 import ZoneCore
 
@@ -31,6 +32,10 @@ public struct RoomSetup: Sendable {
         case notStarted, createZone, saveRecords, createShare, acceptShare, subscribe, done
     }
 
+    /// The last steps, run side by side once the zone is reachable: the records and the subscription
+    /// depend on the zone (and the share accepted) only, not on each other.
+    private static let lastSteps: Set<Step> = [.saveRecords, .subscribe]
+
     public let binding: RoomBinding
     public let role: RoomRole
     public let myUserID: String
@@ -40,7 +45,9 @@ public struct RoomSetup: Sendable {
     /// The share's public permission: the reference design shared rooms `readWrite` by URL.
     public let publicPermission: SharePermission
     private var step: Step = .notStarted
-    private var outputs = OutputQueue<Action>(capacity: 1)
+    /// The last steps still unanswered (`lastSteps`), once they were asked for.
+    private var unanswered: Set<Step> = []
+    private var outputs = OutputQueue<Action>(capacity: 2)
 
     /// The subscription every peer keeps on the database it reaches the room through.
     public static func subscriptionID(for scope: DatabaseScope) -> String { "zonertc-signal-\(scope.rawValue)" }
@@ -58,11 +65,13 @@ public struct RoomSetup: Sendable {
         self.publicPermission = publicPermission
     }
 
-    /// Feeds one input; the next step waits in `pollOutput()`.
+    /// Feeds one input; the next steps wait in `pollOutput()`. The last two requests (records and
+    /// subscription) come out together: a driver may make them at once and feed their outcomes in
+    /// any order.
     public mutating func handle(_ input: Input, now: Instant) {
         switch input {
         case .start: outputs.append(start())
-        case .outcome(let outcome): outputs.append(advance(outcome))
+        case .outcome(let outcome): for action in advance(outcome) { outputs.append(action) }
         }
     }
 
@@ -86,67 +95,77 @@ public struct RoomSetup: Sendable {
         }
     }
 
-    /// The outcome of the last request: the next one, or the end.
-    private mutating func advance(_ outcome: StoreOutcome) -> Action {
+    /// The outcome of a request asked for: the next ones, or the end.
+    private mutating func advance(_ outcome: StoreOutcome) -> [Action] {
+        guard step != .done else { return [] }
         if case .failed(let error) = outcome {
             // "Already there" is success for every step: that is what makes setup idempotent.
-            switch (step, error.code) {
-            case (.createShare, .alreadyExists): return next(after: .createShare)
-            default: return .failed(error)
-            }
+            if step == .createShare && error.code == .alreadyExists { return next(after: .createShare) }
+            step = .done
+            return [.failed(error)]
         }
+        let answered: Step
         switch (step, outcome) {
         case (.createZone, .zones(let results)):
-            if let error = results.compactMap(\.error).first { return .failed(error) }
-        case (.saveRecords, .modified(let result)):
+            if let error = results.compactMap(\.error).first { return fail(error) }
+            answered = .createZone
+        case (.subscribe, .modified(let result)) where unanswered.contains(.saveRecords):
             if let (_, error) = result.failures.first(where: { $0.1.code != .serverRecordChanged }) {
-                return .failed(error)
+                return fail(error)
             }
-        case (.subscribe, .subscriptions(let results)):
-            if let error = results.compactMap(\.error).first { return .failed(error) }
+            answered = .saveRecords
+        case (.subscribe, .subscriptions(let results)) where unanswered.contains(.subscribe):
+            if let error = results.compactMap(\.error).first { return fail(error) }
+            answered = .subscribe
         case (.createShare, .share), (.acceptShare, .share):
-            break
+            answered = step
         default:
-            return .failed(StoreError(.internalError, "room setup got \(outcome) at step \(step)"))
+            return fail(StoreError(.internalError, "room setup got \(outcome) at step \(step)"))
         }
-        return next(after: step)
+        return next(after: answered)
     }
 
-    private mutating func next(after done: Step) -> Action {
+    private mutating func fail(_ error: StoreError) -> [Action] {
+        step = .done
+        return [.failed(error)]
+    }
+
+    private mutating func next(after done: Step) -> [Action] {
         switch done {
         case .createZone:
-            step = .saveRecords
-            let room = Room(roomID: binding.roomID, name: roomName)
-            // Created once: a record already there (a repeated setup) is `CONFLICT`, which is success
-            // here; not atomic, so the member is made even when the room record exists.
-            return .store(StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
-                operations: [.create(room.record(in: binding.zone)), .create(member.record(in: binding.zone))],
-                atomic: false))))
-        case .acceptShare:
-            step = .saveRecords
-            return .store(StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
-                operations: [.create(member.record(in: binding.zone))], atomic: false))))
-        case .saveRecords:
-            if role == .owner {
-                step = .createShare
-                return .store(StoreRequest(scope: .private, .createShare(
-                    binding.zone, publicPermission: publicPermission, participants: [:])))
-            }
-            return subscribe()
-        case .createShare:
-            return subscribe()
-        case .subscribe:
+            // The share first: participants wait for it to accept, not for our records.
+            step = .createShare
+            return [.store(StoreRequest(scope: .private, .createShare(
+                binding.zone, publicPermission: publicPermission, participants: [:])))]
+        case .createShare, .acceptShare:
+            return lastRequests()
+        case .saveRecords, .subscribe:
+            unanswered.remove(done)
+            guard unanswered.isEmpty else { return [] }
             step = .done
-            return .ready(binding)
+            return [.ready(binding)]
         case .notStarted, .done:
-            return .ready(binding)
+            step = .done
+            return [.ready(binding)]
         }
     }
 
-    private mutating func subscribe() -> Action {
+    /// The records (the owner's `Room` and our `RoomMember`) and the database subscription, together.
+    private mutating func lastRequests() -> [Action] {
         step = .subscribe
+        unanswered = Self.lastSteps
+        var records = [member.record(in: binding.zone)]
+        if role == .owner {
+            records.insert(Room(roomID: binding.roomID, name: roomName).record(in: binding.zone), at: 0)
+        }
         let subscription = Subscription(subscriptionID: Self.subscriptionID(for: binding.scope), kind: .database)
-        return .store(StoreRequest(scope: binding.scope, .saveSubscription(subscription)))
+        // Created once: a record already there (a repeated setup) is `CONFLICT`, which is success
+        // here; not atomic, so the member is made even when the room record exists.
+        return [
+            .store(StoreRequest(scope: binding.scope, .modifyRecords(ModifyRecordsRequest(
+                operations: records.map { .create($0) }, atomic: false)))),
+            .store(StoreRequest(scope: binding.scope, .saveSubscription(subscription))),
+        ]
     }
 }
 
@@ -159,12 +178,26 @@ extension StoreClient {
         -> Result<RoomBinding, StoreError> {
         var setup = setup
         setup.handle(.start, now: clock.now())
-        while let action = setup.pollOutput() {
-            switch action {
-            case .store(let request): setup.handle(.outcome(await perform(request)), now: clock.now())
-            case .ready(let binding): return .success(binding)
-            case .failed(let error): return .failure(error)
+        while true {
+            var requests: [StoreRequest] = []
+            while let action = setup.pollOutput() {
+                switch action {
+                case .store(let request): requests.append(request)
+                case .ready(let binding): return .success(binding)
+                case .failed(let error): return .failure(error)
+                }
             }
+            guard !requests.isEmpty else { break }
+            // The requests handed out together are made at once; their outcomes go back in order.
+            let outcomes = await withTaskGroup(of: (Int, StoreOutcome).self) { group in
+                for (index, request) in requests.enumerated() {
+                    group.addTask { (index, await self.perform(request)) }
+                }
+                var outcomes = [StoreOutcome?](repeating: nil, count: requests.count)
+                for await (index, outcome) in group { outcomes[index] = outcome }
+                return outcomes.compactMap { $0 }
+            }
+            for outcome in outcomes { setup.handle(.outcome(outcome), now: clock.now()) }
         }
         return .failure(StoreError(.internalError, "room setup stopped without an answer"))
     }

@@ -102,6 +102,12 @@ public struct ChangeSync: Sendable {
     /// When true the path polls only while a call is negotiating (the reference design's signal
     /// poll ran from call start until connected).
     public let pollsOnlyWhileNegotiating: Bool
+    /// When true every push fetches this path's zone at once, as one naming the zone does, instead
+    /// of asking the database which zones changed first (a database subscription's push, the only
+    /// kind the shared database has, names none): the path watches one zone, so that answer could
+    /// only name it or nothing, and the zone fetch says as well when the zone was deleted or the
+    /// share revoked (`zoneNotFound`, `permissionFailure`). One round trip per push, not two.
+    public let pushFetchesZone: Bool
     /// The zone's change token (token jobs).
     public private(set) var zoneToken: ChangeToken?
     /// The database's change token (push jobs).
@@ -122,13 +128,14 @@ public struct ChangeSync: Sendable {
     private var backoffAttempt = 0
 
     public init(strategy: SyncStrategy, timing: SyncTiming = .default, zone: ZoneID, scope: DatabaseScope,
-                pollsOnlyWhileNegotiating: Bool = false, zoneToken: ChangeToken? = nil,
-                databaseToken: ChangeToken? = nil) {
+                pollsOnlyWhileNegotiating: Bool = false, pushFetchesZone: Bool = false,
+                zoneToken: ChangeToken? = nil, databaseToken: ChangeToken? = nil) {
         self.strategy = strategy
         self.timing = timing
         self.zone = zone
         self.scope = scope
         self.pollsOnlyWhileNegotiating = pollsOnlyWhileNegotiating
+        self.pushFetchesZone = pushFetchesZone
         self.zoneToken = zoneToken
         self.databaseToken = databaseToken
     }
@@ -164,7 +171,8 @@ public struct ChangeSync: Sendable {
         case .notification(let note):
             counters.notifications += 1
             guard strategy.usesPush, note.databaseScope == scope else { break }
-            enqueue(note.zoneID.map(isOurZone) == true ? .token : .push)
+            // A push naming another zone may stand for ours too (pushes are coalesced per device).
+            enqueue(pushFetchesZone || note.zoneID.map(isOurZone) == true ? .token : .push)
         case .fetchNow:
             enqueue(strategy == .pollFullScan ? .scan : .token)
         case .negotiating(let value):

@@ -23,6 +23,8 @@ struct MeshPeerSummary: Codable {
     var startedAtMs: Int64?
     /// Wall-clock instant (ms since 1970) the command began, before the store was opened and the room set up.
     var launchedAtMs: Int64?
+    /// Where the way from the command's start to joining went.
+    var startup: Startup?
     var leftReason: String?
     var requests: CallSignaling.RequestCounts?
     var storeRequests: Int?
@@ -35,6 +37,31 @@ struct MeshPeerSummary: Codable {
     var pushUnavailable: String?
     var goodbyeTimedOut: Bool?
     var legs: [Leg] = []
+
+    /// Milliseconds from the command's start to each step before joining, in the order they are taken:
+    /// the store opened (a daemon's client made), the room set up (§1 of docs/PROTOCOL.md: share, member
+    /// record, subscription), the video file read, the sockets bound, the DTLS certificate ready (its
+    /// generation runs beside the steps before). Joining follows (`startedAtMs`).
+    struct Startup: Codable {
+        var storeOpened: Double?
+        var roomReady: Double?
+        var mediaRead: Double?
+        var socketsBound: Double?
+        var securityReady: Double?
+        /// The command's start (not written: `launchedAtMs` is).
+        private var origin = Instant.zero
+
+        init(since start: Instant) { origin = start }
+
+        private enum CodingKeys: String, CodingKey {
+            case storeOpened, roomReady, mediaRead, socketsBound, securityReady
+        }
+
+        /// Notes that the step `key` is done now.
+        mutating func mark(_ key: WritableKeyPath<Startup, Double?>) {
+            self[keyPath: key] = Double((WallClock().now() - origin).nanoseconds) / 1e6
+        }
+    }
 
     /// One leg: the pair with `remote`.
     struct Leg: Codable {

@@ -43,6 +43,9 @@ struct MeshCallPlan {
         var streams: [Stream]
         /// How long after joining the slowest peer had a frame from every other member.
         var timeToAllPairsMs: Double?
+        /// How long after the last member joined every member had a frame from every other: the same end,
+        /// without the spread of the members' start-up (processes started together on a shared machine).
+        var timeToAllPairsFromLastJoinMs: Double?
         /// Where each member's time went, from the moment the first member was started.
         var breakdown: [Breakdown] = []
         var verdict: CallPlan.Verdict
@@ -55,6 +58,12 @@ struct MeshCallPlan {
         var member: String
         var spawned: Double
         var launched: Double?
+        /// The steps between running and joining (`MeshPeerSummary.Startup`), on the same clock.
+        var storeOpened: Double?
+        var roomReady: Double?
+        var mediaRead: Double?
+        var socketsBound: Double?
+        var securityReady: Double?
         var joined: Double?
         var lastLegStarted: Double?
         var lastSignaled: Double?
@@ -65,6 +74,15 @@ struct MeshCallPlan {
             self.member = member
             spawned = Double(spawnedAtMs - origin)
             launched = summary?.launchedAtMs.map { Double($0 - origin) }
+            func step(_ value: (MeshPeerSummary.Startup) -> Double?) -> Double? {
+                guard let launched, let startup = summary?.startup, let ms = value(startup) else { return nil }
+                return launched + ms
+            }
+            storeOpened = step(\.storeOpened)
+            roomReady = step(\.roomReady)
+            mediaRead = step(\.mediaRead)
+            socketsBound = step(\.socketsBound)
+            securityReady = step(\.securityReady)
             let join = summary?.startedAtMs.map { Double($0 - origin) }
             joined = join
             func last(_ value: (MeshPeerSummary.Timeline) -> Double?) -> Double? {
@@ -81,7 +99,8 @@ struct MeshCallPlan {
         var text: String {
             func at(_ value: Double?) -> String { value.map { String(format: "%.0f", $0) } ?? "–" }
             return "  \(member)".padding(toLength: 9, withPad: " ", startingAt: 0)
-                + "spawned \(at(spawned)), running \(at(launched)), joined \(at(joined)); last leg started "
+                + "spawned \(at(spawned)), running \(at(launched)), room ready \(at(roomReady)), "
+                + "joined \(at(joined)); last leg started "
                 + "\(at(lastLegStarted)), signaled \(at(lastSignaled)), connected \(at(lastConnected)), "
                 + "first frame \(at(lastFirstFrame))"
         }
@@ -153,12 +172,14 @@ struct MeshCallPlan {
         let (streams, verdict) = Self.verdict(names: names, summaries: summaries, statuses: statuses.map { $0! })
         let slowest = summaries.compactMap { $0?.allPairsMs }
         let allPairs = slowest.count == peers ? slowest.max() : nil
+        let fromLastJoin = Self.timeFromLastJoin(summaries)
         let breakdown = names.indices.map {
             Breakdown(member: names[$0], spawnedAtMs: spawnedAtMs[$0], origin: spawnedAtMs[0], summary: summaries[$0])
         }
         if json {
             print((try? Terminal.json(Report(peers: peers, members: summaries, streams: streams,
-                                             timeToAllPairsMs: allPairs, breakdown: breakdown,
+                                             timeToAllPairsMs: allPairs,
+                                             timeToAllPairsFromLastJoinMs: fromLastJoin, breakdown: breakdown,
                                              verdict: verdict))) ?? "{}")
         } else {
             for (child, summary) in zip(children, summaries) {
@@ -171,7 +192,8 @@ struct MeshCallPlan {
                       + "\(s.framesReceived)/\(s.framesSent) frames \(s.identical ? "identical" : "DIFFER"), "
                       + "first frame \(PeerSummary.ms(s.firstFrameMs))")
             }
-            print("  time to all pairs \(PeerSummary.ms(allPairs))")
+            print("  time to all pairs \(PeerSummary.ms(allPairs)) (from each member's join; from the last "
+                  + "member's join \(PeerSummary.ms(fromLastJoin)))")
             print("== timeline (ms after the first member was started)")
             for line in breakdown { print(line.text) }
             print(verdict.text)
@@ -183,6 +205,20 @@ struct MeshCallPlan {
         }
         await cleanUp()
         return verdict.ok ? 0 : 1
+    }
+
+    /// From the last member's join until the last member had a frame from every other (nil unless every
+    /// member reported both).
+    static func timeFromLastJoin(_ summaries: [MeshPeerSummary?]) -> Double? {
+        var lastJoin: Int64?
+        var lastDone: Double?
+        for summary in summaries {
+            guard let joined = summary?.startedAtMs, let allPairs = summary?.allPairsMs else { return nil }
+            lastJoin = max(lastJoin ?? joined, joined)
+            lastDone = max(lastDone ?? 0, Double(joined) + allPairs)
+        }
+        guard let lastJoin, let lastDone else { return nil }
+        return lastDone - Double(lastJoin)
     }
 
     /// Every directed stream i→j: j's leg with i received what i's leg with j sent, frame for frame.

@@ -12,7 +12,17 @@ extension PeerSetup {
     /// Opens the store, sets up the room, runs the group call, prints the summary; returns the exit code.
     func runMesh() async -> Int32 {
         let start = WallClock().now()
+        var startup = MeshPeerSummary.Startup(since: start)
         mediaSecurity.warmUp()
+        // The file is read beside the store's round trips (opening it, setting the room up): the call
+        // needs it only once it joins.
+        let reading = sendPath.map { path in
+            Task.detached { () -> Result<(format: VideoStreamFormat, frames: [VideoFrame]), VideoFileError> in
+                do throws(VideoFileError) { return .success(try VideoFileSource.read(path: path)) } catch {
+                    return .failure(error)
+                }
+            }
+        }
         let client: any StoreClient
         var embedded: EmbeddedStore?
         do {
@@ -21,23 +31,29 @@ extension PeerSetup {
             return meshFail("cannot use the store \(storeSpec): \(error)")
         }
         defer { embedded?.close() }
+        startup.mark(\.storeOpened)
+        // The push stream is opened beside the room's setup: it needs only the user, and the call
+        // would otherwise wait for its round trip before joining.
+        let pushStream = Task { [client] in try await client.notifications() }
         let binding: RoomBinding
         do {
             binding = try await joinRoom(client, owner: roomOwner ?? me, deadline: start + connectTimeout)
         } catch {
             return meshFail("cannot set up room \(roomID.rawValue): \(error)")
         }
+        startup.mark(\.roomReady)
         Logger(component: "peer").info("room \(roomID.rawValue) ready", ["role": owner ? "owner" : "participant"])
         var outgoing: CallMediaConfiguration.Outgoing?
-        if let sendPath {
-            do {
-                let (format, frames) = try VideoFileSource.read(path: sendPath)
+        if let sendPath, let reading {
+            switch await reading.value {
+            case .success(let (format, frames)):
                 guard !frames.isEmpty else { return meshFail("\(sendPath) holds no frames") }
                 outgoing = .init(format: format, frames: frames)
-            } catch {
+            case .failure(let error):
                 return meshFail("cannot read \(sendPath): \(error)")
             }
         }
+        startup.mark(\.mediaRead)
         if let record {
             do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {
                 return meshFail("cannot make the directory \(record): \(error)")
@@ -59,6 +75,7 @@ extension PeerSetup {
                 return meshFail("cannot bind the legs' relay sockets on \(bind): \(error)")
             }
         }
+        startup.mark(\.socketsBound)
         var room = RoomSignalingConfiguration(signaling: signaling)
         room.uplinkKbps = uplinkKbps
         room.answerTimeout = answerTimeout
@@ -79,6 +96,7 @@ extension PeerSetup {
         configuration.mediaSecurity = mediaSecurity
         configuration.relaySockets = relaySockets.map(\.localEndpoint)
         await mediaSecurity.warmedUp()
+        startup.mark(\.securityReady)
         let call: RoomCall
         do { call = try RoomCall(configuration: configuration, binding: binding, now: WallClock().now()) } catch {
             return meshFail("cannot join the call: \(error)")
@@ -86,6 +104,7 @@ extension PeerSetup {
         var options = RoomRunner.Options()
         options.impairment = impairment
         options.storeRequestsInFlight = storeRequestsInFlight
+        options.pushStream = pushStream
         let recorders = MeshRecorders(directory: record)
         let runner: RoomRunner
         do {
@@ -114,6 +133,7 @@ extension PeerSetup {
                                       snapshot: snapshot, expected: peers, runner: runner.finalReport)
         summary.mediaSecurity = mediaSecurityName
         summary.launchedAtMs = start.millisecondsSinceEpoch
+        summary.startup = startup
         if let peers, outcome == .completed, summary.legs.filter({ $0.outcome == "completed" }).count < peers - 1 {
             summary.outcome = "failed"
             summary.reason = "media with \(summary.legs.filter { $0.outcome == "completed" }.count) of the \(peers - 1) "

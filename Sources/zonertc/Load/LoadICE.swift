@@ -46,7 +46,7 @@ struct LoadICE {
                                                                  component: 1),
                 address: .ip(.v4(0xC000_0200 | UInt32(octet))), port: 9, type: .host, generation: 0,
                 usernameFragment: usernameFragment)
-            return [.localCandidates(epoch: epoch, [candidate]), .gatheringComplete(epoch: epoch)]
+            return [.localCandidates(epoch: epoch, [candidate], endOfCandidates: true)]
         case .applyRemoteDescription(let epoch, let description):
             let fragment = description.media.first?.iceUsernameFragment
             if remote?.epoch != epoch || remote?.usernameFragment != fragment { remoteCandidates = 0 }
