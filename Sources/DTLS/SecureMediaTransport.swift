@@ -27,6 +27,8 @@ public final class SecureMediaTransport: SansIOMachine {
         case sendRTCP([UInt8])
         /// `nextDeadline` has passed.
         case timer
+        /// We leave: DTLS sends its close_notify alert; no media is protected or unprotected after.
+        case close
     }
 
     /// What to do or know.
@@ -79,6 +81,10 @@ public final class SecureMediaTransport: SansIOMachine {
             dtls.handle(.start, now: now)
         case .timer:
             dtls.handle(.timer, now: now)
+        case .close:
+            dtls.handle(.close, now: now)
+            srtp = nil
+            heldMedia.removeAll()
         case .received(let datagram):
             receive(datagram, now: now)
         case .sendRTP(var packet):

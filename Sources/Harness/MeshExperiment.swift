@@ -37,6 +37,10 @@ public struct MeshSummary: Sendable, Codable {
     public var leaveCloseP99: Double?
     public var leaveCloseMax: Double?
     public var leaveNotClosed: Int?
+    /// With a leave scenario: the share of the others' legs with the member that ended on its goodbye on the
+    /// leg's path (docs/PROTOCOL.md §11.4), the rest on its departure read from the store (or, after a crash,
+    /// consent expiry).
+    public var leaveClosedOnGoodbye: Double?
     /// With a leave scenario: trials where someone's leaving was not answered, trials that left presence
     /// or signal records in the zone after everyone hung up, and those records in all.
     public var leaveUnfinished: Int?
@@ -98,6 +102,8 @@ public struct MeshSummary: Sendable, Codable {
             leaveCloseP99 = rank(closes, 0.99, of: leaves.count)
             leaveCloseMax = closes.count == leaves.count ? closes.last : nil
             leaveNotClosed = leaves.count - closes.count
+            let others = max(1, leaves.count * (members - 1))
+            leaveClosedOnGoodbye = Double(leaves.reduce(0) { $0 + $1.closedOnGoodbye }) / Double(others)
             leaveUnfinished = leaves.count(where: { !$0.everyoneLeft })
             trialsWithRecordsLeft = leaves.count(where: { $0.recordsLeft > 0 })
             recordsLeft = leaves.reduce(0) { $0 + $1.recordsLeft }
@@ -160,7 +166,9 @@ public struct MeshReport: Sendable, Codable {
                 lines.append("\(r.strategy), push loss \(r.pushLoss), leave \(r.leave): the member's leaving → every "
                              + "other member ended its leg with it p50 / p99 / max \(s(r.leaveCloseP50)) / "
                              + "\(s(r.leaveCloseP99)) / \(s(r.leaveCloseMax)), not closed in "
-                             + "\(r.leaveNotClosed ?? 0)/\(r.trials); leaving unanswered in \(r.leaveUnfinished ?? 0); "
+                             + "\(r.leaveNotClosed ?? 0)/\(r.trials); "
+                             + "\(Int(((r.leaveClosedOnGoodbye ?? 0) * 100).rounded())) % of those legs ended on its "
+                             + "goodbye on the path; leaving unanswered in \(r.leaveUnfinished ?? 0); "
                              + "after everyone hung up, \(r.recordsLeft ?? 0) presence or signal records left in "
                              + "\(r.trialsWithRecordsLeft ?? 0) trials.")
             }

@@ -19,9 +19,13 @@ final class BatchQueue<Item>: @unchecked Sendable {
     /// Queues `item`; false once stopped.
     func enqueue(_ item: Item) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
-        guard !stopped else { return false }
+        guard !stopped else {
+            condition.unlock()
+            return false
+        }
         pending.append(item)
+        condition.unlock()
+        // Signalled once the lock is free, so the woken taker does not block on it again.
         condition.signal()
         return true
     }

@@ -127,6 +127,15 @@ enum PostgresSchema {
                 'SharedLogEntryCodec: version 1 to 3 (record formats, share GUIDs) or 4 (web push tokens)';
             COMMENT ON COLUMN zonertc_snapshot.state IS 'SnapshotCodec: ZRSNAP1, ZRSNAP2 or ZRSNAP3 (web push tokens)';
             """),
+        // Deletions that keep the record shares' roots whose hierarchy held the record, so a
+        // record-share participant hears only of deletions in hierarchies shared with them: journal
+        // tag 16 in log entries of version 5, snapshots ZRSNAP4. Only the version changes, as with 9.
+        Migration(version: 10, description: "shared roots of deleted records in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 to 4 or 5 (deletions with their shared roots)';
+            COMMENT ON COLUMN zonertc_snapshot.state IS
+                'SnapshotCodec: ZRSNAP1 to ZRSNAP3 or ZRSNAP4 (deletions with their shared roots)';
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

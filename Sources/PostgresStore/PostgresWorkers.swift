@@ -67,8 +67,9 @@ final class PostgresWorkers: @unchecked Sendable {
                 return
             }
             jobs.append(job)
-            condition.signal()
             condition.unlock()
+            // Signalled once the lock is free, so the woken worker does not block on it again.
+            condition.signal()
         }
     }
 

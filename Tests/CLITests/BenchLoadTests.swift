@@ -47,6 +47,10 @@ struct BenchLoadTests {
             var failed: Int
             var peakConcurrent: Int
             var p99Ms: Double?
+            var loneP50Ms: Double?
+            var loneP99Ms: Double?
+            var p99OverLoneP99: Double?
+            var p99OverLoneP50: Double?
             var rejectedRecords: Int
             var storeRequestsPerCall: Double?
         }
@@ -66,7 +70,11 @@ struct BenchLoadTests {
         #expect(report.failed == 0)
         #expect(report.peakConcurrent == 20)
         #expect(report.rejectedRecords == 0)
-        #expect(report.p99Ms != nil)
+        let p99 = try #require(report.p99Ms)
+        // Both ratios, each against the lone calls' statistic it names (the goal reads p99 against p99).
+        let loneP99 = try #require(report.loneP99Ms), loneP50 = try #require(report.loneP50Ms)
+        #expect(abs(try #require(report.p99OverLoneP99) - p99 / loneP99) < 1e-9)
+        #expect(abs(try #require(report.p99OverLoneP50) - p99 / loneP50) < 1e-9)
         // Offer, answer, candidates, the session record, goodbye: a real call's requests, not a handful.
         #expect((report.storeRequestsPerCall ?? 0) >= 10, "\(report.storeRequestsPerCall ?? 0) requests per call")
     }

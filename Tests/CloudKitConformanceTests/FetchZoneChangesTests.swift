@@ -55,5 +55,16 @@ struct FetchZoneChangesTests {
         let feed = try await user.post("changes/zone",
                                        ["zones": [["zoneID": ["zoneName": "zt_new"], "syncToken": token]]])
         #expect(feed.status == 200 && feed.zones.first?["serverErrorCode"] == nil, "\(feed)")
+        // Mixed: answered in the request's order, the saved zone (and only it) with its token.
+        let mixed = try await user.post("zones/modify", ["operations": [
+            ["operationType": "delete", "zone": ["zoneID": ["zoneName": "zt_new"]]],
+            ["operationType": "create", "zone": ["zoneID": ["zoneName": "zt_two"]]],
+            ["operationType": "create", "zone": ["zoneID": ["zoneName": "bad name!"]]]]])
+        #expect(mixed.zones.count == 3 && mixed.zones[0]["deleted"] as? Bool == true
+                    && mixed.zones[0]["syncToken"] == nil, "\(mixed)")
+        #expect((mixed.zones[1]["zoneID"] as? [String: Any])?["zoneName"] as? String == "zt_two"
+                    && mixed.zones[1]["syncToken"] is String, "\(mixed)")
+        #expect(mixed.zones[2]["serverErrorCode"] as? String == "BAD_REQUEST"
+                    && mixed.zones[2]["syncToken"] == nil, "\(mixed)")
     }
 }

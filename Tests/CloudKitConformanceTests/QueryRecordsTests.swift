@@ -184,7 +184,7 @@ struct QueryRecordsTests {
             ("NEAR", filter("NEAR", "at", value("Paris"), distance: 10)),
             ("distance", filter("EQUALS", "n", value(1), distance: 10)),
             ("CONTAINS_ALL_TOKENS", filter("CONTAINS_ALL_TOKENS", "title", value(" ,.; "))),
-            ("systemFieldName", ["comparator": "EQUALS", "systemFieldName": "recordName", "fieldValue": value("a")]),
+            ("systemFieldName", ["comparator": "EQUALS", "systemFieldName": "recordType", "fieldValue": value("a")]),
             ("fieldName", ["comparator": "EQUALS", "fieldValue": value("a")]),
             ("fieldValue", ["comparator": "EQUALS", "fieldName": "n"]),
             ("bogus", ["comparator": "EQUALS", "fieldName": "n", "fieldValue": value(1), "bogus": true]),

@@ -108,6 +108,36 @@ struct RecordDictionaryShareTests {
         #expect(ownerShare?["publicPermission"] as? String == "NONE" && ownerShare?.fieldNames == [], "\(ownerChanges)")
     }
 
+    @Test("changes/zone: a participant hears of deletions in their hierarchy only, the owner of all",
+          arguments: ConformanceBackend.allCases)
+    func deletionsByHierarchy(_ backend: ConformanceBackend) async throws {
+        let owner = try await backend.user()
+        let guest = try await backend.user()
+        let zone = try await owner.makeZone()
+        let guid = try await sharedAlbum(owner, guest: guest, permission: "READ_ONLY", zone: zone)
+        _ = try await guest.post("records/accept", ["shortGUIDs": [["value": guid]]], database: "shared")
+        let theirs: [String: Any] = ["zoneName": "zone_c", "ownerRecordName": owner.name]
+        func deleted(_ user: ConformanceUser, _ zoneID: [String: Any], since token: String?,
+                     database: String) async throws -> (names: [String], token: String?) {
+            var request: [String: Any] = ["zoneID": zoneID]
+            if let token { request["syncToken"] = token }
+            let reply = try await user.post("changes/zone", ["zones": [request]], database: database)
+            let result = try #require(reply.zones.first, "\(reply)")
+            let records = result["records"] as? [[String: Any]] ?? []
+            let names = records.filter { $0["deleted"] as? Bool == true }.compactMap { $0["recordName"] as? String }
+            return (names.sorted(), result["syncToken"] as? String)
+        }
+        let guestToken = try await deleted(guest, theirs, since: nil, database: "shared").token
+        let ownerToken = try await deleted(owner, zone, since: nil, database: "private").token
+        // The parent before its child, and a record outside the hierarchy, in one request.
+        let gone = try await owner.modify(["photo", "comment", "other"].map {
+            operation("forceDelete", ["recordName": $0]) }, zoneID: zone)
+        #expect(gone.recordCodes == [nil, nil, nil], "\(gone)")
+        #expect(try await deleted(guest, theirs, since: guestToken, database: "shared").names == ["comment", "photo"])
+        #expect(try await deleted(owner, zone, since: ownerToken, database: "private").names
+                    == ["comment", "other", "photo"])
+    }
+
     @Test("a read-write participant writes inside the hierarchy only; the owner's share rules",
           arguments: ConformanceBackend.allCases)
     func writesAndRules(_ backend: ConformanceBackend) async throws {

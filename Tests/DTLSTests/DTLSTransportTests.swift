@@ -29,6 +29,37 @@ import ZoneCore
         #expect(pair.client.counters.timerRetransmissions == 0)
     }
 
+    /// The goodbye of a leg (docs/PROTOCOL.md §11.4): closing sends close_notify, which the remote reports as
+    /// `.closed` — three copies (the leg sends its goodbye three times) close it once, and a replayed or
+    /// altered copy changes nothing.
+    @Test func closingSendsCloseNotifyWhichTheRemoteReportsOnce() throws {
+        let pair = try DTLSPair()
+        pair.start()
+        #expect(pair.bothConnected)
+        var sent: [[UInt8]] = []
+        pair.deliver = { fromClient, datagram in
+            if fromClient { sent.append(datagram) }
+            return false
+        }
+        pair.client.handle(.close, now: pair.now)
+        pair.settle()
+        #expect(pair.client.state == .closed)
+        let closeNotify = try #require(sent.last)
+        #expect(sent.count == 1 && closeNotify[0] == 21)  // one alert record (RFC 5246 §6.2.1 content type)
+        var forged = closeNotify
+        forged[forged.count - 1] ^= 0x55
+        pair.server.handle(.datagram(forged), now: pair.now)
+        #expect(pair.server.pollOutput() == nil)
+        #expect(pair.server.state != .closed)
+        for _ in 0..<3 { pair.server.handle(.datagram(closeNotify), now: pair.now) }
+        #expect(pair.server.pollOutput() == .closed)
+        #expect(pair.server.pollOutput() == nil)
+        #expect(pair.server.state == .closed)
+        // Closed, the client reads nothing more and sends nothing more.
+        pair.client.handle(.close, now: pair.now)
+        #expect(pair.client.pollOutput() == nil)
+    }
+
     @Test func bothSidesAgreeOnOneProfileWhenTheyOfferTheTwoInDifferentOrders() throws {
         let pair = try DTLSPair(profiles: [.aes128CMSHA1_80, .aeadAES128GCM])
         pair.start()

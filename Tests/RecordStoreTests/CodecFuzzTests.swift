@@ -25,7 +25,9 @@ struct CodecFuzzTests {
         MutationCodec.encode([.createZone(zone, incarnation: 3, atMs: 9), .putRecord(rec),
                               .putShare(ZoneShare(zoneID: zone, participants: ["bob": .init(userRecordName: "bob", permission: .readWrite)], changeTag: "2")),
                               .putSubscription(user: "alice", scope: .shared, Subscription(subscriptionID: "s", kind: .database)),
-                              .deleteRecord(rec.id, recordType: "SignalEnvelope", atMs: 5)], into: &w)
+                              .deleteRecord(rec.id, recordType: "SignalEnvelope", atMs: 5),
+                              .deleteRecord(rec.id, recordType: "Note", atMs: 6, sharedRoots: ["root", "s1"])],
+                             into: &w)
         return w.bytes
     }
 

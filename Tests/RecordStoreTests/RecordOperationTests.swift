@@ -43,7 +43,7 @@ struct RecordOperationTests {
         // Journalled as saved, then deleted with its target: a replay ends where the store did.
         let mutations = engine.drainMutations()
         #expect(mutations.count == 3)
-        guard case .deleteRecord(let cascaded, "Note", _) = mutations.last else {
+        guard case .deleteRecord(let cascaded, "Note", _, _) = mutations.last else {
             Issue.record("no cascaded deletion: \(mutations)")
             return
         }

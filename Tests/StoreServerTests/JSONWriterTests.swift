@@ -19,4 +19,17 @@ struct JSONWriterTests {
         #expect((back["a"] as? [Any])?.count == 3)
         #expect(String(decoding: JSONWriter.serialize(["b": 1, "a": 2]), as: UTF8.self) == #"{"a":2,"b":1}"#)
     }
+
+    @Test("keys come out sorted in objects of every size, empty and nested ones included")
+    func sortedKeys() {
+        #expect(String(decoding: JSONWriter.serialize([String: Any]()), as: UTF8.self) == "{}")
+        // Past the sizes a record's dictionaries have (and past what is sorted on the stack).
+        for size in [1, 2, 9, 21, 300] {
+            var object: [String: Any] = [:]
+            for i in 0..<size { object["k\(String(i * 7919 % 1000, radix: 16))"] = ["v": i] as [String: Any] }
+            let text = String(decoding: JSONWriter.serialize(object), as: UTF8.self)
+            let expected = object.keys.sorted().map { #""\#($0)":{"v":\#((object[$0] as! [String: Any])["v"]!)}"# }
+            #expect(text == "{" + expected.joined(separator: ",") + "}", "size \(size)")
+        }
+    }
 }

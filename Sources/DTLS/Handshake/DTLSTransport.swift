@@ -20,6 +20,9 @@ public final class DTLSTransport: SansIOMachine {
         case datagram([UInt8])
         /// `nextDeadline` has passed.
         case timer
+        /// We end a connected association: its close_notify alert goes to the remote (RFC 5246 §7.2.1,
+        /// RFC 9147 §4.7); nothing is read after it.
+        case close
     }
 
     /// What to do or know.
@@ -44,7 +47,7 @@ public final class DTLSTransport: SansIOMachine {
         case connected(SRTPProfile)
         /// Ended without keys, or by a fatal alert.
         case failed(DTLSFailure)
-        /// Closed by the remote.
+        /// Closed: by the remote's close_notify, or by ours (`Input.close`).
         case closed
     }
 
@@ -152,6 +155,8 @@ public final class DTLSTransport: SansIOMachine {
             receive(datagram, now: now)
         case .timer:
             timerFired(now)
+        case .close:
+            close()
         }
     }
 
@@ -286,6 +291,16 @@ public final class DTLSTransport: SansIOMachine {
                 return
             }
         }
+    }
+
+    /// Writes close_notify (OpenSSL's SSL_shutdown; we do not wait for the remote's) and stops.
+    private func close() {
+        guard case .connected = state else { return }
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        flushWritten()
+        state = .closed
+        retransmitAt = nil
     }
 
     private func fail(_ failure: DTLSFailure) {

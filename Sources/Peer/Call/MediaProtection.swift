@@ -25,6 +25,9 @@ struct MediaProtection: ~Copyable {
         case send([UInt8])
         /// `nextDeadline` may have passed (DTLS retransmissions).
         case timer
+        /// We leave the leg (`MediaGoodbye`): with DTLS its close_notify, plain `plainGoodbye`, goes out
+        /// as `.goodbye`; nothing is protected or unprotected after. Only once secured.
+        case sayGoodbye(plainGoodbye: [UInt8])
     }
 
     /// What the protection wants done or reported.
@@ -37,6 +40,11 @@ struct MediaProtection: ~Copyable {
         case secured
         /// The call cannot go on; the reason is for the user.
         case failed(String)
+        /// A datagram of our goodbye, to send on the selected pair (and again: `MediaGoodbye`).
+        case goodbye([UInt8])
+        /// The remote closed the DTLS association (its close_notify, authenticated by the association's
+        /// keys): it left.
+        case remoteClosed
     }
 
     /// Where the protection is.
@@ -51,6 +59,8 @@ struct MediaProtection: ~Copyable {
         /// The descriptions disagree about DTLS, or DTLS failed: no media ever flows (the call ends
         /// with the reason).
         case failed
+        /// We said goodbye: no media flows any more.
+        case closed
     }
 
     /// What the protection dropped.
@@ -83,6 +93,23 @@ struct MediaProtection: ~Copyable {
         case .received(let bytes): received(bytes, now: now)
         case .send(let packet): send(packet, now: now)
         case .timer: timer(now: now)
+        case .sayGoodbye(let plainGoodbye): sayGoodbye(plainGoodbye, now: now)
+        }
+    }
+
+    private mutating func sayGoodbye(_ plainGoodbye: [UInt8], now: Instant) {
+        guard phase == .secured else { return }
+        phase = .closed
+        switch security {
+        case .none:
+            outputs.append(.goodbye(plainGoodbye))
+        #if WebRTC
+        case .dtlsSRTP:
+            transport?.handle(.close, now: now)
+            while let output = transport?.pollOutput() {
+                if case .transmit(let datagram) = output { outputs.append(.goodbye(datagram)) }
+            }
+        #endif
         }
     }
 
@@ -227,7 +254,7 @@ struct MediaProtection: ~Copyable {
             case .rtp(let packet), .rtcp(let packet): outputs.append(.media(packet))
             case .connected: secure()
             case .failed(let failure): fail("\(failure)")
-            case .closed: break  // a remote's hang-up comes through signaling
+            case .closed: outputs.append(.remoteClosed)
             case .stun: break  // ICE has taken STUN before data reaches us
             }
         }

@@ -14,6 +14,8 @@ struct RoomLegLink {
     var actions = OutputQueue<CallSignaling.Action>()
     /// What the leg's ICE transports reported, for the room's negotiator.
     var events: [ICEEvent] = []
+    /// The remote said goodbye on the leg's path (`MediaGoodbye`), not yet told to the room.
+    var remoteSaidGoodbye = false
     /// The relay socket the room lent the next epoch (nil: none free, or no TURN): taken by the epoch's
     /// transport when the negotiator restarts ICE.
     var relaySocketForNextEpoch: Endpoint?
@@ -41,6 +43,14 @@ extension PeerCall {
         guard let events = roomLeg?.events, !events.isEmpty else { return [] }
         roomLeg?.events = []
         return events
+    }
+
+    /// Whether the remote said goodbye on the leg's path since the last call (`MediaGoodbye`: its
+    /// close_notify, or its plain goodbye from the selected pair): the room ends the leg.
+    public mutating func takeRemoteGoodbye() -> Bool {
+        guard roomLeg?.remoteSaidGoodbye == true else { return false }
+        roomLeg?.remoteSaidGoodbye = false
+        return true
     }
 
     /// Whether one of the call's transports has the local ICE username fragment `fragment` (a STUN

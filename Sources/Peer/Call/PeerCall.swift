@@ -46,6 +46,9 @@ public struct PeerCall: ~Copyable {
         /// A leg of a room's group call: the room ended the leg (its signaling is done); hang up with
         /// `Ending`, draining the transports as any call does.
         case legEnded(Ending)
+        /// A leg of a room's group call we leave: say goodbye to the remote on the selected pair
+        /// (`MediaGoodbye`), before the room closes the leg.
+        case sayGoodbye
     }
 
     /// Something the call wants done or reported.
@@ -108,6 +111,10 @@ public struct PeerCall: ~Copyable {
     public private(set) var nextDeadline: Instant?
     /// Set for a leg of a room's group call: the room's negotiator of the pair speaks through it.
     var roomLeg: RoomLegLink?
+    /// Our goodbye on the selected pair while its copies go out.
+    private var goodbye: MediaGoodbye?
+    /// The local socket the datagram being handled arrived on (a plain goodbye must come on the pair's).
+    private var receivedOn: Endpoint?
 
     /// How long the media may take to finish after the remote's goodbye (the call page waits as long).
     static let remoteGoodbyeSettle: Duration = .seconds(3)
@@ -178,7 +185,7 @@ public struct PeerCall: ~Copyable {
     /// but what the store requests it asked for bring back.
     public var isClosed: Bool {
         switch state {
-        case .closed: true
+        case .closed: goodbye?.isDone ?? true
         default: false
         }
     }
@@ -215,7 +222,13 @@ public struct PeerCall: ~Copyable {
             roomLeg?.actions.append(action)
         case .legEnded(let ending):
             end(ending, now: now)
+        case .sayGoodbye:
+            sayGoodbye(now: now)
         case .timer:
+            if var pending = goodbye {
+                for d in pending.due(now: now) { outputs.append(.transmit(d.bytes, from: d.from, to: d.to)) }
+                goodbye = pending
+            }
             actOnDeadline(now: now)
             if roomLeg == nil, let wake = signaling.nextDeadline, wake <= now { signaling.handle(.timer, now: now) }
             // What signaling's timer asked for goes out before what the transports' timers send.
@@ -224,10 +237,12 @@ public struct PeerCall: ~Copyable {
             protection.handle(.timer, now: now)
             media.handle(.timer, now: now)
         case .datagram(let bytes, let from, let to):
+            receivedOn = to
             let taken = state.transport(for: bytes, from: from, to: to)?.receive(bytes, from: from, to: to, now: now)
             if taken != true { report.datagramsWithoutTransport += 1 }
         }
         route(now: now)
+        receivedOn = nil
         state.dropDrained(now: now) { report.drainedTransportDrops = report.drainedTransportDrops + $0.drops }
         updateDeadline()
     }
@@ -243,6 +258,7 @@ public struct PeerCall: ~Copyable {
         var next = Instant.earliest(roomLeg == nil ? signaling.nextDeadline : nil, state.transportDeadline)
         if media.isActive { next = .earliest(next, media.nextDeadline) }
         next = .earliest(next, mediaBacklog)
+        next = .earliest(next, goodbye?.nextDeadline)
         if state.ending == nil { next = .earliest(next, .earliest(state.deadline, protection.nextDeadline)) }
         nextDeadline = next
     }
@@ -512,8 +528,12 @@ public struct PeerCall: ~Copyable {
             if connection == .failed { pathFailed(epoch: epoch, now: now) }
         case .event(.selectedPair(let pair)):
             pairSelected(pair, on: transport, now: now)
-        case .event(.data(let bytes, _)):
-            protection.handle(.received(bytes), now: now)
+        case .event(.data(let bytes, let from)):
+            if isPlainGoodbye(bytes, from: from, on: transport) {
+                remoteSaidGoodbye()
+            } else {
+                protection.handle(.received(bytes), now: now)
+            }
         case .event(.relayAllocated(let relayed, let server)):
             outputs.append(.event(.relay(Self.allocationText(relayed, on: server))))
         case .event(.relayFailed(let server, let code, let reason)):
@@ -567,7 +587,63 @@ public struct PeerCall: ~Copyable {
             media.handle(.connected, now: now)
         case .failed(let reason):
             end(.failed(reason), now: now)
+        case .goodbye(let bytes):
+            sendGoodbye(bytes, now: now)
+        case .remoteClosed:
+            remoteSaidGoodbye()
         }
+    }
+
+    // MARK: The goodbye on the path
+
+    /// Our goodbye (`MediaGoodbye`): a leg of a room we leave tells its remote on the selected pair.
+    private mutating func sayGoodbye(now: Instant) {
+        guard roomLeg != nil, goodbye == nil, let current = state.current, current.selectedPair != nil else { return }
+        goodbye = MediaGoodbye()
+        let source = media.localSource ?? UInt32(truncatingIfNeeded: configuration.seed ^ 0x4259_4521)
+        let plain = MediaGoodbye.plainPacket(source: source, fragment: current.credentials.usernameFragment)
+        protection.handle(.sayGoodbye(plainGoodbye: plain), now: now)
+    }
+
+    /// Sends a datagram of our goodbye on the selected pair, keeping what the transport sent of it for
+    /// the copies to come.
+    private mutating func sendGoodbye(_ bytes: [UInt8], now: Instant) {
+        guard let current = state.current, current.selectedPair != nil else { return }
+        do throws(ICEError) {
+            try current.send(bytes)
+        } catch {
+            report.unsentDatagrams += 1
+            return
+        }
+        var sent: [(bytes: [UInt8], from: Endpoint, to: Endpoint)] = []
+        while let output = current.pollOutput() {
+            if case .transmit(let bytes, let from, let to) = output { sent.append((bytes, from, to)) }
+            transportOutput(output, from: current, now: now)
+        }
+        goodbye?.firstCopy(sent, now: now)
+    }
+
+    /// Whether `bytes`, data from `from` on `transport`, is the remote's plain goodbye on a leg of a
+    /// room: on the current epoch's selected pair (both its ends), naming the remote's username fragment of
+    /// that epoch and its source when known. One that names them but came another way is refused (counted).
+    private mutating func isPlainGoodbye(_ bytes: [UInt8], from: Endpoint, on transport: EpochTransport) -> Bool {
+        guard roomLeg != nil, configuration.mediaSecurity.security == .none,
+              let fragment = transport.remoteCredentials?.usernameFragment,
+              MediaGoodbye.isPlainGoodbye(bytes, remoteFragment: fragment, remoteSource: media.remoteSource)
+        else { return false }
+        let onPair = state.current === transport && transport.selectedPair.map { pair in
+            pair.sendTo == from && (pair.local.kind == .relay || receivedOn == pair.sendFrom)
+        } == true
+        if !onPair { report.refusedGoodbyes += 1 }
+        return onPair
+    }
+
+    /// The remote said goodbye on the path: a leg tells the room, which ends it. (A call of two ends
+    /// by its signaling: the remote's goodbye records.)
+    private mutating func remoteSaidGoodbye() {
+        guard roomLeg != nil, state.ending == nil else { return }
+        report.remoteGoodbyes += 1
+        roomLeg?.remoteSaidGoodbye = true
     }
 
     /// Sends on the current transport's selected pair; before one is selected, holds a few.

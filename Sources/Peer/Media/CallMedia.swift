@@ -130,6 +130,10 @@ public struct CallMedia: SansIOMachine {
     /// What the receiver takes when the remote's description pins it: payload type, SSRC, RTX.
     private var receiveStream: (payloadType: UInt8?, ssrc: UInt32?, retransmission: RetransmissionStream?)
         = (nil, nil, nil)
+    /// The source our stream goes from, once there is a sender (or our description announced it).
+    public var localSource: UInt32? { sender?.configuration.ssrc ?? announcedSources?.ssrc }
+    /// The remote's source, when its description announced it or our receiver took its stream.
+    public var remoteSource: UInt32? { receiver?.remoteSSRC ?? receiveStream.ssrc }
     /// The remote's stream format (from its SDP), when it sends.
     public private(set) var remoteFormat: VideoStreamFormat?
     /// The remote's RTP timestamp of its first frame's pts (from its SDP), when it names one.

@@ -179,18 +179,22 @@ public struct RoomCall: ~Copyable {
             // Every leg's ICE reports of this pass go to the room as one event, so the chunks of
             // legs that gathered together (a join starting four legs) share one store request.
             var reports: [(remote: String, event: ICEEvent)] = []
+            var goodbyes: [String] = []
             for leg in legs {
                 while let output = leg.call.pollOutput() {
                     busy = true
                     legOutput(output, of: leg, now: now)
                 }
                 let events = leg.call.takeLegEvents()
-                guard !events.isEmpty else { continue }
+                let goodbye = leg.call.takeRemoteGoodbye()
+                guard !events.isEmpty || goodbye else { continue }
                 busy = true
                 guard leg.endReason == nil else { continue }
                 for event in events { reports.append((leg.id.remote, event)) }
+                if goodbye { goodbyes.append(leg.id.remote) }
             }
             if !reports.isEmpty { room.handle(.iceReports(reports), now: now) }
+            for remote in goodbyes { room.handle(.remoteSaidGoodbye(remote: remote), now: now) }
             busy = legsEndedByThemselves(now: now) || busy
             busy = leaveIfMediaDone(now: now) || busy
             busy = collectDrained() || busy
@@ -205,6 +209,8 @@ public struct RoomCall: ~Copyable {
             startLeg(start, now: now)
         case .ice(let remote, let command):
             guard let leg = liveLeg(remote) else { return }
+            // Leaving, each leg tells its remote on its path before its transports close.
+            if case .close = command, hasHungUp { leg.call.handle(.sayGoodbye, now: now) }
             if case .restartICE = command { lendRelaySocket(to: leg) }
             leg.call.handle(.leg(.ice(command)), now: now)
         case .report(let remote, let state):
@@ -279,7 +285,7 @@ public struct RoomCall: ~Copyable {
         }
         let done = leg.call.milestones.mediaFinished != nil || !leg.call.media.isActive
         switch reason {
-        case .localLeave where done, .remoteLeft where done:
+        case .localLeave where done, .remoteLeft where done, .remoteSaidGoodbye where done:
             leg.call.handle(.legEnded(.completed), now: now)
         default:
             leg.call.handle(.legEnded(.failed(reason.sentence(remote: leg.id.remote))), now: now)

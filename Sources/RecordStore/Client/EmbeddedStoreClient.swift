@@ -67,6 +67,14 @@ public struct EmbeddedStoreClient: StoreClient {
         try await run { e, c throws(StoreError) in try e.modifyZones(save: save, delete: delete, scope: scope, c) }
     }
 
+    /// zones/modify with each saved zone's syncToken, in one request.
+    public func modifyZonesAnswering(save: [ZoneID], delete: [ZoneID],
+                                     scope: DatabaseScope) async throws -> [ZoneModifyAnswer] {
+        try await run { e, c throws(StoreError) in
+            try e.modifyZonesAnswering(save: save, delete: delete, scope: scope, c)
+        }
+    }
+
     public func listZones(scope: DatabaseScope) async throws -> [ZoneID] {
         try await run(.read) { e, c throws(StoreError) in try e.listZones(scope: scope, c) }
     }

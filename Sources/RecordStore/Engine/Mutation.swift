@@ -7,7 +7,8 @@ enum Mutation: Hashable, Sendable {
     case deleteZone(ZoneID, purged: Bool)
     /// A complete record as saved: new change tag and stamps included.
     case putRecord(Record)
-    case deleteRecord(RecordID, recordType: String, atMs: Int64)
+    /// A record deleted, with the shared roots whose hierarchy held it (`Tombstone.sharedRoots`).
+    case deleteRecord(RecordID, recordType: String, atMs: Int64, sharedRoots: [String]? = nil)
     /// A zone-wide share as it now stands (created, participants changed or accepted).
     case putShare(ZoneShare)
     case deleteShare(ZoneID)
@@ -58,12 +59,13 @@ extension StoreState {
             zones.values[slot].put(record, as: Self.key(recordKey, naming: record.id.recordName))
             if shared { sharedAccessChanged(zoneID, before: before, after: zones.values[slot].acceptedUsers) }
             zoneContentChanged(zoneID, at: slot)
-        case let .deleteRecord(id, recordType, atMs):
+        case let .deleteRecord(id, recordType, atMs, sharedRoots):
             let key = Self.key(recordKey, naming: id.recordName)
             guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[key] != nil else { return }
             let shared = recordType == RecordShare.recordType
             let before = shared ? zones.values[slot].acceptedUsers : []
-            zones.values[slot].remove(key, Tombstone(recordType: recordType, deletedAtMs: atMs))
+            zones.values[slot].remove(key, Tombstone(recordType: recordType, deletedAtMs: atMs,
+                                                                  sharedRoots: sharedRoots))
             if shared {
                 // Who loses access hears of the zone's deletion after the change that took it away.
                 zoneContentChanged(id.zoneID, at: slot)

@@ -29,7 +29,8 @@ struct QueryEvaluator {
         guard record.recordType == query.recordType else { return false }
         let fields = record.fields
         for (i, filter) in query.filters.enumerated() {
-            guard let field = fields[filter.fieldName], holds(filter, i, field) else { return false }
+            let value = filter.systemField.map { $0.value(of: record) } ?? fields[filter.fieldName]
+            guard let field = value, holds(filter, i, field) else { return false }
         }
         return true
     }

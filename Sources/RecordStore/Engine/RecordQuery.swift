@@ -100,10 +100,57 @@ public enum QueryComparator: String, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// One Filter dictionary: `comparator`, `fieldName`, `fieldValue`, and `distance` for `NEAR`.
+/// The system fields a Filter dictionary names by `systemFieldName` (Types and Dictionaries →
+/// Filter Dictionary): the record's name and who created and last changed it, and when (the
+/// Record Dictionary's `recordName`, `created` and `modified`). Names compare as `STRING`s, times
+/// as `TIMESTAMP`s (milliseconds since the Unix epoch).
+public enum QuerySystemField: String, Hashable, Sendable, CaseIterable {
+    case recordName
+    case createdUserRecordName
+    case createdTimestamp
+    case modifiedUserRecordName
+    case modifiedTimestamp
+
+    /// Whether its values are times (else record and user names).
+    public var isTimestamp: Bool { self == .createdTimestamp || self == .modifiedTimestamp }
+
+    /// The record's value of the field; nil for a stamp the record does not have.
+    func value(of record: Record) -> FieldValue? {
+        switch self {
+        case .recordName: return .string(record.id.recordName)
+        case .createdUserRecordName: return record.created.map { .string($0.userRecordName) }
+        case .createdTimestamp: return record.created.map { .timestamp($0.timestamp) }
+        case .modifiedUserRecordName: return record.modified.map { .string($0.userRecordName) }
+        case .modifiedTimestamp: return record.modified.map { .timestamp($0.timestamp) }
+        }
+    }
+
+    /// Why `comparator` with `value` cannot filter this field, or nil: one value per record (no
+    /// list, token or location comparator), of the field's type.
+    func problem(_ comparator: QueryComparator, _ value: FieldValue) -> String? {
+        switch comparator.operand {
+        case .any, .ordered, .list: break
+        case .string where comparator == .beginsWith || comparator == .notBeginsWith:
+            if isTimestamp { return "\(rawValue) is a TIMESTAMP: \(comparator.rawValue) compares strings" }
+        case .scalar, .string, .location:
+            return "\(rawValue) holds one value, which \(comparator.rawValue) does not compare"
+        }
+        let wanted = isTimestamp ? "TIMESTAMP" : "STRING"
+        for item in value.listItems ?? [value] where item.typeName != wanted {
+            return "\(rawValue) compares with a \(wanted), not a \(item.typeName)"
+        }
+        return nil
+    }
+}
+
+/// One Filter dictionary: `comparator`, `fieldName` or `systemFieldName`, `fieldValue`, and
+/// `distance` for `NEAR`.
 public struct QueryFilter: Hashable, Sendable {
     public var comparator: QueryComparator
+    /// The field compared; a system field's name when `systemField` is set.
     public var fieldName: String
+    /// The system field compared instead of a field (`systemFieldName`).
+    public var systemField: QuerySystemField?
     public var value: FieldValue
     /// Metres, for `NEAR` only.
     public var distance: Double?
@@ -115,10 +162,17 @@ public struct QueryFilter: Hashable, Sendable {
         self.distance = distance
     }
 
+    /// A filter on a system field.
+    public init(_ comparator: QueryComparator, system: QuerySystemField, _ value: FieldValue) {
+        self.init(comparator, system.rawValue, value)
+        systemField = system
+    }
+
     /// Why the filter cannot be evaluated, or nil.
     func problem(_ limits: RecordQuery.Limits) -> String? {
         if fieldName.isEmpty { return "fieldName must not be empty" }
         if comparator != .near, distance != nil { return "distance is only read by NEAR" }
+        if let system = systemField, let problem = system.problem(comparator, value) { return problem }
         let type = value.typeName
         switch comparator.operand {
         case .any:

@@ -29,14 +29,15 @@ extension StoreEngine {
         var changed: [Record] = []
         changed.reserveCapacity(page.keys.count)
         var deleted: [DeletedRecord] = []
-        // A record-share participant is told of the hierarchies shared with them (and of deletions,
-        // by name and type: a deleted record's place in a hierarchy is no longer known).
+        // A record-share participant is told of the hierarchies shared with them: of records there
+        // now, and of deletions of records that were there (by the roots the tombstone keeps).
         let grants = recordGrants(in: id, scope: scope, ctx)
         for entry in page.keys {
             if let record = zone.records[entry.key] {
                 if let grants, !reaches(record, in: id, grants) { continue }
                 changed.append(record)
             } else if token != nil, let tomb = zone.tombstones[entry.key] {
+                if let grants, let roots = tomb.sharedRoots, !roots.contains(where: { grants[$0] != nil }) { continue }
                 deleted.append(DeletedRecord(id: RecordID(recordName: entry.key.name, zoneID: id),
                                              recordType: tomb.recordType))
             }

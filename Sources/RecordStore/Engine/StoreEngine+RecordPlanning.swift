@@ -12,8 +12,9 @@ extension StoreEngine {
         /// (hashing a record's name costs as much as the rest of finding it).
         enum Outcome {
             case save(Record, RecordKey)
-            /// A deletion, with the records it takes along through `DELETE_SELF` references.
-            case delete(RecordID, recordType: String, RecordKey, cascaded: [CascadedDelete])
+            /// A deletion, with the records it takes along through `DELETE_SELF` references and the
+            /// shared roots whose hierarchy held it (`Tombstone.sharedRoots`).
+            case delete(RecordID, recordType: String, RecordKey, cascaded: [CascadedDelete], sharedRoots: [String]?)
             /// The zone-wide share saved as it will stand (its change tag given when applied).
             case saveZoneShare(ZoneShare)
             /// The zone-wide share of the zone deleted.
@@ -42,6 +43,7 @@ extension StoreEngine {
         var id: RecordID
         var recordType: String
         var key: RecordKey
+        var sharedRoots: [String]? = nil
     }
 
     /// What the operations planned so far in a request would leave: the records they save, and
@@ -65,7 +67,7 @@ extension StoreEngine {
             case .save(let record, let key):
                 records[Slot(zone: record.id.zoneID, key: key)] = .some(record)
                 if !holdsReferences { ReferenceIndex.forEachTarget(of: record) { _, _ in holdsReferences = true } }
-            case .delete(let id, _, let key, let cascaded):
+            case .delete(let id, _, let key, let cascaded, _):
                 records[Slot(zone: id.zoneID, key: key)] = .some(nil)
                 for doomed in cascaded { records[Slot(zone: doomed.id.zoneID, key: doomed.key)] = .some(nil) }
             case .saveZoneShare(let share):
@@ -246,9 +248,13 @@ extension StoreEngine {
                 throw StoreError(.permissionFailure, "only the owner deletes a share, in the private database")
             }
             if tag != nil { try Self.checkTag(tag, of: existing, .delete) }
-            let cascaded = try cascade(from: key, in: resolved, planned)
+            var cascaded = try cascade(from: key, in: resolved, planned)
+            for i in cascaded.indices {
+                cascaded[i].sharedRoots = sharedRoots(of: cascaded[i].key.name, in: resolved, planned)
+            }
             return ItemPlan(id: id, zone: zone,
-                            outcome: .delete(id, recordType: existing.recordType, key, cascaded: cascaded))
+                            outcome: .delete(id, recordType: existing.recordType, key, cascaded: cascaded,
+                                             sharedRoots: sharedRoots(of: given.recordName, in: resolved, planned)))
         } catch {
             return ItemPlan(id: id, zone: zone, outcome: .failed(error))
         }

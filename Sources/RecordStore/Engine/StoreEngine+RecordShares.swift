@@ -46,6 +46,31 @@ extension StoreEngine {
         return hierarchyPermission(of: record.id.recordName, in: zone, grants) != nil
     }
 
+    /// The roots of record shares whose hierarchy holds the record `name` as the request leaves it
+    /// (itself when it is one; a share record's root), for its tombstone: nil when the zone has no
+    /// record share. A record the request deletes is walked through as stored, so a deletion found
+    /// after its parent's in one request still finds the roots above them.
+    func sharedRoots(of name: String, in zone: ZoneID, _ planned: PlannedChanges) -> [String]? {
+        guard let slot = state.zones.index(forKey: zone), !state.zones.values[slot].sharedRootNames.isEmpty else {
+            return nil
+        }
+        let roots = state.zones.values[slot].sharedRootNames
+        var found: [String] = []
+        var current = name
+        for _ in 0..<Self.maxHierarchyDepth {
+            if roots.contains(current), !found.contains(current) { found.append(current) }
+            let key = RecordKey(current)
+            guard let record = planned.planned(key, in: zone).flatMap({ $0 }) ?? state.zones.values[slot].records[key]
+            else { break }
+            if current == name, let root = RecordShare.share(in: record)?.rootRecordName {
+                return [root]
+            }
+            guard let parent = record.parent else { break }
+            current = parent
+        }
+        return found
+    }
+
     /// A limited participant's save: the record must be in a hierarchy they may write, and stay in
     /// one (a new record hangs from a record they may write). Refusals are `ACCESS_DENIED`.
     func checkHierarchyWrite(_ saved: Record, existing: Record?, in zone: ZoneID,
@@ -156,7 +181,8 @@ extension StoreEngine {
         }
         for (zone, share) in deletedRoots where state.zones[zone]?.records[RecordKey(share)] != nil {
             commit(.deleteRecord(RecordID(recordName: share, zoneID: zone), recordType: RecordShare.recordType,
-                                 atMs: ctx.now.millisecondsSinceEpoch))
+                                 atMs: ctx.now.millisecondsSinceEpoch,
+                                 sharedRoots: sharedRoots(of: share, in: zone, PlannedChanges())))
         }
         return roots
     }

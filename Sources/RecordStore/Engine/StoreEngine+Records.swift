@@ -103,7 +103,7 @@ extension StoreEngine {
                                               after: record))
                 }
                 results.append(.saved(record))
-            case .delete(let id, let type, let key, let cascaded):
+            case .delete(let id, let type, let key, let cascaded, let sharedRoots):
                 let atMs = ctx.now.millisecondsSinceEpoch
                 func deleted(_ id: RecordID, _ key: RecordKey) {
                     guard isWatched(id.zoneID) else { return }
@@ -115,11 +115,12 @@ extension StoreEngine {
                     if let root = RecordShare.share(in: gone)?.rootRecordName { sharesDeleted.append((id.zoneID, root)) }
                     if let share = gone.share { rootsDeleted.append((id.zoneID, share)) }
                 }
-                commit(.deleteRecord(id, recordType: type, atMs: atMs), recordKey: key)
+                commit(.deleteRecord(id, recordType: type, atMs: atMs, sharedRoots: sharedRoots), recordKey: key)
                 note(id.zoneID, type)
                 for doomed in cascaded {
                     deleted(doomed.id, doomed.key)
-                    commit(.deleteRecord(doomed.id, recordType: doomed.recordType, atMs: atMs), recordKey: doomed.key)
+                    commit(.deleteRecord(doomed.id, recordType: doomed.recordType, atMs: atMs,
+                                         sharedRoots: doomed.sharedRoots), recordKey: doomed.key)
                     note(doomed.id.zoneID, doomed.recordType)
                 }
                 results.append(.deleted(id))

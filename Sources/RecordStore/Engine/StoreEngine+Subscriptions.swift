@@ -35,6 +35,11 @@ extension StoreEngine {
                             throw StoreError(.invalidArguments, "the query's recordType is not the subscription's")
                         }
                         try query.validate()
+                        // The subscription formats keep a filter's field by name only.
+                        if let f = query.filters.first(where: { $0.systemField != nil }) {
+                            throw StoreError(.invalidArguments, "query.filterBy: systemFieldName (\(f.fieldName)) is "
+                                             + "not supported in a subscription's query; filter records/query instead")
+                        }
                     }
                     if let z { _ = try resolveZone(z, scope: scope, access: .read, ctx) }
                 case (_, .database):

@@ -11,6 +11,13 @@ public enum ZoneLookupResult: Sendable, Hashable {
     case failed(ZoneID, StoreError)
 }
 
+/// One zone of a zones/modify answer: what became of it and, for a saved custom zone, its change
+/// feed's token.
+public struct ZoneModifyAnswer: Sendable, Hashable {
+    public var result: ZoneResult
+    public var syncToken: ChangeToken?
+}
+
 extension StoreEngine {
     /// Zones by ID, as CloudKit Web Services Reference's "Fetching Zones by Identifier
     /// (zones/lookup)" has it (developer.apple.com/library/archive/…/CloudKitWebServicesReference/
@@ -31,6 +38,18 @@ extension StoreEngine {
                                               _ ctx: RequestContext) throws(StoreError) -> [ZoneLookupResult] {
         try admit(ctx, touchesZone: false)
         return try zoneIDs(scope: scope, ctx).map { zoneDictionary($0, scope: scope, ctx) }
+    }
+
+    /// zones/modify with each saved zone's Zone Dictionary ("Modifying Zones": a saved zone is
+    /// answered with the Zone Dictionary's keys, `syncToken` among them): the results of
+    /// `modifyZones`, each saved custom zone with its change feed's token, read in the same request.
+    public mutating func modifyZonesAnswering(save: [ZoneID], delete: [ZoneID], scope: DatabaseScope,
+                                              _ ctx: RequestContext) throws(StoreError) -> [ZoneModifyAnswer] {
+        try modifyZones(save: save, delete: delete, scope: scope, ctx).map { result in
+            guard case .saved(let id) = result, case .found(_, _, let token) = zoneDictionary(id, scope: scope, ctx)
+            else { return ZoneModifyAnswer(result: result, syncToken: nil) }
+            return ZoneModifyAnswer(result: result, syncToken: token)
+        }
     }
 
     /// One zone's Zone Dictionary for `ctx`, or why it is refused.

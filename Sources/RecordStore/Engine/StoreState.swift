@@ -2,6 +2,11 @@
 struct Tombstone: Hashable, Sendable {
     var recordType: String
     var deletedAtMs: Int64
+    /// The roots of record shares whose hierarchy held the record when it was deleted (the record
+    /// itself when it was one; a share record's root), so that a record-share participant hears only
+    /// of deletions in hierarchies shared with them. Nil when its zone held no record share then, or
+    /// when an earlier build, which did not keep them, deleted it: every participant hears of it.
+    var sharedRoots: [String]? = nil
 }
 
 /// One record zone with its records, tombstones, change feed and share.
@@ -28,6 +33,8 @@ struct ZoneState: Sendable {
     /// What each user who accepted a record share may do, by root record name: such a user
     /// reaches those roots and their descendants (by `parent`) only.
     private(set) var recordGrants: [String: [String: SharePermission]] = [:]
+    /// The names of the records the zone's record shares share (their roots).
+    private(set) var sharedRootNames: Set<String> = []
     /// What each user who accepted the share may do, by name: the share's `effectivePermission`,
     /// kept with it, as every request through the shared database checks it (and reading the
     /// share for that copied all of it out of the zone and destroyed it again).
@@ -63,6 +70,7 @@ struct ZoneState: Sendable {
             }
         }
         recordGrants = grants
+        sharedRootNames = Set(recordShares.values.compactMap(\.rootRecordName))
         sharedDatabases = acceptedUsers.sorted().map { DatabaseKey(user: $0, scope: .shared) }
     }
 

@@ -50,19 +50,28 @@ final class JournalWriter: @unchecked Sendable {
     /// otherwise the flusher writes it.
     func append(_ payload: [UInt8]) throws(IOError) -> LSN {
         condition.lock()
-        defer { condition.unlock() }
-        if let failure { throw failure }
+        if let failure {
+            condition.unlock()
+            throw failure
+        }
         appended += 1
         switch policy {
-        case .batch:
-            JournalFormat.frame(payload, into: &pending)
+        case .batch, .always:
+            if policy == .batch {
+                JournalFormat.frame(payload, into: &pending)
+            } else {
+                var entry: [UInt8] = []
+                JournalFormat.frame(payload, into: &entry)
+                pendingEntries.append(entry)
+            }
+            let lsn = appended
+            condition.unlock()
+            // The flusher is woken once the lock is free: woken while it is held, it would only block
+            // on it again (two more futex calls and a context switch per append).
             condition.broadcast()
-        case .always:
-            var entry: [UInt8] = []
-            JournalFormat.frame(payload, into: &entry)
-            pendingEntries.append(entry)
-            condition.broadcast()
+            return lsn
         case .none:
+            defer { condition.unlock() }
             JournalFormat.frame(payload, into: &pending)
             let bytes = pending
             pending.removeAll(keepingCapacity: true)
@@ -73,8 +82,8 @@ final class JournalWriter: @unchecked Sendable {
                 throw error
             }
             durable = appended
+            return appended
         }
-        return appended
     }
 
     /// The LSN of the newest appended entry.

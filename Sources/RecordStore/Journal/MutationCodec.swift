@@ -9,7 +9,9 @@ import ZoneCore
 /// (references with their action, locations, assets). Record format 1 (`putRecord` tag 3, value
 /// tags 1–8), which builds before format 2 wrote, is still read: a journal or snapshot written by
 /// them loads as it did. A new format gets a new number after tag 10; the decoder refuses a number
-/// it does not know, naming it.
+/// it does not know, naming it. A deletion in a zone holding record shares is written as tag 16: tag
+/// 4 followed by the shared roots whose hierarchy held the record (`Tombstone.sharedRoots`); other
+/// deletions stay tag 4, so a store without record shares stays readable by earlier builds.
 enum MutationCodec {
     /// The record format this build writes.
     static let recordFormat: UInt8 = 2
@@ -41,8 +43,11 @@ enum MutationCodec {
             w.writeUInt8(2); encode(id, into: &w); w.writeUInt8(purged ? 1 : 0)
         case let .putRecord(record):
             w.writeUInt8(10); w.writeUInt8(recordFormat); encode(record, into: &w)
-        case let .deleteRecord(id, type, atMs):
+        case let .deleteRecord(id, type, atMs, nil):
             w.writeUInt8(4); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
+        case let .deleteRecord(id, type, atMs, roots?):
+            w.writeUInt8(16); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
+            encode(roots, into: &w)
         case let .putShare(share):
             w.writeUInt8(11); encode(share, into: &w)
         case let .deleteShare(id):
@@ -68,6 +73,9 @@ enum MutationCodec {
         case 3: return .putRecord(try decodeRecord(&r, format: 1))
         case 10: return .putRecord(try decodeRecord(&r, format: try readRecordFormat(&r)))
         case 4: return .deleteRecord(try decodeRecordID(&r), recordType: try r.readString(), atMs: try r.readInt64())
+        case 16:
+            return .deleteRecord(try decodeRecordID(&r), recordType: try r.readString(), atMs: try r.readInt64(),
+                                 sharedRoots: try decodeNames(&r))
         case 5: return .putShare(try decodeShare(&r, withShortGUID: false))
         case 11: return .putShare(try decodeShare(&r, withShortGUID: true))
         case 6: return .deleteShare(try decodeZoneID(&r))
@@ -102,6 +110,30 @@ enum MutationCodec {
         }
         return WebPushToken(digest: digest, user: user, environment: environment, container: container,
                             serial: serial, registered: registered)
+    }
+
+    /// Record names (a deletion's shared roots, tag 16; snapshot 4's tombstones): a count, then each.
+    static func encode(_ names: [String], into w: inout ByteWriter) {
+        w.writeVarint(UInt64(names.count))
+        for name in names { w.writeString(name) }
+    }
+
+    static func decodeNames(_ r: inout ByteReader) throws -> [String] {
+        let n = try r.readVarint()
+        guard n <= UInt64(r.remaining) else { throw DecodeError(description: "name count \(n) exceeds entry") }
+        var names: [String] = []
+        names.reserveCapacity(Int(n))
+        for _ in 0..<n { names.append(try r.readString()) }
+        return names
+    }
+
+    /// Whether any of `mutations` is a deletion with its shared roots (tag 16), which builds before
+    /// tombstones kept them cannot read.
+    static func holdsSharedRoots(_ mutations: [Mutation]) -> Bool {
+        mutations.contains {
+            if case .deleteRecord(_, _, _, .some) = $0 { return true }
+            return false
+        }
     }
 
     /// Whether any of `mutations` is one that builds before web tokens were kept cannot read.

@@ -10,19 +10,26 @@ import ZoneCore
 /// Snapshot 3 is snapshot 2 followed by the web push tokens (`WebPushToken`); it is written only
 /// when the store holds a token, so a store that never had one stays readable by earlier builds,
 /// and one that has refuses them ("upgrade zonertc") rather than forgetting its tokens.
+/// Snapshot 4 is snapshot 3 (its token section always present) whose tombstones are each followed by
+/// their shared roots (flag 0: none kept; 1: a count and the names); it is written only when a
+/// tombstone kept holds them (`Tombstone.sharedRoots`), which only zones with record shares make.
 enum SnapshotCodec {
     static let magic: [UInt8] = Array("ZRSNAP2\n".utf8)
     static let magicWithWebTokens: [UInt8] = Array("ZRSNAP3\n".utf8)
+    static let magicWithSharedRoots: [UInt8] = Array("ZRSNAP4\n".utf8)
     /// The snapshot versions this build reads, with the record format each holds.
     static let readable: [(magic: [UInt8], recordFormat: UInt8)] = [
         (Array("ZRSNAP1\n".utf8), 1), (magic, MutationCodec.recordFormat),
-        (magicWithWebTokens, MutationCodec.recordFormat),
+        (magicWithWebTokens, MutationCodec.recordFormat), (magicWithSharedRoots, MutationCodec.recordFormat),
     ]
 
     static func encode(_ state: StoreState, generation: UInt64, pruneTombstonesBeforeMs: Int64) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
         let tokens = state.webTokens.byDigest.keys.sorted()
-        w.writeBytes(tokens.isEmpty ? magic : magicWithWebTokens)
+        let withRoots = state.zones.values.contains { zone in
+            zone.tombstones.values.contains { $0.sharedRoots != nil && $0.deletedAtMs >= pruneTombstonesBeforeMs }
+        }
+        w.writeBytes(withRoots ? magicWithSharedRoots : tokens.isEmpty ? magic : magicWithWebTokens)
         w.writeUInt64(generation)
         w.writeVarint(state.nextChangeTag)
         w.writeVarint(state.nextIncarnation)
@@ -80,9 +87,16 @@ enum SnapshotCodec {
             for (name, seq) in tombs {
                 let t = zone.tombstones[name]!
                 w.writeVarint(seq); w.writeString(name.name); w.writeString(t.recordType); w.writeInt64(t.deletedAtMs)
+                guard withRoots else { continue }
+                if let roots = t.sharedRoots {
+                    w.writeUInt8(1)
+                    MutationCodec.encode(roots, into: &w)
+                } else {
+                    w.writeUInt8(0)
+                }
             }
         }
-        if !tokens.isEmpty {
+        if !tokens.isEmpty || withRoots {
             w.writeVarint(UInt64(tokens.count))
             for digest in tokens { MutationCodec.encode(state.webTokens[digest]!, into: &w) }
         }
@@ -95,7 +109,7 @@ enum SnapshotCodec {
         guard let format = readable.first(where: { $0.magic == head })?.recordFormat else {
             throw MutationCodec.DecodeError(description: head.starts(with: Array("ZRSNAP".utf8))
                 ? "snapshot version '\(String(decoding: head.dropFirst(6).prefix(1), as: UTF8.self))' is newer than "
-                  + "this build reads (1 to 3): upgrade zonertc"
+                  + "this build reads (1 to 4): upgrade zonertc"
                 : "not a ZoneRTC snapshot (bad magic)")
         }
         let generation = try r.readUInt64()
@@ -150,13 +164,21 @@ enum SnapshotCodec {
             for _ in 0..<(try count(&r)) {
                 let seq = try r.readVarint()
                 let key = RecordKey(try r.readString())
-                zone.tombstones[key] = Tombstone(recordType: try r.readString(), deletedAtMs: try r.readInt64())
+                var tomb = Tombstone(recordType: try r.readString(), deletedAtMs: try r.readInt64())
+                if head == magicWithSharedRoots {
+                    switch try r.readUInt8() {
+                    case 0: break
+                    case 1: tomb.sharedRoots = try MutationCodec.decodeNames(&r)
+                    case let flag: throw MutationCodec.DecodeError(description: "shared roots flag \(flag)")
+                    }
+                }
+                zone.tombstones[key] = tomb
                 pairs.append((key, seq))
             }
             zone.log = ChangeLog(restoring: pairs)
             state.zones[id] = zone
         }
-        if head == magicWithWebTokens {
+        if head == magicWithWebTokens || head == magicWithSharedRoots {
             for _ in 0..<(try count(&r)) { state.webTokens.put(try MutationCodec.decodeWebToken(&r)) }
         }
         guard r.isAtEnd else { throw MutationCodec.DecodeError(description: "\(r.remaining) stray bytes after snapshot") }

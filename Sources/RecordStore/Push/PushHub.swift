@@ -69,7 +69,10 @@ public final class PushHub: Sendable {
         let now = clock.now()
         state.withLock { s in for n in notes { s.model.handle(.submit(n), now: now) } }
         woken.store(true, ordering: .sequentiallyConsistent)
-        wake.lock(); wake.signal(); wake.unlock()
+        // Taking the lock once orders this after the pump's check of `woken` (or before it); the
+        // signal then goes out with the lock free, so the pump does not wake only to block on it.
+        wake.lock(); wake.unlock()
+        wake.signal()
     }
 
     /// A stream of the notifications delivered to one device, from now on.

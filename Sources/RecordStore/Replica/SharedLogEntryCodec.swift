@@ -12,16 +12,25 @@ import ZoneCore
 /// which earlier builds wrote, hold only format 1 and are still read. A daemon of an earlier build
 /// meeting a version 2 entry stops with the version, rather than misreading it. Version 3 entries
 /// may hold shares with their short GUID (`putShare` tag 11). Version 4 entries hold web push tokens
-/// (tags 14 and 15); only entries that do are written as version 4.
+/// (tags 14 and 15); only entries that do are written as version 4. Version 5 entries hold deletions
+/// with their shared roots (tag 16), and may hold web push tokens; only entries with such a deletion
+/// are written as version 5.
 enum SharedLogEntryCodec {
     static let version: UInt8 = 3
     static let versionWithWebTokens: UInt8 = 4
+    static let versionWithSharedRoots: UInt8 = 5
     /// The versions this build reads.
-    static let readable: ClosedRange<UInt8> = 1...4
+    static let readable: ClosedRange<UInt8> = 1...5
+
+    /// The earliest version that holds `mutations`, so that earlier builds read what they can.
+    static func version(of mutations: [Mutation]) -> UInt8 {
+        if MutationCodec.holdsSharedRoots(mutations) { return versionWithSharedRoots }
+        return MutationCodec.holdsWebTokens(mutations) ? versionWithWebTokens : version
+    }
 
     static func encode(_ mutations: [Mutation], _ notes: [DeviceNotification]) -> [UInt8] {
         var w = ByteWriter(capacity: 256)
-        w.writeUInt8(MutationCodec.holdsWebTokens(mutations) ? versionWithWebTokens : version)
+        w.writeUInt8(version(of: mutations))
         MutationCodec.encode(mutations, into: &w)
         w.writeVarint(UInt64(notes.count))
         for n in notes {

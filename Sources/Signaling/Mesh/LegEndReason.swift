@@ -6,6 +6,9 @@ import ZoneCore
 public enum LegEndReason: Hashable, Sendable, CustomStringConvertible {
     /// The remote member's presence record was deleted: it left, or the room's owner removed it.
     case remoteLeft
+    /// The remote said goodbye on the leg's own path (DTLS close_notify, or the plain RTCP BYE of
+    /// docs/PROTOCOL.md §11.4), checked by the leg: it left.
+    case remoteSaidGoodbye
     /// The remote member's presence expired (it crashed or lost the store) and the leg was not, or no
     /// longer, connected.
     case remoteExpired
@@ -34,6 +37,7 @@ public enum LegEndReason: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .remoteLeft: return "left the room (its presence record was deleted)"
+        case .remoteSaidGoodbye: return "left the room (its goodbye on the media path: DTLS close_notify or RTCP BYE)"
         case .remoteExpired: return "its presence expired (crashed or lost the store)"
         case .remoteRejoined: return "joined again with a new member session"
         case .remoteHungUp(let epoch, let type): return "hung up (its \(type.rawValue) of epoch \(epoch) was deleted)"

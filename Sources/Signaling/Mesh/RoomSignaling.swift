@@ -30,6 +30,10 @@ public struct RoomSignaling: Sendable {
         /// A leg's call ended by itself (its media timed out, its ICE restarts ran out): the room ends
         /// that leg; the member gets a new one only by rejoining (a new member session) or offering.
         case legFinished(remote: String, detail: String)
+        /// A leg's remote said goodbye on the leg's path, which the leg checked (docs/PROTOCOL.md §11.4):
+        /// the room ends that leg at once, before its departure reaches us through the store; that member
+        /// session gets no new leg.
+        case remoteSaidGoodbye(remote: String)
         /// A push notification reached the device.
         case notification(PushNotification)
         /// A leg's ICE agent reports.
@@ -298,6 +302,9 @@ public struct RoomSignaling: Sendable {
         case .legFinished(let remote, let detail):
             if let session = legs[remote]?.memberSession { finishedSessions.insert("\(remote) \(session)") }
             endLeg(remote, .callEnded(detail), now: now, &out)
+        case .remoteSaidGoodbye(let remote):
+            if let session = legs[remote]?.memberSession { finishedSessions.insert("\(remote) \(session)") }
+            endLeg(remote, .remoteSaidGoodbye, now: now, &out)
         case .notification(let note):
             guard state == .joining || state == .joined else { return }
             for i in paths.indices { sync(i, .notification(note), now, &out) }

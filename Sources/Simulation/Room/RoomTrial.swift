@@ -50,6 +50,8 @@ public struct RoomTrial: ~Copyable {
         case leave
         /// Everyone still in the call hangs up.
         case hangUpAll
+        /// Tests (`forgesGoodbyes`): a datagram reaches member `Int` from where its sender was not.
+        case forged(Int, [UInt8], from: Endpoint, to: Endpoint)
     }
 
     /// A member and the driver's bookkeeping for it.
@@ -68,6 +70,8 @@ public struct RoomTrial: ~Copyable {
         var left = false
         /// When it ended its leg with the member that left.
         var closedLegAt: Instant?
+        /// Whether it ended that leg on the leaving member's goodbye on the leg's path.
+        var closedOnGoodbye = false
 
         init(user: String, call: consuming RoomCall, host: HostID, socket: Endpoint) {
             self.user = user
@@ -99,6 +103,13 @@ public struct RoomTrial: ~Copyable {
     private var leftAt: Instant?
     private var leaveScheduled = false
     private var hangUpAt: Instant?
+    /// Tests: the leaving member's goodbye to the first member is withheld; that member gets it from
+    /// another address instead, and the goodbye meant for the second member from the leaving member's own
+    /// address. Neither may end its leg (docs/PROTOCOL.md §11.4): it ends when the departure reaches it
+    /// through the store.
+    var forgesGoodbyes = false
+    /// Where the forged goodbyes come from: an address no member has.
+    static let forger = Endpoint(address: .v4(0xC633_6463), port: 50_099)  // 198.51.100.99
 
     public init(configuration: TrialConfiguration, members count: Int, join: JoinSchedule,
                 leave: LeaveScenario = .none, index: Int, seed: UInt64) throws {
@@ -237,7 +248,8 @@ public struct RoomTrial: ~Copyable {
             let closes = others.compactMap { members[$0].closedLegAt }
             leaveOutcome = RoomLeaveOutcome(
                 closed: closes.count == others.count ? closes.max().map { $0 - leftAt } : nil,
-                everyoneLeft: others.allSatisfy { members[$0].left }, recordsLeft: countRecordsLeft())
+                everyoneLeft: others.allSatisfy { members[$0].left }, recordsLeft: countRecordsLeft(),
+                closedOnGoodbye: others.count(where: { members[$0].closedOnGoodbye }))
         }
         let minutes = max(1e-9, Double((scheduler.now - start).nanoseconds) / 60e9)
         let peers = members.map { member in
@@ -332,6 +344,11 @@ public struct RoomTrial: ~Copyable {
             } else {
                 feed(leaver, .hangUp)
             }
+        case .forged(let i, let bytes, let from, let to):
+            guard !members[i].crashed else { return }
+            trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(from), EventTrace.pack(to),
+                         EventTrace.fingerprint(bytes))
+            feed(i, .datagram(bytes, from: from, to: to))
         case .hangUpAll:
             guard hangUpAt == nil else { return }
             hangUpAt = now
@@ -361,6 +378,8 @@ public struct RoomTrial: ~Copyable {
                 let (arrival, reply) = store.timing(client: member.user, now: now)
                 trace.record(.storeRequest, at: now, actor: UInt8(i + 1))
                 scheduler.schedule(.storeArrival(i, request, origin, reply: reply), at: arrival)
+            case .transmit(let bytes, let from, let to) where forgesGoodbyes && i == leaver && leftAt != nil:
+                forge(bytes, from: from, to: to)
             case .transmit(let bytes, let from, let to):
                 switch network.transmit(bytes, from: from, to: to, host: member.host, now: now) {
                 case .failure(let reason):
@@ -372,8 +391,11 @@ public struct RoomTrial: ~Copyable {
                     scheduler.schedule(.datagram(datagram), at: copies.at)
                     if let again = copies.duplicateAt { scheduler.schedule(.datagram(datagram), at: again) }
                 }
-            case .event(.legEnded(let id, _)) where leftAt != nil && id.remote == members[leaver].user:
-                if members[i].closedLegAt == nil { members[i].closedLegAt = now }
+            case .event(.legEnded(let id, let reason)) where leftAt != nil && id.remote == members[leaver].user:
+                if members[i].closedLegAt == nil {
+                    members[i].closedLegAt = now
+                    members[i].closedOnGoodbye = reason == .remoteSaidGoodbye
+                }
                 legClosedWithLeaver(now: now)
             case .event(.left):
                 members[i].left = true
@@ -386,6 +408,21 @@ public struct RoomTrial: ~Copyable {
             }
         }
         scheduleWake(i)
+    }
+
+    /// `forgesGoodbyes`: what the leaving member sends once it left (its goodbyes) to the first member goes
+    /// to it from the forger's address; what it sends to the second goes there, and to the first from the
+    /// leaving member's own address.
+    private mutating func forge(_ bytes: [UInt8], from: Endpoint, to: Endpoint) {
+        let at = scheduler.now + .milliseconds(1)
+        if to == members[0].socket {
+            scheduler.schedule(.forged(0, bytes, from: Self.forger, to: to), at: at)
+            return
+        }
+        if to == members[1].socket { scheduler.schedule(.forged(0, bytes, from: from, to: members[0].socket), at: at) }
+        if let i = members.indices.first(where: { members[$0].socket == to }) {
+            scheduler.schedule(.forged(i, bytes, from: from, to: to), at: at)
+        }
     }
 
     /// The pair of member `i` and `remote`: connected on the same epoch at both ends?
@@ -474,4 +511,7 @@ public struct RoomLeaveOutcome: Sendable {
     public var everyoneLeft: Bool
     /// Presence and signal records left in the zone at the end.
     public var recordsLeft: Int
+    /// Other members that ended their leg with it on its goodbye on the leg's path (the rest learned of
+    /// its departure through the store, or by consent expiry after a crash).
+    public var closedOnGoodbye: Int
 }

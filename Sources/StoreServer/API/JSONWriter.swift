@@ -19,13 +19,24 @@ enum JSONWriter {
         case let s as String: writeString(s, into: &out)
         case let o as [String: Any]:
             out.append(UInt8(ascii: "{"))
-            var first = true
-            for (key, item) in o.sorted(by: { $0.key < $1.key }) {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                write(item, into: &out)
+            // Sorted in a buffer on the stack where it fits (a record's dictionaries all do): `sorted`
+            // took an array from the heap for every object, most of a change feed's allocations.
+            withUnsafeTemporaryAllocation(of: (key: String, value: Any).self, capacity: o.count) { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var count = 0
+                for entry in o {
+                    (base + count).initialize(to: entry)
+                    count += 1
+                }
+                var entries = UnsafeMutableBufferPointer(start: base, count: count)
+                defer { _ = entries.deinitialize() }
+                entries.sort { $0.key < $1.key }
+                for i in 0..<count {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    writeString(entries[i].key, into: &out)
+                    out.append(UInt8(ascii: ":"))
+                    write(entries[i].value, into: &out)
+                }
             }
             out.append(UInt8(ascii: "}"))
         case let a as [Any]:

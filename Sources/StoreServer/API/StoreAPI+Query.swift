@@ -68,8 +68,22 @@ extension StoreAPI {
             throw WireFormat.ShapeError("\(f.name("comparator")): unknown comparator '\(name)' (the Filter "
                                         + "dictionary's: \(known))")
         }
-        try refuseNotYetSupported(f, "systemFieldName", what: "filtering on system fields")
-        let field = try f.requiredString("fieldName")
+        let system = try f.string("systemFieldName").map { name throws -> QuerySystemField in
+            guard let known = QuerySystemField(rawValue: name) else {
+                let names = QuerySystemField.allCases.map(\.rawValue).joined(separator: ", ")
+                throw WireFormat.ShapeError("\(f.name("systemFieldName")): unknown system field '\(name)' (\(names))")
+            }
+            return known
+        }
+        let field: String
+        switch (try f.string("fieldName"), system) {
+        case (let name?, nil): field = name
+        case (nil, let known?): field = known.rawValue
+        case (_?, _?):
+            throw WireFormat.ShapeError("\(f.name("fieldName")) and \(f.name("systemFieldName")): a filter names one")
+        case (nil, nil):
+            throw WireFormat.ShapeError("\(f.name("fieldName")) or \(f.name("systemFieldName")) is required")
+        }
         guard let raw = f["fieldValue"] else { throw WireFormat.ShapeError("\(f.name("fieldValue")) is required") }
         // A list's items counted before they are read.
         if let items = (raw as? WireFormat.Object)?["value"] as? [Any], items.count > limits.valuesPerFilter {
@@ -86,7 +100,26 @@ extension StoreAPI {
             }
             distance = n.doubleValue
         }
+        if let system {
+            if distance != nil { throw WireFormat.ShapeError("\(f.name("distance")) is only read by NEAR on a field") }
+            return QueryFilter(comparator, system: system, systemValue(value, system))
+        }
         return QueryFilter(comparator, field, value, distance: distance)
+    }
+
+    /// A system field's value as the engine compares it: a name sent as the reference clients send
+    /// (`{"recordName": …}`) is its name, a time sent as a number is a `TIMESTAMP`; other values stay
+    /// as sent, for the engine to refuse by type.
+    private static func systemValue(_ value: FieldValue, _ system: QuerySystemField) -> FieldValue {
+        func item(_ v: FieldValue) -> FieldValue {
+            switch v {
+            case .reference(let r) where !system.isTimestamp: return .string(r.recordID.recordName)
+            case .int64(let ms) where system.isTimestamp: return .timestamp(ms)
+            default: return v
+            }
+        }
+        if case .list(let items) = value { return .list(items.map(item)) }
+        return item(value)
     }
 
     /// zones/lookup ("Fetching Zones by Identifier", GettingZonesbyIdentifier.html): `zones`, an

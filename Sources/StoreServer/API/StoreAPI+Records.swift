@@ -25,12 +25,6 @@ extension StoreAPI {
         }
     }
 
-    static func refuseNotYetSupported(_ o: WireObject, _ key: String, what: String) throws {
-        if o[key] != nil {
-            throw WireFormat.ShapeError("\(o.name(key)): \(what) is not supported yet (docs/CLOUDKIT.md)")
-        }
-    }
-
     func modifyRecords(_ body: WireObject, scope: DatabaseScope,
                        client: EmbeddedStoreClient) async throws -> WireFormat.Object {
         try body.allowing(.modifyRequest)

@@ -80,20 +80,14 @@ extension StoreAPI {
                 throw WireFormat.ShapeError("\(op.name("operationType")): '\(other)' is not create or delete")
             }
         }
-        let results = try await client.modifyZones(save: save, delete: delete, scope: scope)
-        guard results.count == order.count else { throw StoreError(.internalError, "zones/modify lost an answer") }
         // A saved zone is answered with its Zone Dictionary ("Modifying Zones": "the keys described in
-        // Zone Dictionary"), its change feed's syncToken among them, read once the zones are saved.
-        var tokens: [ZoneID: ChangeToken] = [:]
-        let saved = results.compactMap { result -> ZoneID? in if case .saved(let z) = result { z } else { nil } }
-        if !saved.isEmpty {
-            for case .found(let z, _, let token?) in try await client.lookupZones(saved, scope: scope) {
-                tokens[z] = token
-            }
-        }
+        // Zone Dictionary"), its change feed's syncToken among them, which the save answers.
+        let answers = try await client.modifyZonesAnswering(save: save, delete: delete, scope: scope)
+        guard answers.count == order.count else { throw StoreError(.internalError, "zones/modify lost an answer") }
         return ["zones": order.map { isSave, index -> WireFormat.Object in
-            switch results[isSave ? index : save.count + index] {
-            case .saved(let z): return Self.encodeZone(z, atomic: !z.isDefaultZone, syncToken: tokens[z])
+            let answer = answers[isSave ? index : save.count + index]
+            switch answer.result {
+            case .saved(let z): return Self.encodeZone(z, atomic: !z.isDefaultZone, syncToken: answer.syncToken)
             case .deleted(let z): return ["zoneID": WireFormat.encode(z), "deleted": true]
             case .failed(let z, let e): return Self.encodeZoneError(z, e)
             }

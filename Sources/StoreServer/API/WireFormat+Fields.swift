@@ -12,7 +12,8 @@ extension WireFormat {
     // MARK: Encoding
 
     public static func encodeFields(_ fields: RecordFields, numbersAsStrings: Bool = false) -> Object {
-        var o: Object = [:]
+        // Made to size: grown from empty, a record of two fields took two tables.
+        var o = Object(minimumCapacity: fields.count)
         for (k, v) in fields { o[k] = encodeField(v, numbersAsStrings: numbersAsStrings) }
         return o
     }

@@ -34,9 +34,12 @@ extension WireFormat {
         if let desired = rendering.desiredKeys {
             fields = RecordFields(record.fields.lazy.filter { desired.contains($0.key) }.map { ($0.key, $0.value) })
         }
-        var o: Object = ["recordName": record.id.recordName, "recordType": record.recordType,
-                         "zoneID": encode(record.id.zoneID),
-                         "fields": encodeFields(fields, numbersAsStrings: rendering.numbersAsStrings)]
+        // Made for every key it may take: a literal of the first four grew (a new table) at the seventh.
+        var o = Object(minimumCapacity: 9)
+        o["recordName"] = record.id.recordName
+        o["recordType"] = record.recordType
+        o["zoneID"] = encode(record.id.zoneID)
+        o["fields"] = encodeFields(fields, numbersAsStrings: rendering.numbersAsStrings)
         if let tag = record.recordChangeTag { o["recordChangeTag"] = tag }
         if let c = record.created { o["created"] = encode(c) }
         if let m = record.modified { o["modified"] = encode(m) }

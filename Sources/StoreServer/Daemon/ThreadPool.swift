@@ -48,16 +48,24 @@ public final class ThreadPool: TaskExecutor, @unchecked Sendable {
         jobs.append(work)
         // An idle thread that was signalled stays counted as idle until it runs again: a burst of jobs
         // must not count it once per job, or they would queue behind one thread while others could start.
+        var wake = false
+        var start = false
         if idle > wakes {
             wakes += 1
-            condition.signal()
+            wake = true
         } else if threads < maxThreads {
             threads += 1
+            start = true
+        }
+        condition.unlock()
+        // Signalled once the lock is free: a thread woken while it is held only blocks on it again, and
+        // every request paid that twice (two more futex calls and a context switch each time).
+        if wake { condition.signal() }
+        if start {
             let t = Thread { [self] in self.work() }
             t.name = name
             t.start()
         }
-        condition.unlock()
     }
 
     /// Idle threads end after this long.
