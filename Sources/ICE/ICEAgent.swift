@@ -648,11 +648,13 @@ public struct ICEAgent {
                     && !checklist.hasUnfinishedPairs
                 newState = settled ? .completed : .connected
             }
-        } else if hasRemoteEndOfCandidates && !checklist.hasUnfinishedPairs
+        } else if hasRemoteEndOfCandidates && isGatheringComplete && !checklist.hasUnfinishedPairs
                     && !transactions.contains(where: { if case .check = $0.purpose { true } else { false } })
                     && !checklist.pairs.contains(where: { $0.state == .succeeded }) {
             // Failed only when no pair succeeded (RFC 8445 §8.1.2): a controlled agent whose
-            // checks succeeded is waiting for the controlling agent's nomination, not failing.
+            // checks succeeded is waiting for the controlling agent's nomination, not failing. And only
+            // once our own gathering is done too (RFC 8838 §8): a relay-only agent whose allocation is
+            // still on its way has no pairs yet, which is not all of them failed.
             newState = .failed
         } else if checklist.pairs.isEmpty {
             newState = state == .new ? .new : .checking

@@ -75,6 +75,9 @@ extension PeerCall: DrivenCall {
         case .remoteHungUp(let why): (.notice, why)
         case .sendFailed(let why): (.notice, "media not sent: \(why)")
         case .selectedPair(let pair): (.info, "selected pair \(pair)")
+        case .relay(let what): (.debug, "TURN \(what)")
+        case .iceState(let state): (.debug, "ICE \(state)")
+        case .callState(let state): (.debug, "call \(state)")
         case .ended(.failed(let why)): (.notice, "call failed: \(why)")
         default: nil
         }

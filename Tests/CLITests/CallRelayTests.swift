@@ -96,21 +96,8 @@ struct CallRelayTests {
     }
 
     @Test("--peers 3 --turn coturn --relay-only: a group call, each leg relayed through coturn, all identical",
-          .enabled(if: ExternalProgram.runnable("turnserver"), "coturn is not installed (ZONERTC_CI=1 fails instead)"),
-          .disabled("as MeshProcessTests.threePeersRelayed: a leg's second epoch on the same relay socket is flaky"))
+          .enabled(if: ExternalProgram.runnable("turnserver"), "coturn is not installed (ZONERTC_CI=1 fails instead)"))
     func groupCallThroughCoturn() throws {
-        struct MeshReport: Decodable {
-            struct Member: Decodable {
-                struct Leg: Decodable { var remote: String; var outcome: String; var path: String? }
-                var me: String
-                var legs: [Leg]
-                var goodbyeTimedOut: Bool?
-            }
-            struct Stream: Decodable { var identical: Bool }
-            var members: [Member?]
-            var streams: [Stream]
-            var verdict: Report.Verdict
-        }
         let directory = try temporaryDirectory("zonertc-mesh-coturn")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (coturn, port, _) = try startCoturn(in: directory)
@@ -119,18 +106,7 @@ struct CallRelayTests {
         let file = CallProcessTests.fixtures.appendingPathComponent("testsrc-32x24-5.y4m").path
         let run = try ZonertcProcess.run(["call", file, "--peers", "3", "--turn", "u:p@127.0.0.1:\(port)",
                                           "--relay-only", "--pace", "max", "--json", "--timeout", "30s"])
-        #expect(run.status == 0, "stderr: \(run.stderr)")
-        let report = try JSONDecoder().decode(MeshReport.self, from: Data(run.stdout.utf8))
-        #expect(report.verdict.ok, "\(report.verdict.text)")
-        #expect(report.streams.count == 6 && report.streams.allSatisfy(\.identical))
-        let members = report.members.compactMap { $0 }
-        #expect(members.count == 3)
-        for member in members {
-            let relayed = member.legs.allSatisfy { $0.path == "relay" && $0.outcome == "completed" }
-            let legs = member.legs.map { "\($0.remote) \($0.path ?? "-")" }
-            #expect(member.legs.count == 2 && relayed, "\(member.me): \(legs)")
-            #expect(member.goodbyeTimedOut == false, "\(member.me)")
-        }
+        try RelayedGroupCallReport.expect(run, peers: 3, frames: 5)
         #expect(coturn.isRunning, "turnserver ended during the call: \(coturn.stdout.suffix(2000))")
     }
 }

@@ -200,7 +200,7 @@ enum DocumentedCommands {
         ("zonertc call Fixtures/vp8-320x240-60.ivf --peers 2 --mesh",
          .coveredBy("MeshProcessTests.meshOfTwo runs `zonertc call --peers 2 --mesh`")),
         ("zonertc call Fixtures/vp8-320x240-60.ivf --peers 3 --relay-only",
-         .coveredBy("MeshProcessTests.threePeersRelayed (disabled while flaky: GROUP-CALLS.md Limits)")),
+         .coveredBy("MeshProcessTests.threePeersRelayed runs `zonertc call --peers 3 --relay-only` through our relay")),
         ("zonertc call Fixtures/vp8-320x240-60.ivf --browser --peers 3",
          .coveredBy("BrowserMeshCallCommandTests runs `zonertc call --browser --peers 3` with headless Chromium")),
 

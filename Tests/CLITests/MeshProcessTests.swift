@@ -74,38 +74,12 @@ struct MeshProcessTests {
                 "\(browser.stderr)")
     }
 
-    @Test("call --peers 3 --relay-only: every leg through our TURN relay on an allocation of its own, all identical",
-          .disabled("flaky: a leg's second epoch on its relay socket (GROUP-CALLS.md Limits)"))
+    @Test("call --peers 3 --relay-only: every leg through our TURN relay on an allocation of its own, all identical")
     func threePeersRelayed() throws {
-        struct Report: Decodable {
-            struct Member: Decodable {
-                struct Leg: Decodable { var remote: String; var outcome: String; var path: String? }
-                var me: String
-                var legs: [Leg]
-                var goodbyeTimedOut: Bool?
-            }
-            var members: [Member?]
-            var streams: [CallReport.Stream]
-            var verdict: CallReport.Verdict
-        }
         let file = Self.fixtures.appendingPathComponent("testsrc-32x24-5.y4m").path
         let run = try ZonertcProcess.run(["call", file, "--peers", "3", "--relay-only", "--pace", "max", "--json",
                                           "--timeout", "30s"])
-        #expect(run.status == 0, "stderr: \(run.stderr)")
-        let report = try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8))
-        #expect(report.verdict.ok, "\(report.verdict.text)")
-        #expect(report.streams.count == 6 && report.streams.allSatisfy { $0.identical && $0.framesReceived == 5 })
-        let members = report.members.compactMap { $0 }
-        #expect(members.count == 3)
-        for member in members {
-            // Two legs, each relayed: with one allocation for both, the relay's data for one leg would reach
-            // the other (or the second Allocate from the same address be refused) and a stream would differ.
-            let relayed = member.legs.allSatisfy { $0.path == "relay" && $0.outcome == "completed" }
-            #expect(member.legs.count == 2 && relayed,
-                    "\(member.me): \(member.legs.map { "\($0.remote) \($0.outcome) \($0.path ?? "no path")" })")
-            // Every allocation was deleted and the deletion answered before the member left.
-            #expect(member.goodbyeTimedOut == false, "\(member.me)")
-        }
+        try RelayedGroupCallReport.expect(run, peers: 3, frames: 5)
     }
 
     @Test("bench signaling --peers 3: group calls of three converge, timed and counted; --peers 6 is refused")

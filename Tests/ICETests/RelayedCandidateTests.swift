@@ -54,6 +54,22 @@ import ZoneCore
         #expect(agent.isGatheringComplete && agent.localCandidates.map(\.kind) == [.host, .relay])
     }
 
+    @Test func relayOnlyAgentDoesNotFailWhileItsAllocationIsOnItsWay() throws {
+        // The remote's candidates and end-of-candidates can arrive before our only (relayed) candidate:
+        // no pairs yet is not every pair failed (RFC 8838 §8). A group call's answerer once restarted here.
+        var agent = try ICEAgent(configuration: AgentConfiguration(
+            hostAddresses: [], role: .controlling, credentials: Harness.credentialsA,
+            expectedRelayedCandidates: 1, seed: 3), now: .seconds(1))
+        try agent.setRemoteCredentials(Harness.credentialsB)
+        agent.addRemoteCandidate(remote)
+        agent.endOfRemoteCandidates()
+        agent.handle(.timer, now: .seconds(2))
+        #expect(!drain(&agent).contains(.event(.stateChanged(.failed))) && agent.state != .failed)
+        // Once gathering ends with nothing to pair, the checklist has failed.
+        agent.relayedCandidateUnavailable()
+        #expect(drain(&agent).contains(.event(.stateChanged(.failed))) && agent.state == .failed)
+    }
+
     @Test func relayedPairsConnectBackToBack() {
         // Agent A has only a relayed candidate; the harness delivers "to" it as if through TURN.
         let relay = relayed

@@ -18,6 +18,10 @@ import ZoneCore
 final class EpochTransport {
     let epoch: CallEpoch
     let credentials: ICECredentials
+    /// The socket this epoch's TURN allocations are made from (nil: the host socket of the server's family):
+    /// a call of two's configured one; a group call's leg gets one of its own per epoch, held until the epoch is
+    /// drained (`RoomCall`, docs/GROUP-CALLS.md "Through a TURN relay").
+    let relaySocket: Endpoint?
     private(set) var remoteCredentials: ICECredentials?
     private var pendingRemote: [Candidate] = []
     private var remoteEnded = false
@@ -29,9 +33,10 @@ final class EpochTransport {
     private var heldForPair: [[UInt8]] = []
     static let heldForPairLimit = 16
 
-    init(epoch: CallEpoch, credentials: ICECredentials) {
+    init(epoch: CallEpoch, credentials: ICECredentials, relaySocket: Endpoint? = nil) {
         self.epoch = epoch
         self.credentials = credentials
+        self.relaySocket = relaySocket
     }
 
     /// Creates the agent once our description is set; until then inputs wait.
@@ -43,7 +48,9 @@ final class EpochTransport {
             seed: seed)
         agent.pacing = configuration.pacing
         agent.consent = configuration.consent
-        var transport = try ICETransport(configuration: configuration.transport(agent: agent), now: now)
+        var transportConfiguration = configuration.transport(agent: agent)
+        transportConfiguration.relaySocket = relaySocket
+        var transport = try ICETransport(configuration: transportConfiguration, now: now)
         if let remote = remoteCredentials {
             try transport.setRemoteCredentials(Credentials(ufrag: remote.usernameFragment, password: remote.password))
         }

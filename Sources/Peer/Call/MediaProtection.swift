@@ -77,8 +77,10 @@ struct MediaProtection: ~Copyable {
     private var outputs = OutputQueue<Output>()
     #if WebRTC
     /// The DTLS-SRTP session, from the remote's description on; it outlives ICE restarts and
-    /// renegotiations (the handshake is done once per call).
+    /// renegotiations once its handshake began (the handshake is done once per call).
     private var transport: SecureMediaTransport?
+    /// The role and remote fingerprint `transport` was made with.
+    private var transportSetup: (role: DTLSRole, fingerprint: DTLSFingerprint)?
     #endif
 
     init(security: MediaProtectionMode) { self.security = security }
@@ -122,7 +124,11 @@ struct MediaProtection: ~Copyable {
             }
         #if WebRTC
         case .dtlsSRTP(let certificate):
-            guard transport == nil else { return }  // DTLS outlives ICE restarts and renegotiations
+            // Once its handshake began, DTLS outlives ICE restarts and renegotiations. Before that, the
+            // current epoch's description decides: an epoch given up before its pair was selected (an
+            // offer answered and then superseded by the other side's, whose answerer takes the active
+            // role, RFC 8842 §5.2) must not leave both ends in the same role.
+            guard transport == nil || phase == .awaitingPair else { return }
             guard let fingerprint else {
                 fail("the remote's description has no a=fingerprint (plain RTP/AVPF); "
                      + "this peer requires --media-security dtls-srtp")
@@ -134,9 +140,11 @@ struct MediaProtection: ~Copyable {
                      + "(\(description.setupRole(for: section).map { "\($0)" } ?? "none"))")
                 return
             }
+            if let made = transportSetup, made.role == role, made.fingerprint == fingerprint { return }
             do {
                 transport = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
                     role: role, certificate: certificate, remoteFingerprint: fingerprint))
+                transportSetup = (role, fingerprint)
             } catch {
                 fail("DTLS could not be set up: \(error)")
             }

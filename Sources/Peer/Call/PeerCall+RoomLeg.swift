@@ -16,6 +16,15 @@ struct RoomLegLink {
     var events: [ICEEvent] = []
     /// The remote said goodbye on the leg's path (`MediaGoodbye`), not yet told to the room.
     var remoteSaidGoodbye = false
+    /// The relay socket the room lent the next epoch (nil: none free, or no TURN): taken by the epoch's
+    /// transport when the negotiator restarts ICE.
+    var relaySocketForNextEpoch: Endpoint?
+
+    /// The socket lent the next epoch, once.
+    mutating func takeRelaySocket() -> Endpoint? {
+        defer { relaySocketForNextEpoch = nil }
+        return relaySocketForNextEpoch
+    }
 }
 
 extension PeerCall {
@@ -55,6 +64,28 @@ extension PeerCall {
 }
 
 extension PeerCall {
+    /// Lends the leg's next epoch (the negotiator's next `restartICE`) the relay socket its TURN
+    /// allocations are made from; nil: the host socket.
+    mutating func lendRelaySocket(_ socket: Endpoint?) {
+        roomLeg?.relaySocketForNextEpoch = socket
+    }
+
+    /// The relay sockets the call's transports hold: the current epoch's, and those of epochs retired or
+    /// closed whose deallocations are not yet answered or timed out. One is free again once no
+    /// transport of any leg holds it.
+    public var heldRelaySockets: [Endpoint] {
+        var held: [Endpoint] = []
+        state.forEachTransport { if let socket = $0.relaySocket { held.append(socket) } }
+        return held
+    }
+
+    /// Whether one of the call's transports allocates from `socket`.
+    public func holdsRelaySocket(_ socket: Endpoint) -> Bool {
+        var found = false
+        state.forEachTransport { found = found || $0.relaySocket == socket }
+        return found
+    }
+
     /// Whether a datagram from `from` answers a request one of the call's transports has in flight
     /// (a TURN server's response, shared by the legs of a group call).
     public func awaitsResponse(_ bytes: [UInt8], from: Endpoint) -> Bool {

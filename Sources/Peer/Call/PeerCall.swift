@@ -451,7 +451,9 @@ public struct PeerCall: ~Copyable {
     private mutating func perform(_ command: ICECommand, now: Instant) {
         switch command {
         case .restartICE(let epoch, let credentials):
-            let fresh = EpochTransport(epoch: epoch, credentials: credentials)
+            // A leg allocates from the relay socket its room lent this epoch; a call of two from its own.
+            let relaySocket = roomLeg == nil ? configuration.transport.relaySocket : roomLeg?.takeRelaySocket()
+            let fresh = EpochTransport(epoch: epoch, credentials: credentials, relaySocket: relaySocket)
             report.unsentDatagrams += state.replaceCurrent(with: fresh, now: now)
         case .setLocalDescription(let epoch, let description):
             guard let current = state.current, current.epoch == epoch else { return }

@@ -244,7 +244,8 @@ enum PeerCallState: ~Copyable {
         case .connected(let c): c.transports.receiver(of: bytes, from: from, to: to)
         case .restarting(let r): r.transports.receiver(of: bytes, from: from, to: to)
         case .closing(let closing):
-            closing.transports.first { $0.transport.awaitsResponse(bytes, from: from, to: to) }?.transport
+            (closing.transports.first { $0.transport.awaitsResponse(bytes, from: from, to: to) }
+                ?? closing.transports.first { $0.transport.relaySocket == to })?.transport
         default: nil
         }
     }
@@ -447,8 +448,12 @@ extension PeerCallState.Transports {
     }
 
     func receiver(of bytes: [UInt8], from: Endpoint, to: Endpoint) -> EpochTransport {
-        if !retiring.isEmpty,
-           let t = retiring.first(where: { $0.transport.awaitsResponse(bytes, from: from, to: to) }) {
+        guard !retiring.isEmpty else { return current }
+        if let t = retiring.first(where: { $0.transport.awaitsResponse(bytes, from: from, to: to) }) {
+            return t.transport
+        }
+        // A retired epoch's relay socket of its own (a group call's leg): what its server still sends is its.
+        if current.relaySocket != to, let t = retiring.first(where: { $0.transport.relaySocket == to }) {
             return t.transport
         }
         return current

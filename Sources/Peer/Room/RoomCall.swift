@@ -9,8 +9,9 @@
 //   - a leg the room ended hangs up and is drained like any call, then kept as a `RoomLegResult`;
 //   - datagrams on the shared sockets go to the leg that sent to that address, or, for a check from
 //     an address no leg has sent to, the leg whose local username fragment the check names
-//     (`RoomDatagramRoute`); datagrams on a relay socket go to the leg holding it (each leg allocates
-//     on a TURN server from a socket of its own, `RoomCallConfiguration.relaySockets`).
+//     (`RoomDatagramRoute`); datagrams on a relay socket go to the leg holding it: each epoch of a leg
+//     allocates on a TURN server from a socket of its own (`RoomCallConfiguration.relaySockets`), lent
+//     when the leg's negotiator restarts ICE and free again once that epoch's transport is drained.
 // Noncopyable: it owns its legs, which own their transports.
 
 import ICE
@@ -59,8 +60,8 @@ public struct RoomCall: ~Copyable {
         case legEnded(LegID, LegEndReason)
         /// A member is beyond the room's limit: no leg with it.
         case beyondLimit(userID: String, rank: Int, limit: Int)
-        /// Every relay socket is held by another leg: this one allocates from the host socket, sharing
-        /// that allocation (its relayed data may reach another leg).
+        /// Every relay socket is held by another epoch (of this leg or another): this leg's new epoch
+        /// allocates from the host socket, sharing that allocation (its relayed data may reach another leg).
         case noRelaySocket(LegID)
         /// A record another user wrote was dropped: for whom (if a leg's), and why.
         case rejectedRecord(remote: String?, String)
@@ -86,6 +87,8 @@ public struct RoomCall: ~Copyable {
     public private(set) var allMediaDoneAt: Instant?
     /// Datagrams no leg took.
     public private(set) var unroutedDatagrams = 0
+    /// Where the next search for a free relay socket starts (`lendRelaySocket`).
+    private var relaySocketCursor = 0
     private var outputs = OutputQueue<Output>()
     private var leaveAt: Instant?
     /// When to feed `.timer` next.
@@ -147,7 +150,7 @@ public struct RoomCall: ~Copyable {
                 if let wake = leg.call.nextDeadline, wake <= now { leg.call.handle(.timer, now: now) }
             }
         case .datagram(let bytes, let from, let to):
-            let holder = legs.first { $0.relaySocket == to }
+            let holder = legs.first { $0.call.holdsRelaySocket(to) }
             if let leg = holder ?? route.leg(for: bytes, from: from, among: legs) {
                 leg.call.handle(.datagram(bytes, from: from, to: to), now: now)
             } else {
@@ -205,9 +208,11 @@ public struct RoomCall: ~Copyable {
         case .legStarted(let start):
             startLeg(start, now: now)
         case .ice(let remote, let command):
+            guard let leg = liveLeg(remote) else { return }
             // Leaving, each leg tells its remote on its path before its transports close.
-            if case .close = command, hasHungUp { liveLeg(remote)?.call.handle(.sayGoodbye, now: now) }
-            liveLeg(remote)?.call.handle(.leg(.ice(command)), now: now)
+            if case .close = command, hasHungUp { leg.call.handle(.sayGoodbye, now: now) }
+            if case .restartICE = command { lendRelaySocket(to: leg) }
+            leg.call.handle(.leg(.ice(command)), now: now)
         case .report(let remote, let state):
             liveLeg(remote)?.call.handle(.leg(.report(state)), now: now)
         case .legEnded(let id, let reason, let counters):
@@ -237,23 +242,38 @@ public struct RoomCall: ~Copyable {
     }
 
     private mutating func startLeg(_ start: LegStart, now: Instant) {
-        var leg = configuration.leg(remote: start.leg.remote, negotiator: start.configuration)
-        let held = Set(legs.compactMap(\.relaySocket))
-        let relaySocket = configuration.relaySockets.first { !held.contains($0) }
-        if relaySocket == nil && !configuration.relaySockets.isEmpty && !configuration.transport.turnServers.isEmpty {
-            outputs.append(.event(.noRelaySocket(start.leg)))
-        }
-        leg.transport.relaySocket = relaySocket
+        let leg = configuration.leg(remote: start.leg.remote, negotiator: start.configuration)
         do {
             let call = try PeerCall(leg: leg, binding: room.binding)
-            let box = RoomCallLeg(id: start.leg, call: call, memberSession: start.memberSession,
-                                  relaySocket: relaySocket)
+            let box = RoomCallLeg(id: start.leg, call: call, memberSession: start.memberSession)
             legs.append(box)
             outputs.append(.event(.legStarted(start.leg)))
             box.call.handle(.start, now: now)
         } catch {
             outputs.append(.event(.rejectedRecord(remote: start.leg.remote, "no leg with \(start.leg.remote): \(error)")))
         }
+    }
+
+    /// Lends `leg`'s next epoch a relay socket no transport of any leg holds. A socket is held from the
+    /// epoch's start until its transport is drained — its allocation deleted (Refresh with lifetime 0
+    /// answered) or given up on — so a new epoch never allocates from the 5-tuple of one still being
+    /// released (RFC 8656 §2.2, §7.2 step 1: a second Allocate on it is refused with 437; §7.3: a late
+    /// Refresh with lifetime 0 on it would delete the new one).
+    private mutating func lendRelaySocket(to leg: RoomCallLeg) {
+        guard !configuration.relaySockets.isEmpty, !configuration.transport.turnServers.isEmpty else { return }
+        let held = Set(legs.flatMap { $0.call.heldRelaySockets })
+        // Round the pool from the socket after the last one lent: the longest free goes first, so even an
+        // allocation whose deletion was given up on (no answer) has had the most time to expire.
+        let pool = configuration.relaySockets
+        let start = relaySocketCursor
+        let free = pool.indices.lazy.map { (start + $0) % pool.count }.first { !held.contains(pool[$0]) }
+        guard let free else {
+            outputs.append(.event(.noRelaySocket(leg.id)))
+            leg.call.lendRelaySocket(nil)
+            return
+        }
+        relaySocketCursor = free + 1
+        leg.call.lendRelaySocket(pool[free])
     }
 
     /// The room ended `leg`: a goodbye lets what already arrived finish, as in a call of two; any

@@ -30,10 +30,12 @@ public struct RoomCallConfiguration: Sendable {
     public var leaveAfterMediaDelay: Duration = .zero
     /// The seed of every random choice (each leg's is drawn from it and the remote's user ID).
     public var seed: UInt64
-    /// Sockets for the legs' TURN allocations, one leg each while the leg lasts (bound by the driver,
-    /// none of them a host address): a TURN server tells allocations apart by the client's address, so
-    /// legs allocating from the shared host socket would share one allocation and its relayed data
-    /// could not be told apart. Empty: legs allocate from the host socket (fine without TURN).
+    /// Sockets for the legs' TURN allocations, one per leg epoch from the epoch's start until its transport
+    /// is drained (bound by the driver, none of them a host address): a TURN server tells allocations apart
+    /// by the client's address (RFC 8656 §2.2), so legs allocating from the shared host socket would share
+    /// one allocation and its relayed data could not be told apart, and a leg's new epoch allocating where
+    /// its previous epoch's allocation is still being deleted would be refused (437) or deleted with it.
+    /// Empty: legs allocate from the host socket (fine without TURN).
     public var relaySockets: [Endpoint] = []
 
     public init(myUserID: String, room: RoomSignalingConfiguration = RoomSignalingConfiguration(),
@@ -78,8 +80,9 @@ public struct RoomCallConfiguration: Sendable {
         return room
     }
 
-    /// Relay sockets a driver binds for a room of `maxMembers`: a leg with each other member, and as many
-    /// again for legs still closing beside their successors (a member that rejoined).
+    /// Relay sockets a driver binds for a room of `maxMembers`: the current epoch of a leg with each other
+    /// member, and as many again for epochs still closing beside their successors (an ICE restart's, or a
+    /// leg's whose member rejoined).
     public static func relaySocketCount(maxMembers: Int) -> Int { 2 * max(1, maxMembers - 1) }
 
     /// How long a member of a call for a known number of members waits for the first of the others

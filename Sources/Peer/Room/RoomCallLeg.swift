@@ -14,14 +14,11 @@ final class RoomCallLeg {
     var endReason: LegEndReason?
     /// The leg's signaling counters when the room ended it.
     var counters: SignalingCounters?
-    /// The socket the leg's TURN allocations are made from, its own until it is drained.
-    let relaySocket: Endpoint?
 
-    init(id: LegID, call: consuming PeerCall, memberSession: String?, relaySocket: Endpoint?) {
+    init(id: LegID, call: consuming PeerCall, memberSession: String?) {
         self.id = id
         self.call = call
         self.memberSession = memberSession
-        self.relaySocket = relaySocket
     }
 
     var result: RoomLegResult {
