@@ -34,7 +34,7 @@ import ZoneCore
                 case .transmit(let bytes): b.handle(.received(bytes), now: now)
                 case .secured: secured.a = true
                 case .failed(let why): Issue.record("A failed: \(why)")
-                case .media: break
+                case .media, .goodbye, .remoteClosed: break
                 }
             }
             while let output = b.pollOutput() {
@@ -42,7 +42,7 @@ import ZoneCore
                 case .transmit(let bytes): a.handle(.received(bytes), now: now)
                 case .secured: secured.b = true
                 case .failed(let why): Issue.record("B failed: \(why)")
-                case .media: break
+                case .media, .goodbye, .remoteClosed: break
                 }
             }
         }
