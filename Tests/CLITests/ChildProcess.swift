@@ -83,9 +83,24 @@ func freeUDPPortPair() -> UInt16 {
         let secondBound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(second, $0, length) }
         }
-        if secondBound == 0 { return port }
+        // The documented blocks put TCP daemons on these ports too: a port with a TCP listener or
+        // connection on it (a daemon left by an earlier run, a client's ephemeral port) is not free.
+        if secondBound == 0 && tcpPortIsFree(port) { return port }
     }
     return 47_000
+}
+
+/// Whether a TCP socket can bind 127.0.0.1:`port` (without SO_REUSEADDR: a socket still on it says no).
+private func tcpPortIsFree(_ port: UInt16) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
 }
 
 /// Sends one UDP datagram to 127.0.0.1:`port`.
