@@ -59,58 +59,55 @@ final class ChildProcess: @unchecked Sendable {
     deinit { kill() }
 }
 
+/// An even UDP port whose successor is free too (RTCP goes to PORT+1), and that a TCP daemon could
+/// listen on as well: the documented blocks put daemons on these ports, and a port with a TCP socket on it
+/// (a daemon left by an earlier run, a client's ephemeral port) is not free.
 func freeUDPPortPair() -> UInt16 {
     for _ in 0..<100 {
         let first = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(first) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        guard bindLoopback(first, port: 0) else { continue }
+        var address = loopbackAddress(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(first, $0, length) }
-        }
-        guard bound == 0 else { continue }
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(first, $0, &length) }
         }
         let port = UInt16(bigEndian: address.sin_port)
         guard port < 65000, port % 2 == 0 else { continue }
-        let second = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(second) }
-        address.sin_port = (port + 1).bigEndian
-        let secondBound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(second, $0, length) }
-        }
-        // The documented blocks put TCP daemons on these ports too: a port with a TCP listener or
-        // connection on it (a daemon left by an earlier run, a client's ephemeral port) is not free.
-        if secondBound == 0 && tcpPortIsFree(port) { return port }
+        if portIsFree(port + 1, type: SOCK_DGRAM) && portIsFree(port, type: SOCK_STREAM) { return port }
     }
     return 47_000
 }
 
-/// Whether a TCP socket can bind 127.0.0.1:`port` (without SO_REUSEADDR: a socket still on it says no).
-private func tcpPortIsFree(_ port: UInt16) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
+/// 127.0.0.1:`port` as a socket address.
+private func loopbackAddress(port: UInt16) -> sockaddr_in {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = port.bigEndian
+    return address
+}
+
+/// Binds `fd` to 127.0.0.1:`port` (0: any free port); whether the kernel took it.
+private func bindLoopback(_ fd: Int32, port: UInt16) -> Bool {
+    var address = loopbackAddress(port: port)
     return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     } == 0
+}
+
+/// Whether a socket of `type` can bind 127.0.0.1:`port` (without SO_REUSEADDR: a socket still on it says no).
+private func portIsFree(_ port: UInt16, type: __socket_type) -> Bool {
+    let fd = socket(AF_INET, Int32(type.rawValue), 0)
+    defer { close(fd) }
+    return bindLoopback(fd, port: port)
 }
 
 /// Sends one UDP datagram to 127.0.0.1:`port`.
 func sendUDP(_ bytes: [UInt8], toPort port: UInt16) {
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = port.bigEndian
+    var address = loopbackAddress(port: port)
     _ = bytes.withUnsafeBytes { raw in
         withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -28,23 +28,22 @@ import ZoneCore
         b.handle(.pairSelected, now: now)
         // Two clients would each get the other's ClientHello and fail ("unexpected message").
         var secured = (a: false, b: false)
+        /// Hands what `from` wants sent to `to`; true once `from` said it is secured.
+        func deliver(from: inout MediaProtection, to: inout MediaProtection, _ name: String) -> Bool {
+            var done = false
+            while let output = from.pollOutput() {
+                switch output {
+                case .transmit(let bytes): to.handle(.received(bytes), now: now)
+                case .secured: done = true
+                case .failed(let why): Issue.record("\(name) failed: \(why)")
+                case .media, .goodbye, .remoteClosed: break
+                }
+            }
+            return done
+        }
         for _ in 0..<20 where !(secured.a && secured.b) {
-            while let output = a.pollOutput() {
-                switch output {
-                case .transmit(let bytes): b.handle(.received(bytes), now: now)
-                case .secured: secured.a = true
-                case .failed(let why): Issue.record("A failed: \(why)")
-                case .media, .goodbye, .remoteClosed: break
-                }
-            }
-            while let output = b.pollOutput() {
-                switch output {
-                case .transmit(let bytes): a.handle(.received(bytes), now: now)
-                case .secured: secured.b = true
-                case .failed(let why): Issue.record("B failed: \(why)")
-                case .media, .goodbye, .remoteClosed: break
-                }
-            }
+            if deliver(from: &a, to: &b, "A") { secured.a = true }
+            if deliver(from: &b, to: &a, "B") { secured.b = true }
         }
         #expect(secured.a && secured.b && a.phase == .secured && b.phase == .secured)
     }

@@ -76,7 +76,7 @@ struct MeshLifecycleTests {
         lab.run(for: .seconds(30))
         for member in [a, c] {
             let epoch = try #require(member.room.negotiator(of: b.userID)?.activeEpoch)
-            lab.send(member, .ice(remote: b.userID, .failed(epoch: epoch)))
+            lab.send(member, .iceReports([(b.userID, .failed(epoch: epoch))]))
         }
         #expect(lab.run(for: .seconds(16)) { [a, c].allSatisfy { $0.room.negotiator(of: b.userID) == nil } })
         #expect(lab.now - crashed <= .seconds(46))

@@ -225,10 +225,7 @@ public struct PeerCall: ~Copyable {
         case .sayGoodbye:
             sayGoodbye(now: now)
         case .timer:
-            if var pending = goodbye {
-                for d in pending.due(now: now) { outputs.append(.transmit(d.bytes, from: d.from, to: d.to)) }
-                goodbye = pending
-            }
+            for d in goodbye?.due(now: now) ?? [] { outputs.append(.transmit(d.bytes, from: d.from, to: d.to)) }
             actOnDeadline(now: now)
             if roomLeg == nil, let wake = signaling.nextDeadline, wake <= now { signaling.handle(.timer, now: now) }
             // What signaling's timer asked for goes out before what the transports' timers send.
@@ -642,7 +639,6 @@ public struct PeerCall: ~Copyable {
     /// by its signaling: the remote's goodbye records.)
     private mutating func remoteSaidGoodbye() {
         guard roomLeg != nil, state.ending == nil else { return }
-        report.remoteGoodbyes += 1
         roomLeg?.remoteSaidGoodbye = true
     }
 

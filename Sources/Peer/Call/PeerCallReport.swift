@@ -21,8 +21,6 @@ public struct PeerCallReport: Sendable {
     /// Datagrams no transport took: before the first epoch's transport was made, or after the call
     /// closed its transports (a late consent check, say).
     public internal(set) var datagramsWithoutTransport = 0
-    /// The remote's goodbyes on the path taken (a leg of a room: `MediaGoodbye`).
-    public internal(set) var remoteGoodbyes = 0
     /// Plain goodbyes naming the leg's remote that did not come on the leg's selected pair: refused.
     public internal(set) var refusedGoodbyes = 0
     /// What the transports the call let go of had dropped (the live ones count in `PeerCall.drops`).

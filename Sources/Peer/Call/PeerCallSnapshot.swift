@@ -36,6 +36,7 @@ public struct PeerCallSnapshot: Sendable {
         drops = CallDrops(transports: call.transportDrops, unsent: call.report.unsentDatagrams,
                           withoutTransport: call.report.datagramsWithoutTransport,
                           unprotected: call.unprotectedDrops)
+        drops.offPairGoodbyes = call.report.refusedGoodbyes
     }
 }
 
@@ -58,6 +59,9 @@ public struct CallDrops: Sendable, Codable, Equatable {
     /// Datagrams the kernel refused to send: the driver's count (the call never sees a socket),
     /// 0 until the driver sets it.
     public var socketRefused = 0
+    /// Plain goodbyes naming a leg's remote that did not come on the leg's selected pair (a group call's
+    /// leg, docs/PROTOCOL.md §11.4): refused, the leg goes on.
+    public var offPairGoodbyes = 0
 
     public init(transports: ICETransport.Drops, unsent: Int, withoutTransport: Int, unprotected: Int) {
         malformedSTUN = transports.malformed
@@ -72,7 +76,7 @@ public struct CallDrops: Sendable, Codable, Equatable {
     /// Every drop counted.
     public var total: Int {
         malformedSTUN + unencodableSTUN + unknownSource + relayRefused + unsent + withoutTransport + beforeProtection
-            + socketRefused
+            + socketRefused + offPairGoodbyes
     }
 
     /// "none", or the counts that are not zero, by where.
@@ -80,7 +84,8 @@ public struct CallDrops: Sendable, Codable, Equatable {
         let parts = [(malformedSTUN, "malformed STUN"), (unencodableSTUN, "unencodable STUN"),
                      (unknownSource, "from unknown sources"), (relayRefused, "refused by the relay"),
                      (unsent, "unsent on the pair"), (withoutTransport, "without a transport"),
-                     (beforeProtection, "before protection"), (socketRefused, "refused by the socket")]
+                     (beforeProtection, "before protection"), (socketRefused, "refused by the socket"),
+                     (offPairGoodbyes, "goodbyes off the pair")]
             .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }

@@ -150,7 +150,9 @@ public struct RoomCall: ~Copyable {
                 if let wake = leg.call.nextDeadline, wake <= now { leg.call.handle(.timer, now: now) }
             }
         case .datagram(let bytes, let from, let to):
-            let holder = legs.first { $0.call.holdsRelaySocket(to) }
+            // Only a datagram on one of the relay sockets (none without TURN) looks for the epoch holding
+            // it: the media on the host socket does not walk every leg's transports.
+            let holder = configuration.relaySockets.contains(to) ? legs.first { $0.call.holdsRelaySocket(to) } : nil
             if let leg = holder ?? route.leg(for: bytes, from: from, among: legs) {
                 leg.call.handle(.datagram(bytes, from: from, to: to), now: now)
             } else {

@@ -56,20 +56,12 @@ final class JournalWriter: @unchecked Sendable {
         }
         appended += 1
         switch policy {
-        case .batch, .always:
-            if policy == .batch {
-                JournalFormat.frame(payload, into: &pending)
-            } else {
-                var entry: [UInt8] = []
-                JournalFormat.frame(payload, into: &entry)
-                pendingEntries.append(entry)
-            }
-            let lsn = appended
-            condition.unlock()
-            // The flusher is woken once the lock is free: woken while it is held, it would only block
-            // on it again (two more futex calls and a context switch per append).
-            condition.broadcast()
-            return lsn
+        case .batch:
+            JournalFormat.frame(payload, into: &pending)
+        case .always:
+            var entry: [UInt8] = []
+            JournalFormat.frame(payload, into: &entry)
+            pendingEntries.append(entry)
         case .none:
             defer { condition.unlock() }
             JournalFormat.frame(payload, into: &pending)
@@ -84,6 +76,12 @@ final class JournalWriter: @unchecked Sendable {
             durable = appended
             return appended
         }
+        let lsn = appended
+        condition.unlock()
+        // The flusher is woken once the lock is free: woken while it is held, it would only block on it
+        // again (two more futex calls and a context switch per append).
+        condition.broadcast()
+        return lsn
     }
 
     /// The LSN of the newest appended entry.

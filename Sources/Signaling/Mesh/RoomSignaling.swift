@@ -36,10 +36,9 @@ public struct RoomSignaling: Sendable {
         case remoteSaidGoodbye(remote: String)
         /// A push notification reached the device.
         case notification(PushNotification)
-        /// A leg's ICE agent reports.
-        case ice(remote: String, ICEEvent)
-        /// Several legs' ICE agents report at the same moment (a driver hands in together what its
-        /// agents said in one step): their chunk saves go out in one `records/modify` (§11.3).
+        /// What legs' ICE agents reported, in order: a driver hands in together what its agents said in
+        /// one step, so the chunk saves of legs that gathered together go out in one `records/modify`
+        /// (§11.3).
         case iceReports([(remote: String, event: ICEEvent)])
         /// A store request's outcome.
         indirect case reply(Origin, StoreOutcome)
@@ -308,8 +307,6 @@ public struct RoomSignaling: Sendable {
         case .notification(let note):
             guard state == .joining || state == .joined else { return }
             for i in paths.indices { sync(i, .notification(note), now, &out) }
-        case .ice(let remote, let ice):
-            iceReported(remote, ice, now: now, &out)
         case .iceReports(let reports):
             for report in reports { iceReported(report.remote, report.event, now: now, &out) }
         case .fetched(let records, let deleted):

@@ -81,6 +81,8 @@ struct MeshPeerSummary: Codable {
         var storeRequests: Int
         var malformedRecords: Int
         var media: CallMediaStats
+        /// What the leg dropped, by where (as a call of two's summary gives it).
+        var drops: CallDrops?
     }
 
     /// Milliseconds from joining the room to each milestone of a leg.
@@ -139,7 +141,8 @@ struct MeshPeerSummary: Codable {
                        firstFrameMs: m.milliseconds(to: m.firstFrame), sinceJoin: timeline,
                        path: leg.snapshot.pathKind,
                        storeRequests: leg.snapshot.signaling.requests.total,
-                       malformedRecords: leg.snapshot.signaling.malformedRecords, media: leg.snapshot.media)
+                       malformedRecords: leg.snapshot.signaling.malformedRecords, media: leg.snapshot.media,
+                       drops: leg.snapshot.drops)
         }
         if case .roomFull = s.leftReason, self.outcome == "completed" {
             self.outcome = "failed"
@@ -179,6 +182,7 @@ struct MeshPeerSummary: Codable {
             line += "; first frame \(PeerSummary.ms(leg.firstFrameMs)); "
             line += "sent \(leg.media.framesSent), received \(leg.media.framesReceived)"
             if let ended = leg.ended { line += "; \(ended)" }
+            if let drops = leg.drops, drops.total > 0 { line += "; dropped \(drops.text)" }
             lines.append(line)
         }
         if let unroutedDatagrams, unroutedDatagrams > 0 { lines.append("  unrouted datagrams  \(unroutedDatagrams)") }

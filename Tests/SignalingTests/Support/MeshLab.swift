@@ -209,7 +209,7 @@ final class MeshLab {
                 guard var ice = member.ice[remote] else { return [] }
                 let events = ice.perform(command, now: now)
                 member.ice[remote] = ice
-                return events.flatMap { member.room.outputs(after: .ice(remote: remote, $0), now: now) }
+                return events.flatMap { member.room.outputs(after: .iceReports([(remote, $0)]), now: now) }
             default:
                 member.note(action)
                 return []
@@ -253,7 +253,7 @@ final class MeshLab {
                 }
                 let events = ice.tick(now: now, peer: other)
                 member.ice[remote] = ice
-                for event in events { send(member, .ice(remote: remote, event)) }
+                for event in events { send(member, .iceReports([(remote, event)])) }
             }
         }
         for peer in pairMembers where !peer.paused {
