@@ -312,6 +312,7 @@ public struct RemoteStoreClient: StoreClient {
 
 /// Idle persistent connections to one daemon; a request takes one (or opens one) and gives it back.
 final class ConnectionPool: Sendable {
+    private static let log = Logger(component: "store-client")
     let endpoint: Endpoint
     private let idle = Mutex<[HTTPClientConnection]>([])
 
@@ -325,10 +326,20 @@ final class ConnectionPool: Sendable {
         guard let loop = StoreClientLoop.shared else {
             throw StoreError(.serviceUnavailable, "the store client has no event loop (epoll_create or eventfd failed)")
         }
+        let sent = Stopwatch.monotonicNanoseconds()
         let (status, responseBody) = try await roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop)
+        let received = Stopwatch.monotonicNanoseconds()
         let object: WireFormat.Object
         do { object = try WireFormat.parseObject(responseBody) } catch {
             throw StoreError(.internalError, "the store answered \(status) without a JSON object")
+        }
+        if Self.log.isEnabled(.debug) {
+            // The exchange on the wire against reading the answer's JSON.
+            let parsed = Stopwatch.monotonicNanoseconds()
+            Self.log.debug("\(method) \(path.split(separator: "/").suffix(2).joined(separator: "/")) \(status)", [
+                "ms": String(format: "%.3f", Double(received &- sent) / 1e6),
+                "parseMs": String(format: "%.3f", Double(parsed &- received) / 1e6),
+                "bytes": "\(responseBody.count)", "mono": "\(parsed / 1000)"])
         }
         return (status, object)
     }
