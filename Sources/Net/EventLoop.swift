@@ -72,6 +72,22 @@ public final class EventLoop: @unchecked Sendable {
         thread.start()
     }
 
+    /// The loop whose thread the caller is on, if any: code running as a loop's task (`Task(executorPreference:)`)
+    /// can do its own I/O on that loop instead of handing it to another thread and back.
+    public static var current: EventLoop? {
+        guard let loop = pthread_getspecific(currentKey) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(loop).takeUnretainedValue()
+    }
+
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Whether the loop was told to stop: work posted to it from now on may never run.
+    public var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
     /// Whether the caller is on the loop's thread.
     public var inLoop: Bool {
         guard let t = threadID else { return false }
@@ -159,6 +175,9 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run() {
         threadID = pthread_self()
+        // The thread holds the loop until `run` returns, so the unretained pointer stays valid.
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.currentKey, nil) }
         var events = [cs_event](repeating: cs_event(), count: 128)
         while !stopping.load(ordering: .sequentiallyConsistent) {
             var n: Int32 = 0

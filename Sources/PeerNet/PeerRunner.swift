@@ -70,7 +70,8 @@ public final class CallRunner<Call: DrivenCall & ~Copyable>: @unchecked Sendable
     private var call: Call
     private var report = Report()
     private var sockets: [Endpoint: UDPSocket] = [:]
-    private var storeQueue: StoreRequestQueue<Call.Origin>
+    /// Each request with when it was asked for (monotonic ns), for the debug line that times it.
+    private var storeQueue: StoreRequestQueue<(Call.Origin, UInt64)>
     private var timer: EventLoop.Timer?
     private var timerAt: Instant?
     private var pushTask: Task<Void, Never>?
@@ -165,6 +166,10 @@ public final class CallRunner<Call: DrivenCall & ~Copyable>: @unchecked Sendable
             guard let stream else { return }
             for await note in stream {
                 guard outcome == nil else { return }
+                if log.isEnabled(.debug) {
+                    log.debug("push handled", ["id": "\(note.notificationID)",
+                                               "mono": "\(Stopwatch.monotonicNanoseconds() / 1000)"])
+                }
                 call.notify(note, now: loop.clock.now())
                 pump()
             }
@@ -186,7 +191,7 @@ public final class CallRunner<Call: DrivenCall & ~Copyable>: @unchecked Sendable
         while let output = call.nextDriverOutput() {
             switch output {
             case .store(let request, let origin):
-                storeQueue.enqueue(request, tag: origin)
+                storeQueue.enqueue(request, tag: (origin, Stopwatch.monotonicNanoseconds()))
             case .transmit(let bytes, let from, let to):
                 if impairment != nil {
                     impairment?.handle(.submit(Transmit(bytes: bytes, from: from, to: to)), now: now)
@@ -247,15 +252,40 @@ public final class CallRunner<Call: DrivenCall & ~Copyable>: @unchecked Sendable
     }
 
     private func startStoreRequests() {
-        while let (ticket, request, origin) = storeQueue.start() {
+        while let (ticket, request, (origin, asked)) = storeQueue.start() {
+            let started = Stopwatch.monotonicNanoseconds()
             Task(executorPreference: loop) { [self] in
                 let result = await client.perform(request)
+                let answered = Stopwatch.monotonicNanoseconds()
                 storeQueue.finish(ticket)
                 guard outcome == nil else { return }
                 call.storeReplied(origin, result, now: loop.clock.now())
                 pump()
+                if log.isEnabled(.debug) {
+                    logStoreTiming(request, result, asked: asked, started: started, answered: answered)
+                }
             }
         }
+    }
+
+    /// One line per store request: `waitMs` queued behind others, `ms` the round trip, `actMs` acting on
+    /// the answer (the call's handling and what it asked next); `mono` (µs) matches the daemon's lines.
+    private func logStoreTiming(_ request: StoreRequest, _ result: StoreOutcome, asked: UInt64, started: UInt64,
+                                answered: UInt64) {
+        let acted = Stopwatch.monotonicNanoseconds()
+        func ms(_ ns: UInt64) -> String { String(format: "%.3f", Double(ns) / 1e6) }
+        var fields = ["waitMs": ms(started &- asked), "ms": ms(answered &- started), "actMs": ms(acted &- answered),
+                      "mono": "\(acted / 1000)", "queued": "\(storeQueue.waitingCount)"]
+        let kind: String
+        switch request.operation {
+        case .modifyRecords(let r): kind = "modify"; fields["records"] = "\(r.operations.count)"
+        case .lookupRecords(let ids): kind = "lookup"; fields["records"] = "\(ids.count)"
+        case .fetchZoneChanges: kind = "zone-changes"
+        case .fetchDatabaseChanges: kind = "database-changes"
+        default: kind = "setup"
+        }
+        if case .zoneChanges(let changes) = result { fields["records"] = "\(changes.changed.count)" }
+        log.debug("store \(kind)", fields)
     }
 
     private func rescheduleTimer() {

@@ -116,6 +116,7 @@ enum DocumentedCommands {
 
         // docs/BENCHMARKS.md
         ("Bench/mesh-call.sh 5", .asWritten.expecting("ratio")),
+        ("Bench/mesh-hops.sh 3", .asWritten.expecting("hop: another's commit until this member acted on it")),
         ("Bench/relay/compare.sh --rounds 2",
          .asWritten.needing("turnserver", "turnutils_uclient", "turnutils_peer", "iperf3").expecting("machine: ")),
         ("Bench/media-transfer.sh 3", .asWritten.needing("ffmpeg", "iperf3").expecting("identical")),

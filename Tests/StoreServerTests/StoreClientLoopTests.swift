@@ -56,4 +56,30 @@ struct StoreClientLoopTests {
         #expect(error?.message.contains("too many connections") == true, "\(String(describing: error))")
         _ = try await first.listZones(scope: .private)
     }
+
+    @Test("a request from a task on an event loop is made on that loop; its connection stays there, others get their own")
+    func requestsOnTheCallersLoop() async throws {
+        let s = try serve(perAddress: 4)
+        defer { s.daemon.stop(); s.store.close() }
+        let loop = try EventLoop(name: "caller-loop-test")
+        loop.start()
+        defer { loop.stop() }
+        let c = client(s)
+        for _ in 0..<2 {
+            let onLoop = try await Task(executorPreference: loop) { () async throws -> Bool in
+                _ = try await c.listZones(scope: .private)
+                return EventLoop.current === loop && loop.inLoop
+            }.value
+            #expect(onLoop)
+        }
+        #expect(EventLoop.current == nil)
+        // Off any loop the client's own loop serves: the connection the caller's loop watches is not taken.
+        _ = try await c.listZones(scope: .private)
+        _ = try await c.listZones(scope: .private)
+        #expect(await s.daemon.currentCounters().accepted == 2)
+        // The caller's loop ends (a call's driver that finished): its connection is dropped, not reused.
+        loop.stop()
+        _ = try await c.listZones(scope: .private)
+        #expect(await s.daemon.currentCounters().accepted == 2)
+    }
 }

@@ -5,6 +5,8 @@ import ZoneCore
 /// Reads a daemon's push stream (server-sent events over a chunked response) on its own thread
 /// and yields the notifications it carries.
 enum EventStreamReader {
+    private static let log = Logger(component: "push-reader")
+
     /// Connects, sends the request, waits for the stream to be ready, then reads in the background.
     static func open(endpoint: Endpoint, request: [UInt8]) async throws -> AsyncStream<PushNotification> {
         let conn: HTTPClientConnection
@@ -35,7 +37,12 @@ enum EventStreamReader {
                         guard case .chunk(let bytes) = step else { break }
                         for event in events.feed(bytes) {
                             if event.isReady, !signalled { signalled = true; started.resume() }
-                            if let note = event.notification { continuation.yield(note) }
+                            guard let note = event.notification else { continue }
+                            if log.isEnabled(.debug) {
+                                log.debug("push read", ["id": "\(note.notificationID)",
+                                                        "mono": "\(Stopwatch.monotonicNanoseconds() / 1000)"])
+                            }
+                            continuation.yield(note)
                         }
                     }
                     continuation.finish()

@@ -41,7 +41,8 @@ final class HTTPClientConnection: @unchecked Sendable {
         guard fd >= 0 else { return }
         // A socket the client loop watches is forgotten there before it is closed, on the loop's
         // thread, so its number cannot be reused (and the new socket unwatched) in between.
-        if watched, let loop = watchingLoop {
+        // A loop that stopped (a call's driver that ended) runs nothing posted to it: closed here.
+        if watched, let loop = watchingLoop, !loop.isStopping {
             let fd = self.fd
             loop.execute {
                 loop.deregister(fd)

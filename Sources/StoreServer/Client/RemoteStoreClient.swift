@@ -312,6 +312,7 @@ public struct RemoteStoreClient: StoreClient {
 
 /// Idle persistent connections to one daemon; a request takes one (or opens one) and gives it back.
 final class ConnectionPool: Sendable {
+    private static let log = Logger(component: "store-client")
     let endpoint: Endpoint
     private let idle = Mutex<[HTTPClientConnection]>([])
 
@@ -322,13 +323,26 @@ final class ConnectionPool: Sendable {
               timeoutMilliseconds: Int) async throws -> (Int, WireFormat.Object) {
         let host = endpoint.description
         let bytes = HTTPClientConnection.request(method: method, path: path, host: host, headers: headers, body: body)
-        guard let loop = StoreClientLoop.shared else {
+        // On a loop's thread (a peer's driver runs its store requests as tasks on its own loop) the
+        // exchange runs on that loop: no hand-over to the client loop's thread and back, two thread
+        // wake-ups per request that cost milliseconds each on a busy machine.
+        guard let loop = EventLoop.current ?? StoreClientLoop.shared else {
             throw StoreError(.serviceUnavailable, "the store client has no event loop (epoll_create or eventfd failed)")
         }
+        let sent = Stopwatch.monotonicNanoseconds()
         let (status, responseBody) = try await roundTrip(bytes, timeoutMilliseconds: timeoutMilliseconds, on: loop)
+        let received = Stopwatch.monotonicNanoseconds()
         let object: WireFormat.Object
         do { object = try WireFormat.parseObject(responseBody) } catch {
             throw StoreError(.internalError, "the store answered \(status) without a JSON object")
+        }
+        if Self.log.isEnabled(.debug) {
+            // The exchange on the wire against reading the answer's JSON.
+            let parsed = Stopwatch.monotonicNanoseconds()
+            Self.log.debug("\(method) \(path.split(separator: "/").suffix(2).joined(separator: "/")) \(status)", [
+                "ms": String(format: "%.3f", Double(received &- sent) / 1e6),
+                "parseMs": String(format: "%.3f", Double(parsed &- received) / 1e6),
+                "bytes": "\(responseBody.count)", "mono": "\(parsed / 1000)"])
         }
         return (status, object)
     }
@@ -340,7 +354,15 @@ final class ConnectionPool: Sendable {
     /// a conflict against itself. A pooled connection found closed before the request went out
     /// is dropped for the next.
     private func roundTrip(_ bytes: [UInt8], timeoutMilliseconds: Int, on loop: EventLoop) async throws -> (Int, [UInt8]) {
-        pooled: while let conn = idle.withLock({ $0.popLast() }) {
+        // A connection stays with the loop that first watched it; those of a loop that stopped are dropped
+        // (closed: nothing would run on that loop again).
+        pooled: while let conn = idle.withLock({ pool -> HTTPClientConnection? in
+            pool.removeAll { $0.watchingLoop?.isStopping == true }
+            guard let index = pool.lastIndex(where: { $0.watchingLoop == nil || $0.watchingLoop === loop }) else {
+                return nil
+            }
+            return pool.remove(at: index)
+        }) {
             switch await conn.exchange(bytes, timeoutMilliseconds: timeoutMilliseconds, fresh: false, on: loop) {
             case .success(let (head, body)):
                 keep(conn, head, loop: loop)

@@ -371,24 +371,24 @@ public final class StoreDaemon: @unchecked Sendable {
     private func dispatch(_ request: HTTPRequest, on id: UInt64) {
         counters.requestsInFlight += 1
         let api = self.api
-        let log = self.log
+        var timing = RequestTiming(dispatched: Stopwatch.monotonicNanoseconds())
         Task(executorPreference: workers) { [self] in
-            let watch = Stopwatch()
+            timing.started = Stopwatch.monotonicNanoseconds()
             let answer: Answer
             switch await api.handle(request) {
             case .response(let r):
-                log.debug("\(request.method) \(request.path) \(r.status)",
-                          ["ms": String(format: "%.3f", watch.elapsed.milliseconds), "bytes": "\(r.body.count)"])
                 answer = .response(r)
             case .eventStream(let user, let device):
                 // Listen before answering, so nothing delivered after the client sees "ready" is missed.
                 answer = .stream(api.store.push.listen(user: user, deviceID: device), user: user, device: device)
             }
-            loop.execute { [self] in self.finish(answer, on: id) }
+            timing.handled = Stopwatch.monotonicNanoseconds()
+            let done = timing
+            loop.execute { [self] in self.finish(answer, on: id, request: request, timing: done) }
         }
     }
 
-    private func finish(_ answer: Answer, on id: UInt64) {
+    private func finish(_ answer: Answer, on id: UInt64, request: HTTPRequest, timing: RequestTiming) {
         counters.requestsInFlight -= 1
         // A stream whose connection is gone ends when its last reference does (the hub drops it).
         guard let c = connections[id] else { return }
@@ -398,6 +398,13 @@ public final class StoreDaemon: @unchecked Sendable {
         switch answer {
         case .response(let response):
             feed(.respond(response), to: c)
+            if log.isEnabled(.debug) {
+                // Where a request's time went: waiting for a worker, in the store, waiting for the loop.
+                var fields = timing.fields(written: Stopwatch.monotonicNanoseconds())
+                fields["bytes"] = "\(response.body.count)"
+                fields["device"] = request.headers["X-Device-ID"] ?? "-"
+                log.debug("\(request.method) \(request.path) \(response.status)", fields)
+            }
         case .stream(let stream, let user, let device):
             openStream(c, stream, user: user, device: device)
         }
@@ -414,6 +421,7 @@ public final class StoreDaemon: @unchecked Sendable {
         c.streamTask = Task(executorPreference: workers) { [self] in
             loop.execute { [self] in self.sendEvent(Array(": ready\n\n".utf8), to: id) }
             for await note in stream {
+                let taken = Stopwatch.monotonicNanoseconds()
                 let json = WireFormat.serialize(WireFormat.encode(note))
                 var event: [UInt8] = []
                 event.reserveCapacity(json.count + 32)
@@ -421,7 +429,14 @@ public final class StoreDaemon: @unchecked Sendable {
                 event.append(contentsOf: json)
                 event.append(contentsOf: "\n\n".utf8)
                 let bytes = event
-                loop.execute { [self] in self.sendEvent(bytes, to: id, counted: true) }
+                loop.execute { [self] in
+                    self.sendEvent(bytes, to: id, counted: true)
+                    if log.isEnabled(.debug) {
+                        let now = Stopwatch.monotonicNanoseconds()
+                        log.debug("push written", ["device": device, "id": "\(note.notificationID)",
+                                                   "loopMs": RequestTiming.ms(now &- taken), "mono": "\(now / 1000)"])
+                    }
+                }
             }
         }
         scheduleHeartbeat(c)
@@ -489,5 +504,21 @@ public final class StoreDaemon: @unchecked Sendable {
             "evicted": "\(current.evicted)", "slow_streams_closed": "\(current.slowStreamsClosed)",
             "log_lines_dropped": "\(QueuedLogOutput.standardError.droppedLines)",
         ])
+    }
+}
+
+/// When a request reached each step inside the daemon (monotonic nanoseconds), for its debug line.
+private struct RequestTiming: Sendable {
+    var dispatched: UInt64
+    var started: UInt64 = 0
+    var handled: UInt64 = 0
+
+    static func ms(_ nanoseconds: UInt64) -> String { String(format: "%.3f", Double(nanoseconds) / 1e6) }
+
+    /// `queuedMs`: dispatched on the loop until a worker took it; `ms`: in the store; `loopMs`: answered
+    /// until the loop wrote it; `mono`: the monotonic clock then, in µs (the same clock in every process).
+    func fields(written: UInt64) -> [String: String] {
+        ["queuedMs": Self.ms(started &- dispatched), "ms": Self.ms(handled &- started),
+         "loopMs": Self.ms(written &- handled), "mono": "\(written / 1000)"]
     }
 }
