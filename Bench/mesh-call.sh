@@ -6,6 +6,8 @@
 # member had a frame from every other. Issue 28's goal: the --peers 5 figure ≤ 2× the --peers 2 one.
 # Printed beside it: the same end measured from the last member's join (without the spread of the
 # members' process start-up).
+# Since 2026-11-28 22:40 `zonertc call --peers N` joins its members together (`zonertc peer --join-at stdin`,
+# once all are prepared), so the two figures nearly meet.
 # Also printed: the call of two's first frame (`zonertc call FILE`, bob's first frame after his start),
 # which is a different measure (the later of two processes, whose partner's offer is usually waiting),
 # and the median timeline of the --peers 5 calls (ms after the first member was started).

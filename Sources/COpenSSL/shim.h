@@ -46,6 +46,14 @@ static inline long zonertc_SSL_set_mtu(SSL *ssl, long mtu) {
 /// SSL_OP_NO_QUERY_MTU (built by a function-like macro, so not imported).
 static inline uint64_t zonertc_SSL_OP_NO_QUERY_MTU(void) { return SSL_OP_NO_QUERY_MTU; }
 
+/// No session resumption from a context: no server-side session cache and no session tickets. Several
+/// associations share one context, and a resumed session skips the certificate check that binds each one
+/// to its signaled fingerprint.
+static inline void zonertc_SSL_CTX_disable_resumption(SSL_CTX *ctx) {
+    SSL_CTX_ctrl(ctx, SSL_CTRL_SET_SESS_CACHE_MODE, SSL_SESS_CACHE_OFF, NULL);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+}
+
 /// SSL_CTX_set_min_proto_version / SSL_CTX_set_max_proto_version.
 static inline long zonertc_SSL_CTX_set_proto_versions(SSL_CTX *ctx, int min, int max) {
     if (SSL_CTX_ctrl(ctx, SSL_CTRL_SET_MIN_PROTO_VERSION, min, NULL) != 1) return 0;

@@ -198,6 +198,9 @@ enum DocumentedCommands {
         ("zonertc peer --store http://127.0.0.1:8080 --room room_abcd1234 --me bob --room-owner alice --token-file "
             + "/tmp/bob.token --send Fixtures/vp8-320x240-60.ivf --record /tmp/at-bob --peers 3",
          .coveredBy("MeshProcessTests runs group-call members without --remote against a daemon")),
+        ("zonertc peer --store http://127.0.0.1:8080 --room room_abcd1234 --me carol --room-owner alice --token-file "
+            + "/tmp/carol.token --send Fixtures/vp8-320x240-60.ivf --peers 3 --join-at 1764370800000",
+         .coveredBy("MeshProcessTests.joinMoment runs --join-at's outcomes; every `zonertc call --peers N` joins so")),
         ("zonertc bench signaling --peers 5 --profiles lan,cloudkit --strategies push,hybrid --calls 10",
          .quick(("--peers 5 --profiles lan,cloudkit --strategies push,hybrid --calls 10",
                  "--peers 3 --profiles lan --strategies push --calls 1")).expecting("| 3 (mesh) | lan | push | 1 | 0 |")),

@@ -209,4 +209,36 @@ struct MeshProcessTests {
                 "\(frank.stdout)")
         #expect(s.legs.isEmpty)
     }
+
+    /// A malformed moment or one with --remote is a usage error; one long past, one beyond the connect timeout,
+    /// and standard input closed before a moment came each fail clearly, exit 1.
+    @Test("peer --join-at: bad moments refused (exit 2), moments that cannot be kept fail clearly (exit 1)")
+    func joinMoment() throws {
+        let directory = NSTemporaryDirectory() + "zonertc-join-at-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let member = ["peer", "--store", "embedded:\(directory)", "--room", "room_joinat01", "--me", "alice", "--owner",
+                      "--connect-timeout", "5s", "--json"]
+        let malformed = try ZonertcProcess.run(member + ["--join-at", "soon"])
+        #expect(malformed.status == 2 && malformed.stderr.contains("give milliseconds since 1970"), "\(malformed.stderr)")
+        let withRemote = try ZonertcProcess.run(["peer", "--store", "embedded:\(directory)", "--room", "room_joinat01",
+                                                 "--me", "alice", "--remote", "bob", "--owner", "--join-at", "stdin"])
+        #expect(withRemote.status == 2 && withRemote.stderr.contains("--join-at is for a group call"),
+                "\(withRemote.stderr)")
+        let past = try ZonertcProcess.run(member + ["--join-at", "1000"])
+        #expect(past.status == 1 && past.stderr.contains("the join moment 1000 passed"), "\(past.stderr)")
+        let tooLate = String(WallClock().now().millisecondsSinceEpoch + 3_600_000)
+        let beyond = try ZonertcProcess.run(member + ["--join-at", tooLate])
+        #expect(beyond.status == 1 && beyond.stderr.contains("after the connect timeout's end"), "\(beyond.stderr)")
+        // Prepared (the store opened, the room made), then standard input (/dev/null here) ends: no moment.
+        let closed = try ZonertcProcess.run(member + ["--join-at", "stdin"])
+        #expect(closed.status == 1, "\(closed.stderr)")
+        #expect(closed.stderr.contains("zonertc peer: prepared; waiting for the join moment"), "\(closed.stderr)")
+        #expect(closed.stderr.contains("no join moment on standard input"), "\(closed.stderr)")
+        #expect(try summaryOf(closed.stdout).outcome == "failed")
+    }
+
+    private func summaryOf(_ stdout: String) throws -> Summary {
+        let line = stdout.split(separator: "\n").last.map(String.init) ?? ""
+        return try JSONDecoder().decode(Summary.self, from: Data(line.utf8))
+    }
 }

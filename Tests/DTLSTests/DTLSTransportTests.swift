@@ -143,6 +143,24 @@ import ZoneCore
         if case .connected = pair.client.state { Issue.record("the client connected to a server that refused it") }
     }
 
+    @Test func associationsSharingACertificatesContextEachCheckTheirOwnFingerprint() throws {
+        // Both pairs are made from the same two certificates, so from the same two shared SSL contexts.
+        let first = try DTLSPair()
+        first.start()
+        #expect(first.bothConnected)
+        let stranger = try DTLSCertificate(commonName: "stranger", validity: .seconds(3_600))
+        let second = try DTLSPair(serverExpects: stranger.fingerprint)
+        second.start()
+        #expect(second.server.state == .failed(.fingerprintMismatch(expected: stranger.fingerprint,
+                                                                      actual: DTLSPair.clientCertificate.fingerprint)))
+        #expect(second.clientKeys == nil && second.serverKeys == nil)
+        // And a third, as the first: the failure left nothing behind in the shared contexts.
+        let third = try DTLSPair()
+        third.start()
+        #expect(third.bothConnected)
+        #expect(third.clientKeys != nil && third.clientKeys?.exported == third.serverKeys?.exported)
+    }
+
     @Test func aPeerThatNeverAnswersFailsAtTheHandshakeBound() throws {
         let pair = try DTLSPair()
         pair.deliver = { _, _ in false }

@@ -80,7 +80,6 @@ public final class DTLSTransport: SansIOMachine {
     /// function of the signaled one.
     public private(set) var remoteFingerprint: DTLSFingerprint?
 
-    private let context: OpaquePointer
     private let ssl: OpaquePointer
     private let pipe: DatagramPipe
     private var outputs = OutputQueue<Output>()
@@ -94,36 +93,17 @@ public final class DTLSTransport: SansIOMachine {
     /// Sets up OpenSSL for one association; throws only for local faults (no context, no key).
     public init(configuration: DTLSTransportConfiguration) throws(DTLSSetupError) {
         guard OpenSSLLibrary.ready else { throw DTLSSetupError("OpenSSL failed to initialize") }
-        guard let context = SSL_CTX_new(DTLS_method()) else { throw DTLSSetupError("SSL_CTX_new failed") }
         let profiles = configuration.srtpProfiles.map(\.name).joined(separator: ":")
-        // Self-signed certificates: the chain means nothing, the fingerprint everything
-        // (set before SSL_new, which copies the verify mode).
-        SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
-        SSL_CTX_set_cert_verify_callback(context, { store, _ in
-            guard let store, let ssl = zonertc_SSL_of_store_ctx(store), let transport = DTLSTransport.of(ssl),
-                  let certificate = X509_STORE_CTX_get0_cert(store)
-            else { return 0 }
-            return transport.verifyRemote(certificate) ? 1 : 0
-        }, nil)
-        // SSL_CTX_set_tlsext_use_srtp returns 0 on success, unlike its neighbours.
-        guard zonertc_SSL_CTX_set_proto_versions(context, DTLS1_2_VERSION, DTLS1_2_VERSION) == 1,
-              SSL_CTX_use_certificate(context, configuration.certificate.certificate) == 1,
-              SSL_CTX_use_PrivateKey(context, configuration.certificate.key) == 1,
-              !configuration.srtpProfiles.isEmpty, SSL_CTX_set_tlsext_use_srtp(context, profiles) == 0,
-              let ssl = SSL_new(context)
-        else {
-            let reason = OpenSSLError.drainReasons()
-            SSL_CTX_free(context)
-            throw DTLSSetupError("DTLS context: \(reason.isEmpty ? "no SRTP profile" : reason)")
+        let context = try configuration.certificate.context(srtpProfiles: profiles, make: DTLSTransport.makeContext)
+        guard let ssl = SSL_new(context) else {
+            throw DTLSSetupError("SSL_new: \(OpenSSLError.drainReasons())")
         }
-        self.context = context
         self.ssl = ssl
         self.configuration = configuration
         self.pipe = DatagramPipe(mtu: configuration.mtu)
         self.retransmitTimeout = configuration.initialRetransmitTimeout
         guard let bio = pipe.makeBIO() else {
             SSL_free(ssl)
-            SSL_CTX_free(context)
             throw DTLSSetupError("BIO_new failed")
         }
         SSL_set_bio(ssl, bio, bio)
@@ -140,8 +120,39 @@ public final class DTLSTransport: SansIOMachine {
     }
 
     deinit {
-        SSL_free(ssl)
-        SSL_CTX_free(context)
+        SSL_free(ssl)  // and with it the SSL's reference to the certificate's shared context
+    }
+
+    /// What every association with one certificate and SRTP profile list shares: the certificate and key,
+    /// DTLS 1.2 only, the profiles, and the verify callback (which finds its transport through the SSL).
+    /// Made once per certificate and profile list (`DTLSCertificate.context`): OpenSSL fetches its methods
+    /// and ciphers for each new context, per leg otherwise.
+    private static func makeContext(certificate: DTLSCertificate, srtpProfiles profiles: String)
+        throws(DTLSSetupError) -> OpaquePointer {
+        guard let context = SSL_CTX_new(DTLS_method()) else { throw DTLSSetupError("SSL_CTX_new failed") }
+        // Self-signed certificates: the chain means nothing, the fingerprint everything
+        // (set before SSL_new, which copies the verify mode).
+        SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+        // Shared by every association of this certificate: none may resume another's session, which would
+        // skip the fingerprint check below.
+        zonertc_SSL_CTX_disable_resumption(context)
+        SSL_CTX_set_cert_verify_callback(context, { store, _ in
+            guard let store, let ssl = zonertc_SSL_of_store_ctx(store), let transport = DTLSTransport.of(ssl),
+                  let certificate = X509_STORE_CTX_get0_cert(store)
+            else { return 0 }
+            return transport.verifyRemote(certificate) ? 1 : 0
+        }, nil)
+        // SSL_CTX_set_tlsext_use_srtp returns 0 on success, unlike its neighbours.
+        guard zonertc_SSL_CTX_set_proto_versions(context, DTLS1_2_VERSION, DTLS1_2_VERSION) == 1,
+              SSL_CTX_use_certificate(context, certificate.certificate) == 1,
+              SSL_CTX_use_PrivateKey(context, certificate.key) == 1,
+              !profiles.isEmpty, SSL_CTX_set_tlsext_use_srtp(context, profiles) == 0
+        else {
+            let reason = OpenSSLError.drainReasons()
+            SSL_CTX_free(context)
+            throw DTLSSetupError("DTLS context: \(reason.isEmpty ? "no SRTP profile" : reason)")
+        }
+        return context
     }
 
     // MARK: SansIOMachine

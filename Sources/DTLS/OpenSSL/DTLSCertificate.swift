@@ -20,6 +20,12 @@ public final class DTLSCertificate: @unchecked Sendable {
 
     private static let processCertificate = Mutex<DTLSCertificate?>(nil)
 
+    /// An SSL_CTX made with this certificate; OpenSSL allows SSL_new on one context from any thread.
+    private struct SharedContext: @unchecked Sendable { let context: OpaquePointer }
+
+    /// The SSL_CTXs made with this certificate, by SRTP profile list (`context(srtpProfiles:make:)`).
+    private let contexts = Mutex<[String: SharedContext]>([:])
+
     /// This process's certificate, generated the first time it is asked for.
     public static func forProcess() throws(DTLSSetupError) -> DTLSCertificate {
         try processCertificate.withLock { (cached: inout DTLSCertificate?) throws(DTLSSetupError) -> DTLSCertificate in
@@ -62,7 +68,21 @@ public final class DTLSCertificate: @unchecked Sendable {
         self.der = der
     }
 
+    /// The one SSL context for associations with this certificate and `srtpProfiles` (OpenSSL's list,
+    /// `a:b`), made by `make` the first time. Each SSL made from it holds a reference of its own, so it
+    /// outlives this certificate as long as an association uses it.
+    func context(srtpProfiles: String, make: (DTLSCertificate, String) throws(DTLSSetupError) -> OpaquePointer)
+        throws(DTLSSetupError) -> OpaquePointer {
+        try contexts.withLock { (contexts: inout [String: SharedContext]) throws(DTLSSetupError) -> SharedContext in
+            if let made = contexts[srtpProfiles] { return made }
+            let made = SharedContext(context: try make(self, srtpProfiles))
+            contexts[srtpProfiles] = made
+            return made
+        }.context
+    }
+
     deinit {
+        contexts.withLock { contexts in for shared in contexts.values { SSL_CTX_free(shared.context) } }
         X509_free(certificate)
         EVP_PKEY_free(key)
     }

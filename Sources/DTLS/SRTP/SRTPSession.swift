@@ -170,10 +170,14 @@ public final class SRTPSession {
 
     private static let library = Mutex<Bool>(false)
 
-    /// srtp_init, once per process.
+    /// srtp_init, once per process, with NSS held open first when libsrtp2 runs on it (the context
+    /// is never closed: the process's sessions need NSS until it exits).
     private static func initializeLibrary() throws(SRTPError) {
         let ready = library.withLock { (ready: inout Bool) -> Bool in
-            if !ready { ready = srtp_init() == srtp_err_status_ok }
+            if !ready {
+                _ = zonertc_srtp_hold_nss()
+                ready = srtp_init() == srtp_err_status_ok
+            }
             return ready
         }
         guard ready else { throw SRTPError("srtp_init failed") }

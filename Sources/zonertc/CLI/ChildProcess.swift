@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A child process whose output goes to files, waited for without blocking a thread.
 final class ChildProcess: @unchecked Sendable {
@@ -8,14 +9,19 @@ final class ChildProcess: @unchecked Sendable {
     let stderrPath: String
     private let exited = NSCondition()
     private var status: Int32?
+    /// The write end of its standard input, when it was started with one (`input: true`).
+    private let input: Pipe?
 
     /// The running `zonertc` binary.
     static var zonertc: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    init(name: String, executable: String = ChildProcess.zonertc, arguments: [String], directory: String) throws {
+    /// `input`: give it a pipe for standard input (`send(line:)`) instead of /dev/null.
+    init(name: String, executable: String = ChildProcess.zonertc, arguments: [String], directory: String,
+         input: Bool = false) throws {
         self.name = name
+        self.input = input ? Pipe() : nil
         stdoutPath = "\(directory)/\(name).out"
         stderrPath = "\(directory)/\(name).err"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
@@ -24,7 +30,7 @@ final class ChildProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = self.input ?? FileHandle.nullDevice
         process.terminationHandler = { [weak self] p in
             guard let self else { return }
             self.exited.lock()
@@ -69,6 +75,26 @@ final class ChildProcess: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
         return nil
+    }
+
+    /// Writes `line` and a newline to its standard input, then closes it (nothing more is sent).
+    func send(line: String) {
+        guard let input, process.isRunning else { return }
+        // A child that exits just now must not take this process with it: the write then fails with EPIPE.
+        Glibc.signal(SIGPIPE, SIG_IGN)
+        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// Polls the stderr file until a line contains `marker`; false when the process exits or time is up first.
+    func waitForErrorLine(containing marker: String, timeout: Duration) async -> Bool {
+        let end = ContinuousClock.now + timeout
+        while ContinuousClock.now < end {
+            if stderr.contains(marker) { return true }
+            if !process.isRunning { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return false
     }
 
     func signal(_ sig: Int32) {

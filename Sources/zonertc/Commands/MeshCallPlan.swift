@@ -157,13 +157,16 @@ struct MeshCallPlan {
         for (index, name) in names.enumerated() {
             let role = index == 0 ? ["--owner"] : ["--room-owner", names[0]]
             let arguments = ["peer", "--me", name, "--token-file", tokens[name]!, "--record", "\(received)/\(name)",
-                             "--seed", String(index + 1)] + role + common
+                             "--seed", String(index + 1), "--join-at", "stdin"] + role + common
             spawnedAtMs.append(WallClock().now().millisecondsSinceEpoch)
-            do { children.append(try ChildProcess(name: name, arguments: arguments, directory: directory)) } catch {
+            do {
+                children.append(try ChildProcess(name: name, arguments: arguments, directory: directory, input: true))
+            } catch {
                 return await failure("cannot start \(name): \(error)")
             }
             group.children.append(children[index])
         }
+        await Self.joinTogether(children, limit: timeout)
         let statuses = await CallWorkspace.waitForPeers(children, limit: timeout + .seconds(10))
         let summaries = children.map { MeshPeerSummary(lastLineOf: $0.stdout) }
         if statuses.contains(where: { $0 == nil }) {
@@ -205,6 +208,19 @@ struct MeshCallPlan {
         }
         await cleanUp()
         return verdict.ok ? 0 : 1
+    }
+
+    /// A prepared start: every member does all that does not show it in the call (`zonertc peer --join-at
+    /// stdin`), and once all have said so (or exited, or `limit` passed) they are all given the same moment,
+    /// now, to join. Without it the members' joins spread over the tens of milliseconds their processes
+    /// take to start and prepare on a shared machine, and the first joiner's time includes the others'.
+    static func joinTogether(_ children: [ChildProcess], limit: Duration) async {
+        let end = ContinuousClock.now + limit
+        for child in children {
+            _ = await child.waitForErrorLine(containing: JoinMoment.preparedLine, timeout: end - ContinuousClock.now)
+        }
+        let moment = String(WallClock().now().millisecondsSinceEpoch)
+        for child in children { child.send(line: moment) }
     }
 
     /// From the last member's join until the last member had a frame from every other (nil unless every

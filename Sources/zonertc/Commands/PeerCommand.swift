@@ -24,6 +24,10 @@ enum PeerCommand {
             .value("--room-owner", "ID", "without --remote or --owner: the user ID of the room's owner (whose zone it is)"),
             .value("--peers", "N", "without --remote: the group call is for N members (2–5); leave once the media to "
                    + "and from the N−1 others is done, or after 60 s if no other member joins"),
+            .value("--join-at", "UNIX_MS|stdin", "without --remote: prepare (store, room, file, sockets, DTLS) and "
+                   + "join at this moment, in ms since 1970; stdin: say 'prepared' on stderr, then read the moment "
+                   + "as a line on standard input. Up to 5 s late joins at once; later, or beyond "
+                   + "--connect-timeout, fails"),
             .value("--uplink", "KBPS", "without --remote: the uplink each leg gets a share of (b=AS of KBPS/(N−1))",
                    default: "2000"),
             .value("--answer-timeout", "DURATION", "without --remote: end a leg whose member does not answer within "
@@ -88,6 +92,8 @@ struct PeerSetup {
     /// Group call: the room owner's user ID (nil when we own it), members expected, uplink in kbit/s.
     let roomOwner: String?
     let peers: Int?
+    /// Group call: the moment to join at once prepared (nil: as soon as ready).
+    let joinAt: JoinMoment?
     let uplinkKbps: UInt64
     let answerTimeout: Duration
     let token: String?
@@ -128,9 +134,14 @@ struct PeerSetup {
         owner = args.has("--owner")
         roomOwner = args.string("--room-owner")
         peers = try args.int("--peers", in: 2...5)
+        if let text = args.string("--join-at") {
+            do { joinAt = try JoinMoment(parsing: text) } catch { throw usage("--join-at \(error)") }
+        } else {
+            joinAt = nil
+        }
         uplinkKbps = try args.int("--uplink", in: UInt64(8)...UInt64(10_000_000)) ?? 2000
         if remote != nil {
-            for flag in ["--room-owner", "--peers", "--uplink", "--answer-timeout"] where !args.strings(flag).isEmpty {
+            for flag in ["--room-owner", "--peers", "--uplink", "--answer-timeout", "--join-at"] where !args.strings(flag).isEmpty {
                 throw usage("\(flag) is for a group call: it does not go with --remote")
             }
         } else {

@@ -13,6 +13,9 @@ extension PeerSetup {
     func runMesh() async -> Int32 {
         let start = WallClock().now()
         var startup = MeshPeerSummary.Startup(since: start)
+        do { try joinAt?.checkEarly(deadline: start + connectTimeout, now: start) } catch {
+            return meshFail("--join-at: \(error)")
+        }
         mediaSecurity.warmUp()
         // The file is read beside the store's round trips (opening it, setting the room up): the call
         // needs it only once it joins.
@@ -98,6 +101,11 @@ extension PeerSetup {
         configuration.relaySockets = relaySockets.map(\.localEndpoint)
         await mediaSecurity.warmedUp()
         startup.mark(\.securityReady)
+        if let joinAt {
+            do { try await joinAt.wait(deadline: start + connectTimeout) } catch {
+                return meshFail("--join-at: \(error)")
+            }
+        }
         let call: RoomCall
         do { call = try RoomCall(configuration: configuration, binding: binding, now: WallClock().now()) } catch {
             return meshFail("cannot join the call: \(error)")
