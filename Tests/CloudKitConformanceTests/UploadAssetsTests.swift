@@ -73,6 +73,47 @@ struct UploadAssetsTests {
         #expect(again.status == 401 && again.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
     }
 
+    @Test("an upload URL handed out by one daemon takes the upload on the other; a replay is refused on both",
+          arguments: ConformanceBackend.allCases)
+    func uploadURLAcrossDaemons(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user()
+        let tokens = try await user.post("assets/upload", ["tokens": [["recordName": "x", "fieldName": "image"]]])
+        let url = Self.path((tokens.body["tokens"] as? [[String: Any]])?.first?["url"] as? String ?? "")
+        // Asked of the writing daemon, uploaded to the reading one (the same daemon where there is one).
+        let file = Self.bytes(2_000, seed: 3)
+        let taken = try await user.server.raw("POST", url, body: file, write: false)
+        #expect(taken.status == 200 && integer((taken.json["singleFile"] as? [String: Any])?["size"]) == 2_000,
+                "\(taken.status) \(taken.text.prefix(200))")
+        for write in [true, false] {
+            let replay = try await user.server.raw("POST", url, body: [7], write: write)
+            #expect(replay.status == 401 && replay.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
+        }
+    }
+
+    @Test("an upload token: lapsed after its hour, forged, altered or signed with another key: refused")
+    func uploadTokens() throws {
+        let key = Self.bytes(32, seed: 11)
+        let signer = AssetURLSigner(key: key)
+        let now = Date()
+        let token = signer.uploadToken(user: "u1", expires: now.addingTimeInterval(AssetURLSigner.uploadLifetime))
+        let upload = try #require(signer.checkUpload(token, now: now))
+        #expect(upload.user == "u1" && StoredAsset.isReceipt(upload.receipt))
+        // One token, one receipt (what makes a replay find its upload kept); another token, another.
+        #expect(signer.checkUpload(token, now: now) == upload)
+        let other = signer.uploadToken(user: "u1", expires: now.addingTimeInterval(60))
+        #expect(signer.checkUpload(other, now: now)?.receipt != upload.receipt)
+        #expect(signer.checkUpload(token, now: now.addingTimeInterval(AssetURLSigner.uploadLifetime + 1)) == nil)
+        #expect(AssetURLSigner(key: Self.bytes(32, seed: 12)).checkUpload(token, now: now) == nil)
+        var altered = Array(token.utf8)
+        altered[10] = altered[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(signer.checkUpload(String(decoding: altered, as: UTF8.self), now: now) == nil)
+        // A used token's file outlives the token, so its replay always finds the receipt kept.
+        #expect(StoreAPI.unreferencedAssetGrace > AssetURLSigner.uploadLifetime)
+        for junk in ["", String(repeating: "0", count: 32), "..%2F", String(repeating: "A", count: 5_000), token + "A"] {
+            #expect(signer.checkUpload(junk, now: now) == nil)
+        }
+    }
+
     @Test("a forged upload URL: 401 AUTHENTICATION_FAILED; a wrong receipt: BAD_REQUEST, nothing of the request applied",
           arguments: ConformanceBackend.allCases)
     func forgeries(_ backend: ConformanceBackend) async throws {
@@ -133,7 +174,7 @@ struct UploadAssetsTests {
         #expect(answer.contains(#""ckErrorCode":"limitExceeded""#) && answer.contains("BAD_REQUEST"))
     }
 
-    @Test("journal: a spooled upload survives a restart; files no record holds go, held ones stay")
+    @Test("journal: a spooled upload and an upload URL survive a restart; files no record holds go, held ones stay")
     func restartAndSweep() async throws {
         let directory = FileManager.default.temporaryDirectory.path + "/zonertc-assets-test-\(StoredAsset.newReceipt())"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -158,16 +199,19 @@ struct UploadAssetsTests {
             try await rawHTTP(endpoint, "POST", ConformanceUser.container + "/private/" + op, headers: auth,
                               body: WireFormat.serialize(body)).json
         }
-        func upload(_ endpoint: Endpoint, _ file: [UInt8]) async throws -> [String: Any] {
+        func uploadURL(_ endpoint: Endpoint) async throws -> String {
             let tokens = try await post(endpoint, "assets/upload", ["tokens": [["fieldName": "image"]]])
-            let url = ((tokens["tokens"] as? [[String: Any]])?.first?["url"] as? String) ?? ""
-            return try await rawHTTP(endpoint, "POST", Self.path(url), body: file).json["singleFile"]
+            return Self.path(((tokens["tokens"] as? [[String: Any]])?.first?["url"] as? String) ?? "")
+        }
+        func upload(_ endpoint: Endpoint, _ file: [UInt8]) async throws -> [String: Any] {
+            try await rawHTTP(endpoint, "POST", try await uploadURL(endpoint), body: file).json["singleFile"]
                 as? [String: Any] ?? [:]
         }
         let kept = Self.bytes(300_000, seed: 5)  // spooled: over the 64 KB in-memory limit
         var (daemon, store, _) = try serve()
         let single = try await upload(daemon.endpoint, kept)
         let orphan = try await upload(daemon.endpoint, [9, 9, 9])
+        let pending = try await uploadURL(daemon.endpoint)
         _ = try await post(daemon.endpoint, "records/modify", ["operations": [operation("create", recordDictionary(
             "photo", type: "Photo", fields: ["image": value(single, "ASSETID")]))]])
         _ = daemon.stop()
@@ -177,13 +221,17 @@ struct UploadAssetsTests {
 
         var api: StoreAPI
         (daemon, store, api) = try serve()
+        // The upload URL handed out before the restart takes its upload after it, once.
+        let late = try await rawHTTP(daemon.endpoint, "POST", pending, body: [4, 5, 6])
+        #expect(late.status == 200 && (late.json["singleFile"] as? [String: Any])?["receipt"] is String)
+        #expect(try await rawHTTP(daemon.endpoint, "POST", pending, body: [4, 5, 6]).status == 401)
         let lookup = try await post(daemon.endpoint, "records/lookup", ["records": [["recordName": "photo"]]])
         let record = (lookup["records"] as? [[String: Any]])?.first ?? [:]
         let asset = ((record["fields"] as? [String: Any])?["image"] as? [String: Any])?["value"] as? [String: Any]
         let download = Self.path(asset?["downloadURL"] as? String ?? "")
         #expect(try await rawHTTP(daemon.endpoint, "GET", download).body == kept)
-        // A sweep with the grace over: the orphan goes, the record's file stays; deleting the record frees it.
-        #expect(try await api.removeUnreferencedAssets(keptBefore: Date().addingTimeInterval(1)) == 1)
+        // A sweep with the grace over: the orphans go, the record's file stays; deleting the record frees it.
+        #expect(try await api.removeUnreferencedAssets(keptBefore: Date().addingTimeInterval(1)) == 2)
         #expect(try await api.assets?.asset(receipt: orphan["receipt"] as? String ?? "") == nil)
         #expect(try await rawHTTP(daemon.endpoint, "GET", download).status == 200)
         _ = try await post(daemon.endpoint, "records/modify", ["operations": [operation("forceDelete", ["recordName": "photo"])]])
