@@ -68,6 +68,12 @@ struct UploadAssetsTests {
         let download = try #require(asset["downloadURL"] as? String)
         let fetched = try await user.server.raw("GET", Self.path(download), write: false)
         #expect(fetched.status == 200 && fetched.body == file)
+        // The URL is signed to lapse: without its signature, or with its time moved on, it serves nothing.
+        let unsigned = String(Self.path(download).prefix { $0 != "?" })
+        #expect(download.contains("?expires=") && download.contains("&signature="))
+        #expect(try await user.server.raw("GET", unsigned, write: false).status == 404)
+        let later = Self.path(download).replacingOccurrences(of: "expires=", with: "expires=9")
+        #expect(try await user.server.raw("GET", later, write: false).status == 404)
         // A used upload URL takes nothing more.
         let again = try await user.server.raw("POST", Self.path(url), body: [1, 2, 3], write: true)
         #expect(again.status == 401 && again.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
@@ -90,7 +96,7 @@ struct UploadAssetsTests {
         }
     }
 
-    @Test("an upload token: lapsed after its hour, forged, altered or signed with another key: refused")
+    @Test("upload tokens and download URLs: lapsed, forged, altered or signed with another key: refused")
     func uploadTokens() throws {
         let key = Self.bytes(32, seed: 11)
         let signer = AssetURLSigner(key: key)
@@ -107,6 +113,20 @@ struct UploadAssetsTests {
         var altered = Array(token.utf8)
         altered[10] = altered[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         #expect(signer.checkUpload(String(decoding: altered, as: UTF8.self), now: now) == nil)
+        // A download URL: good until it lapses; another receipt, time or key: forged.
+        let query = signer.downloadQuery(receipt: upload.receipt, expires: now.addingTimeInterval(60))
+        let pairs = URLEncodedPairs.query(of: query)
+        let (expires, signature) = (pairs.first { $0.name == "expires" }?.value, pairs.first { $0.name == "signature" }?.value)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: expires, signature: signature, now: now) == .valid)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: expires, signature: signature,
+                                     now: now.addingTimeInterval(61)) == .lapsed)
+        #expect(signer.checkDownload(receipt: StoredAsset.newReceipt(), expires: expires, signature: signature,
+                                     now: now) == .forged)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: "1" + (expires ?? ""), signature: signature,
+                                     now: now) == .forged)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: expires, signature: nil, now: now) == .forged)
+        #expect(AssetURLSigner(key: Self.bytes(32, seed: 12)).checkDownload(
+            receipt: upload.receipt, expires: expires, signature: signature, now: now) == .forged)
         // A used token's file outlives the token, so its replay always finds the receipt kept.
         #expect(StoreAPI.unreferencedAssetGrace > AssetURLSigner.uploadLifetime)
         for junk in ["", String(repeating: "0", count: 32), "..%2F", String(repeating: "A", count: 5_000), token + "A"] {
@@ -230,6 +250,12 @@ struct UploadAssetsTests {
         let asset = ((record["fields"] as? [String: Any])?["image"] as? [String: Any])?["value"] as? [String: Any]
         let download = Self.path(asset?["downloadURL"] as? String ?? "")
         #expect(try await rawHTTP(daemon.endpoint, "GET", download).body == kept)
+        // Signed before the restart, still good after it; one signed to have lapsed: 401.
+        let receipt = String(download.dropFirst(AssetRoutes.downloadPrefix.count).prefix { $0 != "?" })
+        let lapsed = AssetRoutes.downloadPrefix + receipt
+            + (try await api.assetURLSigner()).downloadQuery(receipt: receipt, expires: Date().addingTimeInterval(-1))
+        let refused = try await rawHTTP(daemon.endpoint, "GET", lapsed)
+        #expect(refused.status == 401 && refused.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
         // A sweep with the grace over: the orphans go, the record's file stays; deleting the record frees it.
         #expect(try await api.removeUnreferencedAssets(keptBefore: Date().addingTimeInterval(1)) == 2)
         #expect(try await api.assets?.asset(receipt: orphan["receipt"] as? String ?? "") == nil)
@@ -321,8 +347,10 @@ struct UploadAssetsTests {
         #expect(try await files.bytes(receipt: asset.receipt ?? "") == bytes)
 
         // Swept first (lapsed, no record holds it): the save is refused, nothing applied.
+        // A minute on: the upload, made at the machine's time, is before the cutoff however slowly
+        // the test ran up to here (the database stamps it with its own clock).
         let (late, _) = try await upload(2)
-        clock.advance(by: .seconds(2))
+        clock.advance(by: .seconds(60))
         #expect(try await files.removeUnreferenced(referenced: [asset.receipt ?? ""],
                                                    keptBefore: now() - grace) == 1)
         await #expect(throws: StoreError.self) { _ = try await client.modifyRecords(save("q", late), scope: .private) }

@@ -2,7 +2,8 @@ import Foundation
 import RecordStore
 import ZoneCore
 
-/// Signs and checks the upload URLs `assets/upload` hands out, with the key of the asset storage
+/// Signs and checks the upload URLs `assets/upload` hands out and the `downloadURL`s of answers, with
+/// the key of the asset storage
 /// (`AssetStorage.signingKey`) that every daemon sharing it reads: a URL one daemon handed out is
 /// good on any of them, and after a restart, with nothing about it stored.
 ///
@@ -12,9 +13,15 @@ import ZoneCore
 /// finds its receipt kept already (`AssetStorage.keep` answers false) on whichever daemon it reaches:
 /// one upload per URL. Neither the token nor the key is ever handed to another user; the receipt
 /// cannot be turned back into the token.
+///
+/// A download URL carries `?expires=<seconds since 1970>&signature=<base64url of 16 bytes>`, the
+/// signature an HMAC over the receipt and the lapse time: a reader of the record gets a URL good for
+/// `downloadLifetime`, and a fresh one with every answer carrying the record (docs/CLOUDKIT.md says why).
 struct AssetURLSigner: Sendable {
     /// How long an upload URL is good for.
     static let uploadLifetime: TimeInterval = 3600
+    /// How long a download URL is good for after the answer that carried it.
+    static let downloadLifetime: TimeInterval = 3600
     static let version: UInt8 = 1
     static let macSize = 16
     static let nonceSize = 16
@@ -56,6 +63,36 @@ struct AssetURLSigner: Sendable {
         guard Double(seconds) > now.timeIntervalSince1970,
               let user = String(validating: payload[fixed...], as: UTF8.self) else { return nil }
         return Upload(user: user, receipt: Hex.encode(derive("receipt", payload).prefix(16)))
+    }
+
+    /// What a download URL's signature says.
+    enum Download: Equatable {
+        /// Signed for this receipt, and not lapsed.
+        case valid
+        /// Signed for this receipt, lapsed: the reader fetches the record again.
+        case lapsed
+        /// Unsigned, or not signed with this key for this receipt and time.
+        case forged
+    }
+
+    /// The query of a download URL of `receipt` lapsing at `expires`.
+    func downloadQuery(receipt: String, expires: Date) -> String {
+        let seconds = UInt64(max(0, expires.timeIntervalSince1970.rounded(.up)))
+        return "?expires=\(seconds)&signature=\(Base64URL.encode(downloadTag(receipt, seconds)))"
+    }
+
+    /// Checks a download URL's `expires` and `signature` for `receipt` at `now`.
+    func checkDownload(receipt: String, expires: String?, signature: String?, now: Date) -> Download {
+        guard let expires, expires.utf8.count <= 20, let seconds = UInt64(expires),
+              let signature, signature.utf8.count <= 64, let given = Base64URL.decode(signature),
+              APITokens.constantTimeEquals(downloadTag(receipt, seconds), given) else { return .forged }
+        return Double(seconds) > now.timeIntervalSince1970 ? .valid : .lapsed
+    }
+
+    private func downloadTag(_ receipt: String, _ seconds: UInt64) -> [UInt8] {
+        var message = Array(receipt.utf8)
+        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: seconds >> shift)) }
+        return Array(derive("download", message).prefix(Self.macSize))
     }
 
     private func tag(_ payload: [UInt8]) -> [UInt8] { Array(derive("upload", payload).prefix(Self.macSize)) }

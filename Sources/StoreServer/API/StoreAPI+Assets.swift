@@ -25,8 +25,14 @@ public enum AssetRoutes {
         HTTPRequestParser.Streaming(pathPrefix: uploadPrefix, maxBytes: Int(Asset.maxFileSize))
     }
 
-    /// The download URL of `receipt` for the host the request named (a path alone without one).
-    static func downloadURL(_ receipt: String) -> String { url(downloadPrefix + receipt) }
+    /// The download URL of `receipt` for the host the request named (a path alone without one),
+    /// signed to lapse `AssetURLSigner.downloadLifetime` from now.
+    static func downloadURL(_ receipt: String) -> String {
+        let query = StoreAPI.assetSigning.map {
+            $0.downloadQuery(receipt: receipt, expires: Date().addingTimeInterval(AssetURLSigner.downloadLifetime))
+        }
+        return url(downloadPrefix + receipt) + (query ?? "")
+    }
 
     static func url(_ path: String) -> String { (StoreAPI.requestOrigin ?? "") + path }
 }
@@ -38,6 +44,9 @@ extension DocumentedKeys {
 }
 
 extension StoreAPI {
+    /// The signer of the request being answered, which the download URLs in its answer are signed with.
+    @TaskLocal static var assetSigning: AssetURLSigner?
+
     /// `assets/upload`: one Token Response Dictionary (`recordName`, `fieldName`, `url`) per asset
     /// field asked, in order.
     func requestAssetUploads(_ body: WireObject, user: String) async throws -> WireFormat.Object {
@@ -110,11 +119,20 @@ extension StoreAPI {
     func serveAssetDownload(_ request: HTTPRequest) async -> HTTPResponse {
         guard request.method == "GET" else { return error(405, .invalidArguments, "download the file with GET") }
         let receipt = String(request.path.dropFirst(AssetRoutes.downloadPrefix.count))
+        let missing = error(404, .unknownItem, "no asset file at this URL")
+        guard let assets, StoredAsset.isReceipt(receipt) else { return missing }
         do {
-            guard let assets, StoredAsset.isReceipt(receipt),
-                  let bytes = try await assets.bytes(receipt: receipt) else {
-                return error(404, .unknownItem, "no asset file at this URL")
+            let query = URLEncodedPairs.query(of: request.target)
+            switch try await assetURLSigner().checkDownload(
+                receipt: receipt, expires: query.first { $0.name == "expires" }?.value,
+                signature: query.first { $0.name == "signature" }?.value, now: Date()) {
+            case .valid: break
+            case .forged: return missing
+            case .lapsed:
+                return error(401, .authenticationFailed,
+                             "this downloadURL lapsed: fetch the record again for a fresh one")
             }
+            guard let bytes = try await assets.bytes(receipt: receipt) else { return missing }
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
                                 body: bytes)
         } catch {

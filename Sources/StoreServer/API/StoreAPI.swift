@@ -142,11 +142,14 @@ public final class StoreAPI: Sendable {
         }
         let client = store.client(user: user, deviceID: device ?? "", assets: assets)
         do {
+            let signing = assets == nil ? nil : try await assetURLSigner()
             let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
-                try await Self.$requestUser.withValue(user) {
-                    parts[5] == "assets" && parts[6] == "upload"
-                        ? try await requestAssetUploads(WireObject(body), user: user)
-                        : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+                try await Self.$assetSigning.withValue(signing) {
+                    try await Self.$requestUser.withValue(user) {
+                        parts[5] == "assets" && parts[6] == "upload"
+                            ? try await requestAssetUploads(WireObject(body), user: user)
+                            : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+                    }
                 }
             }
             return .response(.json(200, WireFormat.serialize(result)))
