@@ -144,6 +144,7 @@ enum DocumentedCommands {
         ("swift run -c release zonertc-bench store", .asWritten),
         ("swift run -c release zonertc-bench http", .asWritten),
         ("Bench/http-saves.sh 5", .asWritten.needing("wrk", "curl").expecting("records in the store")),
+        ("Bench/assets.sh", .asWritten.with(.postgreSQL).needing("python3").expecting("round trips")),
         ("Bench/load/capacity.sh", .asWritten.with(.postgreSQL).expecting("machine: ").within(seconds: 240)),
         ("Bench/load/save-cost.sh --old /tmp/zonertc-before/zonertc",
          .quick(("--old /tmp/zonertc-before/zonertc", "--old \"$ZONERTC_BIN\"")).needing("cc").expecting("per save")),
