@@ -43,8 +43,7 @@ struct AssetURLSigner: Sendable {
     /// A new upload token for `user`, lapsing at `expires`.
     func uploadToken(user: String, expires: Date) -> String {
         var payload: [UInt8] = [Self.version]
-        let seconds = UInt64(max(0, expires.timeIntervalSince1970.rounded(.up)))
-        for shift in stride(from: 56, through: 0, by: -8) { payload.append(UInt8(truncatingIfNeeded: seconds >> shift)) }
+        Self.append(Self.seconds(expires), to: &payload)
         var random = SystemRandomNumberGenerator()
         for _ in 0..<Self.nonceSize { payload.append(random.next()) }
         payload += Array(user.utf8)
@@ -77,7 +76,7 @@ struct AssetURLSigner: Sendable {
 
     /// The query of a download URL of `receipt` lapsing at `expires`.
     func downloadQuery(receipt: String, expires: Date) -> String {
-        let seconds = UInt64(max(0, expires.timeIntervalSince1970.rounded(.up)))
+        let seconds = Self.seconds(expires)
         return "?expires=\(seconds)&signature=\(Base64URL.encode(downloadTag(receipt, seconds)))"
     }
 
@@ -91,8 +90,16 @@ struct AssetURLSigner: Sendable {
 
     private func downloadTag(_ receipt: String, _ seconds: UInt64) -> [UInt8] {
         var message = Array(receipt.utf8)
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: seconds >> shift)) }
+        Self.append(seconds, to: &message)
         return Array(derive("download", message).prefix(Self.macSize))
+    }
+
+    /// A lapse time as whole seconds since 1970, rounded up.
+    private static func seconds(_ date: Date) -> UInt64 { UInt64(max(0, date.timeIntervalSince1970.rounded(.up))) }
+
+    /// `value` as 8 bytes, big-endian.
+    private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 
     private func tag(_ payload: [UInt8]) -> [UInt8] { Array(derive("upload", payload).prefix(Self.macSize)) }
