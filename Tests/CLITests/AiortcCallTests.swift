@@ -59,11 +59,13 @@ struct AiortcCallTests {
         guard peer.waitForStderr("room room_aiortc21 ready", seconds: 20) else {
             throw SpawnFailure("the peer set up no room within 20 s: \(peer.stderr.suffix(2000))")
         }
+        // Default signal handling: spawned from a Dispatch thread it would inherit a mask with SIGTERM blocked,
+        // and a helper told to stop would run on to its --timeout (15 s).
         return try spawnWatched([
             try ExternalProgram.require("python3", package: "python3"), AiortcSignalingTests.script,
             "--store", "http://\(daemon.endpoint)", "--room", "room_aiortc21", "--me", call.aiortcID,
             "--remote", call.zonertcID, "--codec", call.codec, "--timeout", "15",
-        ] + arguments)
+        ] + arguments, defaultSignals: true)
     }
 
     static func peer(_ daemon: DaemonProcess, _ call: Case, _ arguments: [String]) throws -> ChildProcess {
@@ -175,7 +177,7 @@ struct AiortcCallTests {
 
     static let misbehaviours: [Misbehaviour] = [true, false].flatMap { zonertcOffers in
         [Misbehaviour(flag: "wrong-fingerprint", reason: "is not the signaled sha-256", zonertcOffers: zonertcOffers),
-         Misbehaviour(flag: "silent-dtls", reason: "no handshake within 10000", zonertcOffers: zonertcOffers)]
+         Misbehaviour(flag: "silent-dtls", reason: "no handshake within 3000", zonertcOffers: zonertcOffers)]
     }
 
     @Test("a remote whose certificate is not its fingerprint, or that never does DTLS: the call fails, with the reason",
@@ -186,12 +188,15 @@ struct AiortcCallTests {
                         zonertcOffers: bad.zonertcOffers)
         let daemon = try DaemonProcess(arguments: ["--memory"])
         let watch = Stopwatch()
-        let peer = try Self.peer(daemon, call, ["--send", MediaCommandTests.fixture(call.fixture)])
+        // A remote that never does DTLS is given up after --dtls-timeout: 3 s here instead of the default 10 (the
+        // wrong certificate fails as soon as it arrives, whatever the bound).
+        let bound = bad.flag == "silent-dtls" ? ["--dtls-timeout", "3s"] : []
+        let peer = try Self.peer(daemon, call, ["--send", MediaCommandTests.fixture(call.fixture)] + bound)
         let helper = try Self.helper(daemon, call, after: peer, ["--direction", "recvonly", "--frames", "59",
                                                                  "--duration", "5", "--misbehave", bad.flag])
         defer { if helper.wait(within: .zero) == nil { kill(helper.pid, SIGKILL) } }
 
-        // The handshake bound is 10 s after ICE selects a pair: the peer ends well within 30 s.
+        // The handshake bound is 3 s after ICE selects a pair: the peer ends well within 30 s.
         let peerStatus = try await offPool { peer.wait(seconds: 30) }
         let elapsed = watch.elapsed
         #expect(peerStatus == 1, "peer: \(peer.stdout) \(peer.stderr.suffix(2000))")

@@ -63,8 +63,8 @@ struct DocumentedCommand: Sendable {
     /// server programs): without them the block is skipped, except under ZONERTC_CI=1 where it fails.
     var needs: [String] = []
     var trait: Trait?
-    /// Text the block's standard output must show.
-    var expect: String?
+    /// Texts the block's standard output must show.
+    var expect: [String] = []
     /// The longest the block may take, in seconds.
     var limitSeconds = 60
 
@@ -80,7 +80,7 @@ struct DocumentedCommand: Sendable {
 
     func needing(_ programs: String...) -> Self { var c = self; c.needs += programs; return c }
     func with(_ trait: Trait) -> Self { var c = self; c.trait = trait; return c }
-    func expecting(_ text: String) -> Self { var c = self; c.expect = text; return c }
+    func expecting(_ texts: String...) -> Self { var c = self; c.expect += texts; return c }
     func within(seconds: Int) -> Self { var c = self; c.limitSeconds = seconds; return c }
 
     /// Whether `need` (a program, `python3:MODULE` or `postgres-server`) is on this machine.
@@ -145,19 +145,22 @@ enum DocumentedCommands {
         ("swift run -c release zonertc-bench http", .asWritten),
         ("Bench/http-saves.sh 5", .asWritten.needing("wrk", "curl").expecting("records in the store")),
         ("Bench/assets.sh", .asWritten.with(.postgreSQL).needing("python3").expecting("round trips")),
-        ("Bench/load/capacity.sh", .asWritten.with(.postgreSQL).expecting("machine: ").within(seconds: 240)),
+        // capacity.sh runs the three `bench load` lines after it with the same options (quick: 20 devices, 4
+        // calls, 200 saves/s for 2 s), so they are checked in its output rather than started again.
+        ("Bench/load/capacity.sh",
+         .asWritten.with(.postgreSQL).expecting("machine: ", "errors         none", "4/4 converged, 0 failed",
+                                                "0 shed; recovered").within(seconds: 240)),
         ("Bench/load/save-cost.sh --old /tmp/zonertc-before/zonertc",
          .quick(("--old /tmp/zonertc-before/zonertc", "--old \"$ZONERTC_BIN\"")).needing("cc").expecting("per save")),
         ("zonertc bench load --devices 10000 --hold 5s",
-         .quick(("--devices 10000 --hold 5s", "--devices 20 --hold 1s")).expecting("errors         none")),
+         .coveredBy("Bench/load/capacity.sh, in the same block, runs it (quick: --devices 20 --hold 1s)")),
         ("zonertc bench load --devices 0 --calls 1000 --call-hold 20s --lone-calls 20",
-         .quick(("--calls 1000 --call-hold 20s --lone-calls 20", "--calls 3 --call-hold 1s --lone-calls 1"))
-            .expecting("3/3 converged, 0 failed")),
+         .coveredBy("Bench/load/capacity.sh, in the same block, runs it (quick: --calls 4 --call-hold 1s "
+                    + "--lone-calls 2)")),
         ("zonertc bench load --devices 2000 --bursts 0 --rate 4000 --duration 20s --request-connections 1024 "
             + "--max-requests-in-flight 256 --recover 10s",
-         .quick(("--devices 2000", "--devices 20"), ("--rate 4000 --duration 20s", "--rate 100 --duration 2s"),
-                ("--request-connections 1024", "--request-connections 32"), ("--recover 10s", "--recover 1s"))
-            .expecting("0 shed; recovered")),
+         .coveredBy("Bench/load/capacity.sh, in the same block, runs it with the same options (quick: "
+                    + "--devices 20 --rate 200 --duration 2s --recover 2s)")),
         ("zonertc bench signaling --profiles lan --calls 15", .quick(("--calls 15", "--calls 1"))),
         ("Bench/ice-connect/compare.sh", .asWritten.needing("python3:aioice")),
         ("swift run -c release zonertc-bench ice", .asWritten),

@@ -245,7 +245,7 @@ struct DocumentedBlockRun {
         }
         let detail = "\(script)\nstdout:\n\(child.stdout.suffix(4000))\nstderr:\n\(child.stderr.suffix(4000))"
         #expect(status == 0, "\(block) exited \(status ?? -1):\n\(detail)")
-        for expected in entries.compactMap(\.expect) {
+        for expected in entries.flatMap(\.expect) {
             #expect(child.stdout.contains(expected), "\(block): no '\(expected)' in its output:\n\(detail)")
         }
     }

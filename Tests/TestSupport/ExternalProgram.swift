@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Third-party programs the tests run (ffmpeg, coturn's tools, python3 with aioice, iperf3).
 ///
@@ -23,13 +24,22 @@ public enum ExternalProgram {
         underCI || names.allSatisfy { path($0) != nil }
     }
 
-    /// Whether python3 can import `module` (asked once per module).
+    /// Whether python3 can import `module`, asked once per module in a test run: importing aiortc takes python
+    /// 1.3 s, and a dozen tests ask.
     public static func pythonHas(_ module: String) -> Bool {
-        guard let python = path("python3"), let child = try? spawnWatched([python, "-c", "import \(module)"]) else {
-            return false
+        if let known = importable.withLock({ $0[module] }) { return known }
+        let found: Bool
+        if let python = path("python3"), let child = try? spawnWatched([python, "-c", "import \(module)"]) {
+            found = child.wait(within: .seconds(20)) == 0
+        } else {
+            found = false
         }
-        return child.wait(within: .seconds(20)) == 0
+        importable.withLock { $0[module] = found }
+        return found
     }
+
+    /// What `pythonHas` found, by module.
+    private static let importable = Mutex<[String: Bool]>([:])
 
     /// The path of `name`, or an error that says what to install.
     public static func require(_ name: String, package: String) throws -> String {

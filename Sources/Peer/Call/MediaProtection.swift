@@ -72,6 +72,8 @@ struct MediaProtection: ~Copyable {
     }
 
     let security: MediaProtectionMode
+    /// A DTLS handshake not done this long after it starts fails the call.
+    let handshakeTimeout: Duration
     private(set) var phase = Phase.awaitingPair
     private(set) var drops = Drops()
     private var outputs = OutputQueue<Output>()
@@ -83,7 +85,10 @@ struct MediaProtection: ~Copyable {
     private var transportSetup: (role: DTLSRole, fingerprint: DTLSFingerprint)?
     #endif
 
-    init(security: MediaProtectionMode) { self.security = security }
+    init(security: MediaProtectionMode, handshakeTimeout: Duration = .seconds(10)) {
+        self.security = security
+        self.handshakeTimeout = handshakeTimeout
+    }
 
     /// Feeds an input at `now`.
     mutating func handle(_ input: Input, now: Instant) {
@@ -142,8 +147,10 @@ struct MediaProtection: ~Copyable {
             }
             if let made = transportSetup, made.role == role, made.fingerprint == fingerprint { return }
             do {
-                transport = try SecureMediaTransport(configuration: DTLSTransportConfiguration(
-                    role: role, certificate: certificate, remoteFingerprint: fingerprint))
+                var configuration = DTLSTransportConfiguration(role: role, certificate: certificate,
+                                                               remoteFingerprint: fingerprint)
+                configuration.handshakeTimeout = handshakeTimeout
+                transport = try SecureMediaTransport(configuration: configuration)
                 transportSetup = (role, fingerprint)
             } catch {
                 fail("DTLS could not be set up: \(error)")

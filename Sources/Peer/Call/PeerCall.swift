@@ -131,7 +131,8 @@ public struct PeerCall: ~Copyable {
         self.configuration = configuration
         seed = configuration.seed
         self.media = media
-        protection = MediaProtection(security: configuration.mediaSecurity)
+        protection = MediaProtection(security: configuration.mediaSecurity,
+                                     handshakeTimeout: configuration.dtlsHandshakeTimeout)
         updateDeadline()
     }
 

@@ -15,6 +15,9 @@ public struct PeerCallConfiguration: Sendable {
     public var media: CallMediaConfiguration
     /// DTLS-SRTP or plain RTP on the selected pair (plain unless told: the simulator's default).
     public var mediaSecurity: MediaProtectionMode = .none
+    /// With DTLS-SRTP: a handshake not done this long after the pair is selected fails the call (`zonertc peer
+    /// --dtls-timeout`).
+    public var dtlsHandshakeTimeout: Duration = .seconds(10)
     /// When the call ends by itself.
     public var lifetime: CallLifetime
     /// The seed of every random choice of the call.

@@ -19,6 +19,8 @@ public struct RoomCallConfiguration: Sendable {
     public var media: CallMediaConfiguration
     /// DTLS-SRTP or plain RTP on each leg's selected pair.
     public var mediaSecurity: MediaProtectionMode = .none
+    /// With DTLS-SRTP: a leg whose handshake is not done this long after its pair is selected fails.
+    public var dtlsHandshakeTimeout: Duration = .seconds(10)
     /// When a leg hangs up by itself. Its `endAfterMedia` is not used: a leg's media being done ends
     /// nothing, the room leaves once every leg's is (`leaveAfterMedia`).
     public var legLifetime: CallLifetime
@@ -63,6 +65,7 @@ public struct RoomCallConfiguration: Sendable {
                                         epochClock: epochClock, transport: transport, media: media,
                                         lifetime: lifetime, seed: Self.legSeed(seed, remote: remote))
         leg.mediaSecurity = mediaSecurity
+        leg.dtlsHandshakeTimeout = dtlsHandshakeTimeout
         return leg
     }
 

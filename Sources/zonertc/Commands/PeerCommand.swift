@@ -45,6 +45,8 @@ enum PeerCommand {
             .value("--turn", "USER:PASS@HOST:PORT", "a TURN server for relayed candidates (repeatable)", repeatable: true),
             .flag("--relay-only", "pair only relayed candidates: every packet goes through the TURN relay"),
             MediaSecurityOption.spec("dtls-srtp (needs the WebRTC build) or none (plain RTP/AVPF)"),
+            .value("--dtls-timeout", "DURATION", "with dtls-srtp: fail when the DTLS handshake is not done this long "
+                   + "after ICE selects a pair", default: "10s"),
             .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
             .value("--media-timeout", "DURATION", "fail when the media has not ended this long after connecting"),
@@ -111,6 +113,7 @@ struct PeerSetup {
     let impairment: ImpairmentSpec?
     let mediaSecurity: MediaProtectionMode
     let mediaSecurityName: String
+    let dtlsTimeout: Duration
     let storeRequestsInFlight: Int
 
     init(_ args: ParsedCommand, spec: CommandSpec) throws {
@@ -201,6 +204,8 @@ struct PeerSetup {
         }
         let securityName = args.string("--media-security") ?? MediaProtectionMode.defaultName
         mediaSecurityName = securityName
+        dtlsTimeout = try duration("--dtls-timeout") ?? .seconds(10)
+        guard dtlsTimeout >= .milliseconds(100) else { throw usage("--dtls-timeout: at least 100ms") }
         do { mediaSecurity = try MediaProtectionMode(named: securityName) } catch {
             throw usage("--media-security \(securityName): \(error)")
         }
@@ -263,6 +268,7 @@ struct PeerSetup {
                                    reconnectTimeout: reconnectTimeout),
             seed: seed)
         configuration.mediaSecurity = mediaSecurity
+        configuration.dtlsHandshakeTimeout = dtlsTimeout
         await mediaSecurity.warmedUp()  // a call's first DTLS-SRTP association must not pay it
         let call: PeerCall
         do { call = try PeerCall(configuration: configuration, binding: binding) } catch {

@@ -94,6 +94,7 @@ extension PeerSetup {
         // The others may leave the moment their own media is done: ours may still wait on their last packets.
         configuration.leaveAfterMediaDelay = .milliseconds(500)
         configuration.mediaSecurity = mediaSecurity
+        configuration.dtlsHandshakeTimeout = dtlsTimeout
         configuration.relaySockets = relaySockets.map(\.localEndpoint)
         await mediaSecurity.warmedUp()
         startup.mark(\.securityReady)

@@ -33,10 +33,14 @@ export class MeshRoom {
      * b=AS is its share (null: none); `hooks`: {legStarted(leg), legEnded(leg), roster(ranked), left(reason),
      * sampled(leg) (a leg's figures were read while it lets the last frames decode)}.
      */
-    constructor({ context, uplinkKbps = null, limit = MAX_MEMBERS, hooks = {} }) {
+    constructor({ context, uplinkKbps = null, limit = MAX_MEMBERS, answerMs = UNANSWERED_MS, hooks = {} }) {
         this.context = context;
         Object.assign(this, { room: context.room, me: context.me, store: context.store, scope: context.scope,
             zoneID: context.zoneID, log: context.log, uplinkKbps, limit });
+        /** How long a leg waits for what its partner owes, and for the offer it is owed: a fifth of that, as
+         * `zonertc peer --answer-timeout` (40 s and OFFER_FALLBACK_MS's 8 s unless the page has `answerTimeout`). */
+        this.answerMs = answerMs;
+        this.fallbackMs = Math.round(answerMs * OFFER_FALLBACK_MS / UNANSWERED_MS);
         this.hooks = { legStarted() {}, legEnded() {}, roster() {}, left() {}, ...hooks };
         /** idle, joining, joined, leaving, left. */
         this.state = "idle";
@@ -211,23 +215,23 @@ export class MeshRoom {
         this.sync?.setNegotiating([...this.legs.values()].some((leg) => !leg.connected));
     }
 
-    /** §11.2: a member leg waiting for the offer it is owed offers after OFFER_FALLBACK_MS; a leg whose lookup,
-     * offer or answer has not come within UNANSWERED_MS ends unanswered. */
+    /** §11.2: a member leg waiting for the offer it is owed offers after `fallbackMs`; a leg whose lookup,
+     * offer or answer has not come within `answerMs` ends unanswered. */
     legTimers(leg, now) {
         leg.noteState(now);
         const since = leg.waitingSince;
         if (since === null) return;
         if (leg.memberSession !== null && !leg.fellBack && leg.waitingForOffer) {
-            if (now < since + OFFER_FALLBACK_MS) return;
+            if (now < since + this.fallbackMs) return;
             leg.fellBack = true;
             this.counters.fallbackOffers += 1;
-            leg.log("epoch", `no offer from ${leg.remote} within ${OFFER_FALLBACK_MS / 1000} s: offering`);
+            leg.log("epoch", `no offer from ${leg.remote} within ${this.fallbackMs / 1000} s: offering`);
             leg.call.offer("fallback").catch((error) => leg.log("error", `fallback offer: ${error.message}`));
             leg.waitingSince = now;
-        } else if (now >= since + UNANSWERED_MS) {
+        } else if (now >= since + this.answerMs) {
             if (leg.memberSession !== null) this.refusedSessions.add(`${leg.remote} ${leg.memberSession}`);
             this.counters.unanswered += 1;
-            this.endLeg(leg.remote, `${leg.remote} did not answer within ${UNANSWERED_MS / 1000} s`);
+            this.endLeg(leg.remote, `${leg.remote} did not answer within ${this.answerMs / 1000} s`);
         }
     }
 

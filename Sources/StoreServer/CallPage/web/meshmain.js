@@ -98,6 +98,7 @@ export async function run() {
         }
         const timeoutS = integer(params.get("timeout"), 45, 1, 3600);
         const uplink = params.get("uplink") === null ? null : integer(params.get("uplink"), null, 1, 10000000);
+        const answerS = integer(params.get("answerTimeout"), 40, 5, 600);
         document.title = `${me} · group call · ${room}`;
         panel.show();
         phase("script");
@@ -122,7 +123,7 @@ export async function run() {
         localStorage.removeItem(`${storageKey}.zone`);
         mesh = new MeshRoom({ context: { store, scope, zoneID, room, me, localStream, log,
             epochs: new EpochClock(`zonertc.epoch.${me}`), elapsedMs: () => performance.now() - started },
-            uplinkKbps: uplink, hooks: {
+            uplinkKbps: uplink, answerMs: answerS * 1000, hooks: {
             legStarted: (leg) => {
                 panel.legStarted(leg);
                 leg.call.pc.ontrack = (event) => panel.attach(leg, event.streams[0] ?? new MediaStream([event.track]));
