@@ -9,21 +9,41 @@ public final class PostgresAssets: AssetStorage {
 
     public init(store: PostgresStore) { self.store = store }
 
-    public func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) {
+    @discardableResult
+    public func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) -> Bool {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw StoreError(.internalError, "cannot read the upload \(path): \(error)")
         }
-        try await keep(asset, bytes: Array(data))
+        return try await keep(asset, bytes: Array(data))
     }
 
-    public func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError) {
+    @discardableResult
+    public func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError) -> Bool {
+        // A receipt kept already (by any daemon on the database) is a conflict the insert skips.
         try await run(idempotent: false) { conn in
             try conn.query("""
                 INSERT INTO zonertc_assets (receipt, file_checksum, size, owner, bytes)
-                VALUES ($1, $2, $3::bigint, $4, $5)
+                VALUES ($1, $2, $3::bigint, $4, $5) ON CONFLICT (receipt) DO NOTHING RETURNING receipt
                 """, [.text(asset.receipt), .text(asset.fileChecksum), .int8(asset.size), .text(asset.owner),
-                      .bytea(bytes)])
+                      .bytea(bytes)]).count == 1
+        }
+    }
+
+    public func signingKey() async throws(StoreError) -> [UInt8] {
+        var made = [UInt8](repeating: 0, count: 32)
+        var random = SystemRandomNumberGenerator()
+        for i in made.indices { made[i] = random.next() }
+        let offer = made
+        // The first daemon's key stays; every later one (and a concurrent one) reads it.
+        return try await run { conn -> [UInt8] in
+            try conn.query("INSERT INTO zonertc_asset_signing_key (id, key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",
+                           [.bytea(offer)])
+            let rows = try conn.query("SELECT key FROM zonertc_asset_signing_key WHERE id = 1")
+            guard rows.count == 1, let key = rows.rows[0][0], key.count == 32 else {
+                throw StoreError(.internalError, "zonertc_asset_signing_key holds no 32-byte key")
+            }
+            return key
         }
     }
 

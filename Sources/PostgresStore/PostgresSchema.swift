@@ -136,6 +136,14 @@ enum PostgresSchema {
             COMMENT ON COLUMN zonertc_snapshot.state IS
                 'SnapshotCodec: ZRSNAP1 to ZRSNAP3 or ZRSNAP4 (deletions with their shared roots)';
             """),
+        // The key asset upload URLs are signed with (PostgresAssets.signingKey), so that a URL one
+        // daemon handed out is good on every daemon on the database and across restarts. An earlier
+        // build would hand out URLs only it accepts, hence a migration: it refuses to start here.
+        Migration(version: 11, description: "asset URL signing key", sql: """
+            CREATE TABLE IF NOT EXISTS zonertc_asset_signing_key (
+                id integer PRIMARY KEY CHECK (id = 1),
+                key bytea NOT NULL);
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

@@ -145,6 +145,7 @@ enum DocumentedCommands {
         ("swift run -c release zonertc-bench store", .asWritten),
         ("swift run -c release zonertc-bench http", .asWritten),
         ("Bench/http-saves.sh 5", .asWritten.needing("wrk", "curl").expecting("records in the store")),
+        ("Bench/assets.sh", .asWritten.with(.postgreSQL).needing("python3").expecting("round trips")),
         // capacity.sh runs the three `bench load` lines after it with the same options (quick: 20 devices, 4
         // calls, 200 saves/s for 2 s), so they are checked in its output rather than started again.
         ("Bench/load/capacity.sh",

@@ -68,9 +68,70 @@ struct UploadAssetsTests {
         let download = try #require(asset["downloadURL"] as? String)
         let fetched = try await user.server.raw("GET", Self.path(download), write: false)
         #expect(fetched.status == 200 && fetched.body == file)
+        // The URL is signed to lapse: without its signature, or with its time moved on, it serves nothing.
+        let unsigned = String(Self.path(download).prefix { $0 != "?" })
+        #expect(download.contains("?expires=") && download.contains("&signature="))
+        #expect(try await user.server.raw("GET", unsigned, write: false).status == 404)
+        let later = Self.path(download).replacingOccurrences(of: "expires=", with: "expires=9")
+        #expect(try await user.server.raw("GET", later, write: false).status == 404)
         // A used upload URL takes nothing more.
         let again = try await user.server.raw("POST", Self.path(url), body: [1, 2, 3], write: true)
         #expect(again.status == 401 && again.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
+    }
+
+    @Test("an upload URL handed out by one daemon takes the upload on the other; a replay is refused on both",
+          arguments: ConformanceBackend.allCases)
+    func uploadURLAcrossDaemons(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user()
+        let tokens = try await user.post("assets/upload", ["tokens": [["recordName": "x", "fieldName": "image"]]])
+        let url = Self.path((tokens.body["tokens"] as? [[String: Any]])?.first?["url"] as? String ?? "")
+        // Asked of the writing daemon, uploaded to the reading one (the same daemon where there is one).
+        let file = Self.bytes(2_000, seed: 3)
+        let taken = try await user.server.raw("POST", url, body: file, write: false)
+        #expect(taken.status == 200 && integer((taken.json["singleFile"] as? [String: Any])?["size"]) == 2_000,
+                "\(taken.status) \(taken.text.prefix(200))")
+        for write in [true, false] {
+            let replay = try await user.server.raw("POST", url, body: [7], write: write)
+            #expect(replay.status == 401 && replay.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
+        }
+    }
+
+    @Test("upload tokens and download URLs: lapsed, forged, altered or signed with another key: refused")
+    func uploadTokens() throws {
+        let key = Self.bytes(32, seed: 11)
+        let signer = AssetURLSigner(key: key)
+        let now = Date()
+        let token = signer.uploadToken(user: "u1", expires: now.addingTimeInterval(AssetURLSigner.uploadLifetime))
+        let upload = try #require(signer.checkUpload(token, now: now))
+        #expect(upload.user == "u1" && StoredAsset.isReceipt(upload.receipt))
+        // One token, one receipt (what makes a replay find its upload kept); another token, another.
+        #expect(signer.checkUpload(token, now: now) == upload)
+        let other = signer.uploadToken(user: "u1", expires: now.addingTimeInterval(60))
+        #expect(signer.checkUpload(other, now: now)?.receipt != upload.receipt)
+        #expect(signer.checkUpload(token, now: now.addingTimeInterval(AssetURLSigner.uploadLifetime + 1)) == nil)
+        #expect(AssetURLSigner(key: Self.bytes(32, seed: 12)).checkUpload(token, now: now) == nil)
+        var altered = Array(token.utf8)
+        altered[10] = altered[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(signer.checkUpload(String(decoding: altered, as: UTF8.self), now: now) == nil)
+        // A download URL: good until it lapses; another receipt, time or key: forged.
+        let query = signer.downloadQuery(receipt: upload.receipt, expires: now.addingTimeInterval(60))
+        let pairs = URLEncodedPairs.query(of: query)
+        let (expires, signature) = (pairs.first { $0.name == "expires" }?.value, pairs.first { $0.name == "signature" }?.value)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: expires, signature: signature, now: now) == .valid)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: expires, signature: signature,
+                                     now: now.addingTimeInterval(61)) == .lapsed)
+        #expect(signer.checkDownload(receipt: StoredAsset.newReceipt(), expires: expires, signature: signature,
+                                     now: now) == .forged)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: "1" + (expires ?? ""), signature: signature,
+                                     now: now) == .forged)
+        #expect(signer.checkDownload(receipt: upload.receipt, expires: expires, signature: nil, now: now) == .forged)
+        #expect(AssetURLSigner(key: Self.bytes(32, seed: 12)).checkDownload(
+            receipt: upload.receipt, expires: expires, signature: signature, now: now) == .forged)
+        // A used token's file outlives the token, so its replay always finds the receipt kept.
+        #expect(StoreAPI.unreferencedAssetGrace > AssetURLSigner.uploadLifetime)
+        for junk in ["", String(repeating: "0", count: 32), "..%2F", String(repeating: "A", count: 5_000), token + "A"] {
+            #expect(signer.checkUpload(junk, now: now) == nil)
+        }
     }
 
     @Test("a forged upload URL: 401 AUTHENTICATION_FAILED; a wrong receipt: BAD_REQUEST, nothing of the request applied",
@@ -133,7 +194,7 @@ struct UploadAssetsTests {
         #expect(answer.contains(#""ckErrorCode":"limitExceeded""#) && answer.contains("BAD_REQUEST"))
     }
 
-    @Test("journal: a spooled upload survives a restart; files no record holds go, held ones stay")
+    @Test("journal: a spooled upload and an upload URL survive a restart; files no record holds go, held ones stay")
     func restartAndSweep() async throws {
         let directory = FileManager.default.temporaryDirectory.path + "/zonertc-assets-test-\(StoredAsset.newReceipt())"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -158,16 +219,19 @@ struct UploadAssetsTests {
             try await rawHTTP(endpoint, "POST", ConformanceUser.container + "/private/" + op, headers: auth,
                               body: WireFormat.serialize(body)).json
         }
-        func upload(_ endpoint: Endpoint, _ file: [UInt8]) async throws -> [String: Any] {
+        func uploadURL(_ endpoint: Endpoint) async throws -> String {
             let tokens = try await post(endpoint, "assets/upload", ["tokens": [["fieldName": "image"]]])
-            let url = ((tokens["tokens"] as? [[String: Any]])?.first?["url"] as? String) ?? ""
-            return try await rawHTTP(endpoint, "POST", Self.path(url), body: file).json["singleFile"]
+            return Self.path(((tokens["tokens"] as? [[String: Any]])?.first?["url"] as? String) ?? "")
+        }
+        func upload(_ endpoint: Endpoint, _ file: [UInt8]) async throws -> [String: Any] {
+            try await rawHTTP(endpoint, "POST", try await uploadURL(endpoint), body: file).json["singleFile"]
                 as? [String: Any] ?? [:]
         }
         let kept = Self.bytes(300_000, seed: 5)  // spooled: over the 64 KB in-memory limit
         var (daemon, store, _) = try serve()
         let single = try await upload(daemon.endpoint, kept)
         let orphan = try await upload(daemon.endpoint, [9, 9, 9])
+        let pending = try await uploadURL(daemon.endpoint)
         _ = try await post(daemon.endpoint, "records/modify", ["operations": [operation("create", recordDictionary(
             "photo", type: "Photo", fields: ["image": value(single, "ASSETID")]))]])
         _ = daemon.stop()
@@ -177,13 +241,23 @@ struct UploadAssetsTests {
 
         var api: StoreAPI
         (daemon, store, api) = try serve()
+        // The upload URL handed out before the restart takes its upload after it, once.
+        let late = try await rawHTTP(daemon.endpoint, "POST", pending, body: [4, 5, 6])
+        #expect(late.status == 200 && (late.json["singleFile"] as? [String: Any])?["receipt"] is String)
+        #expect(try await rawHTTP(daemon.endpoint, "POST", pending, body: [4, 5, 6]).status == 401)
         let lookup = try await post(daemon.endpoint, "records/lookup", ["records": [["recordName": "photo"]]])
         let record = (lookup["records"] as? [[String: Any]])?.first ?? [:]
         let asset = ((record["fields"] as? [String: Any])?["image"] as? [String: Any])?["value"] as? [String: Any]
         let download = Self.path(asset?["downloadURL"] as? String ?? "")
         #expect(try await rawHTTP(daemon.endpoint, "GET", download).body == kept)
-        // A sweep with the grace over: the orphan goes, the record's file stays; deleting the record frees it.
-        #expect(try await api.removeUnreferencedAssets(keptBefore: Date().addingTimeInterval(1)) == 1)
+        // Signed before the restart, still good after it; one signed to have lapsed: 401.
+        let receipt = String(download.dropFirst(AssetRoutes.downloadPrefix.count).prefix { $0 != "?" })
+        let lapsed = AssetRoutes.downloadPrefix + receipt
+            + (try await api.assetURLSigner()).downloadQuery(receipt: receipt, expires: Date().addingTimeInterval(-1))
+        let refused = try await rawHTTP(daemon.endpoint, "GET", lapsed)
+        #expect(refused.status == 401 && refused.json["serverErrorCode"] as? String == "AUTHENTICATION_FAILED")
+        // A sweep with the grace over: the orphans go, the record's file stays; deleting the record frees it.
+        #expect(try await api.removeUnreferencedAssets(keptBefore: Date().addingTimeInterval(1)) == 2)
         #expect(try await api.assets?.asset(receipt: orphan["receipt"] as? String ?? "") == nil)
         #expect(try await rawHTTP(daemon.endpoint, "GET", download).status == 200)
         _ = try await post(daemon.endpoint, "records/modify", ["operations": [operation("forceDelete", ["recordName": "photo"])]])
@@ -273,8 +347,10 @@ struct UploadAssetsTests {
         #expect(try await files.bytes(receipt: asset.receipt ?? "") == bytes)
 
         // Swept first (lapsed, no record holds it): the save is refused, nothing applied.
+        // A minute on: the upload, made at the machine's time, is before the cutoff however slowly
+        // the test ran up to here (the database stamps it with its own clock).
         let (late, _) = try await upload(2)
-        clock.advance(by: .seconds(2))
+        clock.advance(by: .seconds(60))
         #expect(try await files.removeUnreferenced(referenced: [asset.receipt ?? ""],
                                                    keptBefore: now() - grace) == 1)
         await #expect(throws: StoreError.self) { _ = try await client.modifyRecords(save("q", late), scope: .private) }

@@ -13,6 +13,14 @@ public final class AssetFiles: AssetStorage {
     /// Held by `touch` and `removeUnreferenced`, so that one never falls between the other's look
     /// at a file's time and its use of it.
     private let sweeping = Mutex(())
+    /// Receipts being kept now: with the description's existence checked under it, a second
+    /// upload under a receipt finds it taken. One process holds the data directory (its lock), so
+    /// this is every writer.
+    private let keeping = Mutex<Set<String>>([])
+    /// The signing key, once read or made.
+    private let key = Mutex<[UInt8]?>(nil)
+    /// The file holding the signing key; not a receipt, so the sweep never takes it.
+    public static let keyFileName = "signing-key"
 
     /// Makes `directory` (mode 0700) if it is missing.
     public init(directory: String) throws(StoreError) {
@@ -34,29 +42,65 @@ public final class AssetFiles: AssetStorage {
     private func dataPath(_ receipt: String) -> String { "\(directory)/\(receipt)" }
     private func descriptionPath(_ receipt: String) -> String { "\(directory)/\(receipt).asset" }
 
-    public func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) {
-        guard StoredAsset.isReceipt(asset.receipt) else { throw StoreError(.invalidArguments, "not a receipt") }
-        let target = dataPath(asset.receipt)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload \(path): \(errnoText())") }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard synced else { throw StoreError(.internalError, "cannot sync the upload: \(errnoText())") }
-        if rename(path, target) != 0 {
-            // Another file system (a spool directory elsewhere): copied, then synced.
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw StoreError(.internalError, "cannot read the upload \(path): \(error)")
+    @discardableResult
+    public func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) -> Bool {
+        try keepOnce(asset) { () throws(StoreError) in
+            let target = dataPath(asset.receipt)
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw StoreError(.internalError, "cannot open the upload \(path): \(errnoText())") }
+            let synced = fsync(fd) == 0
+            close(fd)
+            guard synced else { throw StoreError(.internalError, "cannot sync the upload: \(errnoText())") }
+            if rename(path, target) != 0 {
+                // Another file system (a spool directory elsewhere): copied, then synced.
+                let data: Data
+                do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                    throw StoreError(.internalError, "cannot read the upload \(path): \(error)")
+                }
+                try writeData(Array(data), to: target)
             }
-            try writeData(Array(data), to: target)
         }
-        try describe(asset)
     }
 
-    public func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError) {
+    @discardableResult
+    public func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError) -> Bool {
+        try keepOnce(asset) { () throws(StoreError) in try writeData(bytes, to: dataPath(asset.receipt)) }
+    }
+
+    /// Writes the bytes (`write`) and then the description of `asset`, unless its receipt is kept
+    /// or being kept already.
+    private func keepOnce(_ asset: StoredAsset, _ write: () throws(StoreError) -> Void) throws(StoreError) -> Bool {
         guard StoredAsset.isReceipt(asset.receipt) else { throw StoreError(.invalidArguments, "not a receipt") }
-        try writeData(bytes, to: dataPath(asset.receipt))
+        let claimed = keeping.withLock { keeping in
+            access(descriptionPath(asset.receipt), F_OK) != 0 && keeping.insert(asset.receipt).inserted
+        }
+        guard claimed else { return false }
+        defer { _ = keeping.withLock { $0.remove(asset.receipt) } }
+        try write()
         try describe(asset)
+        return true
+    }
+
+    public func signingKey() async throws(StoreError) -> [UInt8] {
+        try key.withLock { key throws(StoreError) -> [UInt8] in
+            if let key { return key }
+            let path = "\(directory)/\(Self.keyFileName)"
+            if let data = FileManager.default.contents(atPath: path) {
+                guard let read = Hex.decode(Array(data.prefix(64))), read.count == 32 else {
+                    throw StoreError(.internalError, "\(path) is damaged: remove it (upload URLs handed out lapse)")
+                }
+                key = read
+                return read
+            }
+            var made = [UInt8](repeating: 0, count: 32)
+            var random = SystemRandomNumberGenerator()
+            for i in made.indices { made[i] = random.next() }
+            if let problem = replaceFileDurably(path, with: Array((Hex.encode(made) + "\n").utf8), mode: 0o600) {
+                throw StoreError(.internalError, problem)
+            }
+            key = made
+            return made
+        }
     }
 
     private func writeData(_ bytes: [UInt8], to target: String) throws(StoreError) {

@@ -43,10 +43,19 @@ public struct StoredAsset: Sendable, Hashable {
 /// `keep` returns only once the file and what describes it are durable, so an upload the client
 /// was told about survives a crash.
 public protocol AssetStorage: Sendable {
-    /// Keeps `asset` with the bytes of the file at `path`, which it may move away.
-    func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError)
-    /// Keeps `asset` with `bytes`.
-    func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError)
+    /// Keeps `asset` with the bytes of the file at `path`, which it may move away. False, keeping
+    /// nothing, when an asset is kept under its receipt already: an upload URL's receipt is derived
+    /// from its token, so this is what makes a URL good for one upload on every daemon sharing the
+    /// storage.
+    @discardableResult
+    func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) -> Bool
+    /// Keeps `asset` with `bytes`; false, as above, when its receipt is taken.
+    @discardableResult
+    func keep(_ asset: StoredAsset, bytes: [UInt8]) async throws(StoreError) -> Bool
+    /// The secret the asset URLs of this storage are signed with (`AssetURLSigner`): 32 random
+    /// bytes made on first use and kept with the files, so every daemon sharing them, and the same
+    /// daemon after a restart, accepts the URLs any of them handed out.
+    func signingKey() async throws(StoreError) -> [UInt8]
     /// The asset kept under `receipt`, or nil.
     func asset(receipt: String) async throws(StoreError) -> StoredAsset?
     /// The asset kept under `receipt`, now counted as kept at `now` (so a removal of files kept

@@ -84,7 +84,7 @@ enum FNV1a {
 /// Base64 with the URL-safe alphabet and no padding (RFC 4648 §5), the form tokens travel in.
 /// Written out rather than going through Foundation's string replacing: every change-feed
 /// request decodes one token and encodes another.
-enum Base64URL {
+public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     private static let values: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -92,7 +92,7 @@ enum Base64URL {
         return table
     }()
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         bytes.withUnsafeBufferPointer { encode($0) }
     }
 
@@ -126,7 +126,7 @@ enum Base64URL {
     }
 
     /// The bytes, or nil for anything but unpadded base64url (a length of 1 mod 4 included).
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         var valid = true
         let bytes = [UInt8](unsafeUninitializedCapacity: text.utf8.count * 3 / 4) { out, count in
             if let n = decode(text, into: out) { count = n } else { valid = false; count = 0 }

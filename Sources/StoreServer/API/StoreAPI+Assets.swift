@@ -25,8 +25,14 @@ public enum AssetRoutes {
         HTTPRequestParser.Streaming(pathPrefix: uploadPrefix, maxBytes: Int(Asset.maxFileSize))
     }
 
-    /// The download URL of `receipt` for the host the request named (a path alone without one).
-    static func downloadURL(_ receipt: String) -> String { url(downloadPrefix + receipt) }
+    /// The download URL of `receipt` for the host the request named (a path alone without one),
+    /// signed to lapse `AssetURLSigner.downloadLifetime` from now.
+    static func downloadURL(_ receipt: String) -> String {
+        let query = StoreAPI.assetSigning.map {
+            $0.downloadQuery(receipt: receipt, expires: Date().addingTimeInterval(AssetURLSigner.downloadLifetime))
+        }
+        return url(downloadPrefix + receipt) + (query ?? "")
+    }
 
     static func url(_ path: String) -> String { (StoreAPI.requestOrigin ?? "") + path }
 }
@@ -38,26 +44,29 @@ extension DocumentedKeys {
 }
 
 extension StoreAPI {
+    /// The signer of the request being answered, which the download URLs in its answer are signed with.
+    @TaskLocal static var assetSigning: AssetURLSigner?
+
     /// `assets/upload`: one Token Response Dictionary (`recordName`, `fieldName`, `url`) per asset
     /// field asked, in order.
-    func requestAssetUploads(_ body: WireObject, scope: DatabaseScope, user: String) throws -> WireFormat.Object {
+    func requestAssetUploads(_ body: WireObject, user: String) async throws -> WireFormat.Object {
         try body.allowing(.assetUploadRequest)
-        let zone = try body["zoneID"].map { try WireFormat.decodeZoneID($0) } ?? .defaultZone
+        _ = try body["zoneID"].map { try WireFormat.decodeZoneID($0) }
         let fields = try body.objects("tokens", required: true)
         guard !fields.isEmpty else { throw WireFormat.ShapeError("tokens: name at least one asset field") }
         guard fields.count <= AssetRoutes.maxTokens else {
             throw StoreError(.limitExceeded, "tokens: at most \(AssetRoutes.maxTokens) a request (Data Size Limits)")
         }
-        let expires = Date().addingTimeInterval(AssetUploadSlots.lifetime)
+        guard assets != nil else { throw StoreError(.internalError, "this store keeps no asset files") }
+        let signer = try await assetURLSigner()
+        let expires = Date().addingTimeInterval(AssetURLSigner.uploadLifetime)
         var tokens: [WireFormat.Object] = []
         for field in fields {
             try field.allowing(.assetField)
             let fieldName = try field.requiredString("fieldName")
             let recordName = try field.string("recordName") ?? UUID().uuidString
             _ = try field.string("recordType")
-            let token = assetUploads.open(AssetUploadSlots.Slot(user: user, scope: scope, zone: zone,
-                                                                recordName: recordName, fieldName: fieldName,
-                                                                expires: expires))
+            let token = signer.uploadToken(user: user, expires: expires)
             tokens.append(["recordName": recordName, "fieldName": fieldName,
                            "url": AssetRoutes.url(AssetRoutes.uploadPrefix + token)])
         }
@@ -69,26 +78,33 @@ extension StoreAPI {
         guard request.method == "POST" else { return error(405, .invalidArguments, "upload the file with POST") }
         let token = String(request.path.dropFirst(AssetRoutes.uploadPrefix.count))
         guard let assets else { return error(500, .internalError, "this store keeps no asset files") }
-        guard StoredAsset.isReceipt(token), let slot = assetUploads.take(token) else {
-            return error(401, .authenticationFailed,
-                         "not an upload URL this store handed out, used already, or lapsed: ask assets/upload again")
+        let refused = error(401, .authenticationFailed,
+                            "not an upload URL this store handed out, used already, or lapsed: ask assets/upload again")
+        let upload: AssetURLSigner.Upload
+        do {
+            guard let checked = try await assetURLSigner().checkUpload(token, now: Date()) else { return refused }
+            upload = checked
+        } catch {
+            return self.error(500, .internalError, "\(error)")
         }
         guard Int64(request.spooledBody?.length ?? request.body.count) <= Asset.maxFileSize else {
             return .json(400, WireFormat.serialize(WireFormat.encode(StoreError(
                 .limitExceeded, "an asset file is at most \(Asset.maxFileSize) bytes (Data Size Limits)"))))
         }
-        let receipt = StoredAsset.newReceipt()
         do {
             let asset: StoredAsset
+            let kept: Bool
             if let spooled = request.spooledBody {
                 let (checksum, size) = try Self.checksum(ofFileAt: spooled.path)
-                asset = StoredAsset(receipt: receipt, fileChecksum: checksum, size: size, owner: slot.user)
-                try await assets.keep(asset, fileAt: spooled.path)
+                asset = StoredAsset(receipt: upload.receipt, fileChecksum: checksum, size: size, owner: upload.user)
+                kept = try await assets.keep(asset, fileAt: spooled.path)
             } else {
-                asset = StoredAsset(receipt: receipt, fileChecksum: StoredAsset.checksum(of: SHA256.hash(request.body)),
-                                    size: Int64(request.body.count), owner: slot.user)
-                try await assets.keep(asset, bytes: request.body)
+                asset = StoredAsset(receipt: upload.receipt,
+                                    fileChecksum: StoredAsset.checksum(of: SHA256.hash(request.body)),
+                                    size: Int64(request.body.count), owner: upload.user)
+                kept = try await assets.keep(asset, bytes: request.body)
             }
+            guard kept else { return refused }
             let single: WireFormat.Object = ["fileChecksum": asset.fileChecksum, "size": asset.size,
                                              "receipt": asset.receipt]
             return .json(200, WireFormat.serialize(["singleFile": single]))
@@ -103,16 +119,34 @@ extension StoreAPI {
     func serveAssetDownload(_ request: HTTPRequest) async -> HTTPResponse {
         guard request.method == "GET" else { return error(405, .invalidArguments, "download the file with GET") }
         let receipt = String(request.path.dropFirst(AssetRoutes.downloadPrefix.count))
+        let missing = error(404, .unknownItem, "no asset file at this URL")
+        guard let assets, StoredAsset.isReceipt(receipt) else { return missing }
         do {
-            guard let assets, StoredAsset.isReceipt(receipt),
-                  let bytes = try await assets.bytes(receipt: receipt) else {
-                return error(404, .unknownItem, "no asset file at this URL")
+            let query = URLEncodedPairs.query(of: request.target)
+            switch try await assetURLSigner().checkDownload(
+                receipt: receipt, expires: query.first { $0.name == "expires" }?.value,
+                signature: query.first { $0.name == "signature" }?.value, now: Date()) {
+            case .valid: break
+            case .forged: return missing
+            case .lapsed:
+                return error(401, .authenticationFailed,
+                             "this downloadURL lapsed: fetch the record again for a fresh one")
             }
+            guard let bytes = try await assets.bytes(receipt: receipt) else { return missing }
             return HTTPResponse(status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]),
                                 body: bytes)
         } catch {
             return self.error(500, .internalError, "\(error)")
         }
+    }
+
+    /// The signer of the asset URLs, made from the asset storage's key on first use.
+    func assetURLSigner() async throws(StoreError) -> AssetURLSigner {
+        if let signer = assetSigner.withLock({ $0 }) { return signer }
+        guard let assets else { throw StoreError(.internalError, "this store keeps no asset files") }
+        let signer = AssetURLSigner(key: try await assets.signingKey())
+        assetSigner.withLock { $0 = signer }
+        return signer
     }
 
     /// SHA-256 (base64) and size of a file, read in blocks.

@@ -1,5 +1,6 @@
 import Foundation
 import RecordStore
+import Synchronization
 import ZoneCore
 
 /// The JSON API in the shape of CloudKit Web Services, over a store backend (embedded or PostgreSQL):
@@ -41,8 +42,8 @@ public final class StoreAPI: Sendable {
 
     /// Where uploaded asset files are kept (StoreAPI+Assets.swift); nil: assets/upload is refused.
     public let assets: (any AssetStorage)?
-    /// The upload URLs handed out and not yet used.
-    let assetUploads = AssetUploadSlots()
+    /// Signs the asset URLs, once the storage's key is read (`assetURLSigner()`).
+    let assetSigner = Mutex<AssetURLSigner?>(nil)
 
     public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool,
                 apiTokens: APITokens = APITokens(), serverKeys: ServerKeys = ServerKeys(),
@@ -141,11 +142,14 @@ public final class StoreAPI: Sendable {
         }
         let client = store.client(user: user, deviceID: device ?? "", assets: assets)
         do {
+            let signing = assets == nil ? nil : try await assetURLSigner()
             let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
-                try await Self.$requestUser.withValue(user) {
-                    parts[5] == "assets" && parts[6] == "upload"
-                        ? try requestAssetUploads(WireObject(body), scope: scope, user: user)
-                        : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+                try await Self.$assetSigning.withValue(signing) {
+                    try await Self.$requestUser.withValue(user) {
+                        parts[5] == "assets" && parts[6] == "upload"
+                            ? try await requestAssetUploads(WireObject(body), user: user)
+                            : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
+                    }
                 }
             }
             return .response(.json(200, WireFormat.serialize(result)))
