@@ -136,6 +136,14 @@ enum PostgresSchema {
             COMMENT ON COLUMN zonertc_snapshot.state IS
                 'SnapshotCodec: ZRSNAP1 to ZRSNAP3 or ZRSNAP4 (deletions with their shared roots)';
             """),
+        // Records with a short GUID of their own (records/modify `createShortGUID`): record format 3 in
+        // log entries of version 6, snapshots ZRSNAP5. Only the version changes, as with 9 and 10.
+        Migration(version: 11, description: "short GUIDs of records in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 to 5 or 6 (records with short GUIDs)';
+            COMMENT ON COLUMN zonertc_snapshot.state IS
+                'SnapshotCodec: ZRSNAP1 to ZRSNAP4 or ZRSNAP5 (records with short GUIDs)';
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

@@ -12,9 +12,14 @@ import ZoneCore
 /// it does not know, naming it. A deletion in a zone holding record shares is written as tag 16: tag
 /// 4 followed by the shared roots whose hierarchy held the record (`Tombstone.sharedRoots`); other
 /// deletions stay tag 4, so a store without record shares stays readable by earlier builds.
+/// Record format 3 is format 2 followed by the record's optional short GUID (`Record.shortGUID`); a
+/// record is written in it only when it has one, so a store without such records stays readable by
+/// earlier builds, and one with them is refused by them ("upgrade zonertc") rather than misread.
 enum MutationCodec {
-    /// The record format this build writes.
+    /// The record format this build writes for a record without a short GUID.
     static let recordFormat: UInt8 = 2
+    /// The record format this build writes for a record with a short GUID.
+    static let recordFormatWithShortGUID: UInt8 = 3
     struct DecodeError: Error, CustomStringConvertible {
         var description: String
     }
@@ -42,7 +47,8 @@ enum MutationCodec {
         case let .deleteZone(id, purged):
             w.writeUInt8(2); encode(id, into: &w); w.writeUInt8(purged ? 1 : 0)
         case let .putRecord(record):
-            w.writeUInt8(10); w.writeUInt8(recordFormat); encode(record, into: &w)
+            let format = record.shortGUID == nil ? recordFormat : recordFormatWithShortGUID
+            w.writeUInt8(10); w.writeUInt8(format); encode(record, format: format, into: &w)
         case let .deleteRecord(id, type, atMs, nil):
             w.writeUInt8(4); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
         case let .deleteRecord(id, type, atMs, roots?):
@@ -136,6 +142,15 @@ enum MutationCodec {
         }
     }
 
+    /// Whether any of `mutations` saves a record with a short GUID (record format 3), which builds
+    /// before plain records had short GUIDs cannot read.
+    static func holdsShortGUIDs(_ mutations: [Mutation]) -> Bool {
+        mutations.contains {
+            if case .putRecord(let record) = $0 { return record.shortGUID != nil }
+            return false
+        }
+    }
+
     /// Whether any of `mutations` is one that builds before web tokens were kept cannot read.
     static func holdsWebTokens(_ mutations: [Mutation]) -> Bool {
         mutations.contains {
@@ -184,9 +199,9 @@ enum MutationCodec {
     /// A record format number this build reads.
     static func readRecordFormat(_ r: inout ByteReader) throws -> UInt8 {
         let format = try r.readUInt8()
-        guard format == 2 else {
+        guard format == 2 || format == 3 else {
             throw DecodeError(description: "record format \(format) at offset \(r.offset - 1) "
-                              + "(this build reads 1 and 2): upgrade zonertc")
+                              + "(this build reads 1 to 3): upgrade zonertc")
         }
         return format
     }
@@ -218,8 +233,10 @@ enum MutationCodec {
         }
     }
 
-    /// A record in the current record format (its number is written by the caller).
-    static func encode(_ record: Record, into w: inout ByteWriter) {
+    /// A record in record format `format`, 2 or 3 (its number is written by the caller); format 2
+    /// leaves the short GUID out, so only a record without one may be written in it.
+    static func encode(_ record: Record, format: UInt8, into w: inout ByteWriter) {
+        assert(format == recordFormatWithShortGUID || record.shortGUID == nil, "a short GUID in record format 2")
         w.writeString(record.recordType)
         encode(record.id, into: &w)
         w.writeString(record.recordChangeTag ?? "")
@@ -227,6 +244,7 @@ enum MutationCodec {
         encode(record.modified, into: &w)
         encode(optional: record.parent, into: &w)
         encode(optional: record.share, into: &w)
+        if format >= 3 { encode(optional: record.shortGUID, into: &w) }
         w.writeVarint(UInt64(record.fields.count))
         // Names sorted, so a record's bytes never depend on the order its fields were set in.
         for field in record.fields.sorted(by: { $0.key < $1.key }) {
@@ -243,6 +261,7 @@ enum MutationCodec {
         let modified = try decodeStamp(&r, format: format)
         let parent = format >= 2 ? try decodeOptionalString(&r) : nil
         let share = format >= 2 ? try decodeOptionalString(&r) : nil
+        let shortGUID = format >= 3 ? try decodeOptionalString(&r) : nil
         let n = try r.readVarint()
         guard n <= UInt64(r.remaining) else { throw DecodeError(description: "field count \(n) exceeds entry") }
         var pairs: [(String, FieldValue)] = []
@@ -254,7 +273,7 @@ enum MutationCodec {
         // A name written twice keeps its last value, as it did when this read into a dictionary.
         let fields = RecordFields(pairs)
         return Record(recordType: type, id: id, fields: fields, recordChangeTag: tag.isEmpty ? nil : tag,
-                      created: created, modified: modified, parent: parent, share: share)
+                      created: created, modified: modified, parent: parent, share: share, shortGUID: shortGUID)
     }
 
     static func encode(_ v: FieldValue, into w: inout ByteWriter) {
