@@ -144,6 +144,14 @@ enum PostgresSchema {
             COMMENT ON COLUMN zonertc_snapshot.state IS
                 'SnapshotCodec: ZRSNAP1 to ZRSNAP4 or ZRSNAP5 (records with short GUIDs)';
             """),
+        // Zone-wide shares with their title, thumbnail and type (`ZoneShare.fields`): journal tag 17 in
+        // log entries of version 7, snapshots ZRSNAP6. Only the version changes, as with 11.
+        Migration(version: 12, description: "zone-wide share fields in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 to 6 or 7 (zone-wide shares with fields)';
+            COMMENT ON COLUMN zonertc_snapshot.state IS
+                'SnapshotCodec: ZRSNAP1 to ZRSNAP5 or ZRSNAP6 (zone-wide shares with fields)';
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

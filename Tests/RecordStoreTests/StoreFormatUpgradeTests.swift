@@ -166,7 +166,7 @@ struct StoreFormatUpgradeTests {
         reopened.automaticPush = false
         let store = try await PostgresStore.open(options: reopened, clock: ManualClock(start: .seconds(1_700_000_100)))
         defer { store.close() }
-        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "11")
+        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "12")
         try await expectFixtureContent(store)
         try await store.client(user: "alice", deviceID: "phone").save([Record(
             recordType: "Note", id: RecordID(recordName: "after", zoneID: Self.room),

@@ -101,7 +101,7 @@ extension StoreEngine {
             return planSave(operation.kind, r, removing: [], scope: scope, recordsFit: recordsFit, planned, ctx)
         case .update(let r, let removing), .forceUpdate(let r, let removing):
             if r.id.recordName == ZoneShare.recordName {
-                return planZoneShareSave(operation.kind, r, scope: scope, planned, ctx)
+                return planZoneShareSave(operation.kind, r, removing: removing, scope: scope, planned, ctx)
             }
             return planSave(operation.kind, r, removing: removing, scope: scope, recordsFit: recordsFit, planned, ctx)
         case .delete(let id, let tag):

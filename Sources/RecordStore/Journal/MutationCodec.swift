@@ -15,6 +15,8 @@ import ZoneCore
 /// Record format 3 is format 2 followed by the record's optional short GUID (`Record.shortGUID`); a
 /// record is written in it only when it has one, so a store without such records stays readable by
 /// earlier builds, and one with them is refused by them ("upgrade zonertc") rather than misread.
+/// A zone-wide share with fields of its own (`ZoneShare.fields`: title, thumbnail, type) is written as
+/// tag 17: tag 11 followed by the fields as a record's; a share without them stays tag 11.
 enum MutationCodec {
     /// The record format this build writes for a record without a short GUID.
     static let recordFormat: UInt8 = 2
@@ -55,7 +57,7 @@ enum MutationCodec {
             w.writeUInt8(16); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
             encode(roots, into: &w)
         case let .putShare(share):
-            w.writeUInt8(11); encode(share, into: &w)
+            w.writeUInt8(share.fields.isEmpty ? 11 : 17); encode(share, into: &w)
         case let .deleteShare(id):
             w.writeUInt8(6); encode(id, into: &w)
         case let .putSubscription(user, scope, sub):
@@ -84,6 +86,7 @@ enum MutationCodec {
                                  sharedRoots: try decodeNames(&r))
         case 5: return .putShare(try decodeShare(&r, withShortGUID: false))
         case 11: return .putShare(try decodeShare(&r, withShortGUID: true))
+        case 17: return .putShare(try decodeShare(&r, withShortGUID: true, withFields: true))
         case 6: return .deleteShare(try decodeZoneID(&r))
         case 7: return .putSubscription(user: try r.readString(), scope: try decodeScope(&r), try decodeSubscription(&r))
         case 8:
@@ -138,6 +141,15 @@ enum MutationCodec {
     static func holdsSharedRoots(_ mutations: [Mutation]) -> Bool {
         mutations.contains {
             if case .deleteRecord(_, _, _, .some) = $0 { return true }
+            return false
+        }
+    }
+
+    /// Whether any of `mutations` saves a zone-wide share with fields (tag 17), which builds before
+    /// shares kept fields cannot read.
+    static func holdsShareFields(_ mutations: [Mutation]) -> Bool {
+        mutations.contains {
+            if case .putShare(let share) = $0 { return !share.fields.isEmpty }
             return false
         }
     }
@@ -245,12 +257,30 @@ enum MutationCodec {
         encode(optional: record.parent, into: &w)
         encode(optional: record.share, into: &w)
         if format >= 3 { encode(optional: record.shortGUID, into: &w) }
-        w.writeVarint(UInt64(record.fields.count))
+        encode(record.fields, into: &w)
+    }
+
+    /// Fields (a record's; a zone-wide share's, tag 17): a count, then each name and value.
+    static func encode(_ fields: RecordFields, into w: inout ByteWriter) {
+        w.writeVarint(UInt64(fields.count))
         // Names sorted, so a record's bytes never depend on the order its fields were set in.
-        for field in record.fields.sorted(by: { $0.key < $1.key }) {
+        for field in fields.sorted(by: { $0.key < $1.key }) {
             w.writeString(field.key)
             encode(field.value, into: &w)
         }
+    }
+
+    static func decodeFields(_ r: inout ByteReader) throws -> RecordFields {
+        let n = try r.readVarint()
+        guard n <= UInt64(r.remaining) else { throw DecodeError(description: "field count \(n) exceeds entry") }
+        var pairs: [(String, FieldValue)] = []
+        pairs.reserveCapacity(Int(n))
+        for _ in 0..<n {
+            let key = try r.readString()
+            pairs.append((key, try decodeValue(&r, depth: 0)))
+        }
+        // A name written twice keeps its last value, as it did when this read into a dictionary.
+        return RecordFields(pairs)
     }
 
     static func decodeRecord(_ r: inout ByteReader, format: UInt8) throws -> Record {
@@ -262,16 +292,7 @@ enum MutationCodec {
         let parent = format >= 2 ? try decodeOptionalString(&r) : nil
         let share = format >= 2 ? try decodeOptionalString(&r) : nil
         let shortGUID = format >= 3 ? try decodeOptionalString(&r) : nil
-        let n = try r.readVarint()
-        guard n <= UInt64(r.remaining) else { throw DecodeError(description: "field count \(n) exceeds entry") }
-        var pairs: [(String, FieldValue)] = []
-        pairs.reserveCapacity(Int(n))
-        for _ in 0..<n {
-            let key = try r.readString()
-            pairs.append((key, try decodeValue(&r, depth: 0)))
-        }
-        // A name written twice keeps its last value, as it did when this read into a dictionary.
-        let fields = RecordFields(pairs)
+        let fields = try decodeFields(&r)
         return Record(recordType: type, id: id, fields: fields, recordChangeTag: tag.isEmpty ? nil : tag,
                       created: created, modified: modified, parent: parent, share: share, shortGUID: shortGUID)
     }
@@ -397,9 +418,11 @@ enum MutationCodec {
             w.writeString(user); encode(p.permission, into: &w); w.writeUInt8(p.status == .accepted ? 1 : 0)
         }
         encode(optional: share.shortGUID, into: &w)
+        if !share.fields.isEmpty { encode(share.fields, into: &w) }
     }
 
-    static func decodeShare(_ r: inout ByteReader, withShortGUID: Bool) throws -> ZoneShare {
+    /// A zone-wide share: `withShortGUID` for tag 11 and later, `withFields` for tag 17.
+    static func decodeShare(_ r: inout ByteReader, withShortGUID: Bool, withFields: Bool = false) throws -> ZoneShare {
         let zone = try decodeZoneID(&r)
         let pub = try decodePermission(&r)
         let tag = try r.readString()
@@ -414,7 +437,7 @@ enum MutationCodec {
         }
         let shortGUID = withShortGUID ? try decodeOptionalString(&r) : nil
         return ZoneShare(zoneID: zone, publicPermission: pub, participants: participants, changeTag: tag,
-                         shortGUID: shortGUID)
+                         shortGUID: shortGUID, fields: withFields ? try decodeFields(&r) : [:])
     }
 
     static func encode(_ sub: Subscription, into w: inout ByteWriter) {

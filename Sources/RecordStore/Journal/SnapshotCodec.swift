@@ -14,28 +14,34 @@ import ZoneCore
 /// their shared roots (flag 0: none kept; 1: a count and the names); it is written only when a
 /// tombstone kept holds them (`Tombstone.sharedRoots`), which only zones with record shares make.
 /// Snapshot 5 is snapshot 4 with its records in record format 3 (each with its optional short GUID);
-/// it is written only when a record has a short GUID (`Record.shortGUID`).
+/// it is written only when a record has a short GUID (`Record.shortGUID`). Snapshot 6 is snapshot 5
+/// whose zone-wide shares may be written with their fields (share flag 3, tag 17's layout); it is
+/// written only when a zone-wide share has fields (`ZoneShare.fields`).
 enum SnapshotCodec {
     static let magic: [UInt8] = Array("ZRSNAP2\n".utf8)
     static let magicWithWebTokens: [UInt8] = Array("ZRSNAP3\n".utf8)
     static let magicWithSharedRoots: [UInt8] = Array("ZRSNAP4\n".utf8)
     static let magicWithShortGUIDs: [UInt8] = Array("ZRSNAP5\n".utf8)
+    static let magicWithShareFields: [UInt8] = Array("ZRSNAP6\n".utf8)
     /// The snapshot versions this build reads, with the record format each holds.
     static let readable: [(magic: [UInt8], recordFormat: UInt8)] = [
         (Array("ZRSNAP1\n".utf8), 1), (magic, MutationCodec.recordFormat),
         (magicWithWebTokens, MutationCodec.recordFormat), (magicWithSharedRoots, MutationCodec.recordFormat),
         (magicWithShortGUIDs, MutationCodec.recordFormatWithShortGUID),
+        (magicWithShareFields, MutationCodec.recordFormatWithShortGUID),
     ]
 
     static func encode(_ state: StoreState, generation: UInt64, pruneTombstonesBeforeMs: Int64) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
         let tokens = state.webTokens.byDigest.keys.sorted()
-        let withGUIDs = state.shortGUIDs.holdsRecords
+        let withShareFields = state.zones.values.contains { $0.share.map { !$0.fields.isEmpty } ?? false }
+        let withGUIDs = withShareFields || state.shortGUIDs.holdsRecords
         let withRoots = withGUIDs || state.zones.values.contains { zone in
             zone.tombstones.values.contains { $0.sharedRoots != nil && $0.deletedAtMs >= pruneTombstonesBeforeMs }
         }
         let recordFormat = withGUIDs ? MutationCodec.recordFormatWithShortGUID : MutationCodec.recordFormat
-        w.writeBytes(withGUIDs ? magicWithShortGUIDs : withRoots ? magicWithSharedRoots
+        w.writeBytes(withShareFields ? magicWithShareFields : withGUIDs ? magicWithShortGUIDs
+                     : withRoots ? magicWithSharedRoots
                      : tokens.isEmpty ? magic : magicWithWebTokens)
         w.writeUInt64(generation)
         w.writeVarint(state.nextChangeTag)
@@ -72,9 +78,9 @@ enum SnapshotCodec {
             w.writeVarint(zone.incarnation)
             w.writeInt64(zone.createdAtMs)
             w.writeVarint(zone.sequence)
-            // 2: a share with its short GUID; 1 (earlier builds): without.
+            // 3: a share with its short GUID and fields; 2: with its short GUID; 1 (earlier builds): without.
             if let share = zone.share {
-                w.writeUInt8(2)
+                w.writeUInt8(share.fields.isEmpty ? 2 : 3)
                 MutationCodec.encode(share, into: &w)
             } else {
                 w.writeUInt8(0)
@@ -116,7 +122,7 @@ enum SnapshotCodec {
         guard let format = readable.first(where: { $0.magic == head })?.recordFormat else {
             throw MutationCodec.DecodeError(description: head.starts(with: Array("ZRSNAP".utf8))
                 ? "snapshot version '\(String(decoding: head.dropFirst(6).prefix(1), as: UTF8.self))' is newer than "
-                  + "this build reads (1 to 5): upgrade zonertc"
+                  + "this build reads (1 to 6): upgrade zonertc"
                 : "not a ZoneRTC snapshot (bad magic)")
         }
         let generation = try r.readUInt64()
@@ -156,6 +162,8 @@ enum SnapshotCodec {
             case 0: break
             case 1: zone.share = try MutationCodec.decodeShare(&r, withShortGUID: false)
             case 2: zone.share = try MutationCodec.decodeShare(&r, withShortGUID: true)
+            case 3 where head == magicWithShareFields:
+                zone.share = try MutationCodec.decodeShare(&r, withShortGUID: true, withFields: true)
             case let flag: throw MutationCodec.DecodeError(description: "share flag \(flag) of zone \(id)")
             }
             var pairs: [(key: RecordKey, seq: UInt64)] = []
@@ -172,7 +180,7 @@ enum SnapshotCodec {
                 let seq = try r.readVarint()
                 let key = RecordKey(try r.readString())
                 var tomb = Tombstone(recordType: try r.readString(), deletedAtMs: try r.readInt64())
-                if head == magicWithSharedRoots || head == magicWithShortGUIDs {
+                if head == magicWithSharedRoots || head == magicWithShortGUIDs || head == magicWithShareFields {
                     switch try r.readUInt8() {
                     case 0: break
                     case 1: tomb.sharedRoots = try MutationCodec.decodeNames(&r)
@@ -185,7 +193,7 @@ enum SnapshotCodec {
             zone.log = ChangeLog(restoring: pairs)
             state.zones[id] = zone
         }
-        if head == magicWithWebTokens || head == magicWithSharedRoots || head == magicWithShortGUIDs {
+        if [magicWithWebTokens, magicWithSharedRoots, magicWithShortGUIDs, magicWithShareFields].contains(head) {
             for _ in 0..<(try count(&r)) { state.webTokens.put(try MutationCodec.decodeWebToken(&r)) }
         }
         state.shortGUIDs.rebuild(from: state.zones)

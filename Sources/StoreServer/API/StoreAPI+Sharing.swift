@@ -151,7 +151,7 @@ extension StoreAPI {
         }
         var o: WireFormat.Object = [
             "recordName": share.shareRecordName, "recordType": shareRecordType, "recordChangeTag": share.changeTag,
-            "zoneID": WireFormat.encode(share.zoneID), "fields": WireFormat.Object(),
+            "zoneID": WireFormat.encode(share.zoneID),
             "publicPermission": name(of: share.publicPermission), "owner": owner, "participants": participants,
         ]
         if let guid = share.shortGUID {
@@ -164,7 +164,11 @@ extension StoreAPI {
             o["currentUserParticipant"] = encodeParticipant(user: user, permission: p.permission, type: "PRIVATE_USER",
                                                             accepted: p.status == .accepted)
         }
-        if rendering.desiredKeys == [] { o["fields"] = WireFormat.Object() }
+        var fields = share.fields
+        if let desired = rendering.desiredKeys {
+            fields = RecordFields(share.fields.lazy.filter { desired.contains($0.key) }.map { ($0.key, $0.value) })
+        }
+        o["fields"] = WireFormat.encodeFields(fields, numbersAsStrings: rendering.numbersAsStrings)
         return o
     }
 
