@@ -12,17 +12,10 @@ struct RecordShareTombstoneTests {
     let room = ZoneID(zoneName: "room_a", ownerName: "alice")
     let guid = "0123456789abcdefghjkmnpqrs"
 
-    private func tempDir() -> String {
-        let path = NSTemporaryDirectory() + "zonertc-tombroots-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    private func tempDir() -> String { StoreDirectoryFixture.tempDir("tombroots") }
 
     private func open(_ dir: String, compactAt: Int = 64 << 20) throws -> EmbeddedStore {
-        var options = EmbeddedStore.Options(directory: dir)
-        options.automaticPush = false
-        options.compactionThreshold = compactAt
-        return try EmbeddedStore(options: options, clock: ManualClock(start: .seconds(1_700_000_000)))
+        try StoreDirectoryFixture.open(dir, compactAt: compactAt)
     }
 
     private func note(_ name: String, parent: String?) -> Record {

@@ -11,19 +11,6 @@ struct RecordShortGUIDTests {
     let room = ZoneID(zoneName: "room_a", ownerName: "alice")
     let guid = "abcdefghjkmnpqrs0123456789"
 
-    private func tempDir() -> String {
-        let path = NSTemporaryDirectory() + "zonertc-shortguid-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
-    private func open(_ dir: String, compactAt: Int = 64 << 20) throws -> EmbeddedStore {
-        var options = EmbeddedStore.Options(directory: dir)
-        options.automaticPush = false
-        options.compactionThreshold = compactAt
-        return try EmbeddedStore(options: options, clock: ManualClock(start: .seconds(1_700_000_000)))
-    }
-
     private func resolvedName(_ store: EmbeddedStore, _ user: String, _ guid: String) async throws -> String? {
         guard case .record(let r) = try await store.client(user: user).resolve(shortGUID: guid) else { return nil }
         return r.record.id.recordName
@@ -87,9 +74,9 @@ struct RecordShortGUIDTests {
 
     @Test("a record's short GUID resolves after a reopen (journal) and after compaction (snapshot 5)")
     func durable() async throws {
-        let dir = tempDir()
+        let dir = StoreDirectoryFixture.tempDir("shortguid")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var store = try open(dir)
+        var store = try StoreDirectoryFixture.open(dir)
         let alice = store.client(user: "alice")
         _ = try await alice.modifyZones(save: [room], delete: [], scope: .private)
         var poster = record("poster", in: room)
@@ -98,18 +85,18 @@ struct RecordShortGUIDTests {
         #expect(try await resolvedName(store, "alice", guid) == "poster")
         store.close()
 
-        store = try open(dir)
+        store = try StoreDirectoryFixture.open(dir)
         #expect(try await resolvedName(store, "alice", guid) == "poster")
         await #expect(throws: StoreError.self) { _ = try await store.client(user: "eve").resolve(shortGUID: guid) }
         store.close()
 
-        store = try open(dir, compactAt: 64)
+        store = try StoreDirectoryFixture.open(dir, compactAt: 64)
         try await store.client(user: "alice").save([record("pad", in: room)])
         #expect((store.journalStatistics?.generation ?? 0) >= 1)
         store.close()
         let snapshot = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(dir)/snapshot")))
         #expect(Array(snapshot.prefix(8)) == SnapshotCodec.magicWithShortGUIDs)
-        store = try open(dir)
+        store = try StoreDirectoryFixture.open(dir)
         #expect(try await resolvedName(store, "alice", guid) == "poster")
         store.close()
     }
