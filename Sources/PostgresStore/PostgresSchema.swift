@@ -144,6 +144,22 @@ enum PostgresSchema {
                 id integer PRIMARY KEY CHECK (id = 1),
                 key bytea NOT NULL);
             """),
+        // Records with a short GUID of their own (records/modify `createShortGUID`): record format 3 in
+        // log entries of version 6, snapshots ZRSNAP5. Only the version changes, as with 9 and 10.
+        Migration(version: 12, description: "short GUIDs of records in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 to 5 or 6 (records with short GUIDs)';
+            COMMENT ON COLUMN zonertc_snapshot.state IS
+                'SnapshotCodec: ZRSNAP1 to ZRSNAP4 or ZRSNAP5 (records with short GUIDs)';
+            """),
+        // Zone-wide shares with their title, thumbnail and type (`ZoneShare.fields`): journal tag 17 in
+        // log entries of version 7, snapshots ZRSNAP6. Only the version changes, as with 12.
+        Migration(version: 13, description: "zone-wide share fields in log entries and snapshots", sql: """
+            COMMENT ON COLUMN zonertc_log.entry IS
+                'SharedLogEntryCodec: version 1 to 6 or 7 (zone-wide shares with fields)';
+            COMMENT ON COLUMN zonertc_snapshot.state IS
+                'SnapshotCodec: ZRSNAP1 to ZRSNAP5 or ZRSNAP6 (zone-wide shares with fields)';
+            """),
     ]
 
     /// An arbitrary constant naming the advisory lock held while migrating.

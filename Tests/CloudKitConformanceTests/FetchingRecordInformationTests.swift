@@ -93,4 +93,55 @@ struct FetchingRecordInformationTests {
         #expect(results(joined).first?["participantType"] as? String == "PRIVATE_USER", "\(joined)")
         #expect(results(joined).first?["participantPermission"] as? String == "READ_WRITE", "\(joined)")
     }
+
+    @Test("resolve a record's own short GUID (createShortGUID): whoever may read it, no share; accept BAD_REQUEST",
+          arguments: ConformanceBackend.allCases)
+    func resolveRecord(_ backend: ConformanceBackend) async throws {
+        let owner = try await backend.user()
+        let guest = try await backend.user()
+        let stranger = try await backend.user()
+        let zoneShare = try await sharedZone(backend, [(guest.name, "READ_ONLY")], owner: owner)
+        var note = recordDictionary("note", fields: ["v": value(1)])
+        note["createShortGUID"] = true
+        let zone: [String: Any] = ["zoneName": "zone_c"]
+        let saved = try await owner.modify([operation("create", note)], zoneID: zone)
+        let guid = try #require(saved.records.first?["shortGUID"] as? String, "\(saved)")
+        let ask: [String: Any] = ["shortGUIDs": [["value": guid, "shouldFetchRootRecord": true,
+                                                  "rootRecordDesiredKeys": [String]()]]]
+
+        let mine = try #require(results(try await owner.post("records/resolve", ask, database: "public")).first)
+        #expect(mine["participantType"] as? String == "OWNER" && mine["share"] == nil, "\(mine)")
+        #expect(mine["participantPermission"] as? String == "READ_WRITE")
+        #expect((mine["ownerIdentity"] as? [String: Any])?["userRecordName"] as? String == owner.name)
+        let root = try #require(mine["rootRecord"] as? [String: Any], "\(mine)")
+        #expect(root["recordName"] as? String == "note" && root["shortGUID"] as? String == guid)
+        #expect((root["fields"] as? [String: Any])?.isEmpty == true)
+
+        let pending = try await guest.post("records/resolve", ask, database: "public")
+        #expect(results(pending).first?.code == "ACCESS_DENIED", "\(pending)")
+        _ = try await guest.post("records/accept", ["shortGUIDs": [["value": zoneShare]]], database: "shared")
+        let theirs = try #require(results(try await guest.post("records/resolve", ask, database: "shared")).first)
+        #expect(theirs["participantType"] as? String == "PRIVATE_USER", "\(theirs)")
+        #expect(theirs["participantPermission"] as? String == "READ_ONLY")
+        let denied = try await stranger.post("records/resolve", ask, database: "public")
+        #expect(results(denied).first?.code == "ACCESS_DENIED", "\(denied)")
+        let accepted = try await guest.post("records/accept", ["shortGUIDs": [["value": guid]]], database: "shared")
+        #expect(results(accepted).first?.code == "BAD_REQUEST", "\(accepted)")
+
+        var open = recordDictionary("poster", fields: [:])
+        open["createShortGUID"] = true
+        let posted = try await owner.post("records/modify", ["operations": [operation("create", open)]],
+                                          database: "public")
+        let publicGUID = try #require(posted.records.first?["shortGUID"] as? String, "\(posted)")
+        let seen = try #require(results(try await stranger.post(
+            "records/resolve", ["shortGUIDs": [["value": publicGUID]]], database: "public")).first)
+        #expect(seen["participantType"] as? String == "PUBLIC_USER" && seen["rootRecord"] == nil, "\(seen)")
+        #expect((seen["ownerIdentity"] as? [String: Any])?["userRecordName"] as? String == owner.name)
+
+        let tag = try #require(saved.records.first?.tag)
+        _ = try await owner.modify([operation("delete", ["recordName": "note", "recordChangeTag": tag])],
+                                   zoneID: zone)
+        let gone = try await owner.post("records/resolve", ask, database: "public")
+        #expect(results(gone).first?.code == "NOT_FOUND", "\(gone)")
+    }
 }

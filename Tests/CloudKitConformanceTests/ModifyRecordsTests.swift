@@ -353,19 +353,41 @@ struct ModifyRecordsTests {
         #expect(try await user.fetch("n", zoneID: zone) == nil)
     }
 
-    @Test("createShortGUID on a plain record, and a record share without forRecord, are refused by name",
+    @Test("createShortGUID: a shortGUID, kept by every later save; malformed: BAD_REQUEST, none applied",
           arguments: ConformanceBackend.allCases)
-    func sharingKeysRefused(_ backend: ConformanceBackend) async throws {
+    func createShortGUID(_ backend: ConformanceBackend) async throws {
         let (user, zone) = try await setUp(backend)
-        var shortGUID = recordDictionary("n", fields: [:])
-        shortGUID["createShortGUID"] = true
-        let a = try await user.modify([operation("create", shortGUID)], zoneID: zone)
-        #expect(a.status == 400 && a.reason.contains("createShortGUID"))
-        let b = try await user.modify([operation("create", recordDictionary("s", type: "cloudkit.share", fields: [:]))],
-                                      zoneID: zone)
-        #expect(b.status == 400 && b.reason.contains("cloudkit.share"))
-        var plain = recordDictionary("p", fields: [:])
-        plain["createShortGUID"] = false
-        #expect(try await user.modify([operation("create", plain)], zoneID: zone).recordCodes == [nil])
+        var asked = recordDictionary("n", fields: ["v": value(1)])
+        asked["createShortGUID"] = true
+        let made = try await user.modify([operation("create", asked)], zoneID: zone)
+        let saved = try #require(made.records.first)
+        let guid = try #require(saved["shortGUID"] as? String, "\(made)")
+        #expect(made.status == 200 && guid.count == 26)
+        #expect(try await user.fetch("n", zoneID: zone)?["shortGUID"] as? String == guid)
+        // An update without the key, a replace, and an update asking again: the same short GUID.
+        let updated = try await user.modify([operation("update", recordDictionary(
+            "n", tag: saved.tag, fields: ["w": value(2)]))], zoneID: zone)
+        #expect(updated.records.first?["shortGUID"] as? String == guid, "\(updated)")
+        var again = recordDictionary("n", tag: updated.records.first?.tag, fields: [:])
+        again["createShortGUID"] = true
+        let replaced = try await user.modify([operation("replace", again)], zoneID: zone)
+        #expect(replaced.records.first?["shortGUID"] as? String == guid, "\(replaced)")
+        // A record saved without it has none; asked for on an update, it gets one.
+        let plain = try await user.modify([operation("create", recordDictionary("p", fields: [:]))], zoneID: zone)
+        #expect(plain.records.first?["shortGUID"] == nil)
+        var later = recordDictionary("p", tag: plain.records.first?.tag, fields: [:])
+        later["createShortGUID"] = true
+        let given = try await user.modify([operation("update", later)], zoneID: zone)
+        #expect((given.records.first?["shortGUID"] as? String).map { $0 != guid } == true, "\(given)")
+
+        var malformed = recordDictionary("m", fields: [:])
+        malformed["createShortGUID"] = "yes"
+        let bad = try await user.modify([operation("create", recordDictionary("first", fields: [:])),
+                                         operation("create", malformed)], zoneID: zone)
+        #expect(bad.status == 400 && bad.code == "BAD_REQUEST" && bad.reason.contains("createShortGUID"), "\(bad)")
+        #expect(try await user.fetch("first", zoneID: zone) == nil)
+        let share = try await user.modify([operation("create", recordDictionary("s", type: "cloudkit.share",
+                                                                                fields: [:]))], zoneID: zone)
+        #expect(share.status == 400 && share.reason.contains("cloudkit.share"))
     }
 }

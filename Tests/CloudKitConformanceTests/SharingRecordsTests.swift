@@ -121,8 +121,10 @@ struct SharingRecordsTests {
             ("lookupInfo", [operation("create", [
                 "recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share",
                 "participants": [["userIdentity": ["lookupInfo": ["emailAddress": "x"]]]]])]),
-            ("fields", [operation("create", ["recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share",
-                                             "fields": ["cloudkit.title": value("t")]])]),
+            ("nickname", [operation("create", ["recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share",
+                                               "fields": ["nickname": value("t")]])]),
+            ("BYTES", [operation("create", ["recordName": "cloudkit.zoneshare", "recordType": "cloudkit.share",
+                                            "fields": ["cloudkit.thumbnailImageData": value(1)]])]),
         ]
         for (name, operations) in cases {
             let reply = try await owner.modify(operations, zoneID: zone)
@@ -131,6 +133,62 @@ struct SharingRecordsTests {
         }
         #expect(try await owner.fetch("n", zoneID: zone) == nil)
         #expect(try await owner.lookup(["cloudkit.zoneshare"], zoneID: zone).recordCodes == ["NOT_FOUND"])
+    }
+
+    @Test("a share's fields: cloudkit.title, thumbnailImageData, type kept and answered; update merges, replace resets",
+          arguments: ConformanceBackend.allCases)
+    func shareFields(_ backend: ConformanceBackend) async throws {
+        let owner = try await backend.user()
+        let zone = try await owner.makeZone()
+        let guest = try await backend.user()
+        let thumbnail = Data([0x89, 0x50, 0x4e, 0x47]).base64EncodedString()
+        var zoneShare = zoneShareRecord([(guest.name, "READ_ONLY")])
+        zoneShare["fields"] = ["cloudkit.title": value("Holiday"), "cloudkit.type": value("com.example.album"),
+                               "cloudkit.thumbnailImageData": value(thumbnail, "BYTES")]
+        let saved = try await owner.modify([operation("create", zoneShare)], zoneID: zone)
+        let share = try #require(saved.records.first, "\(saved)")
+        #expect(share.fieldNames == ["cloudkit.thumbnailImageData", "cloudkit.title", "cloudkit.type"], "\(share)")
+        #expect(share.field("cloudkit.title") as? String == "Holiday")
+        #expect(share.field("cloudkit.thumbnailImageData") as? String == thumbnail)
+        #expect(share.fieldType("cloudkit.thumbnailImageData") == "BYTES")
+
+        // update: the title changes, the type is cleared, the thumbnail stays.
+        var update = zoneShareRecord([(guest.name, "READ_ONLY")], tag: share.tag)
+        update["fields"] = ["cloudkit.title": value("Summer"), "cloudkit.type": ["value": NSNull()]]
+        let updated = try #require(try await owner.modify([operation("update", update)], zoneID: zone).records.first)
+        #expect(updated.fieldNames == ["cloudkit.thumbnailImageData", "cloudkit.title"], "\(updated)")
+        #expect(updated.field("cloudkit.title") as? String == "Summer")
+        let guid = try #require(updated["shortGUID"] as? String)
+        _ = try await guest.post("records/accept", ["shortGUIDs": [["value": guid]]], database: "shared")
+        let theirs: [String: Any] = ["zoneName": "zone_c", "ownerRecordName": owner.name]
+        let seen = try await guest.post("records/lookup", ["zoneID": theirs, "desiredKeys": ["cloudkit.title"],
+                                                           "records": [["recordName": "cloudkit.zoneshare"]]],
+                                        database: "shared")
+        #expect(seen.records.first?.fieldNames == ["cloudkit.title"], "\(seen)")
+        let fetched = try #require(try await owner.fetch("cloudkit.zoneshare", zoneID: zone))
+        let replaced = try await owner.modify([operation("replace", zoneShareRecord([], tag: fetched.tag))],
+                                              zoneID: zone)
+        #expect(replaced.records.first?.fieldNames == [], "\(replaced)")
+
+        // A record share keeps them as well, in its zone's feed too.
+        let other = try await owner.makeZone("zone_d")
+        var recordShareDictionary = recordShare("album-share", root: "album", [])
+        recordShareDictionary["fields"] = ["cloudkit.title": value("Album")]
+        let made = try await owner.modify([operation("create", recordDictionary("album", fields: [:])),
+                                           operation("create", recordShareDictionary)], zoneID: other)
+        #expect(made.records.last?.field("cloudkit.title") as? String == "Album", "\(made)")
+        let feed = try await owner.post("changes/zone", ["zones": [["zoneID": other]]])
+        let records = (feed.body["zones"] as? [[String: Any]])?.first?["records"] as? [[String: Any]] ?? []
+        let inFeed = records.first { $0["recordName"] as? String == "album-share" }
+        #expect(inFeed?.field("cloudkit.title") as? String == "Album", "\(feed)")
+
+        // Wrong type, another field: BAD_REQUEST naming it, nothing of the request applied.
+        var wrongType = recordShare("other-share", root: "album2", [])
+        wrongType["fields"] = ["cloudkit.title": value(5)]
+        let bad = try await owner.modify([operation("create", recordDictionary("album2", fields: [:])),
+                                          operation("create", wrongType)], zoneID: other)
+        #expect(bad.status == 400 && bad.code == "BAD_REQUEST" && bad.reason.contains("cloudkit.title"), "\(bad)")
+        #expect(try await owner.fetch("album2", zoneID: other) == nil)
     }
 
     @Test("cloudkit.zoneshare mixed with records: applied with them, ATOMIC_ERROR both ways, answered in order",

@@ -46,7 +46,7 @@ struct PostgresMigrationTests {
 
         let (daemon, store, client) = try await serve()
         defer { daemon.stop(); store.close() }
-        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "11")
+        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "13")
         let read = try await client.fetchAllZoneChanges(zone, since: nil, scope: .private).changed
         #expect(read.map(\.id.recordName) == ["before"])
         var edited = try #require(written.first)

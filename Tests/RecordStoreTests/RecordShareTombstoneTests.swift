@@ -12,17 +12,10 @@ struct RecordShareTombstoneTests {
     let room = ZoneID(zoneName: "room_a", ownerName: "alice")
     let guid = "0123456789abcdefghjkmnpqrs"
 
-    private func tempDir() -> String {
-        let path = NSTemporaryDirectory() + "zonertc-tombroots-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    private func tempDir() -> String { StoreDirectoryFixture.tempDir("tombroots") }
 
     private func open(_ dir: String, compactAt: Int = 64 << 20) throws -> EmbeddedStore {
-        var options = EmbeddedStore.Options(directory: dir)
-        options.automaticPush = false
-        options.compactionThreshold = compactAt
-        return try EmbeddedStore(options: options, clock: ManualClock(start: .seconds(1_700_000_000)))
+        try StoreDirectoryFixture.open(dir, compactAt: compactAt)
     }
 
     private func note(_ name: String, parent: String?) -> Record {
@@ -159,5 +152,33 @@ struct RecordShareTombstoneTests {
         // Pruned past the tombstones, nothing needs snapshot 4.
         let pruned = SnapshotCodec.encode(engine.state, generation: 2, pruneTombstonesBeforeMs: 100)
         #expect(Array(pruned.prefix(8)) == SnapshotCodec.magic)
+    }
+
+    @Test("a deletion an earlier build kept no roots for: listed to a participant fetching with a token, never without")
+    func rootlessTombstones() throws {
+        var share = ZoneShare(zoneID: room, participants: ["bob": ShareParticipant(userRecordName: "bob",
+                                                                                    permission: .readOnly,
+                                                                                    status: .accepted)],
+                              changeTag: "3", shortGUID: guid)
+        share.shareRecordName = "album-share"
+        share.rootRecordName = "album"
+        let shareID = RecordID(recordName: "album-share", zoneID: room)
+        let shareRecord = Record(recordType: RecordShare.recordType, id: shareID,
+                                 fields: RecordShare.fields(of: share), recordChangeTag: "3")
+        var engine = StoreEngine()
+        for m in [Mutation.createZone(room, incarnation: 1, atMs: 0), .putRecord(note("album", parent: nil)),
+                  .putRecord(shareRecord), .putRecord(note("elsewhere", parent: nil))] {
+            engine.replay(m)
+        }
+        let bob = RequestContext(user: "bob", now: Instant(nanosecondsSinceEpoch: 2_000_000_000))
+        let token = try engine.fetchZoneChanges(room, since: nil, scope: .shared, bob).syncToken
+        // As an earlier build journalled it (tag 4): no roots kept.
+        engine.replay(.deleteRecord(RecordID(recordName: "elsewhere", zoneID: room), recordType: "Note", atMs: 5))
+        // With a token the client may hold the record: it hears of the deletion (by name and type).
+        let since = try engine.fetchZoneChanges(room, since: token, scope: .shared, bob)
+        #expect(since.deleted.map(\.id.recordName) == ["elsewhere"])
+        // From scratch it holds nothing: no deletion is listed, so none it could not read.
+        let fresh = try engine.fetchZoneChanges(room, since: nil, scope: .shared, bob)
+        #expect(fresh.deleted.isEmpty && fresh.changed.map(\.id.recordName).sorted() == ["album", "album-share"])
     }
 }

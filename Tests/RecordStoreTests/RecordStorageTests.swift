@@ -54,8 +54,10 @@ import Testing
         let record = Record(recordType: "T", id: RecordID(recordName: "r", zoneID: zone), fields: ["a": .int64(1)],
                             recordChangeTag: "7")
         #expect("\(record)" == "Record(recordType: \"T\", id: r in calls@alice, fields: [\"a\": int64(1)], "
-                + "recordChangeTag: Optional(\"7\"), created: nil, modified: nil, parent: nil, share: nil)")
+                + "recordChangeTag: Optional(\"7\"), created: nil, modified: nil, parent: nil, share: nil, "
+                + "shortGUID: nil)")
         #expect(Mirror(reflecting: record).children.map(\.label) == ["recordType", "id", "fields", "recordChangeTag",
-                                                                    "created", "modified", "parent", "share"])
+                                                                    "created", "modified", "parent", "share",
+                                                                    "shortGUID"])
     }
 }

@@ -108,7 +108,7 @@ struct StoreFormatUpgradeTests {
             var r = ByteReader(Array(payload))
             #expect(mutations == (try MutationCodec.decodeMutations(&r)) && notes.isEmpty)
         }
-        let future = [UInt8(6)] + Array(scan.entries[0]) + [0]
+        let future = [SharedLogEntryCodec.readable.upperBound + 1] + Array(scan.entries[0]) + [0]
         #expect(throws: MutationCodec.DecodeError.self) { try SharedLogEntryCodec.decode(future) }
     }
 
@@ -166,7 +166,7 @@ struct StoreFormatUpgradeTests {
         reopened.automaticPush = false
         let store = try await PostgresStore.open(options: reopened, clock: ManualClock(start: .seconds(1_700_000_100)))
         defer { store.close() }
-        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "11")
+        #expect(try cluster.sql("SELECT max(version) FROM \(schema).zonertc_migrations") == "13")
         try await expectFixtureContent(store)
         try await store.client(user: "alice", deviceID: "phone").save([Record(
             recordType: "Note", id: RecordID(recordName: "after", zoneID: Self.room),

@@ -37,6 +37,7 @@ extension StoreState {
             }
         case let .deleteZone(id, purged):
             guard let zone = zones.removeValue(forKey: id) else { return }
+            shortGUIDs.removeZone(zone)
             databases[DatabaseKey(user: id.ownerName, scope: .private), default: .init()]
                 .zoneChanged(id, purged ? .purged : .deleted)
             for user in zone.acceptedUsers.sorted() {
@@ -56,7 +57,10 @@ extension StoreState {
             guard let slot else { return }
             let shared = RecordShare.isRecordShare(record)
             let before = shared ? zones.values[slot].acceptedUsers : []
-            zones.values[slot].put(record, as: Self.key(recordKey, naming: record.id.recordName))
+            let old = zones.values[slot].put(record, as: Self.key(recordKey, naming: record.id.recordName))
+            if ShortGUIDIndex.mayMatter(record) || ShortGUIDIndex.mayMatter(old) {
+                shortGUIDs.noteRecord(old: old, new: record)
+            }
             if shared { sharedAccessChanged(zoneID, before: before, after: zones.values[slot].acceptedUsers) }
             zoneContentChanged(zoneID, at: slot)
         case let .deleteRecord(id, recordType, atMs, sharedRoots):
@@ -64,8 +68,9 @@ extension StoreState {
             guard let slot = zones.index(forKey: id.zoneID), zones.values[slot].records[key] != nil else { return }
             let shared = recordType == RecordShare.recordType
             let before = shared ? zones.values[slot].acceptedUsers : []
-            zones.values[slot].remove(key, Tombstone(recordType: recordType, deletedAtMs: atMs,
-                                                                  sharedRoots: sharedRoots))
+            let old = zones.values[slot].remove(key, Tombstone(recordType: recordType, deletedAtMs: atMs,
+                                                                 sharedRoots: sharedRoots))
+            if ShortGUIDIndex.mayMatter(old) { shortGUIDs.noteRecord(old: old, new: nil) }
             if shared {
                 // Who loses access hears of the zone's deletion after the change that took it away.
                 zoneContentChanged(id.zoneID, at: slot)
@@ -79,11 +84,13 @@ extension StoreState {
                 nextChangeTag = max(nextChangeTag, n == .max ? .max : n + 1)
             }
             let before = zones[share.zoneID]!.acceptedUsers
+            shortGUIDs.noteZoneShare(share.zoneID, old: zones[share.zoneID]!.share, new: share)
             zones[share.zoneID]!.share = share
             sharedAccessChanged(share.zoneID, before: before, after: zones[share.zoneID]!.acceptedUsers)
         case let .deleteShare(zoneID):
             guard zones[zoneID]?.share != nil else { return }
             let before = zones[zoneID]!.acceptedUsers
+            shortGUIDs.noteZoneShare(zoneID, old: zones[zoneID]!.share, new: nil)
             zones[zoneID]!.share = nil
             sharedAccessChanged(zoneID, before: before, after: zones[zoneID]!.acceptedUsers)
         case let .putSubscription(user, scope, subscription):
@@ -151,8 +158,9 @@ extension ZoneState {
     // One mutation of the zone in place: the zone is looked up once per record saved or deleted,
     // not once per field changed (each lookup hashes the zone's owner and name).
 
-    /// Saves `record`, whose key is `key`, as the zone's next change.
-    mutating func put(_ record: Record, as key: RecordKey) {
+    /// Saves `record`, whose key is `key`, as the zone's next change; returns the record it replaced.
+    @discardableResult
+    mutating func put(_ record: Record, as key: RecordKey) -> Record? {
         sequence += 1
         let old = records.updateValue(record, forKey: key)
         noteShareRecord(key, old: old, new: record)
@@ -162,15 +170,18 @@ extension ZoneState {
         // Most zones hold no tombstones; looking one up would cost a lookup all the same.
         if !tombstones.isEmpty { tombstones[key] = nil }
         log.record(key, at: sequence)
+        return old
     }
 
-    /// Deletes the record `key` names, leaving `tombstone`, as the zone's next change.
-    mutating func remove(_ key: RecordKey, _ tombstone: Tombstone) {
+    /// Deletes the record `key` names, leaving `tombstone`, as the zone's next change; returns it.
+    @discardableResult
+    mutating func remove(_ key: RecordKey, _ tombstone: Tombstone) -> Record? {
         sequence += 1
         let old = records.removeValue(forKey: key)
         noteShareRecord(key, old: old, new: nil)
         if !references.isEmpty, let old { references.remove(key, old) }
         tombstones[key] = tombstone
         log.record(key, at: sequence)
+        return old
     }
 }

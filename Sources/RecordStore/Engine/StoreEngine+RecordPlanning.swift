@@ -101,7 +101,7 @@ extension StoreEngine {
             return planSave(operation.kind, r, removing: [], scope: scope, recordsFit: recordsFit, planned, ctx)
         case .update(let r, let removing), .forceUpdate(let r, let removing):
             if r.id.recordName == ZoneShare.recordName {
-                return planZoneShareSave(operation.kind, r, scope: scope, planned, ctx)
+                return planZoneShareSave(operation.kind, r, removing: removing, scope: scope, planned, ctx)
             }
             return planSave(operation.kind, r, removing: removing, scope: scope, recordsFit: recordsFit, planned, ctx)
         case .delete(let id, let tag):
@@ -167,8 +167,10 @@ extension StoreEngine {
                 if kind.checksTag { try Self.checkTag(sent.recordChangeTag, of: existing, kind) }
                 saved.recordType = existing.recordType
                 saved.created = existing.created
-                // The share is the server's to set (sharing), whatever a save sends.
+                // The share is the server's to set (sharing), whatever a save sends; a short GUID,
+                // once made, stays the record's (a save asking for one again gets the same).
                 saved.share = existing.share
+                saved.shortGUID = existing.shortGUID ?? sent.shortGUID
                 if kind == .update || kind == .forceUpdate {
                     saved.fields = existing.fields.merging(sent.fields)
                     for name in removing { saved.fields[name] = nil }

@@ -187,15 +187,6 @@ extension StoreEngine {
         return roots
     }
 
-    /// The record share with `shortGUID`, in any zone (a scan, as for zone-wide shares).
-    func recordShare(shortGUID: String) -> ZoneShare? {
-        guard !shortGUID.isEmpty else { return nil }
-        for zone in state.zones.values {
-            if let share = zone.recordShare(shortGUID: shortGUID) { return share }
-        }
-        return nil
-    }
-
     /// Accepts a record share for `ctx.user` (already resolved as one they may join): the share
     /// record is saved with the user accepted, and its zone appears in their shared database.
     mutating func acceptRecordShare(_ share: ZoneShare, _ ctx: RequestContext) throws(StoreError) -> ZoneShare {

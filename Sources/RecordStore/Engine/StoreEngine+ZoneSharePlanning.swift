@@ -19,8 +19,8 @@ extension StoreEngine {
     /// share's keys as `RecordShare.fields(of:)` writes them, only those the request sent (an
     /// `update` changes only those). Participants who accepted and stay keep their acceptance;
     /// the short GUID is kept once made.
-    func planZoneShareSave(_ kind: RecordOperation.Kind, _ sent: Record, scope: DatabaseScope,
-                           _ planned: PlannedChanges, _ ctx: RequestContext) -> ItemPlan {
+    func planZoneShareSave(_ kind: RecordOperation.Kind, _ sent: Record, removing: [String] = [],
+                           scope: DatabaseScope, _ planned: PlannedChanges, _ ctx: RequestContext) -> ItemPlan {
         var id = sent.id
         var zone: ZoneID?
         do throws(StoreError) {
@@ -66,6 +66,18 @@ extension StoreEngine {
                                                           status: status)
                 }
                 share.participants = participants
+            }
+            // Its own fields as a record's: an update changes those sent (and clears `removing`).
+            if replacing {
+                share.fields = wanted.fields
+            } else {
+                share.fields = share.fields.merging(wanted.fields)
+                for name in removing { share.fields[name] = nil }
+            }
+            let size = share.fields.dataSize
+            if size > configuration.maxRecordBytes {
+                throw StoreError(.limitExceeded, "the share of \(resolved) would hold \(size) bytes of fields; the "
+                                 + "limit is \(configuration.maxRecordBytes)")
             }
             return ItemPlan(id: id, zone: resolved, outcome: .saveZoneShare(share))
         } catch {

@@ -74,11 +74,6 @@ struct ZoneState: Sendable {
         sharedDatabases = acceptedUsers.sorted().map { DatabaseKey(user: $0, scope: .shared) }
     }
 
-    /// The record share whose short GUID is `guid`.
-    func recordShare(shortGUID guid: String) -> ZoneShare? {
-        recordShares.values.first { $0.shortGUID == guid }
-    }
-
     /// `share.effectivePermission(for:)` for every user it is not nil for.
     private static func acceptedPermissions(_ share: ZoneShare) -> [String: SharePermission] {
         var permissions: [String: SharePermission] = [:]
@@ -137,6 +132,8 @@ struct StoreState: Sendable {
     var publicQueries = PublicQueryIndex()
     /// Web clients' push tokens (tokens/create), by digest.
     var webTokens = WebTokenTable()
+    /// The shares and records each short GUID leads to (records/resolve).
+    var shortGUIDs = ShortGUIDIndex()
     var nextChangeTag: UInt64 = 1
     var nextIncarnation: UInt64 = 1
 

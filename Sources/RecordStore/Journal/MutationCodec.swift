@@ -12,9 +12,16 @@ import ZoneCore
 /// it does not know, naming it. A deletion in a zone holding record shares is written as tag 16: tag
 /// 4 followed by the shared roots whose hierarchy held the record (`Tombstone.sharedRoots`); other
 /// deletions stay tag 4, so a store without record shares stays readable by earlier builds.
+/// Record format 3 is format 2 followed by the record's optional short GUID (`Record.shortGUID`); a
+/// record is written in it only when it has one, so a store without such records stays readable by
+/// earlier builds, and one with them is refused by them ("upgrade zonertc") rather than misread.
+/// A zone-wide share with fields of its own (`ZoneShare.fields`: title, thumbnail, type) is written as
+/// tag 17: tag 11 followed by the fields as a record's; a share without them stays tag 11.
 enum MutationCodec {
-    /// The record format this build writes.
+    /// The record format this build writes for a record without a short GUID.
     static let recordFormat: UInt8 = 2
+    /// The record format this build writes for a record with a short GUID.
+    static let recordFormatWithShortGUID: UInt8 = 3
     struct DecodeError: Error, CustomStringConvertible {
         var description: String
     }
@@ -42,14 +49,15 @@ enum MutationCodec {
         case let .deleteZone(id, purged):
             w.writeUInt8(2); encode(id, into: &w); w.writeUInt8(purged ? 1 : 0)
         case let .putRecord(record):
-            w.writeUInt8(10); w.writeUInt8(recordFormat); encode(record, into: &w)
+            let format = record.shortGUID == nil ? recordFormat : recordFormatWithShortGUID
+            w.writeUInt8(10); w.writeUInt8(format); encode(record, format: format, into: &w)
         case let .deleteRecord(id, type, atMs, nil):
             w.writeUInt8(4); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
         case let .deleteRecord(id, type, atMs, roots?):
             w.writeUInt8(16); encode(id, into: &w); w.writeString(type); w.writeInt64(atMs)
             encode(roots, into: &w)
         case let .putShare(share):
-            w.writeUInt8(11); encode(share, into: &w)
+            w.writeUInt8(share.fields.isEmpty ? 11 : 17); encode(share, into: &w)
         case let .deleteShare(id):
             w.writeUInt8(6); encode(id, into: &w)
         case let .putSubscription(user, scope, sub):
@@ -78,6 +86,7 @@ enum MutationCodec {
                                  sharedRoots: try decodeNames(&r))
         case 5: return .putShare(try decodeShare(&r, withShortGUID: false))
         case 11: return .putShare(try decodeShare(&r, withShortGUID: true))
+        case 17: return .putShare(try decodeShare(&r, withShortGUID: true, withFields: true))
         case 6: return .deleteShare(try decodeZoneID(&r))
         case 7: return .putSubscription(user: try r.readString(), scope: try decodeScope(&r), try decodeSubscription(&r))
         case 8:
@@ -136,6 +145,24 @@ enum MutationCodec {
         }
     }
 
+    /// Whether any of `mutations` saves a zone-wide share with fields (tag 17), which builds before
+    /// shares kept fields cannot read.
+    static func holdsShareFields(_ mutations: [Mutation]) -> Bool {
+        mutations.contains {
+            if case .putShare(let share) = $0 { return !share.fields.isEmpty }
+            return false
+        }
+    }
+
+    /// Whether any of `mutations` saves a record with a short GUID (record format 3), which builds
+    /// before plain records had short GUIDs cannot read.
+    static func holdsShortGUIDs(_ mutations: [Mutation]) -> Bool {
+        mutations.contains {
+            if case .putRecord(let record) = $0 { return record.shortGUID != nil }
+            return false
+        }
+    }
+
     /// Whether any of `mutations` is one that builds before web tokens were kept cannot read.
     static func holdsWebTokens(_ mutations: [Mutation]) -> Bool {
         mutations.contains {
@@ -184,9 +211,9 @@ enum MutationCodec {
     /// A record format number this build reads.
     static func readRecordFormat(_ r: inout ByteReader) throws -> UInt8 {
         let format = try r.readUInt8()
-        guard format == 2 else {
+        guard format == 2 || format == 3 else {
             throw DecodeError(description: "record format \(format) at offset \(r.offset - 1) "
-                              + "(this build reads 1 and 2): upgrade zonertc")
+                              + "(this build reads 1 to 3): upgrade zonertc")
         }
         return format
     }
@@ -218,8 +245,10 @@ enum MutationCodec {
         }
     }
 
-    /// A record in the current record format (its number is written by the caller).
-    static func encode(_ record: Record, into w: inout ByteWriter) {
+    /// A record in record format `format`, 2 or 3 (its number is written by the caller); format 2
+    /// leaves the short GUID out, so only a record without one may be written in it.
+    static func encode(_ record: Record, format: UInt8, into w: inout ByteWriter) {
+        assert(format == recordFormatWithShortGUID || record.shortGUID == nil, "a short GUID in record format 2")
         w.writeString(record.recordType)
         encode(record.id, into: &w)
         w.writeString(record.recordChangeTag ?? "")
@@ -227,12 +256,31 @@ enum MutationCodec {
         encode(record.modified, into: &w)
         encode(optional: record.parent, into: &w)
         encode(optional: record.share, into: &w)
-        w.writeVarint(UInt64(record.fields.count))
+        if format >= 3 { encode(optional: record.shortGUID, into: &w) }
+        encode(record.fields, into: &w)
+    }
+
+    /// Fields (a record's; a zone-wide share's, tag 17): a count, then each name and value.
+    static func encode(_ fields: RecordFields, into w: inout ByteWriter) {
+        w.writeVarint(UInt64(fields.count))
         // Names sorted, so a record's bytes never depend on the order its fields were set in.
-        for field in record.fields.sorted(by: { $0.key < $1.key }) {
+        for field in fields.sorted(by: { $0.key < $1.key }) {
             w.writeString(field.key)
             encode(field.value, into: &w)
         }
+    }
+
+    static func decodeFields(_ r: inout ByteReader) throws -> RecordFields {
+        let n = try r.readVarint()
+        guard n <= UInt64(r.remaining) else { throw DecodeError(description: "field count \(n) exceeds entry") }
+        var pairs: [(String, FieldValue)] = []
+        pairs.reserveCapacity(Int(n))
+        for _ in 0..<n {
+            let key = try r.readString()
+            pairs.append((key, try decodeValue(&r, depth: 0)))
+        }
+        // A name written twice keeps its last value, as it did when this read into a dictionary.
+        return RecordFields(pairs)
     }
 
     static func decodeRecord(_ r: inout ByteReader, format: UInt8) throws -> Record {
@@ -243,18 +291,10 @@ enum MutationCodec {
         let modified = try decodeStamp(&r, format: format)
         let parent = format >= 2 ? try decodeOptionalString(&r) : nil
         let share = format >= 2 ? try decodeOptionalString(&r) : nil
-        let n = try r.readVarint()
-        guard n <= UInt64(r.remaining) else { throw DecodeError(description: "field count \(n) exceeds entry") }
-        var pairs: [(String, FieldValue)] = []
-        pairs.reserveCapacity(Int(n))
-        for _ in 0..<n {
-            let key = try r.readString()
-            pairs.append((key, try decodeValue(&r, depth: 0)))
-        }
-        // A name written twice keeps its last value, as it did when this read into a dictionary.
-        let fields = RecordFields(pairs)
+        let shortGUID = format >= 3 ? try decodeOptionalString(&r) : nil
+        let fields = try decodeFields(&r)
         return Record(recordType: type, id: id, fields: fields, recordChangeTag: tag.isEmpty ? nil : tag,
-                      created: created, modified: modified, parent: parent, share: share)
+                      created: created, modified: modified, parent: parent, share: share, shortGUID: shortGUID)
     }
 
     static func encode(_ v: FieldValue, into w: inout ByteWriter) {
@@ -378,9 +418,11 @@ enum MutationCodec {
             w.writeString(user); encode(p.permission, into: &w); w.writeUInt8(p.status == .accepted ? 1 : 0)
         }
         encode(optional: share.shortGUID, into: &w)
+        if !share.fields.isEmpty { encode(share.fields, into: &w) }
     }
 
-    static func decodeShare(_ r: inout ByteReader, withShortGUID: Bool) throws -> ZoneShare {
+    /// A zone-wide share: `withShortGUID` for tag 11 and later, `withFields` for tag 17.
+    static func decodeShare(_ r: inout ByteReader, withShortGUID: Bool, withFields: Bool = false) throws -> ZoneShare {
         let zone = try decodeZoneID(&r)
         let pub = try decodePermission(&r)
         let tag = try r.readString()
@@ -395,7 +437,7 @@ enum MutationCodec {
         }
         let shortGUID = withShortGUID ? try decodeOptionalString(&r) : nil
         return ZoneShare(zoneID: zone, publicPermission: pub, participants: participants, changeTag: tag,
-                         shortGUID: shortGUID)
+                         shortGUID: shortGUID, fields: withFields ? try decodeFields(&r) : [:])
     }
 
     static func encode(_ sub: Subscription, into w: inout ByteWriter) {

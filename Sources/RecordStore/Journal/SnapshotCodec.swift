@@ -13,23 +13,36 @@ import ZoneCore
 /// Snapshot 4 is snapshot 3 (its token section always present) whose tombstones are each followed by
 /// their shared roots (flag 0: none kept; 1: a count and the names); it is written only when a
 /// tombstone kept holds them (`Tombstone.sharedRoots`), which only zones with record shares make.
+/// Snapshot 5 is snapshot 4 with its records in record format 3 (each with its optional short GUID);
+/// it is written only when a record has a short GUID (`Record.shortGUID`). Snapshot 6 is snapshot 5
+/// whose zone-wide shares may be written with their fields (share flag 3, tag 17's layout); it is
+/// written only when a zone-wide share has fields (`ZoneShare.fields`).
 enum SnapshotCodec {
     static let magic: [UInt8] = Array("ZRSNAP2\n".utf8)
     static let magicWithWebTokens: [UInt8] = Array("ZRSNAP3\n".utf8)
     static let magicWithSharedRoots: [UInt8] = Array("ZRSNAP4\n".utf8)
+    static let magicWithShortGUIDs: [UInt8] = Array("ZRSNAP5\n".utf8)
+    static let magicWithShareFields: [UInt8] = Array("ZRSNAP6\n".utf8)
     /// The snapshot versions this build reads, with the record format each holds.
     static let readable: [(magic: [UInt8], recordFormat: UInt8)] = [
         (Array("ZRSNAP1\n".utf8), 1), (magic, MutationCodec.recordFormat),
         (magicWithWebTokens, MutationCodec.recordFormat), (magicWithSharedRoots, MutationCodec.recordFormat),
+        (magicWithShortGUIDs, MutationCodec.recordFormatWithShortGUID),
+        (magicWithShareFields, MutationCodec.recordFormatWithShortGUID),
     ]
 
     static func encode(_ state: StoreState, generation: UInt64, pruneTombstonesBeforeMs: Int64) -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 16)
         let tokens = state.webTokens.byDigest.keys.sorted()
-        let withRoots = state.zones.values.contains { zone in
+        let withShareFields = state.zones.values.contains { $0.share.map { !$0.fields.isEmpty } ?? false }
+        let withGUIDs = withShareFields || state.shortGUIDs.holdsRecords
+        let withRoots = withGUIDs || state.zones.values.contains { zone in
             zone.tombstones.values.contains { $0.sharedRoots != nil && $0.deletedAtMs >= pruneTombstonesBeforeMs }
         }
-        w.writeBytes(withRoots ? magicWithSharedRoots : tokens.isEmpty ? magic : magicWithWebTokens)
+        let recordFormat = withGUIDs ? MutationCodec.recordFormatWithShortGUID : MutationCodec.recordFormat
+        w.writeBytes(withShareFields ? magicWithShareFields : withGUIDs ? magicWithShortGUIDs
+                     : withRoots ? magicWithSharedRoots
+                     : tokens.isEmpty ? magic : magicWithWebTokens)
         w.writeUInt64(generation)
         w.writeVarint(state.nextChangeTag)
         w.writeVarint(state.nextIncarnation)
@@ -65,9 +78,9 @@ enum SnapshotCodec {
             w.writeVarint(zone.incarnation)
             w.writeInt64(zone.createdAtMs)
             w.writeVarint(zone.sequence)
-            // 2: a share with its short GUID; 1 (earlier builds): without.
+            // 3: a share with its short GUID and fields; 2: with its short GUID; 1 (earlier builds): without.
             if let share = zone.share {
-                w.writeUInt8(2)
+                w.writeUInt8(share.fields.isEmpty ? 2 : 3)
                 MutationCodec.encode(share, into: &w)
             } else {
                 w.writeUInt8(0)
@@ -77,7 +90,7 @@ enum SnapshotCodec {
             w.writeVarint(UInt64(records.count))
             for (name, seq) in records {
                 w.writeVarint(seq)
-                MutationCodec.encode(zone.records[name]!, into: &w)
+                MutationCodec.encode(zone.records[name]!, format: recordFormat, into: &w)
             }
             let tombs = live.filter {
                 guard let t = zone.tombstones[$0.key] else { return false }
@@ -109,7 +122,7 @@ enum SnapshotCodec {
         guard let format = readable.first(where: { $0.magic == head })?.recordFormat else {
             throw MutationCodec.DecodeError(description: head.starts(with: Array("ZRSNAP".utf8))
                 ? "snapshot version '\(String(decoding: head.dropFirst(6).prefix(1), as: UTF8.self))' is newer than "
-                  + "this build reads (1 to 4): upgrade zonertc"
+                  + "this build reads (1 to 6): upgrade zonertc"
                 : "not a ZoneRTC snapshot (bad magic)")
         }
         let generation = try r.readUInt64()
@@ -149,6 +162,8 @@ enum SnapshotCodec {
             case 0: break
             case 1: zone.share = try MutationCodec.decodeShare(&r, withShortGUID: false)
             case 2: zone.share = try MutationCodec.decodeShare(&r, withShortGUID: true)
+            case 3 where head == magicWithShareFields:
+                zone.share = try MutationCodec.decodeShare(&r, withShortGUID: true, withFields: true)
             case let flag: throw MutationCodec.DecodeError(description: "share flag \(flag) of zone \(id)")
             }
             var pairs: [(key: RecordKey, seq: UInt64)] = []
@@ -165,7 +180,7 @@ enum SnapshotCodec {
                 let seq = try r.readVarint()
                 let key = RecordKey(try r.readString())
                 var tomb = Tombstone(recordType: try r.readString(), deletedAtMs: try r.readInt64())
-                if head == magicWithSharedRoots {
+                if head == magicWithSharedRoots || head == magicWithShortGUIDs || head == magicWithShareFields {
                     switch try r.readUInt8() {
                     case 0: break
                     case 1: tomb.sharedRoots = try MutationCodec.decodeNames(&r)
@@ -178,9 +193,10 @@ enum SnapshotCodec {
             zone.log = ChangeLog(restoring: pairs)
             state.zones[id] = zone
         }
-        if head == magicWithWebTokens || head == magicWithSharedRoots {
+        if [magicWithWebTokens, magicWithSharedRoots, magicWithShortGUIDs, magicWithShareFields].contains(head) {
             for _ in 0..<(try count(&r)) { state.webTokens.put(try MutationCodec.decodeWebToken(&r)) }
         }
+        state.shortGUIDs.rebuild(from: state.zones)
         guard r.isAtEnd else { throw MutationCodec.DecodeError(description: "\(r.remaining) stray bytes after snapshot") }
         return (state, generation)
     }

@@ -26,10 +26,12 @@ public struct Record: Hashable {
 
     public init(
         recordType: String, id: RecordID, fields: RecordFields = [:], recordChangeTag: String? = nil,
-        created: RecordStamp? = nil, modified: RecordStamp? = nil, parent: String? = nil, share: String? = nil
+        created: RecordStamp? = nil, modified: RecordStamp? = nil, parent: String? = nil, share: String? = nil,
+        shortGUID: String? = nil
     ) {
         storage = .make(RecordParts(recordType: recordType, id: id, fields: fields, recordChangeTag: recordChangeTag,
-                                    created: created, modified: modified, parent: parent, share: share))
+                                    created: created, modified: modified, parent: parent, share: share,
+                                    shortGUID: shortGUID))
     }
 
     /// The parts, to be changed: the box is first copied when another record shares it.
@@ -93,6 +95,16 @@ public struct Record: Hashable {
         _modify { yield &uniqueParts.pointee.share }
     }
 
+    /// The record's short GUID (Record Dictionary, `createShortGUID` and `shortGUID`; records/resolve,
+    /// "Fetching Record Information", finds records by it): made once, when a save asks for it, and
+    /// kept while the record lives. A record share keeps its own in its
+    /// system fields (`RecordShare.Field.shortGUID`), not here.
+    @inlinable
+    public var shortGUID: String? {
+        get { storage.parts.pointee.shortGUID }
+        _modify { yield &uniqueParts.pointee.shortGUID }
+    }
+
     /// Equal parts; two records sharing a box are still compared part by part (a field holding a
     /// NaN is unequal to itself, as it was before records shared boxes).
     public static func == (a: Record, b: Record) -> Bool { a.storage.parts.pointee == b.storage.parts.pointee }
@@ -118,7 +130,8 @@ extension Record: CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: ["recordType": recordType, "id": id, "fields": fields,
                                 "recordChangeTag": recordChangeTag as Any, "created": created as Any,
-                                "modified": modified as Any, "parent": parent as Any, "share": share as Any],
+                                "modified": modified as Any, "parent": parent as Any, "share": share as Any,
+                                "shortGUID": shortGUID as Any],
                displayStyle: .struct)
     }
 }

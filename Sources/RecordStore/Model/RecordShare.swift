@@ -21,6 +21,13 @@ public enum RecordShare {
         public static let shortGUID = "cloudkit.shortGUID"
     }
 
+    /// The fields a client may save on a share, with the type each takes: the CloudKit framework's
+    /// `CKShare.SystemFieldKey` — `title` and `shareType` (a UTI) as strings, `thumbnailImageData`
+    /// as bytes. They are the share's (`ZoneShare.fields`), answered in its `fields`.
+    public static let clientFields: [String: String] = [
+        "cloudkit.title": "STRING", "cloudkit.thumbnailImageData": "BYTES", "cloudkit.type": "STRING",
+    ]
+
     /// Whether `record` is a record share (a share record that is not the zone-wide one).
     public static func isRecordShare(_ record: Record) -> Bool {
         record.recordType == recordType && record.id.recordName != ZoneShare.recordName
@@ -61,6 +68,7 @@ public enum RecordShare {
             share.publicPermission = SharePermission(rawValue: text) ?? .none
         }
         if case .string(let guid)? = record[Field.shortGUID] { share.shortGUID = guid }
+        for name in clientFields.keys { if let value = record[name] { share.fields[name] = value } }
         if case .list(let items)? = record[Field.participants] {
             for case .string(let item) in items {
                 let parts = item.split(separator: " ", maxSplits: 2).map(String.init)
@@ -84,6 +92,7 @@ public enum RecordShare {
         }
         fields[Field.participants] = items.isEmpty ? .emptyList(elementType: "STRING") : .list(items)
         if let guid = share.shortGUID { fields[Field.shortGUID] = .string(guid) }
+        for (name, value) in share.fields { fields[name] = value }
         return fields
     }
 }

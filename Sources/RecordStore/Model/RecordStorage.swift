@@ -3,7 +3,7 @@
 //
 // A record travels by value through every layer (a request, the store's tables, a change-feed
 // page, an inbox, a decoder). Held inline, each of its reference-counted parts (type, name, zone
-// and owner names, fields, tag, the two stamps' users and devices, parent, share) would be
+// and owner names, fields, tag, the two stamps' users and devices, parent, share, short GUID) would be
 // retained and released at every hand-over; boxed, a hand-over retains one reference.
 //
 // The box is a `ManagedBuffer` read through its header's pointer: a class's stored property is
@@ -20,10 +20,11 @@ struct RecordParts: Hashable, Sendable {
     @usableFromInline var modified: RecordStamp?
     @usableFromInline var parent: String?
     @usableFromInline var share: String?
+    @usableFromInline var shortGUID: String?
 
     @inlinable
     init(recordType: String, id: RecordID, fields: RecordFields, recordChangeTag: String?,
-         created: RecordStamp?, modified: RecordStamp?, parent: String?, share: String?) {
+         created: RecordStamp?, modified: RecordStamp?, parent: String?, share: String?, shortGUID: String?) {
         self.recordType = recordType
         self.id = id
         self.fields = fields
@@ -32,6 +33,7 @@ struct RecordParts: Hashable, Sendable {
         self.modified = modified
         self.parent = parent
         self.share = share
+        self.shortGUID = shortGUID
     }
 }
 

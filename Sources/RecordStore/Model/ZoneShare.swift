@@ -50,14 +50,19 @@ public struct ZoneShare: Hashable, Sendable {
     /// share, never derived from names. Nil for a share saved before this field existed, or by the
     /// simulator; the next save through `records/modify` gives it one.
     public var shortGUID: String?
+    /// The share's own fields, those `RecordShare.clientFields` names (its title, thumbnail and
+    /// type: the CloudKit framework's `CKShare.SystemFieldKey`), as the owner saved them.
+    public var fields: RecordFields = [:]
 
     public init(zoneID: ZoneID, publicPermission: SharePermission = .none,
-                participants: [String: ShareParticipant] = [:], changeTag: String, shortGUID: String? = nil) {
+                participants: [String: ShareParticipant] = [:], changeTag: String, shortGUID: String? = nil,
+                fields: RecordFields = [:]) {
         self.zoneID = zoneID
         self.publicPermission = publicPermission
         self.participants = participants
         self.changeTag = changeTag
         self.shortGUID = shortGUID
+        self.fields = fields
     }
 
     /// A new short GUID: 130 bits of the system's random source in 26 characters of lowercase

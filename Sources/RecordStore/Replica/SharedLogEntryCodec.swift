@@ -14,16 +14,23 @@ import ZoneCore
 /// may hold shares with their short GUID (`putShare` tag 11). Version 4 entries hold web push tokens
 /// (tags 14 and 15); only entries that do are written as version 4. Version 5 entries hold deletions
 /// with their shared roots (tag 16), and may hold web push tokens; only entries with such a deletion
-/// are written as version 5.
+/// are written as version 5. Version 6 entries hold records with a short GUID of their own (record
+/// format 3), and may hold anything earlier versions do; only entries with such a record are
+/// written as version 6. Version 7 entries hold zone-wide shares with fields (tag 17), and may hold
+/// anything earlier versions do; only entries with such a share are written as version 7.
 enum SharedLogEntryCodec {
     static let version: UInt8 = 3
     static let versionWithWebTokens: UInt8 = 4
     static let versionWithSharedRoots: UInt8 = 5
+    static let versionWithShortGUIDs: UInt8 = 6
+    static let versionWithShareFields: UInt8 = 7
     /// The versions this build reads.
-    static let readable: ClosedRange<UInt8> = 1...5
+    static let readable: ClosedRange<UInt8> = 1...7
 
     /// The earliest version that holds `mutations`, so that earlier builds read what they can.
     static func version(of mutations: [Mutation]) -> UInt8 {
+        if MutationCodec.holdsShareFields(mutations) { return versionWithShareFields }
+        if MutationCodec.holdsShortGUIDs(mutations) { return versionWithShortGUIDs }
         if MutationCodec.holdsSharedRoots(mutations) { return versionWithSharedRoots }
         return MutationCodec.holdsWebTokens(mutations) ? versionWithWebTokens : version
     }

@@ -24,8 +24,10 @@ extension StoreAPI {
     /// The record a share's operation saves — a record share, or the zone-wide share
     /// `cloudkit.zoneshare` — its system fields from the share's keys (only those sent, so an
     /// `update` changes what it names), with a fresh short GUID that the engine keeps only for a
-    /// share that has none.
-    static func decodeShareRecord(_ record: WireObject, zone: ZoneID, kind: RecordOperation.Kind) throws -> Record {
+    /// share that has none, and the share's own fields (`RecordShare.clientFields`, each of its
+    /// type); also the fields sent as `null`, which an `update` clears.
+    static func decodeShareRecord(_ record: WireObject, zone: ZoneID,
+                                  kind: RecordOperation.Kind) throws -> (record: Record, cleared: [String]) {
         try record.allowing(.shareRecord)
         let zoneWide = isZoneShareRecord(record)
         if zoneWide {
@@ -46,10 +48,23 @@ extension StoreAPI {
             ?? zone
         var share = Record(recordType: RecordShare.recordType, id: RecordID(recordName: name, zoneID: recordZone),
                            recordChangeTag: try record.string("recordChangeTag"))
-        guard !forDelete else { return share }
-        if let fields = try record.object("fields"), !fields.object.isEmpty {
-            throw WireFormat.ShapeError("\(record.name("fields")): a share's fields (cloudkit.title, …) are not "
-                                        + "stored; send none")
+        guard !forDelete else { return (share, []) }
+        var cleared: [String] = []
+        if let fields = try record.object("fields") {
+            for (key, value) in fields.object {
+                guard let type = RecordShare.clientFields[key] else {
+                    throw WireFormat.ShapeError("\(record.name("fields")).\(key): a share keeps only the fields "
+                                                + RecordShare.clientFields.keys.sorted().joined(separator: ", "))
+                }
+                guard let v = try WireFormat.decodeField(value, name: "\(name).\(key)", zone: recordZone) else {
+                    cleared.append(key)
+                    continue
+                }
+                guard v.typeName == type else {
+                    throw WireFormat.ShapeError("\(record.name("fields")).\(key): a \(type), not a \(v.typeName)")
+                }
+                share[key] = v
+            }
         }
         if let root = try record.object("forRecord", what: #"{"recordName": …}"#) {
             share[RecordShare.Field.root] = .string(try root.requiredString("recordName"))
@@ -71,15 +86,15 @@ extension StoreAPI {
         if keys.participants != nil || kind != .update && kind != .forceUpdate {
             share[RecordShare.Field.participants] = fields[RecordShare.Field.participants]
         }
-        return share
+        return (share, cleared.sorted())
     }
 
-    /// The operation `kind` on `record`.
-    static func operation(_ kind: RecordOperation.Kind, _ record: Record) -> RecordOperation {
+    /// The operation `kind` on `record` (an update clearing `removing`).
+    static func operation(_ kind: RecordOperation.Kind, _ record: Record, removing: [String] = []) -> RecordOperation {
         switch kind {
         case .create: return .create(record)
-        case .update: return .update(record)
-        case .forceUpdate: return .forceUpdate(record)
+        case .update: return .update(record, removing: removing)
+        case .forceUpdate: return .forceUpdate(record, removing: removing)
         case .replace: return .replace(record)
         case .forceReplace: return .forceReplace(record)
         case .delete: return .delete(record.id, recordChangeTag: record.recordChangeTag)

@@ -45,7 +45,7 @@ extension StoreAPI {
             }
             if Self.isZoneShareRecord(recordObject) || Self.isRecordShareRecord(recordObject) {
                 let share = try Self.decodeShareRecord(recordObject, zone: zone, kind: kind)
-                operations.append(Self.operation(kind, share))
+                operations.append(Self.operation(kind, share.record, removing: share.cleared))
                 renderings.append(try Self.rendering(op, over: rendering))
                 continue
             }

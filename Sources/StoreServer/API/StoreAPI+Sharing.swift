@@ -151,7 +151,7 @@ extension StoreAPI {
         }
         var o: WireFormat.Object = [
             "recordName": share.shareRecordName, "recordType": shareRecordType, "recordChangeTag": share.changeTag,
-            "zoneID": WireFormat.encode(share.zoneID), "fields": WireFormat.Object(),
+            "zoneID": WireFormat.encode(share.zoneID),
             "publicPermission": name(of: share.publicPermission), "owner": owner, "participants": participants,
         ]
         if let guid = share.shortGUID {
@@ -164,7 +164,11 @@ extension StoreAPI {
             o["currentUserParticipant"] = encodeParticipant(user: user, permission: p.permission, type: "PRIVATE_USER",
                                                             accepted: p.status == .accepted)
         }
-        if rendering.desiredKeys == [] { o["fields"] = WireFormat.Object() }
+        var fields = share.fields
+        if let desired = rendering.desiredKeys {
+            fields = RecordFields(share.fields.lazy.filter { desired.contains($0.key) }.map { ($0.key, $0.value) })
+        }
+        o["fields"] = WireFormat.encodeFields(fields, numbersAsStrings: rendering.numbersAsStrings)
         return o
     }
 
@@ -204,12 +208,19 @@ extension StoreAPI {
         var results: [WireFormat.Object] = []
         for (guid, rootRendering) in guids {
             do {
-                let resolved = accept ? try await client.acceptShare(shortGUID: guid)
-                                      : try await client.resolveShare(shortGUID: guid)
-                var o = Self.encode(resolved, shortGUID: guid, for: client.userRecordName)
-                if let rootRendering, let root = resolved.rootRecord {
-                    o["rootRecord"] = WireFormat.encode(root, rootRendering)
+                let resolved = accept ? .share(try await client.acceptShare(shortGUID: guid))
+                                      : try await client.resolve(shortGUID: guid)
+                var o: WireFormat.Object
+                var root: Record?
+                switch resolved {
+                case .share(let share):
+                    o = Self.encode(share, shortGUID: guid, for: client.userRecordName)
+                    root = share.rootRecord
+                case .record(let record):
+                    o = Self.encode(record, shortGUID: guid)
+                    root = record.record
                 }
+                if let rootRendering, let root { o["rootRecord"] = WireFormat.encode(root, rootRendering) }
                 results.append(o)
             } catch let e as StoreError where e.code != .requestRateLimited && e.code != .serviceUnavailable {
                 var o = WireFormat.encode(e)
@@ -227,6 +238,22 @@ extension StoreAPI {
     static func shortGUID(fromValue value: String) -> String {
         guard value.contains("/") else { return value }
         return String(value.split(separator: "/").last ?? "")
+    }
+
+    /// ShortGUID Result Dictionary of a record saved with `createShortGUID`: no `share`; its zone,
+    /// its owner (in the public database, its creator), and what the asking user may do with it as
+    /// a participation (`OWNER`; `PRIVATE_USER` for whom a share lets in; `PUBLIC_USER` for anyone
+    /// else reading the public database). The record itself is `rootRecord`, when asked for.
+    static func encode(_ resolved: ResolvedRecord, shortGUID: String) -> WireFormat.Object {
+        let zone = resolved.record.id.zoneID
+        let isPublic = zone.ownerName == ZoneID.publicOwnerName
+        let owner = isPublic ? resolved.record.created?.userRecordName ?? zone.ownerName : zone.ownerName
+        return [
+            "shortGUID": shortGUID, "zoneID": WireFormat.encode(zone),
+            "ownerIdentity": ["userRecordName": owner] as WireFormat.Object,
+            "participantType": resolved.isOwner ? "OWNER" : isPublic ? "PUBLIC_USER" : "PRIVATE_USER",
+            "participantStatus": "ACCEPTED", "participantPermission": name(of: resolved.permission),
+        ]
     }
 
     /// ShortGUID Result Dictionary: the share, its zone and owner, and the asking user's

@@ -35,7 +35,7 @@ extension WireFormat {
             fields = RecordFields(record.fields.lazy.filter { desired.contains($0.key) }.map { ($0.key, $0.value) })
         }
         // Made for every key it may take: a literal of the first four grew (a new table) at the seventh.
-        var o = Object(minimumCapacity: 9)
+        var o = Object(minimumCapacity: 10)
         o["recordName"] = record.id.recordName
         o["recordType"] = record.recordType
         o["zoneID"] = encode(record.id.zoneID)
@@ -45,6 +45,7 @@ extension WireFormat {
         if let m = record.modified { o["modified"] = encode(m) }
         if let p = record.parent { o["parent"] = ["recordName": p] }
         if let s = record.share { o["share"] = ["recordName": s] }
+        if let guid = record.shortGUID { o["shortGUID"] = guid }
         return o
     }
 
@@ -55,6 +56,7 @@ extension WireFormat {
         if !record.recordType.isEmpty { o["recordType"] = record.recordType }
         if let tag = record.recordChangeTag { o["recordChangeTag"] = tag }
         if let p = record.parent { o["parent"] = ["recordName": p] }
+        if record.shortGUID != nil { o["createShortGUID"] = true }
         return o
     }
 
@@ -90,7 +92,7 @@ extension WireFormat {
         return Record(recordType: type, id: RecordID(recordName: name, zoneID: zone), fields: RecordFields(pairs),
                       recordChangeTag: o["recordChangeTag"] as? String, created: stamp(o["created"]),
                       modified: stamp(o["modified"]), parent: (o["parent"] as? Object)?["recordName"] as? String,
-                      share: (o["share"] as? Object)?["recordName"] as? String)
+                      share: (o["share"] as? Object)?["recordName"] as? String, shortGUID: o["shortGUID"] as? String)
     }
 
     /// A record dictionary of a request, read strictly: its keys and their types (ModifyRecords →
@@ -106,10 +108,9 @@ extension WireFormat {
     static func decodeRequestRecord(_ record: WireObject, zone requestZone: ZoneID, forDelete: Bool,
                                     newName: () -> String?) throws -> RequestRecord {
         try record.allowing(.record)
-        // Keys of sharing, which this store does not serve yet (docs/CLOUDKIT.md).
-        if try record.bool("createShortGUID") == true {
-            throw ShapeError("\(record.name("createShortGUID")): short GUIDs and record sharing are not supported yet")
-        }
+        // A short GUID is made here, where randomness may be drawn, and kept by the engine only when
+        // the record has none yet (Types → Record Dictionary, `createShortGUID`).
+        let wantsShortGUID = try record.bool("createShortGUID") ?? false
         for key in ["forRecord", "publicPermission", "participants"] where record[key] != nil {
             throw ShapeError("\(record.name(key)) is a share's key: only a record of type cloudkit.share takes it")
         }
@@ -141,7 +142,8 @@ extension WireFormat {
             }
         }
         let built = Record(recordType: type, id: RecordID(recordName: name, zoneID: zone), fields: RecordFields(pairs),
-                           recordChangeTag: try record.string("recordChangeTag"), parent: parent)
+                           recordChangeTag: try record.string("recordChangeTag"), parent: parent,
+                           shortGUID: wantsShortGUID && !forDelete ? ZoneShare.newShortGUID() : nil)
         return RequestRecord(record: built, cleared: cleared.sorted())
     }
 }
