@@ -185,8 +185,10 @@ enum StoreServeCommand {
         sweeper.cancel()
         let stopped = daemon.stop(within: .seconds(5))
         store.close()
-        watchdog.disarm()
+        // The last line is written before the watchdog is disarmed: on a standard error nobody reads
+        // (a full pipe) the write blocks, and the watchdog must still end the process.
         Terminal.error(stopped ? "zonertc store: stopped" : "zonertc store: stopped (connections were cut)")
+        watchdog.disarm()
         return 0
     }
 
