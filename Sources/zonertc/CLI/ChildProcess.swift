@@ -59,7 +59,6 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Polls the stdout file until a line contains `marker` (or the process exits, or time is up).
     /// The URL a `zonertc store serve` child prints once it listens (`http://127.0.0.1:PORT`), or nil
     /// when it has not within 10 s.
     func storeURL() async -> String? {
@@ -67,35 +66,40 @@ final class ChildProcess: @unchecked Sendable {
         return line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init)
     }
 
+    /// Polls the stdout file until a line contains `marker` (or the process exits, or time is up).
     func waitForLine(containing marker: String, timeout: Duration) async -> String? {
-        let end = ContinuousClock.now + timeout
-        while ContinuousClock.now < end {
-            if let line = stdout.split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
-            if !process.isRunning { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return nil
+        await firstLine(containing: marker, of: { $0.stdout }, timeout: timeout)
     }
 
     /// Writes `line` and a newline to its standard input, then closes it (nothing more is sent).
     func send(line: String) {
         guard let input, process.isRunning else { return }
-        // A child that exits just now must not take this process with it: the write then fails with EPIPE.
-        Glibc.signal(SIGPIPE, SIG_IGN)
+        _ = Self.pipeSignalIgnored
         try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
         try? input.fileHandleForWriting.close()
     }
 
     /// Polls the stderr file until a line contains `marker`; false when the process exits or time is up first.
     func waitForErrorLine(containing marker: String, timeout: Duration) async -> Bool {
+        await firstLine(containing: marker, of: { $0.stderr }, timeout: timeout) != nil
+    }
+
+    /// Polls one of its output files (`output`) every 2 ms for the first line containing `marker`; nil when
+    /// the process exits or `timeout` passes first.
+    private func firstLine(containing marker: String, of output: (ChildProcess) -> String,
+                           timeout: Duration) async -> String? {
         let end = ContinuousClock.now + timeout
         while ContinuousClock.now < end {
-            if stderr.contains(marker) { return true }
-            if !process.isRunning { return false }
+            if let line = output(self).split(separator: "\n").first(where: { $0.contains(marker) }) { return String(line) }
+            if !process.isRunning { return nil }
             try? await Task.sleep(for: .milliseconds(2))
         }
-        return false
+        return nil
     }
+
+    /// A child that exits just as a line is written to its standard input must not take this process with
+    /// it: with SIGPIPE ignored (once, for the process) the write fails with EPIPE instead.
+    private static let pipeSignalIgnored: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 
     func signal(_ sig: Int32) {
         if process.isRunning { kill(process.processIdentifier, sig) }
