@@ -31,10 +31,7 @@ public final class PostgresAssets: AssetStorage {
     }
 
     public func signingKey() async throws(StoreError) -> [UInt8] {
-        var made = [UInt8](repeating: 0, count: 32)
-        var random = SystemRandomNumberGenerator()
-        for i in made.indices { made[i] = random.next() }
-        let offer = made
+        let offer = StoredAsset.newSigningKey()
         // The first daemon's key stays; every later one (and a concurrent one) reads it.
         return try await run { conn -> [UInt8] in
             try conn.query("INSERT INTO zonertc_asset_signing_key (id, key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING",

@@ -92,9 +92,7 @@ public final class AssetFiles: AssetStorage {
                 key = read
                 return read
             }
-            var made = [UInt8](repeating: 0, count: 32)
-            var random = SystemRandomNumberGenerator()
-            for i in made.indices { made[i] = random.next() }
+            let made = StoredAsset.newSigningKey()
             if let problem = replaceFileDurably(path, with: Array((Hex.encode(made) + "\n").utf8), mode: 0o600) {
                 throw StoreError(.internalError, problem)
             }

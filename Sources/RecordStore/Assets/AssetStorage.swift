@@ -35,6 +35,12 @@ public struct StoredAsset: Sendable, Hashable {
         }.joined()
     }
 
+    /// A fresh secret for `AssetStorage.signingKey`: 32 bytes from the system's random source.
+    public static func newSigningKey() -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in random.next() }
+    }
+
     /// The checksum the store gives `bytes`.
     public static func checksum(of digest: [UInt8]) -> String { Data(digest).base64EncodedString() }
 }
