@@ -26,7 +26,7 @@ public enum DTLSFailure: Error, Hashable, Sendable, CustomStringConvertible {
         case .unusableFingerprint(let hashFunction):
             "DTLS: the signaled fingerprint's hash function '\(hashFunction.prefix(40))' cannot be checked"
         case .handshakeTimedOut(let after):
-            "DTLS: no handshake within \(after.milliseconds) ms"
+            "DTLS: no handshake within \(Int(exactly: after.milliseconds.rounded()) ?? Int.max) ms"
         case .noSRTPProfile:
             "DTLS: the remote negotiated no SRTP profile we support"
         case .protocolError(let reason):
