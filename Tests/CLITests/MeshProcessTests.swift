@@ -141,14 +141,14 @@ struct MeshProcessTests {
         }
     }
 
-    private func member(_ me: String, room: RoomID, token: String? = nil, _ daemon: DaemonProcess,
-                        _ extra: [String]) async throws -> ChildProcess {
+    private func member(_ me: String, room: RoomID, token: String? = nil, connectTimeout: String = "20s",
+                        _ daemon: DaemonProcess, _ extra: [String]) async throws -> ChildProcess {
         let file = Self.fixtures.appendingPathComponent("vp8-320x240-60.ivf").path
         let role = me == "alice" ? ["--owner"] : ["--room-owner", "alice"]
         var bearer = token ?? ""
         if token == nil { bearer = try await self.token(me, daemon) }
         return try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", room.rawValue, "--me", me,
-                             "--token", bearer, "--send", file, "--connect-timeout", "20s",
+                             "--token", bearer, "--send", file, "--connect-timeout", connectTimeout,
                              "--media-timeout", "20s", "--json"] + role + extra)
     }
 
@@ -197,7 +197,8 @@ struct MeshProcessTests {
                                  savePolicy: .allKeys, atomic: false))))
         let eveWrote: Bool = if case .modified(let result) = outsider { !result.savedRecords.isEmpty } else { false }
         #expect(!eveWrote, "a user not in the share saved a record: \(outsider)")
-        let eve = try await member("eve", room: room, token: eveToken, daemon, ["--peers", "2"])
+        // A participant may start before the owner made the room, so the refusal is retried until --connect-timeout.
+        let eve = try await member("eve", room: room, token: eveToken, connectTimeout: "2s", daemon, ["--peers", "2"])
         defer { eve.kill() }
         let alice = try await member("alice", room: room, token: aliceToken, daemon, ["--record", NSTemporaryDirectory()
                                                                     + "zonertc-meshbad-\(getpid())",
