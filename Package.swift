@@ -123,7 +123,8 @@ let package = Package(
         // Under `#if WebRTC`: without the trait the suite has no DTLS tests to run.
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SDP", "STUN", "Net", "ZoneCore",
                                                          "TestSupport", "TestNetwork"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "Signaling", "ICE", "RecordStore", "ZoneCore"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "SDP", "Signaling", "ICE", "RecordStore",
+                                                         "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "CallTestSupport", "Peer", "SDP", "Signaling", "ICE",
                                                     "TURN", "STUN", "Media", "RecordStore", "ZoneCore"]),

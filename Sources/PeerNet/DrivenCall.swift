@@ -111,7 +111,10 @@ extension RoomCall: DrivenCall {
         switch event {
         case .leg(let id, let legEvent):
             PeerCall.logLine(legEvent).map { ($0.0, "\(id.remote): \($0.1)") }
-        case .legStarted(let id): (.info, "leg with \(id.remote) started")
+        case .legStarted(let id, caller: false): (.info, "leg with \(id.remote) started")
+        case .legStarted(let id, caller: true):
+            (.notice, "leg with \(id.remote) started on its offer: \(id.remote) has no presence record in the room "
+                + "(a call-of-two peer, or a participant not in the group call); the offer proves presence")
         case .legEnded(let id, let reason): (.notice, "leg with \(id.remote) ended: \(reason.sentence(remote: id.remote))")
         case .noRelaySocket(let id):
             (.warning, "\(id.remote): no relay socket free, the leg's TURN allocations share the host socket's")

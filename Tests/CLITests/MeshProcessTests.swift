@@ -1,5 +1,6 @@
 import Foundation
 import RecordStore
+import SDP
 import Signaling
 import StoreServer
 import Testing
@@ -25,7 +26,10 @@ struct MeshProcessTests {
 
     struct Summary: Decodable {
         struct Leg: Decodable { var remote: String; var outcome: String; var ended: String? }
-        struct Counters: Decodable { var memberRecordsRefused: Int; var unanswered: Int; var legsStarted: Int }
+        struct Counters: Decodable {
+            var memberRecordsRefused: Int; var unanswered: Int; var legsStarted: Int; var forgedRecords: Int
+            var callersAnswered: Int
+        }
         var outcome: String
         var reason: String?
         var leftReason: String?
@@ -137,14 +141,14 @@ struct MeshProcessTests {
         }
     }
 
-    private func member(_ me: String, room: RoomID, token: String? = nil, _ daemon: DaemonProcess,
-                        _ extra: [String]) async throws -> ChildProcess {
+    private func member(_ me: String, room: RoomID, token: String? = nil, connectTimeout: String = "20s",
+                        _ daemon: DaemonProcess, _ extra: [String]) async throws -> ChildProcess {
         let file = Self.fixtures.appendingPathComponent("vp8-320x240-60.ivf").path
         let role = me == "alice" ? ["--owner"] : ["--room-owner", "alice"]
         var bearer = token ?? ""
         if token == nil { bearer = try await self.token(me, daemon) }
         return try .zonertc(["peer", "--store", "http://\(daemon.endpoint)", "--room", room.rawValue, "--me", me,
-                             "--token", bearer, "--send", file, "--connect-timeout", "20s",
+                             "--token", bearer, "--send", file, "--connect-timeout", connectTimeout,
                              "--media-timeout", "20s", "--json"] + role + extra)
     }
 
@@ -153,14 +157,49 @@ struct MeshProcessTests {
         return try JSONDecoder().decode(Summary.self, from: Data(last.utf8))
     }
 
-    @Test("hostile member records are refused and counted; a member that never answers: that leg ends unanswered")
+    /// An offer envelope of `owner`'s to `to` in `zone`, for epoch `epoch` (ICE credentials and a DTLS fingerprint,
+    /// no candidate: it claims presence and nothing more).
+    private func offer(from owner: String, to: String, room: RoomID, zone: ZoneID, epoch: Int64) throws -> Record {
+        let key = try SessionKey(roomID: room, users: owner, to)
+        let dtls = SilentVideoConfiguration.DTLS(fingerprint: DTLSFingerprint(hashFunction: "sha-256",
+                                                                              digest: Array(repeating: 0xAB, count: 32)))
+        let description = SessionDescription.silentVideoOffer(SilentVideoConfiguration(
+            sessionID: 7, iceCredentials: ICECredentials(usernameFragment: "zzzz", password: String(repeating: "p", count: 22)),
+            dtls: dtls))
+        return SignalEnvelope(sessionKey: key.rawValue, roomID: room.rawValue, callEpoch: CallEpoch(milliseconds: epoch),
+                              ownerUserID: owner, envelopeType: .offer, description: description, updatedAtMs: epoch)
+            .record(name: SignalRecordNames(sessionKey: key).envelope(epoch: CallEpoch(milliseconds: epoch), type: .offer),
+                    in: zone)
+    }
+
+    /// Issue 28's bad input, each with a clear outcome in alice's and bob's summaries while their own leg completes:
+    /// a presence record with hostile fields (refused, counted, logged), a member that never answers (its leg ends
+    /// unanswered), a user not in the share (the store refuses its offer and its `zonertc peer` fails at once), an
+    /// offer written by a participant in another member's name (dropped as forged, counted, logged), and an offer
+    /// from a participant who is not in the group call (answered: the offer proves presence; counted, logged).
+    @Test("bad input in real processes: hostile presence, a silent member, a user not in the share, forged and non-member offers")
     func hostileAndSilentMembers() async throws {
         let daemon = try DaemonProcess(arguments: ["--memory"])
         let room = try RoomID("room_meshbad1")
-        // Alice's room exists before anyone else joins it.
+        // Alice's room exists before anyone else joins it, shared with the users named here only.
         let aliceToken = try await token("alice", daemon)
-        _ = try await client("alice", token: aliceToken, daemon).setUp(
-            RoomSetup(roomID: room, role: .owner, myUserID: "alice", displayName: "alice")).get()
+        let aliceClient = client("alice", token: aliceToken, daemon)
+        let zone = try await aliceClient.setUp(
+            RoomSetup(roomID: room, role: .owner, myUserID: "alice", displayName: "alice")).get().zone
+        _ = try await aliceClient.updateShare(zone: zone, ShareUpdate(
+            publicPermission: SharePermission.none,
+            addParticipants: ["bob": .readWrite, "mallory": .readWrite, "ghost": .readWrite, "trudy": .readWrite]))
+        // Eve is a user of the store but not in alice's share: she cannot write there, nor join.
+        let eveToken = try await token("eve", daemon)
+        let outsider = await client("eve", token: eveToken, daemon).perform(StoreRequest(scope: .shared, .modifyRecords(
+            ModifyRecordsRequest(saves: [try offer(from: "eve", to: "alice", room: room, zone: zone,
+                                                   epoch: WallClock().now().millisecondsSinceEpoch)],
+                                 savePolicy: .allKeys, atomic: false))))
+        let eveWrote: Bool = if case .modified(let result) = outsider { !result.savedRecords.isEmpty } else { false }
+        #expect(!eveWrote, "a user not in the share saved a record: \(outsider)")
+        // A participant may start before the owner made the room, so the refusal is retried until --connect-timeout.
+        let eve = try await member("eve", room: room, token: eveToken, connectTimeout: "2s", daemon, ["--peers", "2"])
+        defer { eve.kill() }
         let alice = try await member("alice", room: room, token: aliceToken, daemon, ["--record", NSTemporaryDirectory()
                                                                     + "zonertc-meshbad-\(getpid())",
                                                                    "--peers", "2", "--answer-timeout", "1s"])
@@ -173,25 +212,53 @@ struct MeshProcessTests {
             return m
         }
         try await present("ghost", room: room, daemon)
+        // Trudy accepted the share but never joins the call: she writes an offer in ghost's name to alice (forged:
+        // its writer is not its owner) and one of her own (answered: the offer proves presence).
+        let (trudy, trudyBinding) = try await setUp("trudy", room: room, daemon)
+        let now = WallClock().now().millisecondsSinceEpoch
+        let trudyWrote = await trudy.perform(StoreRequest(scope: trudyBinding.scope, .modifyRecords(ModifyRecordsRequest(
+            saves: [try offer(from: "ghost", to: "alice", room: room, zone: zone, epoch: now),
+                    try offer(from: "trudy", to: "alice", room: room, zone: zone, epoch: now + 1)],
+            savePolicy: .allKeys, atomic: false))))
+        guard case .modified(let written) = trudyWrote, written.savedRecords.count == 2 else {
+            Issue.record("trudy's offers not saved: \(trudyWrote)")
+            return
+        }
         let bob = try await member("bob", room: room, daemon, ["--record", NSTemporaryDirectory()
                                                                + "zonertc-meshbad-bob-\(getpid())",
                                                                "--peers", "2", "--answer-timeout", "1s",
                                                                "--pace", "realtime"])
         defer { bob.kill() }
-        let (a, b) = try await offPool { (alice.wait(seconds: 60), bob.wait(seconds: 60)) }
+        let (a, b, e) = try await offPool { (alice.wait(seconds: 60), bob.wait(seconds: 60), eve.wait(seconds: 30)) }
         #expect(a == 0, "alice: \(alice.stderr)\n\(alice.stdout)")
         #expect(b == 0, "bob: \(bob.stderr)\n\(bob.stdout)")
+        #expect(e == 1, "eve: \(eve.stderr)\n\(eve.stdout)")
+        #expect(eve.stderr.contains("cannot set up room room_meshbad1") && eve.stderr.contains("not a participant"),
+                "eve: \(eve.stderr)")
         for process in [alice, bob] {
             let s = try summary(process)
             #expect(s.outcome == "completed", "\(process.stdout)")
             #expect((s.roomCounters?.memberRecordsRefused ?? 0) >= 1, "\(process.stdout)")
-            #expect(!s.legs.contains { $0.remote == "mallory" }, "\(process.stdout)")
-            #expect(s.legs.contains { $0.remote != "ghost" && $0.outcome == "completed" }, "\(process.stdout)")
+            #expect(!s.legs.contains { ["mallory", "eve"].contains($0.remote) }, "\(process.stdout)")
+            #expect(s.legs.contains { $0.remote == (process === alice ? "bob" : "alice") && $0.outcome == "completed" },
+                    "\(process.stdout)")
             let ghost = s.legs.first { $0.remote == "ghost" }
             #expect(ghost?.outcome == "failed", "\(process.stdout)")
             #expect(ghost?.ended?.contains("ghost did not answer within") == true, "\(process.stdout)")
         }
         #expect(alice.stderr.contains("CM_mallory"), "alice logged: \(alice.stderr)")
+        // The offer in ghost's name: dropped unread, counted and logged; trudy's own: a leg, counted and logged.
+        let s = try summary(alice)
+        #expect((s.roomCounters?.forgedRecords ?? 0) >= 1, "\(alice.stdout)")
+        #expect(alice.stderr.split(separator: "\n").contains { $0.contains("ghost") && $0.contains("but was written by") },
+                "alice logged: \(alice.stderr)")
+        #expect(s.roomCounters?.callersAnswered == 1, "\(alice.stdout)")
+        #expect(s.legs.contains { $0.remote == "trudy" }, "\(alice.stdout)")
+        #expect(alice.stderr.contains("leg with trudy started on its offer: trudy has no presence record"),
+                "alice logged: \(alice.stderr)")
+        let bobSummary = try summary(bob)
+        #expect(!bobSummary.legs.contains { $0.remote == "trudy" } && bobSummary.roomCounters?.callersAnswered == 0,
+                "\(bob.stdout)")
     }
 
     @Test("a 6th joiner leaves by itself with a clear message, exit 1")

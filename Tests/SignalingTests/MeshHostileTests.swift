@@ -122,9 +122,8 @@ struct MeshHostileTests {
         // A user outside the share: the store refuses it.
         let outsider = lab.perform(StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
             saves: [try offer(from: "_mallory", to: a.userID, epoch: epoch)], savePolicy: .allKeys))), as: "_mallory")
-        if case .modified(let result) = outsider {
-            #expect(result.savedRecords.isEmpty)
-        }
+        let saved: Bool = if case .modified(let result) = outsider { !result.savedRecords.isEmpty } else { false }
+        #expect(!saved, "a user outside the share saved a record: \(outsider)")
         // Written by Z in the names of Mallory (no leg) and of B (a leg: a restart that never was).
         lab.write([try offer(from: "_mallory", to: a.userID, epoch: epoch),
                    try offer(from: b.userID, to: a.userID, epoch: epoch + 1)], as: z)

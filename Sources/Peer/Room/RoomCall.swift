@@ -52,8 +52,9 @@ public struct RoomCall: ~Copyable {
         case joined
         /// The members present, this peer included, in join order.
         case roster([CallMember])
-        /// A leg started with a member.
-        case legStarted(LegID)
+        /// A leg started with a member. `caller`: it started on the remote's offer and the remote has no presence
+        /// record (a call-of-two peer, or a participant of the share not in the group call): the offer proves presence.
+        case legStarted(LegID, caller: Bool)
         /// A leg's call reports.
         case leg(LegID, PeerCall.Event)
         /// The room ended a leg (it is drained from now on).
@@ -249,7 +250,7 @@ public struct RoomCall: ~Copyable {
             let call = try PeerCall(leg: leg, binding: room.binding)
             let box = RoomCallLeg(id: start.leg, call: call, memberSession: start.memberSession)
             legs.append(box)
-            outputs.append(.event(.legStarted(start.leg)))
+            outputs.append(.event(.legStarted(start.leg, caller: start.memberSession == nil && !start.makesFirstOffer)))
             box.call.handle(.start, now: now)
         } catch {
             outputs.append(.event(.rejectedRecord(remote: start.leg.remote, "no leg with \(start.leg.remote): \(error)")))

@@ -22,8 +22,15 @@ public struct RoomCallConfiguration: Sendable {
     /// With DTLS-SRTP: a leg whose handshake is not done this long after its pair is selected fails.
     public var dtlsHandshakeTimeout: Duration = .seconds(10)
     /// When a leg hangs up by itself. Its `endAfterMedia` is not used: a leg's media being done ends
-    /// nothing, the room leaves once every leg's is (`leaveAfterMedia`).
+    /// nothing, the room leaves once every leg's is (`leaveAfterMedia`). Without a `connectTimeout` of its
+    /// own a leg gets `legConnectBound`.
     public var legLifetime: CallLifetime
+    /// How long after the room's bounds on waiting for an offer or an answer (`offerFallback` +
+    /// `answerTimeout`) a leg may still take to select a pair before it fails. The room's own bounds end
+    /// only legs waiting for a description; a remote that sent its offer or answer and then nothing (no
+    /// candidate, no end of them: a participant's offer that only claims presence, a member that went
+    /// silent) leaves its leg connecting, and this ends it.
+    public var legConnectGrace: Duration = .seconds(30)
     /// Leave the room once this many legs' media is done — the other members the call is for — and
     /// `leaveAfterMediaDelay` passed; nil: stay until hung up.
     public var leaveAfterMedia: Int?
@@ -61,6 +68,7 @@ public struct RoomCallConfiguration: Sendable {
         signaling.negotiator = negotiator
         var lifetime = legLifetime
         lifetime.endAfterMedia = false
+        if lifetime.connectTimeout == nil { lifetime.connectTimeout = legConnectBound }
         var leg = PeerCallConfiguration(myUserID: myUserID, remoteUserID: remote, signaling: signaling,
                                         epochClock: epochClock, transport: transport, media: media,
                                         lifetime: lifetime, seed: Self.legSeed(seed, remote: remote))
@@ -68,6 +76,9 @@ public struct RoomCallConfiguration: Sendable {
         leg.dtlsHandshakeTimeout = dtlsHandshakeTimeout
         return leg
     }
+
+    /// A leg that has selected no pair this long after its start fails (`legConnectGrace`).
+    public var legConnectBound: Duration { room.offerFallback + room.answerTimeout + legConnectGrace }
 
     /// The room's signaling configuration: each leg's descriptions carry what its media and protection
     /// add (media attributes, DTLS fingerprint, direction, dialect, source) — the same a call of two's

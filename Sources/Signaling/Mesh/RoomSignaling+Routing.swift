@@ -137,7 +137,7 @@ extension RoomSignaling {
             reportBeyondLimit(owner, session: roster.members[owner]?.memberSession ?? "caller", rank: rank, &out)
             return
         }
-        counters.callersAnswered += 1
+        if roster.members[owner] == nil { counters.callersAnswered += 1 }
         startLeg(owner, memberSession: roster.members[owner]?.memberSession, makesFirstOffer: false, now: now, &out)
     }
 

@@ -52,7 +52,32 @@ public struct RoomTrial: ~Copyable {
         case hangUpAll
         /// Tests (`forgesGoodbyes`): a datagram reaches member `Int` from where its sender was not.
         case forged(Int, [UInt8], from: Endpoint, to: Endpoint)
+        /// Tests (`intrusions`): intrusion `Int` writes its records.
+        case intrude(Int)
     }
+
+    /// Tests: bad input written into the room's zone (docs/GROUP-CALLS.md "What each member's summary
+    /// counts"): `user` — one of the trial's `bystanders` (the share accepted, not in the call), or any other
+    /// name (not in the share: the store refuses it) — saves `records` made at that moment, `after` the start.
+    public struct Intrusion: Sendable {
+        public var after: Duration
+        public var user: String
+        public var records: @Sendable (_ zone: ZoneID, _ now: Instant) -> [Record]
+
+        public init(after: Duration, user: String, records: @escaping @Sendable (ZoneID, Instant) -> [Record]) {
+            self.after = after
+            self.user = user
+            self.records = records
+        }
+    }
+
+    /// Tests: what to write when (set before `run`).
+    public var intrusions: [Intrusion] = []
+    /// What the store answered each intrusion, by its index in `intrusions`.
+    public private(set) var intrusionOutcomes: [Int: StoreOutcome] = [:]
+    /// Tests: without a leave scenario, the trial goes on until this long after the start even once every pair
+    /// is connected (for what intrusions set off to run its course).
+    public var holdFor: Duration?
 
     /// A member and the driver's bookkeeping for it.
     private final class Member {
@@ -111,8 +136,9 @@ public struct RoomTrial: ~Copyable {
     /// Where the forged goodbyes come from: an address no member has.
     static let forger = Endpoint(address: .v4(0xC633_6463), port: 50_099)  // 198.51.100.99
 
+    /// `bystanders`: users who accept the room's share but never join the call (for `intrusions`).
     public init(configuration: TrialConfiguration, members count: Int, join: JoinSchedule,
-                leave: LeaveScenario = .none, index: Int, seed: UInt64) throws {
+                leave: LeaveScenario = .none, index: Int, seed: UInt64, bystanders: [String] = []) throws {
         precondition((2...Self.users.count).contains(count), "a simulated group call has 2 to 5 members")
         var random = SeededRandom(seed: seed)
         let start = CallTrial.start
@@ -135,6 +161,11 @@ public struct RoomTrial: ~Copyable {
                                                                     displayName: user, roomName: "simulated"),
                                                  now: setupTime))
             try engine.registerDevice(RequestContext(user: user, deviceID: CallTrial.device, now: setupTime))
+        }
+        for user in bystanders {
+            _ = try TrialScene.setUp(&engine, RoomSetup(roomID: roomID, role: .participant(ownerUserID: users[0]),
+                                                        myUserID: user, displayName: user, roomName: "simulated"),
+                                     now: setupTime)
         }
         _ = engine.drainNotifications()
         let store = SimulatedStore(engine: engine, pushProfile: configuration.push,
@@ -178,13 +209,15 @@ public struct RoomTrial: ~Copyable {
     /// the last member joined; with a leave scenario, on until everyone has left (each step bounded).
     public mutating func run() -> RoomTrialOutcome {
         let start = CallTrial.start
+        for (k, intrusion) in intrusions.enumerated() { scheduler.schedule(.intrude(k), at: start + intrusion.after) }
         while true {
             let limit: Instant
             if !converged {
                 limit = (lastJoinedAt ?? start) + configuration.deadline
                     + (join == .late ? configuration.deadline : .zero)
             } else if leave == .none {
-                break
+                guard let holdFor, scheduler.now < start + holdFor else { break }
+                limit = start + holdFor
             } else if let hangUpAt {
                 if members.allSatisfy({ $0.left || $0.crashed }) { break }
                 limit = hangUpAt + LeaveScenario.leaveBound
@@ -269,7 +302,8 @@ public struct RoomTrial: ~Copyable {
         }
         return RoomTrialOutcome(index: index, seed: seed, allPairs: all, pairs: pairTimes, lateJoiner: late,
                                 existingPairEpochs: existingPairEpochs, leave: leaveOutcome, peers: peers,
-                                events: scheduler.processed, trace: trace)
+                                rooms: members.map { RoomCallSnapshot($0.call) }, events: scheduler.processed,
+                                trace: trace)
     }
 
     /// Epochs started by both ends of the pair of members `i` and `j` (their current legs).
@@ -349,6 +383,12 @@ public struct RoomTrial: ~Copyable {
             trace.record(.datagramDelivered, at: now, actor: UInt8(i + 1), EventTrace.pack(from), EventTrace.pack(to),
                          EventTrace.fingerprint(bytes))
             feed(i, .datagram(bytes, from: from, to: to))
+        case .intrude(let k):
+            let intrusion = intrusions[k]
+            let request = StoreRequest(scope: .shared, .modifyRecords(ModifyRecordsRequest(
+                saves: intrusion.records(ownerZone, now), savePolicy: .allKeys, atomic: false)))
+            intrusionOutcomes[k] = store.execute(request, user: intrusion.user, device: CallTrial.device, now: now)
+            schedulePush()
         case .hangUpAll:
             guard hangUpAt == nil else { return }
             hangUpAt = now
@@ -498,6 +538,8 @@ public struct RoomTrialOutcome: Sendable {
     /// With a leave scenario, once every pair was connected: what leaving did.
     public var leave: RoomLeaveOutcome?
     public var peers: [RoomPeerCost]
+    /// Each member's legs, requests and room counters at the end.
+    public var rooms: [RoomCallSnapshot]
     public var events: Int
     public var trace: EventTrace
 }

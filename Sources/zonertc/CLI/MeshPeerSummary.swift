@@ -174,7 +174,8 @@ struct MeshPeerSummary: Codable {
         if let r = roomCounters {
             lines.append("  room                \(r.legsStarted) legs started, \(r.fallbackOffers) fallback offers, "
                          + "\(r.unanswered) unanswered, \(r.memberRecordsRefused) member records refused, "
-                         + "\(r.beyondLimit) beyond the limit, \(r.forgedRecords) forged records")
+                         + "\(r.beyondLimit) beyond the limit, \(r.forgedRecords) forged records, "
+                         + "\(r.callersAnswered) offers from non-members answered")
         }
         for leg in legs {
             var line = "  \(me) ↔ \(leg.remote)".padding(toLength: 22, withPad: " ", startingAt: 0)

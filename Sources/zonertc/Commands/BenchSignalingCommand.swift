@@ -29,7 +29,8 @@ enum BenchSignalingCommand {
             (after room setup). Prints a markdown table; a progress line goes to stderr on a terminal.
             With --postgres URL --daemons N, N daemons serve that database (build with --traits PostgreSQL);
             the owner signals through the first and the joiner through the second, as users created for the run.
-            With --peers N each call is a group call: N `zonertc peer`s join one room's mesh together, each
+            With --peers N each call is a group call: N `zonertc peer`s, each prepared first (store, room,
+            sockets, DTLS: `peer --join-at stdin`), join one room's mesh at one moment given to all, each
             sending a 5-frame clip to every other at full speed; convergence is the time until the slowest
             member had a frame from every other (each from its own join), store requests count all N peers;
             a member leaves once its media is done (--hold does not apply).
@@ -255,7 +256,8 @@ enum BenchSignalingCommand {
         return result
     }
 
-    /// One group call: `peers` `zonertc peer`s started together in `room`'s mesh (the first owns it; with several
+    /// One group call: `peers` `zonertc peer`s in `room`'s mesh, each prepared (`--join-at stdin`: store, room,
+    /// sockets, DTLS) and then all released at one moment (the first owns the room; with several
     /// daemons member k uses daemon k mod N), each sending `clip` at full speed to every other and leaving once
     /// the media with all of them is done. Convergence: the slowest member's time to a frame from every other,
     /// from its own join; requests and records fetched: all members' together.
@@ -270,13 +272,19 @@ enum BenchSignalingCommand {
             let arguments = ["peer", "--store", urls[k % urls.count], "--room", room, "--me", name, "--sync", strategy,
                              "--json", "--peers", String(peers), "--send", clip, "--pace", "max",
                              "--record", "\(directory)/\(room)/\(name)", "--connect-timeout", ms,
-                             "--media-timeout", ms, "--seed", "\(i * 8 + k + 1)"] + role + tokens[k]
-            do { children.append(try ChildProcess(name: "\(name)\(i)", arguments: arguments, directory: directory)) } catch {
+                             "--media-timeout", ms, "--seed", "\(i * 8 + k + 1)", "--join-at", "stdin"] + role + tokens[k]
+            do {
+                children.append(try ChildProcess(name: "\(name)\(i)", arguments: arguments, directory: directory,
+                                                 input: true))
+            } catch {
                 for child in children { await child.stop() }
                 result.reason = "cannot start \(name): \(error)"
                 return result
             }
         }
+        // Released together once all are prepared, as `zonertc call --peers N` does: each member's time runs from
+        // one shared join, not from a start spread over the others' process launches.
+        await MeshCallPlan.joinTogether(children, limit: timeout)
         let statuses = await CallWorkspace.waitForPeers(children, limit: timeout + .seconds(10))
         for (child, status) in zip(children, statuses) where status == nil { await child.stop() }
         let summaries = children.map { MeshPeerSummary(lastLineOf: $0.stdout) }

@@ -2,6 +2,9 @@ import Browser
 import Foundation
 import Media
 import Net
+import RecordStore
+import Signaling
+import StoreServer
 import ZoneCore
 
 /// `zonertc call FILE --browser --peers N` (3–5): the store, N−1 `zonertc peer`s in the room's group call
@@ -84,8 +87,10 @@ struct BrowserMeshCallPlan {
         for (index, name) in peerNames.enumerated() {
             let role = index == 0 ? ["--owner"] : ["--room-owner", peerNames[0]]
             let arguments = ["peer", "--me", name, "--token-file", tokens[name]!, "--seed", String(index + 1),
-                             "--record", "\(directory)/received/\(name)"] + role + common
-            do { children.append(try ChildProcess(name: name, arguments: arguments, directory: directory)) } catch {
+                             "--record", "\(directory)/received/\(name)", "--join-at", "stdin"] + role + common
+            do {
+                children.append(try ChildProcess(name: name, arguments: arguments, directory: directory, input: true))
+            } catch {
                 return await failure("cannot start \(name): \(error)")
             }
             group.children.append(children[index])
@@ -102,6 +107,13 @@ struct BrowserMeshCallPlan {
             group.children.append(browser)
         } catch { return await failure("cannot start \(chromium): \(error)") }
         if !json { Terminal.error("zonertc call: \(peerNames.joined(separator: ", ")) and the page (\(pageUser)) in \(room)") }
+        // The peers prepare (store, room, sockets, DTLS) while Chromium starts; once the page's presence is in the
+        // zone they are released together, so each peer's times run from one join and not from a start spread over
+        // the browser's launch. A page that never joins releases them at the bound: the call then fails on the page.
+        await MeshCallPlan.joinTogether(children, limit: timeout) {
+            await Self.pageJoined(room: room, page: pageUser, owner: peerNames[0], endpoint: endpoint,
+                                  ownerToken: tokens[peerNames[0]]!, browser: browser, until: $0)
+        }
 
         let statuses = await CallWorkspace.waitForPeers(children, limit: timeout + .seconds(10))
         let summaries = children.map { MeshPeerSummary(lastLineOf: $0.stdout) }
@@ -156,6 +168,22 @@ struct BrowserMeshCallPlan {
         if !verdict.ok { Terminal.error(workspace.logs.suffix(20_000).description) }
         await workspace.cleanUp()
         return verdict.ok ? 0 : 1
+    }
+
+    /// Waits (polling the zone as its owner, bounded by `end`) until `page`'s presence record is in the room's
+    /// zone or the browser exited; whether it came.
+    static func pageJoined(room: String, page: String, owner: String, endpoint: Endpoint, ownerToken path: String,
+                           browser: ChildProcess, until end: ContinuousClock.Instant) async -> Bool {
+        let token = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let roomID = try? RoomID(room) else { return false }
+        let client = RemoteStoreClient(configuration: .init(endpoint: endpoint, token: token), userRecordName: owner,
+                                       deviceID: "\(owner)-call-check")
+        let id = RecordID(recordName: SignalRecordNames.callMember(page), zoneID: roomID.zoneID(owner: owner))
+        while ContinuousClock.now < end, browser.process.isRunning {
+            if case .found? = try? await client.lookupRecords([id], scope: .private).first { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
     }
 
     /// How many reports `user`'s page posted, by the store daemon's log.

@@ -42,13 +42,15 @@ enum CallCommand {
             With --relay-only and no --turn it also starts `zonertc relay serve`; with --turn both peers
             allocate on that relay (IPv4 or [IPv6] literal, port 1–65535) and nothing else is started.
             With --peers N (3–5), or --mesh with any N, it starts N peers (alice, bob, carol, dave, erin;
-            alice owns the room) in the room's group call, each sending FILE on every leg, and checks all
+            alice owns the room) in the room's group call, prepared and released together (`peer --join-at
+            stdin`), each sending FILE on every leg, and checks all
             N(N−1) directed streams frame-identical; it prints each member's summary, one line per directed
             stream, the time until the slowest member had a frame from every other and each member's
             timeline (--json: one object with all of it); --relay-only and --turn work there as for two,
             every member's legs relayed.
             With --browser --peers N (3–5) the last member is headless Chromium on the group-call page
-            (mesh=1) and the others are `zonertc peer`s: it checks that the page decoded every frame of each
+            (mesh=1) and the others are `zonertc peer`s, prepared while Chromium starts and released together
+            once the page's presence is in the zone: it checks that the page decoded every frame of each
             peer (none dropped), that each peer received as many frames of the page's camera as FILE holds,
             and that the streams between the peers are frame-identical.
             Exit 0 when the frames match, 1 otherwise.

@@ -214,11 +214,15 @@ struct MeshCallPlan {
     /// stdin`), and once all have said so (or exited, or `limit` passed) they are all given the same moment,
     /// now, to join. Without it the members' joins spread over the tens of milliseconds their processes
     /// take to start and prepare on a shared machine, and the first joiner's time includes the others'.
-    static func joinTogether(_ children: [ChildProcess], limit: Duration) async {
+    /// `ready`, when given, is waited for too once all are prepared (bounded by the same end): another member that
+    /// must be in the room first (the browser's page).
+    static func joinTogether(_ children: [ChildProcess], limit: Duration,
+                             ready: ((ContinuousClock.Instant) async -> Bool)? = nil) async {
         let end = ContinuousClock.now + limit
         for child in children {
             _ = await child.waitForErrorLine(containing: JoinMoment.preparedLine, timeout: end - ContinuousClock.now)
         }
+        if let ready { _ = await ready(end) }
         let moment = String(WallClock().now().millisecondsSinceEpoch)
         for child in children { child.send(line: moment) }
     }

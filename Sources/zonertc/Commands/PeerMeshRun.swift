@@ -98,6 +98,9 @@ extension PeerSetup {
         configuration.leaveAfterMediaDelay = .milliseconds(500)
         configuration.mediaSecurity = mediaSecurity
         configuration.dtlsHandshakeTimeout = dtlsTimeout
+        // A leg whose remote sent its description and then nothing fails --connect-timeout after the room's
+        // own bounds on waiting for one (--answer-timeout and its fallback) could have passed.
+        configuration.legConnectGrace = connectTimeout
         configuration.relaySockets = relaySockets.map(\.localEndpoint)
         await mediaSecurity.warmedUp()
         startup.mark(\.securityReady)
