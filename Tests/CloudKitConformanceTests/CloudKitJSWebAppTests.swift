@@ -3,7 +3,8 @@
 // web auth token flow ("Accessing CloudKit Using an API Token", SettingUpWebServices.html),
 // users/current (GetCurrentUser.html), tokens/create + tokens/register (CreateTokens.html,
 // RegisterTokens.html) and the webcourier long-poll receiving a notification when another user's
-// save fires the app user's subscription.
+// save fires the app user's subscription; then, as the app handles it and polls again, two more
+// saves fired while it was not polling, each answered at once by the next poll.
 import Foundation
 import Net
 import ZoneCore
@@ -20,7 +21,16 @@ struct CloudKitJSWebAppTests {
     func webApp() async throws {
         var options = EmbeddedStore.Options()
         options.pushProfile = .lan
-        let store = try EmbeddedStore(options: options)
+        // Push delivery follows a manual clock: each save's notification is delivered when the test
+        // says (`deliver`), so "fired while the app was not polling" is certain, not a race.
+        options.automaticPush = false
+        let clock = ManualClock()
+        let store = try EmbeddedStore(options: options, clock: clock)
+        /// The push profile's delay passes: what the saves so far fired is delivered.
+        func deliver() {
+            clock.advance(by: .milliseconds(5))
+            store.push.pump(now: clock.now())
+        }
         var courier = Webcourier.Options()
         courier.timeout = .seconds(10)
         let api = StoreAPI(store: store, users: try UserRegistry(directory: nil), allowRegister: true,
@@ -98,11 +108,33 @@ struct CloudKitJSWebAppTests {
                                                          "fields": ["text": ["value": "hi alice"]]]]]])
         #expect(saved.status == 200 && (saved.json["records"] as? [[String: Any]])?.first?["serverErrorCode"] == nil,
                 "\(saved.text)")
+        deliver()
         let note = try await polled
         #expect(note.status == 200, "\(note.status) \(note.text)")
         #expect(note.json["subscriptionID"] as? String == "inbox")
         #expect(note.json["notificationType"] as? String == "recordZone")
         #expect((note.json["zoneID"] as? [String: Any])?["zoneName"] as? String == "Inbox", "\(note.text)")
         #expect(note.json["containerIdentifier"] as? String == "iCloud.com.example.webapp")
+        #expect(note.json["isPruned"] as? Bool == false)
+
+        // The app handles the notification; meanwhile Bob saves twice and both are delivered while no
+        // poll waits. Its next two polls answer them at once, oldest first.
+        for name in ["second", "third"] {
+            let more = try await call("POST", "shared/records/modify", session: bob, [
+                "zoneID": theirs, "operations": [["operationType": "create",
+                                                  "record": ["recordName": name, "recordType": "Message",
+                                                             "fields": ["text": ["value": name]]]]]])
+            #expect(more.status == 200, "\(more.text)")
+            deliver()
+        }
+        #expect(api.webcourier.waiting == 0)
+        var seen = [try #require(Int(note.json["notificationID"] as? String ?? ""), "\(note.text)")]
+        for _ in 0..<2 {
+            let next = try await rawHTTP(server, "GET", pollTarget)
+            #expect(next.status == 200 && next.json["subscriptionID"] as? String == "inbox"
+                    && next.json["isPruned"] as? Bool == false, "\(next.status) \(next.text)")
+            seen.append(try #require(Int(next.json["notificationID"] as? String ?? ""), "\(next.text)"))
+        }
+        #expect(seen == seen.sorted() && Set(seen).count == 3, "\(seen)")
     }
 }

@@ -53,6 +53,10 @@ struct RegisterTokensTests {
         #expect(forged.status == 404 && forged.code == "NOT_FOUND", "\(forged)")
         #expect(try await get("/webcourier?tok=" + String(repeating: "f", count: 5000)).status == 404)
         #expect(try await get("/webcourier").status == 404)
+        for hostile in [String(token.dropLast()), token + "0", token.uppercased(), String(repeating: "g", count: 64),
+                        String(token.dropLast(3)) + "%2F%2E"] {
+            #expect(try await get("/webcourier?tok=" + hostile).status == 404, "\(hostile)")
+        }
         let theirs = try await get(poll + "&ckAPIToken=\(ConformanceUser.apiToken)&ckWebAuthToken=\(other.token)")
         #expect(theirs.status == 403 && theirs.code == "ACCESS_DENIED", "\(theirs)")
         let bad = try await get(poll, [("Authorization", "Bearer nope")])
@@ -78,7 +82,7 @@ struct RegisterTokensTests {
         let registered = try await user.web("tokens/register", ["apnsEnvironment": "development",
                                                                 "apnsToken": token], write: false)
         #expect(registered.status == 200 && registered.body["apnsToken"] as? String == token, "\(registered)")
-        // The first poll on the writing daemon starts its listener (and answers 204 after the timeout).
+        // Nothing fired yet: the first poll on the writing daemon answers 204 after the timeout.
         let first = try await server.request("GET", poll, headers: [], body: [], write: true)
         #expect(first.status == 204, "\(first)")
         let saved = try await user.post("records/modify", ["zoneID": zone, "operations": [
@@ -92,5 +96,45 @@ struct RegisterTokensTests {
         let note = try #require(polled)
         #expect(note.status == 200 && note.body["subscriptionID"] as? String == "courier"
                 && note.body["notificationType"] as? String == "recordZone", "\(note)")
+    }
+
+    @Test("saves through one daemon while no poll waits: each next poll on the other answers one at once",
+          arguments: ConformanceBackend.allCases)
+    func betweenPollsAcrossDaemons(_ backend: ConformanceBackend) async throws {
+        let server = try await backend.server()
+        let user = try await backend.user()
+        let zone = try await user.makeZone("between_zone")
+        let subscribed = try await user.post("subscriptions/modify", ["operations": [
+            ["operationType": "create", "subscription": ["subscriptionID": "between", "subscriptionType": "query",
+                                                         "zoneID": zone, "query": ["recordType": "Message"]]]]])
+        #expect(subscribed.status == 200, "\(subscribed)")
+        // Made and registered through the writing daemon; every save goes through it too, and the
+        // client polls only the other (on PostgreSQL: a second daemon, which learns them from the log).
+        let (token, poll) = try await create(user)
+        let registered = try await user.web("tokens/register", ["apnsEnvironment": "development",
+                                                                "apnsToken": token], write: true)
+        #expect(registered.status == 200, "\(registered)")
+        func save(_ name: String) async throws {
+            let saved = try await user.post("records/modify", ["zoneID": zone, "operations": [
+                operation("create", recordDictionary(name, type: "Message"))]], write: true)
+            #expect(saved.status == 200 && saved.records.first?.code == nil, "\(saved)")
+            await server.deliverPushes()
+        }
+        func next() async throws -> (String?, Bool?) {
+            let polled = try await server.request("GET", poll, headers: [], body: [], write: false)
+            #expect(polled.status == 200 && polled.body["subscriptionID"] as? String == "between", "\(polled)")
+            return (polled.body["recordName"] as? String, polled.body["isPruned"] as? Bool)
+        }
+        // Two fired before the other daemon ever saw a poll of the token: its first polls answer both
+        // (a device nobody listened for would keep only the last).
+        try await save("one")
+        try await save("two")
+        #expect(try await next() == ("one", false))
+        #expect(try await next() == ("two", false))
+        // Two more while the client handles those and reconnects.
+        try await save("three")
+        try await save("four")
+        #expect(try await next() == ("three", false))
+        #expect(try await next() == ("four", false))
     }
 }

@@ -79,4 +79,9 @@ extension StoreEngine {
 
     /// The web push token whose digest is `digest`, if the store holds it.
     public func webToken(digest: String) -> WebPushToken? { state.webTokens[digest] }
+
+    /// The digests of every registered web push token (at most 16 a user).
+    public func registeredWebTokenDigests() -> [String] {
+        state.webTokens.byDigest.values.filter(\.registered).map(\.digest)
+    }
 }

@@ -9,6 +9,10 @@ import ZoneCore
 /// `automatic` pumping a thread wakes at the model's deadlines on the wall clock; with manual
 /// pumping (tests, simulator) the caller calls `pump(now:)` after moving its clock.
 ///
+/// A device ID may also have a sink (`sink(deviceID:_:)`): it is handed every delivery to that
+/// device ID, whoever's, as the delivery happens (the webcourier keeps each user's between a web
+/// client's polls). Nothing is held for a device ID that has a sink.
+///
 /// Locks: nothing is yielded to a stream while `state` is held. A delivery collects under the
 /// lock and yields after releasing it, because yielding resumes the listening task and so takes
 /// that task's own lock; cancelling the task holds that lock while it runs the stream's
@@ -16,11 +20,14 @@ import ZoneCore
 /// nothing else is taken, and the listener is dropped at the next delivery or listen.
 public final class PushHub: Sendable {
     private typealias Continuation = AsyncStream<PushNotification>.Continuation
+    /// Takes a delivery to a device ID with a sink: the user and the notification.
+    public typealias Sink = @Sendable (_ user: String, _ note: PushNotification) -> Void
 
     private struct State: ~Copyable {
         var model: PushDeliveryModel
         var listeners: [String: [UInt64: Continuation]] = [:]
         var held: [String: PushNotification] = [:]
+        var sinks: [String: (owner: ObjectIdentifier, sink: Sink)] = [:]
         var nextListener: UInt64 = 0
         var stopped = false
 
@@ -101,27 +108,45 @@ public final class PushHub: Sendable {
         return stream
     }
 
+    /// Hands every later delivery to `deviceID` (any user's) to `sink`, synchronously within the
+    /// delivery, never under this hub's lock. One sink per device ID: a newer owner's replaces an
+    /// older's; nil removes the sink if it is still `owner`'s.
+    public func sink(deviceID: String, owner: ObjectIdentifier, _ sink: Sink?) {
+        state.withLock { s in
+            if let sink {
+                s.sinks[deviceID] = (owner, sink)
+            } else if s.sinks[deviceID]?.owner == owner {
+                s.sinks[deviceID] = nil
+            }
+        }
+    }
+
     /// Delivers everything due at `now`; returns how many were delivered.
     @discardableResult
     public func pump(now: Instant) -> Int {
         delivering.withLock { _ in
             let gone = takeDeparted()
-            let (due, count) = state.withLock { s -> ([(Continuation, PushNotification)], Int) in
+            let (due, sunk, count) = state.withLock { s -> ([(Continuation, PushNotification)],
+                                                               [(Sink, String, PushNotification)], Int) in
                 s.drop(gone)
                 s.model.handle(.timer, now: now)
                 var due: [(Continuation, PushNotification)] = []
+                var sunk: [(Sink, String, PushNotification)] = []
                 var count = 0
                 while let d = s.model.pollOutput() {
                     count += 1
                     let key = "\(d.userRecordName)/\(d.deviceID)"
+                    let sink = s.sinks[d.deviceID]?.sink
+                    if let sink { sunk.append((sink, d.userRecordName, d.notification)) }
                     if let ls = s.listeners[key], !ls.isEmpty {
                         for c in ls.values { due.append((c, d.notification)) }
-                    } else {
+                    } else if sink == nil {
                         s.held[key] = d.notification
                     }
                 }
-                return (due, count)
+                return (due, sunk, count)
             }
+            for (sink, user, note) in sunk { sink(user, note) }
             for (c, note) in due { c.yield(note) }
             return count
         }
@@ -134,6 +159,7 @@ public final class PushHub: Sendable {
     public func stop() {
         let conts = state.withLock { s -> [Continuation] in
             s.stopped = true
+            s.sinks = [:]
             defer { s.listeners = [:] }
             return s.listeners.values.flatMap { $0.values }
         }

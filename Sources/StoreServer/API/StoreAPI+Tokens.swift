@@ -55,16 +55,18 @@ extension StoreAPI {
         ]))
     }
 
-    /// `GET /webcourier?tok=T`: the long-poll of a web client's token. Answers the oldest notification
-    /// waiting (CloudKit JS's Notification: `notificationID`, `notificationType`, `containerIdentifier`,
-    /// `subscriptionID`, `zoneID`, plus our `databaseScope`), or after the timeout `204` with no body,
-    /// and the client polls again. The URL is the token's capability, as Apple's webcourier URL is; a
-    /// poll that also sends credentials must be the token's user's (`403 ACCESS_DENIED` otherwise).
+    /// `GET /webcourier?tok=T`: the long-poll of a web client's token. Answers the token's next
+    /// notification, at once when one is waiting (CloudKit JS's Notification: `notificationID`,
+    /// `notificationType`, `containerIdentifier`, `subscriptionID`, `zoneID`, `isPruned` — set when
+    /// notifications before it were dropped, or for a catch-up after a restart — plus our
+    /// `databaseScope`), or after the timeout `204` with no body, and the client polls again. The URL
+    /// is the token's capability, as Apple's webcourier URL is; a poll that also sends credentials must be the token's user's (`403 ACCESS_DENIED` otherwise).
     func pollWebcourier(_ request: HTTPRequest) async -> HTTPResponse {
         guard request.method == "GET" else { return error(405, .invalidArguments, "the webcourier URL is GET") }
         let credentials = RequestCredentials(request)
-        guard !credentials.conflicting, let token = credentials.courierToken,
-              !token.isEmpty, token.utf8.count <= APITokens.maxLength else {
+        // Only what tokens/create makes (64 hex digits) reaches the store: a hostile URL of any length
+        // or alphabet is one 404.
+        guard !credentials.conflicting, let token = credentials.courierToken, Webcourier.wellFormed(token) else {
             return error(404, .unknownItem, "no such webcourier token")
         }
         var caller: String?
@@ -85,11 +87,11 @@ extension StoreAPI {
             return .json(WireFormat.status(for: e.code), WireFormat.serialize(WireFormat.encode(e)))
         case .empty:
             return HTTPResponse(status: 204, headers: HTTPHeaders([("Cache-Control", "no-store")]))
-        case .notification(let note, let user, let container):
+        case .notification(let note, let pruned, let user, let container):
             var o: WireFormat.Object = [
                 "notificationID": String(note.notificationID), "subscriptionID": note.subscriptionID,
                 "databaseScope": note.databaseScope.rawValue, "containerIdentifier": container,
-                "notificationType": await notificationType(note, user: user), "isPruned": false,
+                "notificationType": await notificationType(note, user: user), "isPruned": pruned,
             ]
             if let zone = note.zoneID { o["zoneID"] = WireFormat.encode(zone) }
             // A query subscription's record and why (CloudKit JS's QueryNotification `recordName`,

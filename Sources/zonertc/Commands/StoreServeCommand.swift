@@ -159,6 +159,9 @@ enum StoreServeCommand {
         let api = StoreAPI(store: store, users: users, allowRegister: allowRegister,
                            apiTokens: APITokens(declared), serverKeys: serverKeys, webcourier: courier,
                            assets: assets)
+        // The webcourier learns which web tokens were registered before this start (they are owed a
+        // catch-up at their first poll) before any request can register one.
+        await api.webcourier.ready()
         let daemon = try StoreDaemon(api: api, options: daemonOptions)
         try daemon.start()
         // Uploads no record took, and files of records deleted since, go after a day.

@@ -188,7 +188,11 @@ final class ConformanceServer: Sendable {
                 options.automaticPush = false
                 options.readers = 2
                 let store = try await PostgresStore.open(options: options, clock: clock)
-                let daemon = try StoreDaemon(api: makeAPI(store, users, assets: PostgresAssets(store: store)),
+                let api = makeAPI(store, users, assets: PostgresAssets(store: store))
+                // Each daemon has looked at the tokens registered before it started, so a token the
+                // tests register later is never taken for one a restart may have cut off.
+                await api.webcourier.ready()
+                let daemon = try StoreDaemon(api: api,
                                              options: StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0")))
                 try daemon.start()
                 served.append(ServedStore(daemon: daemon, store: store))
