@@ -159,6 +159,8 @@ enum StoreServeCommand {
         let api = StoreAPI(store: store, users: users, allowRegister: allowRegister,
                            apiTokens: APITokens(declared), serverKeys: serverKeys, webcourier: courier,
                            assets: assets)
+        // The asset URLs' key is read once, before the first request rather than by it.
+        try await api.prepareAssetSigning()
         let daemon = try StoreDaemon(api: api, options: daemonOptions)
         try daemon.start()
         // Uploads no record took, and files of records deleted since, go after a day.
