@@ -78,6 +78,10 @@ public func httpRequestFuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: I
         case .dispatch, .dispatchSpooled:
             now = now + .milliseconds(1)
             pending += machine.outputs(after: .respond(HTTPResponse.json(200, Array("{}".utf8))), now: now)
+        case .checkStreamedHead:
+            // Admitted or refused, by the input's last byte.
+            let refusal = bytes.last.map { $0 & 1 == 1 } == true ? HTTPResponse.json(401, Array("{}".utf8)) : nil
+            pending += machine.outputs(after: .headChecked(refusal), now: now)
         case .send, .close, .beginSpool, .spool, .discardSpool:
             break
         }

@@ -19,6 +19,8 @@ public final class TCPConnection {
     public var onReadEnd: (() -> Void)?
     /// End of input was seen: the socket is no longer watched for reading.
     public private(set) var readEnded = false
+    /// Reading is paused (`pauseReading`): what the peer sends waits in the kernel.
+    public private(set) var readPaused = false
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
     private var closeWhenDrained = false
@@ -42,12 +44,52 @@ public final class TCPConnection {
     /// Bytes waiting to be written.
     public var pendingOutbound: Int { outbound.count - outboundOffset }
 
-    /// Queues bytes and writes as much as the kernel takes now.
+    /// Writes as much as the kernel takes now and queues the rest. With nothing queued before them
+    /// the bytes are written from where they are, and only what the kernel did not take is copied:
+    /// a response (an asset file of megabytes, too) is not copied into the queue to be written.
     public func send<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         guard !isClosed else { return }
-        outbound.append(contentsOf: bytes)
+        if pendingOutbound == 0, let written = bytes.withContiguousStorageIfAvailable({ writeNow($0) }) {
+            guard let written, !isClosed else { return }
+            if written < bytes.count { outbound.append(contentsOf: bytes.dropFirst(written)) }
+        } else {
+            outbound.append(contentsOf: bytes)
+        }
         flush()
     }
+
+    /// Writes from `bytes` until the kernel takes no more; how many it took (nil: closed on an error).
+    private func writeNow(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            if n > 0 {
+                offset += n
+                bytesOut += n
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                break
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                close()
+                return nil
+            }
+        }
+        return offset
+    }
+
+    /// Stops (`true`) or resumes reading. While paused nothing is read: what the peer sends waits
+    /// in the kernel's buffer, and TCP's window holds the peer back once that is full. A hangup or
+    /// an error still closes the connection.
+    public func pauseReading(_ paused: Bool) {
+        guard paused != readPaused, !isClosed else { return }
+        readPaused = paused
+        watch(readInterest.union(pendingOutbound > 0 ? .writable : []), hangup: !readEnded && !readPaused)
+        // Level-triggered: bytes that waited are reported again once the socket is watched for them.
+    }
+
+    /// What the socket is watched for on the reading side.
+    private var readInterest: EventLoop.Readiness { readEnded || readPaused ? [] : .readable }
 
     /// Closes once everything queued is written.
     public func closeAfterFlush() {
@@ -66,8 +108,8 @@ public final class TCPConnection {
 
     private func handle(_ ready: EventLoop.Readiness) {
         if ready.contains(.writable) { flush() }
-        if readEnded {
-            // Half-closed: only writing is left. A hangup or error now means the peer is gone both ways.
+        if readEnded || readPaused {
+            // Half-closed (only writing is left) or paused: a hangup or error now means the peer is gone.
             if ready.contains(.error) || ready.rawValue & CS_EPOLLHUP != 0 { close() }
             return
         }
@@ -75,7 +117,7 @@ public final class TCPConnection {
     }
 
     private func readAvailable() {
-        while !isClosed {
+        while !isClosed && !readPaused {
             // One buffer per loop, not per connection: 10,000 idle connections would otherwise hold 640 MB.
             let n = loop.readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
@@ -107,7 +149,7 @@ public final class TCPConnection {
                 outboundOffset += n
                 bytesOut += n
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                watch(readEnded ? .writable : [.readable, .writable], hangup: !readEnded)
+                watch(readInterest.union(.writable), hangup: !readEnded && !readPaused)
                 return
             } else if n < 0 && errno == EINTR {
                 continue
@@ -120,7 +162,7 @@ public final class TCPConnection {
         // A long-lived connection (a push stream) keeps no more than a small buffer between writes.
         outbound.removeAll(keepingCapacity: outbound.capacity <= 4096)
         outboundOffset = 0
-        watch(readEnded ? [] : .readable, hangup: !readEnded)
+        watch(readInterest, hangup: !readEnded && !readPaused)
         if closeWhenDrained { close(); return }
         onDrained()
     }

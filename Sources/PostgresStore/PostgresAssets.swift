@@ -11,11 +11,12 @@ public final class PostgresAssets: AssetStorage {
 
     @discardableResult
     public func keep(_ asset: StoredAsset, fileAt path: String) async throws(StoreError) -> Bool {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw StoreError(.internalError, "cannot read the upload \(path): \(error)")
+        // Read once into the array that becomes the statement's parameter (libpq copies it to send).
+        switch readFileBytes(path) {
+        case .success(let bytes)?: return try await keep(asset, bytes: bytes)
+        case .failure(let e)?: throw StoreError(.internalError, "cannot read the upload: \(e)")
+        case nil: throw StoreError(.internalError, "the upload \(path) is gone")
         }
-        return try await keep(asset, bytes: Array(data))
     }
 
     @discardableResult

@@ -234,17 +234,25 @@ final class PostgresConnection {
         }
         let lengths = buffers.map { Int32(clamping: $0.count) }
         let formats = [Int32](repeating: 1, count: buffers.count)
-        // libpq copies parameters before returning, so pointers into these arrays suffice.
-        let pointers = buffers.map { b -> UnsafeMutablePointer<CChar> in
-            let p = UnsafeMutablePointer<CChar>.allocate(capacity: max(b.count, 1))
-            b.withUnsafeBufferPointer { src in
-                if let base = src.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: base, byteCount: b.count) }
-            }
-            return p
+        // libpq copies parameters before returning, so pointers into these arrays suffice: an asset's
+        // bytes (up to 50 MB) are not copied once more to be handed over.
+        var values: [UnsafePointer<CChar>?] = []
+        values.reserveCapacity(buffers.count)
+        return Self.withPointers(to: buffers[...], collecting: &values) { body(types, $0, lengths, formats) }
+    }
+
+    /// Calls `body` with a pointer to each buffer, valid during the call (nested, one buffer a level:
+    /// a statement has a handful of parameters). An empty buffer gets a pointer to an empty string,
+    /// never nil, which libpq would read as SQL NULL.
+    private static func withPointers<R>(to buffers: ArraySlice<[UInt8]>, collecting values: inout [UnsafePointer<CChar>?],
+                                        _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        guard let first = buffers.first else { return body(values) }
+        return first.withUnsafeBufferPointer { bytes in
+            let empty: StaticString = ""
+            let base = UnsafeRawPointer(bytes.baseAddress.map { UnsafeRawPointer($0) } ?? UnsafeRawPointer(empty.utf8Start))
+            values.append(base.assumingMemoryBound(to: CChar.self))
+            return withPointers(to: buffers.dropFirst(), collecting: &values, body)
         }
-        defer { for p in pointers { p.deallocate() } }
-        let values: [UnsafePointer<CChar>?] = pointers.map { UnsafePointer($0) }
-        return body(types, values, lengths, formats)
     }
 
     /// Notifications received so far, after reading what the socket holds. Throws if the connection is gone.

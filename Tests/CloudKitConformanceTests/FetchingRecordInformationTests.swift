@@ -117,6 +117,16 @@ struct FetchingRecordInformationTests {
         #expect(root["recordName"] as? String == "note" && root["shortGUID"] as? String == guid)
         #expect((root["fields"] as? [String: Any])?.isEmpty == true)
 
+        // Its share-URL form, as a share's `url` is made: records/resolve reads the short GUID from it, and
+        // a GET on it answers the page, which resolves it as a record (nothing to accept).
+        let byURL = try #require(results(try await owner.post("records/resolve", ["shortGUIDs": [
+            ["value": "http://example.org/share/\(guid)"]]], database: "private")).first)
+        #expect(byURL["shortGUID"] as? String == guid && byURL["share"] == nil
+                    && byURL["participantType"] as? String == "OWNER", "\(byURL)")
+        let page = try await owner.server.raw("GET", "/share/\(guid)", write: false)
+        #expect(page.status == 200 && page.headers["Content-Type"]?.hasPrefix("text/html") == true, "\(page.status)")
+        #expect(page.text.contains(guid) && page.text.contains("shouldFetchRootRecord") && page.text.contains("!r.share"))
+
         let pending = try await guest.post("records/resolve", ask, database: "public")
         #expect(results(pending).first?.code == "ACCESS_DENIED", "\(pending)")
         _ = try await guest.post("records/accept", ["shortGUIDs": [["value": zoneShare]]], database: "shared")

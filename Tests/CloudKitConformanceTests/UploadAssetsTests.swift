@@ -194,6 +194,67 @@ struct UploadAssetsTests {
         #expect(answer.contains(#""ckErrorCode":"limitExceeded""#) && answer.contains("BAD_REQUEST"))
     }
 
+    /// The head of an upload of `length` bytes to `target` and the first `sent` bytes of its body,
+    /// sent on a fresh connection that never sends the rest; what the daemon answers within 2 s.
+    static func uploadNeverFinished(_ endpoint: Endpoint, _ target: String, length: Int = 8 << 20,
+                                    sent: Int = 64 * 1024) throws -> String {
+        let head = "POST \(target) HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\n"
+        return try rawExchange(endpoint, Array(head.utf8) + bytes(sent, seed: 21))
+    }
+
+    @Test("a forged or used upload URL with a body over 4 MB: 401 from its head, at once, the body never sent",
+          arguments: ConformanceBackend.allCases.filter { $0 != .embedded })
+    func refusedBeforeBody(_ backend: ConformanceBackend) async throws {
+        let user = try await backend.user()
+        let tokens = try await user.post("assets/upload", ["tokens": [["fieldName": "image"]]])
+        let used = Self.path((tokens.body["tokens"] as? [[String: Any]])?.first?["url"] as? String ?? "")
+        #expect(try await user.server.raw("POST", used, body: [1, 2, 3], write: true).status == 200)
+        let forged = AssetRoutes.uploadPrefix + String(repeating: "A", count: 60)
+        // Used through the writing daemon, refused by each (on PostgreSQL the other reads the same table).
+        for endpoint in user.server.endpoints {
+            for target in [forged, used] {
+                let answer = try Self.uploadNeverFinished(endpoint, target)
+                #expect(answer.hasPrefix("HTTP/1.1 401") && answer.contains("AUTHENTICATION_FAILED"),
+                        "\(target.prefix(40)): \(answer.prefix(200))")
+            }
+        }
+    }
+
+    @Test("journal: a refused upload over 4 MB (forged, used, lapsed) leaves no spool file; an admitted one is spooled")
+    func refusedUploadCostsNoDisk() async throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/zonertc-assets-test-\(StoredAsset.newReceipt())"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try EmbeddedStore(options: .inMemoryForTests)
+        defer { store.close() }
+        let api = StoreAPI(store: store, users: try UserRegistry(directory: nil), allowRegister: false,
+                           assets: try AssetFiles(directory: directory + "/assets"))
+        try await api.prepareAssetSigning()
+        var options = StoreDaemon.Options(listen: try Endpoint(parsing: "127.0.0.1:0"))
+        let spool = try BodySpoolDirectory.prepare(directory + "/spool")
+        options.spoolDirectory = spool
+        let daemon = try StoreDaemon(api: api, options: options)
+        try daemon.start()
+        defer { daemon.stop() }
+        let signer = try await api.assetURLSigner()
+        let used = AssetRoutes.uploadPrefix + signer.uploadToken(user: "u", expires: Date().addingTimeInterval(60))
+        #expect(try await rawHTTP(daemon.endpoint, "POST", used, body: [1]).status == 200)
+        let lapsed = AssetRoutes.uploadPrefix + signer.uploadToken(user: "u", expires: Date().addingTimeInterval(-1))
+        let forged = AssetRoutes.uploadPrefix + AssetURLSigner(key: Self.bytes(32, seed: 4))
+            .uploadToken(user: "u", expires: Date().addingTimeInterval(60))
+        for target in [forged, used, lapsed] {
+            let answer = try Self.uploadNeverFinished(daemon.endpoint, target)
+            #expect(answer.hasPrefix("HTTP/1.1 401"), "\(answer.prefix(200))")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty)
+        // A good URL's body is taken (and spooled as it comes): asked to go on, then answered once it is whole.
+        let good = AssetRoutes.uploadPrefix + signer.uploadToken(user: "u", expires: Date().addingTimeInterval(60))
+        let file = Self.bytes(5 << 20, seed: 6)
+        let head = "POST \(good) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Length: \(file.count)\r\n\r\n"
+        let answer = try rawExchange(daemon.endpoint, Array(head.utf8) + file, timeoutMilliseconds: 10_000)
+        #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(answer.contains("\"size\":\(file.count)"))
+    }
+
     @Test("journal: a spooled upload and an upload URL survive a restart; files no record holds go, held ones stay")
     func restartAndSweep() async throws {
         let directory = FileManager.default.temporaryDirectory.path + "/zonertc-assets-test-\(StoredAsset.newReceipt())"

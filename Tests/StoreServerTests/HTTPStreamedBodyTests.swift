@@ -96,9 +96,16 @@ struct HTTPStreamedBodyTests {
         let t0 = Instant.seconds(100)
         var m = HTTPServerConnection(limits: limits, now: t0)
         let request = Array(Self.post("/up/t", String(repeating: "a", count: 20)).utf8)
-        let first = m.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
-        guard case .beginSpool(let head, 20) = first.first else { Issue.record("\(first)"); return }
+        // The head alone is shown first; nothing of the body is handed out until it is admitted.
+        let checking = m.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
+        guard checking.count == 1, case .checkStreamedHead(let head, 20) = checking[0] else {
+            Issue.record("\(checking)"); return
+        }
         #expect(head.path == "/up/t" && head.body.isEmpty)
+        #expect(m.nextDeadline == nil)
+        let first = m.outputs(after: .headChecked(nil), now: t0)
+        guard case .beginSpool(let spooled, 20) = first.first else { Issue.record("\(first)"); return }
+        #expect(spooled.path == "/up/t")
         #expect(first.dropFirst().allSatisfy { if case .spool = $0 { true } else { false } })
         // The read timeout runs from the last bytes: a slow upload that keeps sending is not cut.
         #expect(m.nextDeadline == t0 + limits.requestReadTimeout)
@@ -108,10 +115,41 @@ struct HTTPStreamedBodyTests {
 
         var cut = HTTPServerConnection(limits: limits, now: t0)
         _ = cut.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
+        _ = cut.outputs(after: .headChecked(nil), now: t0)
         #expect(cut.outputs(after: .peerFinishedSending, now: t0) == [.discardSpool, .close])
         var stalled = HTTPServerConnection(limits: limits, now: t0)
         _ = stalled.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
+        _ = stalled.outputs(after: .headChecked(nil), now: t0)
         let timedOut = stalled.outputs(after: .timer, now: t0 + limits.requestReadTimeout)
         #expect(timedOut.first == .discardSpool && timedOut.last == .close)
+    }
+
+    @Test("a streamed head refused: its answer and close, never a spool; admitted with Expect: 100-continue: 100 first")
+    func machineRefusesHead() {
+        var limits = HTTPServerConnection.Limits()
+        limits.maxBodyBytes = 8
+        limits.streaming = Self.streaming
+        let t0 = Instant.seconds(100)
+        let request = Array(Self.post("/up/t", String(repeating: "a", count: 20)).utf8)
+        var m = HTTPServerConnection(limits: limits, now: t0)
+        _ = m.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
+        // More of the body while the head is judged: held, not handed out.
+        #expect(m.outputs(after: .received(request[(request.count - 5)...]), now: t0).isEmpty)
+        let refusal = HTTPResponse.json(401, Array(#"{"serverErrorCode":"AUTHENTICATION_FAILED"}"#.utf8))
+        #expect(m.outputs(after: .headChecked(refusal), now: t0)
+                    == [.send(refusal.serialized(keepAlive: false)), .close])
+        #expect(m.isClosed)
+
+        var gone = HTTPServerConnection(limits: limits, now: t0)
+        _ = gone.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
+        #expect(gone.outputs(after: .peerFinishedSending, now: t0) == [.close])
+
+        let expecting = Array(Self.post("/up/t", String(repeating: "b", count: 20))
+            .replacingOccurrences(of: "\r\n\r\n", with: "\r\nExpect: 100-Continue\r\n\r\n").utf8)
+        var asked = HTTPServerConnection(limits: limits, now: t0)
+        _ = asked.outputs(after: .received(expecting[...]), now: t0)
+        let admitted = asked.outputs(after: .headChecked(nil), now: t0)
+        #expect(admitted.first == .send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)), "\(admitted)")
+        #expect(admitted.last == .dispatchSpooled)
     }
 }

@@ -53,11 +53,11 @@ public final class AssetFiles: AssetStorage {
             guard synced else { throw StoreError(.internalError, "cannot sync the upload: \(errnoText())") }
             if rename(path, target) != 0 {
                 // Another file system (a spool directory elsewhere): copied, then synced.
-                let data: Data
-                do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                    throw StoreError(.internalError, "cannot read the upload \(path): \(error)")
+                switch readFileBytes(path) {
+                case .success(let bytes)?: try writeData(bytes, to: target)
+                case .failure(let e)?: throw StoreError(.internalError, "cannot read the upload: \(e)")
+                case nil: throw StoreError(.internalError, "the upload \(path) is gone")
                 }
-                try writeData(Array(data), to: target)
             }
         }
     }
@@ -129,9 +129,12 @@ public final class AssetFiles: AssetStorage {
     }
 
     public func bytes(receipt: String) async throws(StoreError) -> [UInt8]? {
-        guard try await asset(receipt: receipt) != nil,
-              let data = FileManager.default.contents(atPath: dataPath(receipt)) else { return nil }
-        return Array(data)
+        guard try await asset(receipt: receipt) != nil else { return nil }
+        switch readFileBytes(dataPath(receipt)) {
+        case .success(let bytes)?: return bytes
+        case .failure(let e)?: throw StoreError(.internalError, "cannot read the asset: \(e)")
+        case nil: return nil
+        }
     }
 
     public func touch(receipt: String, now: Date) async throws(StoreError) -> StoredAsset? {

@@ -13,6 +13,12 @@ import RecordStore
 /// The page tells nothing about the share itself: it is served for any well-formed short GUID
 /// without looking at the store (a guess learns nothing), and what the share holds comes only from
 /// the authenticated requests its script makes. A path that is no short GUID is `404`.
+///
+/// A record saved with `createShortGUID` has a short GUID of the same form, and records/resolve
+/// resolves it (to the record, without a share: "Fetching Record Information" fetches "information
+/// about records given their shortGUID properties"), so the same URL form serves it: the page then
+/// names the record and its owner and offers nothing to accept (records/accept of it is
+/// `BAD_REQUEST`: there is no share).
 enum SharePage {
     /// The share URLs' path prefix.
     static let prefix = "/share/"
@@ -45,15 +51,23 @@ enum SharePage {
         const token = new URLSearchParams(location.search).get("ckWebAuthToken");
         const base = "/database/1/zonertc/production/shared/records/";
         async function call(op) {
+          const asked = {value: guid, shouldFetchRootRecord: true, rootRecordDesiredKeys: []};
           const r = await fetch(base + op, {method: "POST", headers: {"Authorization": "Bearer " + token},
-                                            body: JSON.stringify({shortGUIDs: [{value: guid}]})});
+                                            body: JSON.stringify({shortGUIDs: [asked]})});
           const o = await r.json();
           return (o.results || [o])[0];
         }
         function show(r) {
           const s = document.getElementById("status");
           if (r.serverErrorCode) { s.textContent = r.serverErrorCode + ": " + (r.reason || ""); return false; }
-          const root = r.share && r.share.recordName;
+          if (!r.share) {
+            // A record's own short GUID (createShortGUID): nothing to accept, only a record to reach.
+            const name = r.rootRecord ? r.rootRecord.recordName : "a record";
+            s.textContent = "The record " + name + " of " + r.ownerIdentity.userRecordName + ": you may " +
+              (r.participantPermission === "READ_WRITE" ? "read and change" : "read") + " it.";
+            return false;
+          }
+          const root = (r.rootRecord && r.rootRecord.recordName) || r.share.recordName;
           s.textContent = "Shared by " + r.ownerIdentity.userRecordName + " (" + root + "): you are " +
             r.participantStatus + ", " + r.participantPermission + ".";
           return r.participantStatus !== "ACCEPTED";

@@ -44,9 +44,6 @@ extension DocumentedKeys {
 }
 
 extension StoreAPI {
-    /// The signer of the request being answered, which the download URLs in its answer are signed with.
-    @TaskLocal static var assetSigning: AssetURLSigner?
-
     /// `assets/upload`: one Token Response Dictionary (`recordName`, `fieldName`, `url`) per asset
     /// field asked, in order.
     func requestAssetUploads(_ body: WireObject, user: String) async throws -> WireFormat.Object {
@@ -73,20 +70,61 @@ extension StoreAPI {
         return ["tokens": tokens]
     }
 
-    /// `POST /asset-upload/<token>` with the file's bytes (in memory, or spooled by the daemon).
-    func receiveAssetUpload(_ request: HTTPRequest) async -> HTTPResponse {
-        guard request.method == "POST" else { return error(405, .invalidArguments, "upload the file with POST") }
+    /// The answer to an upload whose URL is forged, lapsed or used.
+    private var uploadRefused: HTTPResponse {
+        error(401, .authenticationFailed,
+              "not an upload URL this store handed out, used already, or lapsed: ask assets/upload again")
+    }
+
+    /// What the head of an upload allows.
+    private enum UploadHead {
+        case allowed(AssetURLSigner.Upload)
+        case refused(HTTPResponse)
+    }
+
+    /// What the head of an upload allows: its upload, or the answer refusing it.
+    private func checkUploadHead(_ request: HTTPRequest) async -> UploadHead {
+        guard request.method == "POST" else { return .refused(error(405, .invalidArguments, "upload the file with POST")) }
         let token = String(request.path.dropFirst(AssetRoutes.uploadPrefix.count))
-        guard let assets else { return error(500, .internalError, "this store keeps no asset files") }
-        let refused = error(401, .authenticationFailed,
-                            "not an upload URL this store handed out, used already, or lapsed: ask assets/upload again")
-        let upload: AssetURLSigner.Upload
+        guard assets != nil else { return .refused(error(500, .internalError, "this store keeps no asset files")) }
         do {
-            guard let checked = try await assetURLSigner().checkUpload(token, now: Date()) else { return refused }
-            upload = checked
+            guard let checked = try await assetURLSigner().checkUpload(token, now: Date()) else {
+                return .refused(uploadRefused)
+            }
+            return .allowed(checked)
+        } catch {
+            return .refused(self.error(500, .internalError, "\(error)"))
+        }
+    }
+
+    /// Whether the daemon should take the body of the upload `request` (one over the in-memory
+    /// limit, which it would spool to disk): nil to take it, else the answer, sent before any byte
+    /// of the body is read. A forged, lapsed or used upload URL is refused here, so it costs no disk
+    /// and its client hears at once; the upload itself checks again (`receiveAssetUpload`), since
+    /// another daemon may take the same URL meanwhile.
+    public func admitUploadBody(_ request: HTTPRequest) async -> HTTPResponse? {
+        let upload: AssetURLSigner.Upload
+        switch await checkUploadHead(request) {
+        case .allowed(let checked): upload = checked
+        case .refused(let refusal): return refusal
+        }
+        do {
+            if try await assets?.asset(receipt: upload.receipt) != nil { return uploadRefused }
         } catch {
             return self.error(500, .internalError, "\(error)")
         }
+        return nil
+    }
+
+    /// `POST /asset-upload/<token>` with the file's bytes (in memory, or spooled by the daemon).
+    func receiveAssetUpload(_ request: HTTPRequest) async -> HTTPResponse {
+        let upload: AssetURLSigner.Upload
+        switch await checkUploadHead(request) {
+        case .allowed(let checked): upload = checked
+        case .refused(let refusal): return refusal
+        }
+        guard let assets else { return error(500, .internalError, "this store keeps no asset files") }
+        let refused = uploadRefused
         guard Int64(request.spooledBody?.length ?? request.body.count) <= Asset.maxFileSize else {
             return .json(400, WireFormat.serialize(WireFormat.encode(StoreError(
                 .limitExceeded, "an asset file is at most \(Asset.maxFileSize) bytes (Data Size Limits)"))))
@@ -140,13 +178,18 @@ extension StoreAPI {
         }
     }
 
-    /// The signer of the asset URLs, made from the asset storage's key on first use.
+    /// The signer of the asset URLs, made from the asset storage's key once (`prepareAssetSigning`,
+    /// else on first use) and then read without a lock.
     func assetURLSigner() async throws(StoreError) -> AssetURLSigner {
-        if let signer = assetSigner.withLock({ $0 }) { return signer }
+        if let signer = assetSigner.signer { return signer }
         guard let assets else { throw StoreError(.internalError, "this store keeps no asset files") }
-        let signer = AssetURLSigner(key: try await assets.signingKey())
-        assetSigner.withLock { $0 = signer }
-        return signer
+        return assetSigner.keep(AssetURLSigner(key: try await assets.signingKey()))
+    }
+
+    /// Reads the asset storage's signing key now (the daemon calls it before serving), so that no
+    /// request waits for it; does nothing for a store that keeps no asset files.
+    public func prepareAssetSigning() async throws(StoreError) {
+        if assets != nil { _ = try await assetURLSigner() }
     }
 
     /// SHA-256 (base64) and size of a file, read in blocks.

@@ -10,10 +10,6 @@ import RecordStore
 // as a share (StoreEngine+RecordShares.swift); it is answered, wherever a record is, with the
 // share's keys (StoreAPI+Sharing.swift's `encodeShareRecord`).
 extension StoreAPI {
-    /// The user a request is answered for, so that a share record says who they are in it
-    /// (`currentUserParticipant`) wherever records are encoded.
-    @TaskLocal static var requestUser: String?
-
     /// Whether a record dictionary of a request is a record share: of type `cloudkit.share`,
     /// under any name but the zone-wide share's.
     static func isRecordShareRecord(_ record: WireObject) -> Bool {

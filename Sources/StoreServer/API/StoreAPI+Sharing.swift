@@ -35,9 +35,6 @@ extension StoreAPI {
     /// The record type of shares.
     static let shareRecordType = "cloudkit.share"
 
-    /// The host a request named (its `Host` header), for the share and asset URLs it is answered with.
-    @TaskLocal static var requestHost: String?
-
     /// `http://<host>` for the host the request named, when it is a plain host name or address with an
     /// optional port (ASCII letters, digits, `.-:[]`); nil otherwise, so a hostile header never
     /// becomes part of a URL handed to another user.

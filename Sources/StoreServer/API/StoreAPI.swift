@@ -43,7 +43,7 @@ public final class StoreAPI: Sendable {
     /// Where uploaded asset files are kept (StoreAPI+Assets.swift); nil: assets/upload is refused.
     public let assets: (any AssetStorage)?
     /// Signs the asset URLs, once the storage's key is read (`assetURLSigner()`).
-    let assetSigner = Mutex<AssetURLSigner?>(nil)
+    let assetSigner = AssetSignerSlot()
 
     public init(store: any StoreBackend, users: any UserDirectory, allowRegister: Bool,
                 apiTokens: APITokens = APITokens(), serverKeys: ServerKeys = ServerKeys(),
@@ -70,7 +70,7 @@ public final class StoreAPI: Sendable {
         if path.hasPrefix(SharePage.prefix) { return .response(sharePage(request)) }
         if path == "/call/report" { return .response(await callReport(request)) }
         if path.hasPrefix(AssetRoutes.uploadPrefix) {
-            return .response(await Self.$requestHost.withValue(request.headers["Host"]) {
+            return .response(await Self.$requestScope.withValue(RequestScope(host: request.headers["Host"])) {
                 await receiveAssetUpload(request)
             })
         }
@@ -142,15 +142,13 @@ public final class StoreAPI: Sendable {
         }
         let client = store.client(user: user, deviceID: device ?? "", assets: assets)
         do {
+            // Made once (at daemon start); this reads it without a lock.
             let signing = assets == nil ? nil : try await assetURLSigner()
-            let result = try await Self.$requestHost.withValue(request.headers["Host"]) {
-                try await Self.$assetSigning.withValue(signing) {
-                    try await Self.$requestUser.withValue(user) {
-                        parts[5] == "assets" && parts[6] == "upload"
-                            ? try await requestAssetUploads(WireObject(body), user: user)
-                            : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
-                    }
-                }
+            let bound = RequestScope(host: request.headers["Host"], user: user, assetSigning: signing)
+            let result = try await Self.$requestScope.withValue(bound) {
+                parts[5] == "assets" && parts[6] == "upload"
+                    ? try await requestAssetUploads(WireObject(body), user: user)
+                    : try await route("\(parts[5])/\(parts[6])", body: body, scope: scope, client: client)
             }
             return .response(.json(200, WireFormat.serialize(result)))
         } catch let e as StoreError {

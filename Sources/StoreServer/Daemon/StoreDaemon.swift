@@ -285,6 +285,10 @@ public final class StoreDaemon: @unchecked Sendable {
                 c.tcp.send(bytes)
             case .close:
                 c.tcp.closeAfterFlush()
+            case .checkStreamedHead(let request, _):
+                // Nothing of the body is read until the head is judged: a refused upload costs no disk.
+                c.tcp.pauseReading(true)
+                checkUploadHead(request, on: c.id)
             case .beginSpool(let request, let length):
                 spoolCount += 1
                 let directory = options.spoolDirectory ?? FileManager.default.temporaryDirectory.path
@@ -330,6 +334,21 @@ public final class StoreDaemon: @unchecked Sendable {
         if idleSince != c.reportedIdleSince, !c.tcp.isClosed {
             c.reportedIdleSince = idleSince
             admission.update(c.id, idleSince: idleSince)
+        }
+    }
+
+    /// Asks the API whether to take the body of an upload whose head came (`.checkStreamedHead`), on
+    /// a worker (the check may read the asset storage), then reads on or refuses.
+    private func checkUploadHead(_ request: HTTPRequest, on id: UInt64) {
+        let api = self.api
+        Task(executorPreference: workers) { [self] in
+            let refusal = await api.admitUploadBody(request)
+            loop.execute { [self] in
+                guard let c = connections[id] else { return }
+                // A refused body is never read: the connection closes once the answer is out.
+                if refusal == nil { c.tcp.pauseReading(false) }
+                feed(.headChecked(refusal), to: c)
+            }
         }
     }
 

@@ -117,8 +117,26 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Written as bytes into one buffer sized up front: the daemon's event loop serializes every
     /// response it sends, one after another.
     public func serialized(keepAlive: Bool) -> [UInt8] {
+        var out = head(keepAlive: keepAlive, reserving: body.count)
+        out.append(contentsOf: body)
+        return out
+    }
+
+    /// Bodies at least this large are sent apart from their head (`parts`) rather than copied after it.
+    public static let separateBodyBytes = 64 * 1024
+
+    /// What to send, in order: the serialized response, or for a large body its head and then the
+    /// body itself, which the connection writes from where it is (an asset file is not copied to
+    /// be put behind its head).
+    public func parts(keepAlive: Bool) -> [[UInt8]] {
+        body.count >= Self.separateBodyBytes ? [head(keepAlive: keepAlive, reserving: 0), body]
+                                             : [serialized(keepAlive: keepAlive)]
+    }
+
+    /// The status line and headers, with Content-Length, in a buffer with room for `extra` more bytes.
+    private func head(keepAlive: Bool, reserving extra: Int) -> [UInt8] {
         let reason = HTTPResponse.reason(status)
-        var size = 64 + reason.utf8.count + body.count
+        var size = 64 + reason.utf8.count + extra
         for f in headers.fields { size += f.name.utf8.count + f.value.utf8.count + 4 }
         var out: [UInt8] = []
         out.reserveCapacity(size)
@@ -136,7 +154,6 @@ public struct HTTPResponse: Sendable, Hashable {
         out.append(contentsOf: "Content-Length: ".utf8)
         out.append(contentsOf: String(body.count).utf8)
         out.append(contentsOf: keepAlive ? "\r\n\r\n".utf8 : "\r\nConnection: close\r\n\r\n".utf8)
-        out.append(contentsOf: body)
         return out
     }
 

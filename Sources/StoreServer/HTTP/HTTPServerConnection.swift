@@ -8,9 +8,12 @@ import ZoneCore
 /// response went out.
 ///
 /// A request whose body the `streaming` limit lets through above the in-memory limit (the asset
-/// upload route) is handed out as it arrives: `.beginSpool`, `.spool` for each part, then
-/// `.dispatchSpooled`; whenever such a request cannot complete (an error, a timeout, a half-close)
-/// `.discardSpool` comes first, so nothing of it is left behind.
+/// upload route) is first shown by its head alone (`.checkStreamedHead`): nothing of its body is
+/// read or kept until the driver answers `.headChecked`, so a request its head already condemns (a
+/// forged, used or lapsed upload URL) is refused at once and costs no disk. Admitted, its body is
+/// handed out as it arrives: `.beginSpool`, `.spool` for each part, then `.dispatchSpooled`;
+/// whenever such a request cannot complete (an error, a timeout, a half-close) `.discardSpool`
+/// comes first, so nothing of it is left behind.
 public struct HTTPServerConnection: Sendable {
     /// What happened to the connection.
     public enum Input: Sendable {
@@ -18,6 +21,9 @@ public struct HTTPServerConnection: Sendable {
         case received(ArraySlice<UInt8>)
         /// The response to the dispatched request is ready.
         case respond(HTTPResponse)
+        /// The driver's verdict on a `.checkStreamedHead`: nil admits the body (it is spooled as it
+        /// arrives); a response refuses it, and is sent at once, with the connection closed after it.
+        case headChecked(HTTPResponse?)
         /// The client shut down its sending side (a half-close, `shutdown(SHUT_WR)`) but may
         /// still read. A request it completed is still answered, then the connection closes; a
         /// request cut short can never complete, so the connection closes at once. A push
@@ -58,6 +64,10 @@ public struct HTTPServerConnection: Sendable {
         case send([UInt8])
         /// Close the connection once everything sent has left.
         case close
+        /// A request whose `length`-byte body would be streamed has arrived as far as its head: decide
+        /// from the head alone whether to take the body, and answer `.headChecked`. Until then no
+        /// more of the request is parsed, so the driver may stop reading the connection meanwhile.
+        case checkStreamedHead(HTTPRequest, length: Int)
         /// A request whose body is streamed begins: keep somewhere to put its `length` bytes.
         case beginSpool(HTTPRequest, length: Int)
         /// The next bytes of the streamed body.
@@ -71,6 +81,9 @@ public struct HTTPServerConnection: Sendable {
     enum State: Sendable {
         /// Waiting for (more of) a request; `since` is when its first byte came, or the idle start.
         case reading(since: Instant, midRequest: Bool)
+        /// The head of a streamed request is being checked (`.checkStreamedHead`); bytes that arrive
+        /// meanwhile wait in the parser's buffer.
+        case checkingHead(HTTPRequest, length: Int)
         /// A streamed body arriving; `since` is when its last bytes came.
         case receivingBody(since: Instant, keepAlive: Bool)
         case awaitingResponse(keepAlive: Bool)
@@ -109,6 +122,7 @@ public struct HTTPServerConnection: Sendable {
         switch input {
         case .received(let bytes): received(bytes, now: now)
         case .respond(let response): respond(response, now: now)
+        case .headChecked(let refusal): headChecked(refusal, now: now)
         case .peerFinishedSending: peerFinishedSending()
         case .startStream(let status, let headers): startStream(status: status, headers: headers)
         case .streamChunk(let bytes): streamChunk(bytes)
@@ -127,7 +141,7 @@ public struct HTTPServerConnection: Sendable {
         switch state {
         case .reading(let since, let mid): return since + (mid ? limits.requestReadTimeout : limits.idleTimeout)
         case .receivingBody(let since, _): return since + limits.requestReadTimeout
-        case .awaitingResponse, .streaming, .closed: return nil
+        case .checkingHead, .awaitingResponse, .streaming, .closed: return nil
         }
     }
 
@@ -140,8 +154,8 @@ public struct HTTPServerConnection: Sendable {
         switch state {
         case .closed, .streaming:
             return
-        case .awaitingResponse:
-            parser.append(bytes)  // pipelined: parsed after the response
+        case .awaitingResponse, .checkingHead:
+            parser.append(bytes)  // pipelined, or a body not yet admitted: parsed later
         case .reading(let since, let mid):
             parser.append(bytes)
             if !mid { state = .reading(since: now, midRequest: true) } else { state = .reading(since: since, midRequest: true) }
@@ -155,7 +169,7 @@ public struct HTTPServerConnection: Sendable {
 
     private mutating func respond(_ response: HTTPResponse, now: Instant) {
         guard case .awaitingResponse(let keepAlive) = state else { return }
-        outputs.append(.send(response.serialized(keepAlive: keepAlive)))
+        for part in response.parts(keepAlive: keepAlive) { outputs.append(.send(part)) }
         if !keepAlive {
             state = .closed
             outputs.append(.close)
@@ -170,9 +184,31 @@ public struct HTTPServerConnection: Sendable {
         }
     }
 
+    private mutating func headChecked(_ refusal: HTTPResponse?, now: Instant) {
+        guard case .checkingHead(let request, let length) = state else { return }
+        if let refusal {
+            // The body is never read: the connection cannot be reused, and closing is what tells the client.
+            state = .closed
+            outputs.append(.send(refusal.serialized(keepAlive: false)))
+            outputs.append(.close)
+            return
+        }
+        state = .receivingBody(since: now, keepAlive: request.keepAlive)
+        if let expect = request.headers["Expect"], expect.caseInsensitiveEquals("100-continue") {
+            // RFC 9110 §10.1.1: a client that waits before sending the body is told to go on.
+            outputs.append(.send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)))
+        }
+        outputs.append(.beginSpool(request, length: length))
+        parseNext(now: now)
+    }
+
     private mutating func peerFinishedSending() {
         inputEnded = true
         switch state {
+        case .checkingHead:
+            // The body cannot complete: nothing of it was kept.
+            state = .closed
+            outputs.append(.close)
         case .reading:
             // `received` dispatched every complete request already: what is left is incomplete.
             state = .closed
@@ -239,8 +275,9 @@ public struct HTTPServerConnection: Sendable {
                     outputs.append(.dispatch(request))
                     return
                 case .streamedHead(let request, let length):
-                    state = .receivingBody(since: now, keepAlive: request.keepAlive)
-                    outputs.append(.beginSpool(request, length: length))
+                    state = .checkingHead(request, length: length)
+                    outputs.append(.checkStreamedHead(request, length: length))
+                    return
                 case .bodyPart(let bytes):
                     outputs.append(.spool(bytes))
                 case .bodyEnd:

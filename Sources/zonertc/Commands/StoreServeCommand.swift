@@ -162,6 +162,8 @@ enum StoreServeCommand {
         // The webcourier learns which web tokens were registered before this start (they are owed a
         // catch-up at their first poll) before any request can register one.
         await api.webcourier.ready()
+        // The asset URLs' key is read once, before the first request rather than by it.
+        try await api.prepareAssetSigning()
         let daemon = try StoreDaemon(api: api, options: daemonOptions)
         try daemon.start()
         // Uploads no record took, and files of records deleted since, go after a day.
