@@ -135,7 +135,11 @@ struct RelayDaemonTests {
         #expect(arrived == Array(0..<400))
         let batches = relayd.batchCounters
         if batchWait > .zero {
-            #expect(batches.pauses >= 1, "\(batches)")
+            // A rest follows a read that found two or more datagrams waiting. Whether one did is the
+            // scheduler's choice (a relay thread that keeps up reads them one by one, seen in CI), so
+            // the rest is asserted only when a read batched; BatchWaitTests hold the policy itself.
+            let someReadBatched = batches.datagramsReceived > batches.receiveCalls
+            #expect(!someReadBatched || batches.pauses >= 1, "\(batches)")
         } else {
             #expect(batches.pauses == 0, "\(batches)")
         }
