@@ -11,6 +11,14 @@ public enum Hex {
         return value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "a") &- 10 &+ value
     }
 
+    /// Whether `text` is exactly `digits` lowercase hex digits: the form of the identifiers and secrets this
+    /// project makes, checked before a remote's copy is used.
+    public static func isLowercase(_ text: String, digits: Int) -> Bool {
+        text.utf8.count == digits
+            && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                                      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    }
+
     /// The value (0–15) of a hex digit in either case; nil for any other byte.
     @inlinable
     public static func value(_ digit: UInt8) -> UInt8? {

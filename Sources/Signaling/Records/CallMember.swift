@@ -4,6 +4,7 @@
 // (`created`, `modified`), which no client writes.
 import RecordStore
 import SDP
+import ZoneCore
 
 /// A member of a room's group call, as its presence record says.
 public struct CallMember: Hashable, Sendable {
@@ -107,6 +108,6 @@ public struct CallMember: Hashable, Sendable {
 
     /// Whether `text` is 32 lower-case hex digits.
     public static func isMemberSession(_ text: String) -> Bool {
-        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        Hex.isLowercase(text, digits: 32)
     }
 }

@@ -12,4 +12,8 @@ public enum SecretToken {
         for _ in 0..<4 { text += Hex.string(rng.next() as UInt64, digits: 16) }
         return text
     }
+
+    /// Whether `text` has the form `make` gives (64 lowercase hex digits): anything else is refused
+    /// before it is hashed or looked up.
+    public static func isWellFormed(_ text: String) -> Bool { Hex.isLowercase(text, digits: 64) }
 }

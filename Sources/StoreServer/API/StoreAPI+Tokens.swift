@@ -60,13 +60,14 @@ extension StoreAPI {
     /// `notificationType`, `containerIdentifier`, `subscriptionID`, `zoneID`, `isPruned` — set when
     /// notifications before it were dropped, or for a catch-up after a restart — plus our
     /// `databaseScope`), or after the timeout `204` with no body, and the client polls again. The URL
-    /// is the token's capability, as Apple's webcourier URL is; a poll that also sends credentials must be the token's user's (`403 ACCESS_DENIED` otherwise).
+    /// is the token's capability, as Apple's webcourier URL is; a poll that also sends credentials must
+    /// be the token's user's (`403 ACCESS_DENIED` otherwise).
     func pollWebcourier(_ request: HTTPRequest) async -> HTTPResponse {
         guard request.method == "GET" else { return error(405, .invalidArguments, "the webcourier URL is GET") }
         let credentials = RequestCredentials(request)
         // Only what tokens/create makes (64 hex digits) reaches the store: a hostile URL of any length
         // or alphabet is one 404.
-        guard !credentials.conflicting, let token = credentials.courierToken, Webcourier.wellFormed(token) else {
+        guard !credentials.conflicting, let token = credentials.courierToken, SecretToken.isWellFormed(token) else {
             return error(404, .unknownItem, "no such webcourier token")
         }
         var caller: String?

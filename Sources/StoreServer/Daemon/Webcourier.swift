@@ -57,13 +57,6 @@ public final class Webcourier: Sendable {
     /// the user reads, so a user's tokens never use up the store's devices per user.
     public static let deviceID = "webcourier"
 
-    /// A token as `tokens/create` makes it (`SecretToken`): 64 lowercase hex digits. A poll naming
-    /// anything else is refused before the store is asked.
-    public static func wellFormed(_ token: String) -> Bool {
-        token.utf8.count == 64
-            && token.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
     /// What a poll comes to.
     public enum PollResult: Sendable {
         /// No such token (or one forgotten): nothing says whether it ever existed.
@@ -222,7 +215,8 @@ public final class Webcourier: Sendable {
     /// user the poll's credentials name, if it sent any. The store says whether the token exists and
     /// is registered (another daemon may have made, registered or forgotten it).
     public func poll(token: String, caller: String?) async -> PollResult {
-        guard Self.wellFormed(token) else { return .unknown }
+        // Only what tokens/create makes reaches the store.
+        guard SecretToken.isWellFormed(token) else { return .unknown }
         let digest = Self.digest(token)
         let stored: WebPushToken?
         do {
