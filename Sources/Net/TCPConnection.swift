@@ -59,6 +59,7 @@ public final class TCPConnection {
     }
 
     /// Writes from `bytes` until the kernel takes no more; how many it took (nil: closed on an error).
+    /// The one write loop: `send` uses it on a caller's bytes, `flush` on the queue.
     private func writeNow(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var offset = 0
         while offset < bytes.count {
@@ -141,24 +142,18 @@ public final class TCPConnection {
     }
 
     private func flush() {
-        while !isClosed && pendingOutbound > 0 {
-            let n = outbound.withUnsafeBytes { buf in
-                Glibc.send(fd, buf.baseAddress! + outboundOffset, buf.count - outboundOffset, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 {
-                outboundOffset += n
-                bytesOut += n
-            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+        guard !isClosed else { return }
+        if pendingOutbound > 0 {
+            let offset = outboundOffset
+            guard let n = outbound.withUnsafeBufferPointer({ writeNow(UnsafeBufferPointer(rebasing: $0[offset...])) })
+            else { return }
+            outboundOffset += n
+            if pendingOutbound > 0 {
+                // The kernel took what it could: the rest goes when the socket is writable again.
                 watch(readInterest.union(.writable), hangup: !readEnded && !readPaused)
-                return
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                close()
                 return
             }
         }
-        guard !isClosed else { return }
         // A long-lived connection (a push stream) keeps no more than a small buffer between writes.
         outbound.removeAll(keepingCapacity: outbound.capacity <= 4096)
         outboundOffset = 0
