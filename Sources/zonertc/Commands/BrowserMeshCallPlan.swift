@@ -174,8 +174,7 @@ struct BrowserMeshCallPlan {
     /// zone or the browser exited; whether it came.
     static func pageJoined(room: String, page: String, owner: String, endpoint: Endpoint, ownerToken path: String,
                            browser: ChildProcess, until end: ContinuousClock.Instant) async -> Bool {
-        let token = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let roomID = try? RoomID(room) else { return false }
+        guard let token = try? TokenFile(path: path).read(), let roomID = try? RoomID(room) else { return false }
         let client = RemoteStoreClient(configuration: .init(endpoint: endpoint, token: token), userRecordName: owner,
                                        deviceID: "\(owner)-call-check")
         let id = RecordID(recordName: SignalRecordNames.callMember(page), zoneID: roomID.zoneID(owner: owner))
