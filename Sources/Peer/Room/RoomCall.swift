@@ -52,8 +52,7 @@ public struct RoomCall: ~Copyable {
         case joined
         /// The members present, this peer included, in join order.
         case roster([CallMember])
-        /// A leg started with a member. `caller`: it started on the remote's offer and the remote has no presence
-        /// record (a call-of-two peer, or a participant of the share not in the group call): the offer proves presence.
+        /// A leg started with a member. `caller`: `LegStart.onOfferWithoutPresence`.
         case legStarted(LegID, caller: Bool)
         /// A leg's call reports.
         case leg(LegID, PeerCall.Event)
@@ -250,7 +249,7 @@ public struct RoomCall: ~Copyable {
             let call = try PeerCall(leg: leg, binding: room.binding)
             let box = RoomCallLeg(id: start.leg, call: call, memberSession: start.memberSession)
             legs.append(box)
-            outputs.append(.event(.legStarted(start.leg, caller: start.memberSession == nil && !start.makesFirstOffer)))
+            outputs.append(.event(.legStarted(start.leg, caller: start.onOfferWithoutPresence)))
             box.call.handle(.start, now: now)
         } catch {
             outputs.append(.event(.rejectedRecord(remote: start.leg.remote, "no leg with \(start.leg.remote): \(error)")))

@@ -19,6 +19,10 @@ public struct LegStart: Hashable, Sendable {
     public var memberSession: String?
     /// The leg's negotiator configuration (its `b=AS` share among them).
     public var configuration: CallNegotiator.Configuration
+
+    /// Whether the leg starts on the remote's offer and the remote has no presence record (a call-of-two
+    /// peer, or a participant of the share not in the group call): the offer proves presence.
+    public var onOfferWithoutPresence: Bool { memberSession == nil && !makesFirstOffer }
 }
 
 /// A leg, as the room keeps it.
