@@ -88,14 +88,19 @@ struct HTTPStreamedBodyTests {
         }
     }
 
-    @Test("the machine spools a streamed body and dispatches it; a half-close mid-body discards the spool")
-    func machineSpools() {
+    /// The machine tests' limits (8 bytes in memory, `/up/` streamed), start and upload: a 20-byte POST
+    /// to the streamed route.
+    static func streamedUpload() -> (HTTPServerConnection.Limits, Instant, [UInt8]) {
         var limits = HTTPServerConnection.Limits()
         limits.maxBodyBytes = 8
-        limits.streaming = Self.streaming
-        let t0 = Instant.seconds(100)
+        limits.streaming = streaming
+        return (limits, Instant.seconds(100), Array(post("/up/t", String(repeating: "a", count: 20)).utf8))
+    }
+
+    @Test("the machine spools a streamed body and dispatches it; a half-close mid-body discards the spool")
+    func machineSpools() {
+        let (limits, t0, request) = Self.streamedUpload()
         var m = HTTPServerConnection(limits: limits, now: t0)
-        let request = Array(Self.post("/up/t", String(repeating: "a", count: 20)).utf8)
         // The head alone is shown first; nothing of the body is handed out until it is admitted.
         let checking = m.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
         guard checking.count == 1, case .checkStreamedHead(let head, 20) = checking[0] else {
@@ -126,11 +131,7 @@ struct HTTPStreamedBodyTests {
 
     @Test("a streamed head refused: its answer and close, never a spool; admitted with Expect: 100-continue: 100 first")
     func machineRefusesHead() {
-        var limits = HTTPServerConnection.Limits()
-        limits.maxBodyBytes = 8
-        limits.streaming = Self.streaming
-        let t0 = Instant.seconds(100)
-        let request = Array(Self.post("/up/t", String(repeating: "a", count: 20)).utf8)
+        let (limits, t0, request) = Self.streamedUpload()
         var m = HTTPServerConnection(limits: limits, now: t0)
         _ = m.outputs(after: .received(request[..<(request.count - 5)]), now: t0)
         // More of the body while the head is judged: held, not handed out.
