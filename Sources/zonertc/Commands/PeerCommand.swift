@@ -51,7 +51,8 @@ enum PeerCommand {
             MediaSecurityOption.spec("dtls-srtp (needs the WebRTC build) or none (plain RTP/AVPF)"),
             .value("--dtls-timeout", "DURATION", "with dtls-srtp: fail when the DTLS handshake is not done this long "
                    + "after ICE selects a pair", default: "10s"),
-            .value("--connect-timeout", "DURATION", "fail when not connected this long after the start", default: "30s"),
+            .value("--connect-timeout", "DURATION", "fail when not connected this long after the start; without --remote, "
+                   + "a leg that has no path this long after its offer fallback and --answer-timeout ends", default: "30s"),
             .value("--duration", "DURATION", "hang up this long after connecting (default: when media ends, or on SIGINT)"),
             .value("--media-timeout", "DURATION", "fail when the media has not ended this long after connecting"),
             .value("--store-requests", "N", "store requests in flight at once, 1–16 (1: one after the other)",
