@@ -200,9 +200,9 @@ struct BrowserMeshTests {
         let call = try BrowserCall(room: "room_mesh0003")
         defer { call.stop() }
         try await call.register("alice", "bob", "carol", "dave", "erin", "frank")
-        // The silent members' legs wait 25 s for an answer (5 s for the offer they owe), not the default 40 (8).
+        // The silent members' legs wait 15 s for an answer (3 s for the offer they owe), not the default 40 (8).
         for user in ["alice", "bob"] {
-            try call.openMesh(me: user, roomOwner: "alice", query: "&frames=30&peers=1&timeout=150&answerTimeout=25")
+            try call.openMesh(me: user, roomOwner: "alice", query: "&frames=30&peers=1&timeout=150&answerTimeout=15")
         }
         let first = try await call.meshReports(["alice", "bob"], counts: [1, 1])
         Self.expectFullMesh(first, ["alice", "bob"])
@@ -245,18 +245,18 @@ struct BrowserMeshTests {
         #expect(!names.contains("CM_frank") && names.contains("CM_alice") && names.contains("CM_erin"), "\(names)")
         #expect(!names.contains { $0.hasPrefix("S") && $0.contains("frank") }, "\(names)")
 
-        // The silent members joined after alice and bob, so they owed the first offers: after 5 s alice and bob
-        // offer themselves, and 25 s later those legs end unanswered, each a line of its own.
+        // The silent members joined after alice and bob, so they owed the first offers: after 3 s alice and bob
+        // offer themselves, and 15 s later those legs end unanswered, each a line of its own.
         for user in ["alice", "bob"] {
             for other in ["carol", "dave", "erin"] {
-                #expect(try await call.console(user, "epoch [\(other)] no offer from \(other) within 5 s: offering",
+                #expect(try await call.console(user, "epoch [\(other)] no offer from \(other) within 3 s: offering",
                                                within: .seconds(30)))
             }
         }
         for user in ["carol", "dave", "erin"] { try await present(user) }
         for user in ["alice", "bob"] {
             for other in ["carol", "dave", "erin"] {
-                #expect(try await call.console(user, "end [\(other)] \(other) did not answer within 25 s",
+                #expect(try await call.console(user, "end [\(other)] \(other) did not answer within 15 s",
                                                within: .seconds(55)))
             }
         }
@@ -268,7 +268,7 @@ struct BrowserMeshTests {
             #expect(Self.count(live, "mesh", "unanswered") == 3, "\(user)")
             #expect(Self.count(live, "mesh", "legsStarted") == 4, "\(user): no second leg with a silent member")
             let carol = (Self.member(live, "carol")?["ended"] as? [String: Any])?["reason"] as? String
-            #expect(carol == "carol did not answer within 25 s", "\(user): \(carol ?? "not ended")")
+            #expect(carol == "carol did not answer within 15 s", "\(user): \(carol ?? "not ended")")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Net
+import TestSupport
 import ZoneCore
 
 /// A page of a headless Chromium started with `--remote-debugging-port=0`, driven over the Chrome DevTools
@@ -25,8 +26,9 @@ struct DevToolsPage {
         }
         let port = browserStderr[range].split(separator: ":").last.map(String.init) ?? ""
         endpoint = try Endpoint(parsing: "127.0.0.1:\(port)")
-        let reply = try RegistrationTests.exchange(endpoint, "GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
-                                                    + "Connection: close\r\n\r\n")
+        // Read to the body's length: the browser keeps the connection open whatever the request says.
+        let reply = try rawResponse(endpoint, Array(("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+                                                     + "Connection: close\r\n\r\n").utf8), timeoutMilliseconds: 5000)
         guard let body = reply.range(of: "\r\n\r\n").map({ reply[$0.upperBound...] }),
               let targets = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [[String: Any]],
               let page = targets.first(where: { $0["type"] as? String == "page"
