@@ -33,8 +33,10 @@ public final class EventLoop: @unchecked Sendable {
     private var threadID: pthread_t?
     // Loop-confined state.
     private var handlers: [Int32: (Readiness) -> Void] = [:]
-    /// Where connections on this loop read into, one at a time: loop-confined scratch space.
-    public lazy var readBuffer = [UInt8](repeating: 0, count: 65536)
+    /// Where connections on this loop read into, one at a time (`read(_:)`): loop-confined scratch
+    /// space, made at the first read. Not a `lazy var`: a lazy property is mutated through a copy of
+    /// its value (get, change, set back), so every read allocated and copied all 64 KB of it.
+    public private(set) var readBuffer: [UInt8] = []
     private var timerHeap = DeadlineHeap()
     private var timerWork: [UInt64: (due: Instant, work: () -> Void)] = [:]
     private var nextTimer: UInt64 = 0
@@ -87,6 +89,12 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Whether the loop was told to stop: work posted to it from now on may never run.
     public var isStopping: Bool { stopping.load(ordering: .sequentiallyConsistent) }
+
+    /// `read(2)` from `fd` into `readBuffer`, on the loop's thread: what came is `readBuffer[0..<n]`.
+    public func read(_ fd: Int32) -> Int {
+        if readBuffer.isEmpty { readBuffer = [UInt8](repeating: 0, count: 65536) }
+        return readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+    }
 
     /// Whether the caller is on the loop's thread.
     public var inLoop: Bool {

@@ -120,7 +120,7 @@ public final class TCPConnection {
     private func readAvailable() {
         while !isClosed && !readPaused {
             // One buffer per loop, not per connection: 10,000 idle connections would otherwise hold 640 MB.
-            let n = loop.readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let n = loop.read(fd)
             if n > 0 {
                 bytesIn += n
                 onData(loop.readBuffer[0..<n])

@@ -32,4 +32,39 @@ struct JSONWriterTests {
             #expect(text == "{" + expected.joined(separator: ",") + "}", "size \(size)")
         }
     }
+
+    private func text(_ value: Any) -> String { String(decoding: JSONWriter.serialize(value), as: UTF8.self) }
+
+    @Test("the bytes of strings: quote, backslash and control characters escaped, the rest as UTF-8")
+    func stringBytes() {
+        #expect(text("") == #""""#)
+        #expect(text("plain, past the fifteen bytes of a small string")
+                == #""plain, past the fifteen bytes of a small string""#)
+        #expect(text("q\"b\\n\nr\rt\tnul\u{0}us\u{1f}del\u{7f}/é🎉")
+                == "\"q\\\"b\\\\n\\nr\\rt\\tnul\\u0000us\\u001fdel\u{7f}/é🎉\"")
+        #expect(text(["k\"ey": "v"] as [String: Any]) == #"{"k\"ey":"v"}"#)
+    }
+
+    @Test("the bytes of numbers, booleans and null, of each type the wire format or the reader makes")
+    func numberBytes() {
+        let cases: [(Any, String)] = [
+            (Int64.min, "-9223372036854775808"), (Int64.max, "9223372036854775807"), (Int64(0), "0"),
+            (-5, "-5"), (Int.max, "9223372036854775807"), (UInt64.max, "18446744073709551615"), (Int32(-7), "-7"),
+            (1.5, "1.5"), (3.0, "3"), (-0.0, "-0.0"), (0.1, "0.1"), (1e15, "1000000000000000.0"), (1e15 - 1, "999999999999999"),
+            (-2.5e-300, "-2.5e-300"), (Double.nan, "null"), (Double.infinity, "null"),
+            (NSNumber(value: 7), "7"), (NSNumber(value: 2.5), "2.5"), (NSNumber(value: 3.0), "3"),
+            (true, "true"), (false, "false"), (NSNull(), "null"),
+        ]
+        for (value, expected) in cases { #expect(text(value) == expected, "\(value)") }
+    }
+
+    @Test("the bytes of nested objects and arrays: keys by code point, literals of other value types too")
+    func nestedBytes() {
+        let value: [String: Any] = [
+            "b": [1, "x", 2.5, NSNull(), [String: Any](), [Any]()] as [Any], "a": ["recordName": "r"],
+            "B": [["z": 1, "é": "e", "e": true] as [String: Any]] as [[String: Any]], "": Int64(-1),
+        ]
+        #expect(text(value)
+                == #"{"":-1,"B":[{"e":true,"z":1,"é":"e"}],"a":{"recordName":"r"},"b":[1,"x",2.5,null,{},[]]}"#)
+    }
 }

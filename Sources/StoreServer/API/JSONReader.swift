@@ -81,7 +81,9 @@ public struct JSONReader {
     private mutating func object(depth: Int) throws(JSONReadError) -> [String: Any] {
         guard depth <= Self.maxDepth else { throw error("nested deeper than \(Self.maxDepth)") }
         index += 1
-        var result: [String: Any] = [:]
+        // Room for the few keys a wire dictionary has: grown from empty, a dictionary of four keys
+        // was allocated and rehashed three times.
+        var result = [String: Any](minimumCapacity: 6)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -130,17 +132,25 @@ public struct JSONReader {
     /// invalid UTF-8 refused.
     private mutating func string() throws(JSONReadError) -> String {
         index += 1
-        // Most strings have no escape: made from the bytes in place, in one step.
+        // Most strings have no escape: made from the bytes in place, in one step. ASCII is valid
+        // UTF-8 as it is: such a string is made without the validation's generic code (which
+        // looked up type metadata for every string).
         var end = index
+        var ascii = true
         while end < bytes.count {
             let b = bytes[end]
             if b == UInt8(ascii: "\"") {
-                let text = String(validating: bytes[index..<end], as: UTF8.self)
+                let from = index
+                let text = ascii
+                    ? bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[from..<end]),
+                                                             as: UTF8.self) }
+                    : String(validating: bytes[index..<end], as: UTF8.self)
                 index = end + 1
                 guard let text else { throw error("a string is not UTF-8") }
                 return text
             }
             if b == UInt8(ascii: "\\") || b < 0x20 { break }
+            if b >= 0x80 { ascii = false }
             end += 1
         }
         var out: [UInt8] = Array(bytes[index..<end])
@@ -230,6 +240,17 @@ public struct JSONReader {
                 index += 1
             }
             guard digits() > 0 else { throw error("an exponent needs digits") }
+        }
+        // An integer of up to 18 digits fits in Int64 whatever they are: summed here, without the
+        // text that `Int64(_:)` would parse.
+        if integral {
+            let negative = bytes[start] == UInt8(ascii: "-")
+            let first = negative ? start + 1 : start
+            if index - first <= 18 {
+                var value: Int64 = 0
+                for i in first..<index { value = value * 10 + Int64(bytes[i] &- UInt8(ascii: "0")) }
+                return NSNumber(value: negative ? -value : value)
+            }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if integral, let exact = Int64(text) { return NSNumber(value: exact) }

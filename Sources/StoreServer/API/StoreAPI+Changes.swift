@@ -32,7 +32,7 @@ extension StoreAPI {
         try body.allowing(.zoneChangesRequest)
         var common = ZoneChangeOptions()
         try common.read(body)
-        var out: [WireFormat.Object] = []
+        var out: [Any] = []
         for z in try body.objects("zones", required: true) {
             try z.allowing(.zoneChangesZone)
             guard let raw = z["zoneID"] else { throw WireFormat.ShapeError("\(z.name("zoneID")) is required") }
@@ -52,14 +52,18 @@ extension StoreAPI {
                 continue
             }
             let types = options.recordTypes
-            let changed = changes.changed.lazy.filter { types?.contains($0.recordType) ?? true }
-                .map { WireFormat.encode($0, options.rendering) }
-            let deleted = changes.deleted.lazy.filter { types?.contains($0.recordType) ?? true }.map {
-                ["recordName": $0.id.recordName, "recordType": $0.recordType, "deleted": true,
-                 "zoneID": WireFormat.encode($0.id.zoneID)] as WireFormat.Object
+            // An array of `Any` as the writer takes it, each record written from itself (`RecordJSON`).
+            var records: [Any] = []
+            records.reserveCapacity(changes.changed.count + changes.deleted.count)
+            for record in changes.changed where types?.contains(record.recordType) ?? true {
+                records.append(RecordJSON(record, options.rendering))
             }
-            out.append(["zoneID": WireFormat.encode(zone), "records": Array(changed) + Array(deleted),
-                        "syncToken": changes.syncToken.rawValue, "moreComing": changes.moreComing])
+            for gone in changes.deleted where types?.contains(gone.recordType) ?? true {
+                records.append(["recordName": gone.id.recordName, "recordType": gone.recordType, "deleted": true,
+                                "zoneID": WireFormat.encode(gone.id.zoneID)] as WireFormat.Object)
+            }
+            out.append(["zoneID": WireFormat.encode(zone), "records": records,
+                        "syncToken": changes.syncToken.rawValue, "moreComing": changes.moreComing] as WireFormat.Object)
         }
         return ["zones": out]
     }

@@ -20,7 +20,7 @@ extension StoreAPI {
         let query = try Self.decodeQuery(q, zone: zoneID ?? .defaultZone)
         let page = try await client.query(query, in: zoneID, zoneWide: zoneWide, resultsLimit: resultsLimit,
                                           continuationMarker: marker, scope: scope)
-        var answer: WireFormat.Object = ["records": page.records.map { WireFormat.encode($0, rendering) }]
+        var answer: WireFormat.Object = ["records": page.records.map { RecordJSON($0, rendering) as Any }]
         if let next = page.continuationMarker { answer["continuationMarker"] = next }
         return answer
     }

@@ -16,9 +16,9 @@ extension StoreAPI {
     }
 
     /// A per-record result: the record, a deletion, or the Record Fetch Error Dictionary.
-    static func encode(_ result: RecordResult, _ rendering: RecordRendering) -> WireFormat.Object {
+    static func encode(_ result: RecordResult, _ rendering: RecordRendering) -> Any {
         switch result {
-        case .saved(let record): return WireFormat.encode(record, rendering)
+        case .saved(let record): return RecordJSON(record, rendering)
         case .deleted(let id):
             return ["recordName": id.recordName, "deleted": true, "zoneID": WireFormat.encode(id.zoneID)]
         case .failed(let id, let e): return WireFormat.encode(e, recordName: id.recordName)
@@ -86,11 +86,11 @@ extension StoreAPI {
         let shares = try await lookupShareRecords(ids, renderings: renderings, scope: scope, client: client)
         let recordIDs = shares.isEmpty ? ids : ids.enumerated().filter { shares[$0.offset] == nil }.map(\.element)
         var results = recordIDs.isEmpty ? [] : try await client.lookupRecords(recordIDs, scope: scope)[...]
-        return ["records": zip(ids, renderings).enumerated().map { i, entry -> WireFormat.Object in
+        return ["records": zip(ids, renderings).enumerated().map { i, entry -> Any in
             if let share = shares[i] { return share }
             let (id, rendering) = entry
             switch results.popFirst() {
-            case .found(let record): return WireFormat.encode(record, rendering)
+            case .found(let record): return RecordJSON(record, rendering)
             case .failed(_, let e): return WireFormat.encode(e, recordName: id.recordName)
             case nil: return WireFormat.encode(StoreError(.internalError, "no answer"), recordName: id.recordName)
             }
