@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "SDP", "STUN", "Net", "ZoneCore",
                                                          "TestSupport", "TestNetwork"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Peer", "SDP", "Signaling", "ICE", "RecordStore",
-                                                         "ZoneCore"]),
+                                                         "Media", "ZoneCore"]),
         .testTarget(name: "HarnessTests", dependencies: ["Harness", "Simulation", "Signaling", "ZoneCore"]),
         .testTarget(name: "PeerTests", dependencies: ["TestNetwork", "CallTestSupport", "Peer", "SDP", "Signaling", "ICE",
                                                     "TURN", "STUN", "Media", "RecordStore", "ZoneCore"]),

@@ -57,6 +57,8 @@ struct MeshProcessTests {
             var streams: [CallReport.Stream]
             var timeToAllPairsMs: Double?
             var breakdown: [Step]
+            struct CPU: Decodable { var membersMs: Double; var storeMs: Double?; var perMemberMs: [Double] }
+            var cpuToAllPairs: CPU?
             var verdict: CallReport.Verdict
         }
         let file = Self.fixtures.appendingPathComponent("testsrc-32x24-5.y4m").path
@@ -73,6 +75,10 @@ struct MeshProcessTests {
             let joined = try #require(step.joined), first = try #require(step.lastFirstFrame)
             #expect(first >= joined, "\(step.member): joined \(joined) ms, first frame \(first) ms")
         }
+        // The CPU spent in that window: each member's own (from its join to its last first frame) and the daemon's.
+        let cpu = try #require(report.cpuToAllPairs)
+        #expect(cpu.perMemberMs.count == 2 && cpu.perMemberMs.allSatisfy { $0 > 0 } && cpu.membersMs > 0)
+        #expect(cpu.storeMs != nil)
         let browser = try ZonertcProcess.run(["call", file, "--peers", "2", "--mesh", "--browser"])
         #expect(browser.status == 2 && browser.stderr.contains("--mesh does not go with --browser"),
                 "\(browser.stderr)")

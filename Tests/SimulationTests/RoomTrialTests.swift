@@ -1,6 +1,8 @@
 // Simulated group calls (`RoomTrial`) on the virtual clock, seeded: a mesh of two costs about what a
 // call of two costs, a member that leaves or crashes has its pairs closed within their bounds and the
 // zone is clean once everyone hung up, and a late joiner starts no epoch of the pairs already connected.
+import Media
+import Peer
 import RecordStore
 import Signaling
 import Testing
@@ -105,6 +107,24 @@ struct RoomTrialTests {
         for outcome in try Self.room(4, join: .late, trials: 2) {
             #expect(outcome.lateJoiner != nil)
             #expect(outcome.existingPairEpochs == 0, "trial \(outcome.index)")
+        }
+    }
+
+    /// `zonertc peer`'s rehearsal before it joins (docs/GROUP-CALLS.md "Running one") is this: a mesh of two
+    /// with media on the virtual network, held for a while after connecting.
+    @Test("a mesh of two with media: each member gets the other's frames on the virtual network")
+    func meshOfTwoWithMedia() throws {
+        let format = VideoStreamFormat(container: .y4m(Y4MHeader(width: 2, height: 2)))
+        let frames = (0..<3).map { VideoFrame(bytes: [UInt8](repeating: UInt8($0), count: 6), pts: Int64($0)) }
+        var trial = try RoomTrial(configuration: Self.configuration, members: 2, join: .simultaneous, index: 0, seed: 1,
+                                  media: CallMediaConfiguration(send: .init(format: format, frames: frames),
+                                                                receive: true, pace: .max))
+        trial.holdFor = .seconds(10)
+        let outcome = trial.run()
+        #expect(outcome.allPairs != nil)
+        for room in outcome.rooms {
+            let leg = try #require(room.legs.first)
+            #expect(leg.snapshot.media.framesSent == 3 && leg.snapshot.media.framesReceived == 3, "\(leg.snapshot.media)")
         }
     }
 }

@@ -137,8 +137,12 @@ public struct RoomTrial: ~Copyable {
     static let forger = Endpoint(address: .v4(0xC633_6463), port: 50_099)  // 198.51.100.99
 
     /// `bystanders`: users who accept the room's share but never join the call (for `intrusions`).
+    /// `media` and `mediaSecurity`: what every member sends and receives on its legs, and how it is
+    /// protected (by default nothing and plain RTP: the trials measure signaling and ICE).
     public init(configuration: TrialConfiguration, members count: Int, join: JoinSchedule,
-                leave: LeaveScenario = .none, index: Int, seed: UInt64, bystanders: [String] = []) throws {
+                leave: LeaveScenario = .none, index: Int, seed: UInt64, bystanders: [String] = [],
+                media: CallMediaConfiguration = CallMediaConfiguration(),
+                mediaSecurity: MediaProtectionMode = .none) throws {
         precondition((2...Self.users.count).contains(count), "a simulated group call has 2 to 5 members")
         var random = SeededRandom(seed: seed)
         let start = CallTrial.start
@@ -178,11 +182,11 @@ public struct RoomTrial: ~Copyable {
             let address = IPAddress.v4(0xC633_6400 | UInt32(10 * (n + 1)))  // 198.51.100.10, .20, …
             let host = network.addHost(user, address: address, link: configuration.link)
             let socket = Endpoint(address: address, port: UInt16(50_000 + n * 2))
-            let call = try RoomCall(
-                configuration: RoomCallConfiguration(
-                    myUserID: user, room: RoomSignalingConfiguration(signaling: signaling),
-                    transport: PeerTransportConfiguration(hostAddresses: [socket]), seed: random.next()),
-                binding: bindings[n], now: start)
+            var callConfiguration = RoomCallConfiguration(
+                myUserID: user, room: RoomSignalingConfiguration(signaling: signaling),
+                transport: PeerTransportConfiguration(hostAddresses: [socket]), media: media, seed: random.next())
+            callConfiguration.mediaSecurity = mediaSecurity
+            let call = try RoomCall(configuration: callConfiguration, binding: bindings[n], now: start)
             members.append(Member(user: user, call: call, host: host, socket: socket))
         }
         self.configuration = configuration

@@ -25,6 +25,8 @@ struct MeshPeerSummary: Codable {
     var launchedAtMs: Int64?
     /// Where the way from the command's start to joining went.
     var startup: Startup?
+    /// What this process's CPU (user and system, every thread) was spent on around joining.
+    var cpu: CPU?
     var leftReason: String?
     var requests: CallSignaling.RequestCounts?
     var storeRequests: Int?
@@ -61,6 +63,15 @@ struct MeshPeerSummary: Codable {
         mutating func mark(_ key: WritableKeyPath<Startup, Double?>) {
             self[keyPath: key] = Double((WallClock().now() - origin).nanoseconds) / 1e6
         }
+    }
+
+    /// Process CPU time in milliseconds: before joining (starting, preparing: `--join-at`), and from joining
+    /// until a frame had come from every other member — the window the time to all pairs measures. On a
+    /// shared machine the second, summed over the members, says what the window cannot be shorter than
+    /// (it divided by the cores), whatever the load (docs/BENCHMARKS.md, group calls).
+    struct CPU: Codable {
+        var beforeJoinMs: Double
+        var toAllPairsMs: Double?
     }
 
     /// One leg: the pair with `remote`.

@@ -110,10 +110,10 @@ struct BrowserMeshCallPlan {
         // The peers prepare (store, room, sockets, DTLS) while Chromium starts; once the page's presence is in the
         // zone they are released together, so each peer's times run from one join and not from a start spread over
         // the browser's launch. A page that never joins releases them at the bound: the call then fails on the page.
-        await MeshCallPlan.joinTogether(children, limit: timeout) {
+        await MeshCallPlan.joinTogether(children, limit: timeout, ready: {
             await Self.pageJoined(room: room, page: pageUser, owner: peerNames[0], endpoint: endpoint,
                                   ownerToken: tokens[peerNames[0]]!, browser: browser, until: $0)
-        }
+        })
 
         let statuses = await CallWorkspace.waitForPeers(children, limit: timeout + .seconds(10))
         let summaries = children.map { MeshPeerSummary(lastLineOf: $0.stdout) }

@@ -48,7 +48,17 @@ struct MeshCallPlan {
         var timeToAllPairsFromLastJoinMs: Double?
         /// Where each member's time went, from the moment the first member was started.
         var breakdown: [Breakdown] = []
+        /// CPU milliseconds spent from the joins until every member had a frame from every other: the members'
+        /// (each from its join to its own last first frame, summed) and the store daemon's (from the release
+        /// to the last member's last first frame). With C cores the window is at least their sum over C.
+        var cpuToAllPairs: CPUInWindow?
         var verdict: CallPlan.Verdict
+    }
+
+    struct CPUInWindow: Encodable {
+        var membersMs: Double
+        var storeMs: Double?
+        var perMemberMs: [Double]
     }
 
     /// One member's way to all its pairs, in milliseconds after the first member was started: its process
@@ -166,8 +176,10 @@ struct MeshCallPlan {
             }
             group.children.append(children[index])
         }
-        await Self.joinTogether(children, limit: timeout)
+        let storeCPU = workspace.group.children.first { $0.name == "store" }.map { ProcessCPUSampler(pid: $0.process.processIdentifier) }
+        await Self.joinTogether(children, limit: timeout, releasing: { storeCPU?.start() })
         let statuses = await CallWorkspace.waitForPeers(children, limit: timeout + .seconds(10))
+        storeCPU?.stop()
         let summaries = children.map { MeshPeerSummary(lastLineOf: $0.stdout) }
         if statuses.contains(where: { $0 == nil }) {
             return await failure("a member did not end within \(timeout)")
@@ -179,11 +191,12 @@ struct MeshCallPlan {
         let breakdown = names.indices.map {
             Breakdown(member: names[$0], spawnedAtMs: spawnedAtMs[$0], origin: spawnedAtMs[0], summary: summaries[$0])
         }
+        let cpu = Self.cpuInWindow(summaries, store: storeCPU)
         if json {
             print((try? Terminal.json(Report(peers: peers, members: summaries, streams: streams,
                                              timeToAllPairsMs: allPairs,
                                              timeToAllPairsFromLastJoinMs: fromLastJoin, breakdown: breakdown,
-                                             verdict: verdict))) ?? "{}")
+                                             cpuToAllPairs: cpu, verdict: verdict))) ?? "{}")
         } else {
             for (child, summary) in zip(children, summaries) {
                 print("== \(child.name)")
@@ -197,6 +210,11 @@ struct MeshCallPlan {
             }
             print("  time to all pairs \(PeerSummary.ms(allPairs)) (from each member's join; from the last "
                   + "member's join \(PeerSummary.ms(fromLastJoin)))")
+            if let cpu {
+                print("  CPU from the joins to all pairs: members \(PeerSummary.ms(cpu.membersMs)) ("
+                      + cpu.perMemberMs.map { String(format: "%.1f", $0) }.joined(separator: ", ")
+                      + "), store daemon \(PeerSummary.ms(cpu.storeMs))")
+            }
             print("== timeline (ms after the first member was started)")
             for line in breakdown { print(line.text) }
             print(verdict.text)
@@ -217,14 +235,31 @@ struct MeshCallPlan {
     /// `ready`, when given, is waited for too once all are prepared (bounded by the same end): another member that
     /// must be in the room first (the browser's page).
     static func joinTogether(_ children: [ChildProcess], limit: Duration,
-                             ready: ((ContinuousClock.Instant) async -> Bool)? = nil) async {
+                             ready: ((ContinuousClock.Instant) async -> Bool)? = nil,
+                             releasing: () -> Void = {}) async {
         let end = ContinuousClock.now + limit
         for child in children {
             _ = await child.waitForErrorLine(containing: JoinMoment.preparedLine, timeout: end - ContinuousClock.now)
         }
         if let ready { _ = await ready(end) }
+        releasing()
         let moment = String(WallClock().now().millisecondsSinceEpoch)
         for child in children { child.send(line: moment) }
+    }
+
+    /// The members' CPU from their joins to all pairs, and the daemon's from the release to the last member's
+    /// last first frame (nil unless every member reported it).
+    static func cpuInWindow(_ summaries: [MeshPeerSummary?], store: ProcessCPUSampler?) -> CPUInWindow? {
+        var each: [Double] = []
+        var end: Double?
+        for summary in summaries {
+            guard let ms = summary?.cpu?.toAllPairsMs, let joined = summary?.startedAtMs,
+                  let allPairs = summary?.allPairsMs else { return nil }
+            each.append(ms)
+            end = max(end ?? 0, Double(joined) + allPairs)
+        }
+        guard let end else { return nil }
+        return CPUInWindow(membersMs: each.reduce(0, +), storeMs: store?.used(untilWallMs: end), perMemberMs: each)
     }
 
     /// From the last member's join until the last member had a frame from every other (nil unless every

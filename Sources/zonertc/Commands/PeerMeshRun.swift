@@ -1,10 +1,12 @@
 import Foundation
+import Harness
 import Media
 import Net
 import Peer
 import PeerNet
 import RecordStore
 import Signaling
+import Simulation
 import ZoneCore
 
 /// `zonertc peer` without `--remote`: this peer joins the room's group call (docs/PROTOCOL.md §11).
@@ -26,6 +28,8 @@ extension PeerSetup {
                 }
             }
         }
+        let rehearsal = joinAt == nil ? nil
+            : MeshRehearsal.start(signaling: signaling, security: mediaSecurity, pace: pace, file: reading)
         let client: any StoreClient
         var embedded: EmbeddedStore?
         do {
@@ -104,11 +108,13 @@ extension PeerSetup {
         configuration.relaySockets = relaySockets.map(\.localEndpoint)
         await mediaSecurity.warmedUp()
         startup.mark(\.securityReady)
+        await rehearsal?.value
         if let joinAt {
             do { try await joinAt.wait(deadline: start + connectTimeout) } catch {
                 return meshFail("--join-at: \(error)")
             }
         }
+        let cpuAtJoin = CPUTime.now()
         let call: RoomCall
         do { call = try RoomCall(configuration: configuration, binding: binding, now: WallClock().now()) } catch {
             return meshFail("cannot join the call: \(error)")
@@ -118,12 +124,14 @@ extension PeerSetup {
         options.storeRequestsInFlight = storeRequestsInFlight
         options.pushStream = pushStream
         let recorders = MeshRecorders(directory: record)
+        let allPairsCPU = AllPairsCPU(others: peers.map { $0 - 1 })
         let runner: RoomRunner
         do {
             runner = try RoomRunner(call: call, client: client, sockets: [socket] + relaySockets,
                                     options: options) { event, call in
-                if case .leg(let id, .frame(let frame)) = event, let format = call.remoteFormat(of: id) {
-                    recorders.write(frame, format: format, from: id.remote)
+                if case .leg(let id, .frame(let frame)) = event {
+                    allPairsCPU.frame(from: id.remote)
+                    if let format = call.remoteFormat(of: id) { recorders.write(frame, format: format, from: id.remote) }
                 }
             }
         } catch {
@@ -146,6 +154,8 @@ extension PeerSetup {
         summary.mediaSecurity = mediaSecurityName
         summary.launchedAtMs = start.millisecondsSinceEpoch
         summary.startup = startup
+        summary.cpu = MeshPeerSummary.CPU(beforeJoinMs: cpuAtJoin * 1000,
+                                          toAllPairsMs: allPairsCPU.reached.map { ($0 - cpuAtJoin) * 1000 })
         if let peers, outcome == .completed, summary.legs.filter({ $0.outcome == "completed" }).count < peers - 1 {
             summary.outcome = "failed"
             summary.reason = "media with \(summary.legs.filter { $0.outcome == "completed" }.count) of the \(peers - 1) "
