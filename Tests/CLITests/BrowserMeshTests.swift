@@ -177,9 +177,20 @@ struct BrowserMeshTests {
             #expect(try await call.console(user, "drop presence refused: CM_bob: last written by mallory",
                                            within: .seconds(30)))
         }
-        // alice's report after the failed leg, bob's live state: their pair goes on as before.
-        let alice = try await call.meshReports(["alice"], counts: [2])["alice"]
-        let bob = try await offPool { try call.liveResult("bob") }
+        // alice reports the failed leg; then each page's live state, once it has counted the drops and decoded
+        // more from the other (a report or a read may come before the page's next tick): their pair goes on.
+        _ = try await call.meshReports(["alice"], counts: [2])
+        var live: [String: PageReport] = [:]
+        for (user, other) in [("alice", "bob"), ("bob", "alice")] {
+            let before = ((Self.member(first[user], other)?["media"] as? [String: Any])?["framesDecoded"]
+                          as? NSNumber)?.intValue ?? 0
+            let counted = "r.mesh.forgedRecords >= 2 && r.mesh.memberRecordsRefused >= 2 "
+                + "&& r.mesh.unkeyedRecords === 1 && r.mesh.failedLegs === \(user == "alice" ? 1 : 0) "
+                + "&& r.members.\(other) && r.members.\(other).media.framesDecoded > \(before)"
+            #expect(try await call.pageState(user, counted, within: .seconds(30)), "\(user)")
+            live[user] = try await offPool { try call.liveResult(user) }
+        }
+        let (alice, bob) = (live["alice"], live["bob"])
         for (user, report, other) in [("alice", alice, "bob"), ("bob", bob, "alice")] {
             Self.expectStillConnected(before: first[user], after: report, with: other, user: user)
             #expect(Self.count(report, "mesh", "forgedRecords") >= 2, "\(user): the session and the offer")
