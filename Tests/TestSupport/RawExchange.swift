@@ -4,16 +4,17 @@ import Glibc
 import Net
 import ZoneCore
 
-/// Sends `bytes` on a fresh loopback connection and reads until the daemon closes it or
-/// `timeoutMilliseconds` pass without a byte; the answer as text.
-public func rawExchange(_ endpoint: Endpoint, _ bytes: [UInt8], timeoutMilliseconds: Int = 2000) throws -> String {
+/// Sends `bytes` on a fresh loopback connection and reads until the daemon closes it, `isComplete` holds
+/// for what came, or `timeoutMilliseconds` pass without a byte; the answer as text.
+public func rawExchange(_ endpoint: Endpoint, _ bytes: [UInt8], timeoutMilliseconds: Int = 2000,
+                        isComplete: ([UInt8]) -> Bool = { _ in false }) throws -> String {
     let fd = try TCPSocket.connectBlocking(to: endpoint)
     defer { close(fd) }
     _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     TCPSocket.setReceiveTimeout(fd, milliseconds: timeoutMilliseconds)
     var out: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
+    while !isComplete(out) {
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n <= 0 { break }
         out += buffer[0..<n]
@@ -23,28 +24,17 @@ public func rawExchange(_ endpoint: Endpoint, _ bytes: [UInt8], timeoutMilliseco
 
 /// Sends `bytes` and reads one HTTP response: its head, then as many body bytes as its `Content-Length`
 /// says (a response without one is read until the peer closes). For servers that keep the connection open
-/// whatever the request asked (Chromium's DevTools HTTP endpoint), where `rawExchange` would wait out its
-/// timeout after every answer. No read waits longer than `timeoutMilliseconds`.
+/// whatever the request asked (Chromium's DevTools HTTP endpoint), where a plain `rawExchange` would wait
+/// out its timeout after every answer.
 public func rawResponse(_ endpoint: Endpoint, _ bytes: [UInt8], timeoutMilliseconds: Int = 2000) throws -> String {
-    let fd = try TCPSocket.connectBlocking(to: endpoint)
-    defer { close(fd) }
-    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    TCPSocket.setReceiveTimeout(fd, milliseconds: timeoutMilliseconds)
-    var out: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
     let separator = Array("\r\n\r\n".utf8)
-    while true {
-        if let headEnd = out.firstRange(of: separator)?.upperBound {
-            let head = String(decoding: out[..<headEnd], as: UTF8.self).lowercased()
-            if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-               let length = Int(String(line.dropFirst("content-length:".count).filter { $0 != " " })),
-               out.count - headEnd >= length {
-                break
-            }
+    return try rawExchange(endpoint, bytes, timeoutMilliseconds: timeoutMilliseconds) { out in
+        guard let headEnd = out.firstRange(of: separator)?.upperBound else { return false }
+        let head = String(decoding: out[..<headEnd], as: UTF8.self).lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+              let length = Int(String(line.dropFirst("content-length:".count).filter { $0 != " " })) else {
+            return false
         }
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n <= 0 { break }
-        out += buffer[0..<n]
+        return out.count - headEnd >= length
     }
-    return String(decoding: out, as: UTF8.self)
 }
